@@ -1,0 +1,190 @@
+/**
+ * API errors, mirroring k8s.io/apimachinery/pkg/api/errors.
+ *
+ * Every failed API call surfaces as a {@link StatusError} wrapping the server's `Status` object.
+ * The `is*` predicates follow client-go's rule: they look at the Status `reason` first, and fall back
+ * to the HTTP `code` only when the reason is not one of the well-known reasons. They walk the `cause`
+ * chain, so a StatusError wrapped by another error is still recognised.
+ */
+import type { Status, StatusDetails } from 'kubernetes-types/meta/v1.js';
+
+export type { Status, StatusDetails, StatusCause } from 'kubernetes-types/meta/v1.js';
+
+/** The well-known `Status.reason` values (metav1.StatusReason*). */
+export const StatusReason = {
+  Unknown: '',
+  Unauthorized: 'Unauthorized',
+  Forbidden: 'Forbidden',
+  NotFound: 'NotFound',
+  AlreadyExists: 'AlreadyExists',
+  Conflict: 'Conflict',
+  Gone: 'Gone',
+  Invalid: 'Invalid',
+  ServerTimeout: 'ServerTimeout',
+  StoreReadError: 'StorageReadError',
+  Timeout: 'Timeout',
+  TooManyRequests: 'TooManyRequests',
+  BadRequest: 'BadRequest',
+  MethodNotAllowed: 'MethodNotAllowed',
+  NotAcceptable: 'NotAcceptable',
+  RequestEntityTooLarge: 'RequestEntityTooLarge',
+  UnsupportedMediaType: 'UnsupportedMediaType',
+  InternalError: 'InternalError',
+  Expired: 'Expired',
+  ServiceUnavailable: 'ServiceUnavailable',
+} as const;
+
+/** A `Status.reason` value; any string is allowed, the well-known ones are listed in {@link StatusReason}. */
+export type StatusReasonValue = (typeof StatusReason)[keyof typeof StatusReason] | (string & {});
+
+// Unknown ('') is deliberately absent, as upstream: an empty reason falls back to the HTTP code.
+const knownReasons: ReadonlySet<string> = new Set(Object.values(StatusReason).filter((r) => r !== ''));
+
+/** Base class of every kubeloom error. `code` is a stable string identifier for programmatic checks. */
+export class KubeloomError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/**
+ * An error returned by the API server (or synthesised from a non-Status error response),
+ * carrying the full `Status` object.
+ */
+export class StatusError extends KubeloomError {
+  /** The Status the server sent (kind Status, status Failure). */
+  readonly status: Status;
+
+  constructor(status: Status, options?: { cause?: unknown }) {
+    super('ERR_KUBE_STATUS', status.message || `the server returned ${status.code ?? 'an error'} (${status.reason || 'Unknown'})`, options);
+    this.status = status;
+  }
+
+  /** The HTTP status code (Status.code), 0 if absent. */
+  get statusCode(): number {
+    return this.status.code ?? 0;
+  }
+
+  /** The machine-readable reason (Status.reason), '' if absent. */
+  get reason(): StatusReasonValue {
+    return this.status.reason ?? '';
+  }
+
+  /** Status.details, if any. */
+  get details(): StatusDetails | undefined {
+    return this.status.details;
+  }
+}
+
+/** Builds a failure Status object with the standard kind and apiVersion. */
+export function newStatus(code: number, reason: StatusReasonValue, message: string, details?: StatusDetails): Status {
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  if (details !== undefined) status.details = details;
+  return status;
+}
+
+/** True when `value` looks like a metav1.Status object. */
+export function isStatusObject(value: unknown): value is Status {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'Status';
+}
+
+/** Finds the first {@link StatusError} in `err`'s cause chain (or an object exposing a Status). */
+export function statusOf(err: unknown): Status | undefined {
+  const seen = new Set<unknown>();
+  let current: unknown = err;
+  while (current !== undefined && current !== null && !seen.has(current)) {
+    seen.add(current);
+    if (current instanceof StatusError) return current.status;
+    if (typeof current !== 'object') return undefined;
+    const maybe = (current as { status?: unknown }).status;
+    if (isStatusObject(maybe)) return maybe;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The Status reason of `err`, or '' (Unknown) when it carries no Status. */
+export function reasonForError(err: unknown): StatusReasonValue {
+  return statusOf(err)?.reason ?? '';
+}
+
+function reasonAndCode(err: unknown): [string, number] {
+  const status = statusOf(err);
+  return [status?.reason ?? '', status?.code ?? 0];
+}
+
+function byReasonOrCode(reason: string, code: number): (err: unknown) => boolean {
+  return (err) => {
+    const [r, c] = reasonAndCode(err);
+    if (r === reason) return true;
+    return !knownReasons.has(r) && c === code;
+  };
+}
+
+function byReasonOnly(reason: string): (err: unknown) => boolean {
+  return (err) => reasonForError(err) === reason;
+}
+
+/** The requested resource does not exist (reason NotFound, or HTTP 404 with an unknown reason). */
+export const isNotFound = byReasonOrCode(StatusReason.NotFound, 404);
+/** The resource being created already exists (reason AlreadyExists only: a bare 409 is a Conflict). */
+export const isAlreadyExists = byReasonOnly(StatusReason.AlreadyExists);
+/** A write conflicted with the stored object, e.g. a stale resourceVersion (reason Conflict, or 409). */
+export const isConflict = byReasonOrCode(StatusReason.Conflict, 409);
+/** The request was invalid (reason Invalid, or 422). */
+export const isInvalid = byReasonOrCode(StatusReason.Invalid, 422);
+/** The request was malformed (reason BadRequest, or 400). */
+export const isBadRequest = byReasonOrCode(StatusReason.BadRequest, 400);
+/** The requested resource version is no longer available (reason Gone, or 410). */
+export const isGone = byReasonOrCode(StatusReason.Gone, 410);
+/** The requested resource version or continue token has expired (reason Expired only). */
+export const isResourceExpired = byReasonOnly(StatusReason.Expired);
+/** Either {@link isGone} or {@link isResourceExpired}: the reflector relists on this. */
+export function isExpired(err: unknown): boolean {
+  return isGone(err) || isResourceExpired(err);
+}
+/** The server asked the client to slow down (reason TooManyRequests, or 429 whatever the reason). */
+export function isTooManyRequests(err: unknown): boolean {
+  const [r, c] = reasonAndCode(err);
+  return r === StatusReason.TooManyRequests || c === 429;
+}
+/** The request was forbidden (reason Forbidden, or 403). */
+export const isForbidden = byReasonOrCode(StatusReason.Forbidden, 403);
+/** The request lacked valid credentials (reason Unauthorized, or 401). */
+export const isUnauthorized = byReasonOrCode(StatusReason.Unauthorized, 401);
+/** The verb is not supported on the resource (reason MethodNotAllowed, or 405). */
+export const isMethodNotSupported = byReasonOrCode(StatusReason.MethodNotAllowed, 405);
+/** The server could not complete the operation in time and suggests retrying (reason ServerTimeout only). */
+export const isServerTimeout = byReasonOnly(StatusReason.ServerTimeout);
+/** The request timed out (reason Timeout, or 504). */
+export const isTimeout = byReasonOrCode(StatusReason.Timeout, 504);
+/** The server failed internally (reason InternalError, or 500). */
+export const isInternalError = byReasonOrCode(StatusReason.InternalError, 500);
+/** The server is unavailable (reason ServiceUnavailable, or 503). */
+export const isServiceUnavailable = byReasonOrCode(StatusReason.ServiceUnavailable, 503);
+/** The request body was too large (reason RequestEntityTooLarge, or 413). */
+export const isRequestEntityTooLarge = byReasonOrCode(StatusReason.RequestEntityTooLarge, 413);
+/** The content type was not supported (reason UnsupportedMediaType, or 415). */
+export const isUnsupportedMediaType = byReasonOrCode(StatusReason.UnsupportedMediaType, 415);
+
+/**
+ * If the error asks the client to retry after a delay, returns that delay in seconds, as client-go's
+ * SuggestsClientDelay: a ServerTimeout reason always does (with details.retryAfterSeconds, possibly 0),
+ * and any Status with a positive details.retryAfterSeconds does.
+ */
+export function suggestsClientDelay(err: unknown): number | undefined {
+  const status = statusOf(err);
+  if (status?.details === undefined) return undefined;
+  const retry = status.details.retryAfterSeconds ?? 0;
+  if (status.reason === StatusReason.ServerTimeout) return retry;
+  return retry > 0 ? retry : undefined;
+}
+
+/** Builds a NotFound StatusError for `resource` `name` (errors.NewNotFound). */
+export function newNotFound(group: string, resource: string, name: string): StatusError {
+  const qualified = group ? `${resource}.${group}` : resource;
+  return new StatusError(newStatus(404, StatusReason.NotFound, `${qualified} "${name}" not found`, { group, kind: resource, name }));
+}

@@ -1,0 +1,4 @@
+export * from './errors.ts';
+export * from './watch.ts';
+export * from './object.ts';
+export * from './meta.ts';

@@ -1,0 +1,59 @@
+/**
+ * The minimal object shape kubeloom's generic machinery works on: anything with ObjectMeta.
+ * Concrete resource types come from kubernetes-types.
+ */
+import type { ObjectMeta, ListMeta } from 'kubernetes-types/meta/v1.js';
+
+/** Any Kubernetes object: apiVersion, kind and metadata (all optional, as on the wire). */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+}
+
+/** Any Kubernetes list: `items` plus ListMeta (resourceVersion, continue, remainingItemCount). */
+export interface KubeList<T> {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ListMeta;
+  items: T[];
+}
+
+/** metav1.PartialObjectMetadata: an object reduced to its type and ObjectMeta. */
+export interface PartialObjectMetadata {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+}
+
+/** An object of unknown type, as the dynamic client returns it. */
+export interface Unstructured extends KubeObject {
+  [field: string]: unknown;
+}
+
+/** Identifies an API group and version. */
+export interface GroupVersion {
+  group: string;
+  version: string;
+}
+
+/** Identifies a resource: group, version and plural resource name (schema.GroupVersionResource). */
+export interface GroupVersionResource extends GroupVersion {
+  resource: string;
+}
+
+/** Identifies a kind: group, version and kind (schema.GroupVersionKind). */
+export interface GroupVersionKind extends GroupVersion {
+  kind: string;
+}
+
+/** Formats a group/version as an apiVersion string ("v1" for the core group, "apps/v1" otherwise). */
+export function apiVersionOf(gv: GroupVersion): string {
+  return gv.group === '' ? gv.version : `${gv.group}/${gv.version}`;
+}
+
+/** Parses an apiVersion string ("v1", "apps/v1") into a group and version. */
+export function parseApiVersion(apiVersion: string): GroupVersion {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}

@@ -1,0 +1,6 @@
+/**
+ * The list of CLI subcommands. Each is imported lazily so `kubeloom get` does not load the API server.
+ */
+import { registerCommand } from './commands.ts';
+
+registerCommand('version', async () => (await import('./version-command.ts')).versionCommand);
