@@ -2,3 +2,6 @@ export * from './errors.ts';
 export * from './watch.ts';
 export * from './object.ts';
 export * from './meta.ts';
+export * from './labels.ts';
+export * from './fields.ts';
+export * from './options.ts';

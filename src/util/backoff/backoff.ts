@@ -1,0 +1,123 @@
+/**
+ * Exponential backoff, mirroring k8s.io/apimachinery/pkg/util/wait's Backoff and
+ * ExponentialBackoffManager (the reflector's relist backoff).
+ */
+import { realClock, type Clock } from '../clock/clock.ts';
+
+/** A random source returning values in [0, 1); injectable so tests are deterministic. */
+export type RandomSource = () => number;
+
+/** Parameters of an exponential backoff (wait.Backoff). Durations in ms. */
+export interface BackoffOptions {
+  /** The first delay. */
+  durationMs: number;
+  /** Multiplier applied after each step (0 or 1 = constant). */
+  factor?: number;
+  /** Each delay is increased by up to `jitter × delay` at random (0 = none). */
+  jitter?: number;
+  /** Remaining steps: the delay stops growing when they run out (and retry loops stop). */
+  steps?: number;
+  /** Upper bound for the un-jittered delay; reaching it sets steps to 0, as upstream. */
+  capMs?: number;
+  /** Random source for jitter (default Math.random). */
+  random?: RandomSource;
+}
+
+/** Returns `ms` plus up to `maxFactor × ms` at random (wait.Jitter; maxFactor ≤ 0 means 1). */
+export function jitter(ms: number, maxFactor: number, random: RandomSource = Math.random): number {
+  const factor = maxFactor <= 0 ? 1 : maxFactor;
+  return ms + random() * factor * ms;
+}
+
+/**
+ * A stateful exponential backoff (wait.Backoff with its Step method).
+ *
+ * @example
+ * const b = new Backoff({ durationMs: 10, factor: 5, jitter: 0.1, steps: 4 });
+ * b.step(); // ~10 ms, then ~50, ~250, ~1250, then stays at 6250 (plus jitter)
+ */
+export class Backoff {
+  /** The next un-jittered delay. */
+  durationMs: number;
+  readonly factor: number;
+  readonly jitter: number;
+  /** Steps left; when below 1 the delay no longer changes. */
+  steps: number;
+  readonly capMs: number;
+  readonly #random: RandomSource;
+
+  constructor(options: BackoffOptions) {
+    this.durationMs = options.durationMs;
+    this.factor = options.factor ?? 0;
+    this.jitter = options.jitter ?? 0;
+    this.steps = options.steps ?? 0;
+    this.capMs = options.capMs ?? 0;
+    this.#random = options.random ?? Math.random;
+  }
+
+  /** Returns the next delay and advances the backoff (wait.Backoff.Step). */
+  step(): number {
+    if (this.steps < 1) return this.jitter > 0 ? jitter(this.durationMs, this.jitter, this.#random) : this.durationMs;
+    this.steps--;
+    const current = this.durationMs;
+    if (this.factor !== 0) {
+      this.durationMs = this.durationMs * this.factor;
+      if (this.capMs > 0 && this.durationMs > this.capMs) {
+        this.durationMs = this.capMs;
+        this.steps = 0;
+      }
+    }
+    return this.jitter > 0 ? jitter(current, this.jitter, this.#random) : current;
+  }
+}
+
+/** A source of successive delays with a reset, as the reflector uses between failed list/watch attempts. */
+export interface BackoffManager {
+  /** The delay to wait before the next attempt. */
+  nextDelay(): number;
+}
+
+/** Options of {@link ExponentialBackoffManager} (wait.NewExponentialBackoffManager). */
+export interface ExponentialBackoffManagerOptions {
+  initialMs: number;
+  maxMs: number;
+  /** After this long without a backoff the delay starts again from `initialMs`. */
+  resetAfterMs: number;
+  factor: number;
+  jitter: number;
+  clock?: Clock;
+  random?: RandomSource;
+}
+
+/**
+ * Exponential backoff that resets after a quiet period (wait.exponentialBackoffManagerImpl): each
+ * call doubles (×factor) the delay up to `maxMs`, jittered; if more than `resetAfterMs` passed since
+ * the previous call, the delay starts again from `initialMs`.
+ */
+export class ExponentialBackoffManager implements BackoffManager {
+  readonly #options: ExponentialBackoffManagerOptions;
+  readonly #clock: Clock;
+  #backoff: Backoff;
+  #lastStart: number;
+
+  constructor(options: ExponentialBackoffManagerOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? realClock;
+    this.#backoff = this.#fresh();
+    this.#lastStart = this.#clock.now();
+  }
+
+  nextDelay(): number {
+    const now = this.#clock.now();
+    if (now - this.#lastStart > this.#options.resetAfterMs) this.#backoff = this.#fresh();
+    this.#lastStart = now;
+    return this.#backoff.step();
+  }
+
+  #fresh(): Backoff {
+    const { initialMs, maxMs, factor, jitter: j, random } = this.#options;
+    const opts: BackoffOptions = { durationMs: initialMs, factor, jitter: j, steps: 2 ** 31 - 1, capMs: maxMs };
+    if (random !== undefined) opts.random = random;
+    return new Backoff(opts);
+  }
+}
