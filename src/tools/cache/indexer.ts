@@ -1,0 +1,61 @@
+/**
+ * Indexes over a store (client-go tools/cache index.go): named index functions that map an object
+ * to zero or more index values, and the {@link Indexer} interface that queries them.
+ */
+import { KubeloomError } from '../../apimachinery/errors.ts';
+import type { Store } from './store.ts';
+
+/** Maps an object to its index values; it may return several (or none). Must be pure and fast. */
+export type IndexFunc<T> = (obj: T) => readonly string[];
+
+/** Index functions by index name (cache.Indexers). */
+export type Indexers<T> = Readonly<Record<string, IndexFunc<T>>>;
+
+/** Thrown when querying an index that was never registered. */
+export class UnknownIndexError extends KubeloomError {
+  readonly indexName: string;
+  constructor(indexName: string) {
+    super('ERR_CACHE_UNKNOWN_INDEX', `index with name ${indexName} does not exist`);
+    this.indexName = indexName;
+  }
+}
+
+/** Thrown by `addIndexers` when an index name is already registered. */
+export class IndexConflictError extends KubeloomError {
+  readonly indexNames: readonly string[];
+  constructor(indexNames: readonly string[]) {
+    super('ERR_CACHE_INDEX_CONFLICT', `indexer conflict: ${indexNames.join(', ')}`);
+    this.indexNames = indexNames;
+  }
+}
+
+/** Thrown when an index function fails for an object; the store is left unchanged. */
+export class IndexFuncError extends KubeloomError {
+  readonly indexName: string;
+  constructor(indexName: string, key: string, cause: unknown) {
+    super('ERR_CACHE_INDEX_FUNC', `unable to calculate index ${indexName} for key ${JSON.stringify(key)}: ${String(cause)}`, { cause });
+    this.indexName = indexName;
+  }
+}
+
+/**
+ * A {@link Store} that also maintains named indexes (cache.Indexer). Every query throws
+ * {@link UnknownIndexError} for an index name that was never registered.
+ */
+export interface Indexer<T> extends Store<T> {
+  /** Objects sharing at least one index value with `obj` under index `indexName`. */
+  index(indexName: string, obj: T): T[];
+  /** Keys of the objects whose index `indexName` contains `indexedValue`. */
+  indexKeys(indexName: string, indexedValue: string): string[];
+  /** Every value index `indexName` currently holds. */
+  listIndexFuncValues(indexName: string): string[];
+  /** Objects whose index `indexName` contains `indexedValue`. */
+  byIndex(indexName: string, indexedValue: string): T[];
+  /** The registered index functions. */
+  getIndexers(): Indexers<T>;
+  /**
+   * Registers more index functions and indexes the objects already stored with them. Throws
+   * {@link IndexConflictError} (registering nothing) if a name is taken.
+   */
+  addIndexers(newIndexers: Indexers<T>): void;
+}
