@@ -1,0 +1,123 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { trackUpdate } from './managed-fields.ts';
+
+const t0 = '2024-01-01T00:00:00Z';
+const t1 = '2024-01-01T00:01:00Z';
+const t2 = '2024-01-01T00:02:00Z';
+
+function pod(image = 'nginx', labels: Record<string, string> = { app: 'web' }): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'default', uid: 'u1', resourceVersion: '5', creationTimestamp: t0, labels },
+    spec: { containers: [{ name: 'c', image, ports: [{ containerPort: 80 }] }] },
+    status: { phase: 'Pending' },
+  };
+}
+
+function managedFields(object: Record<string, unknown>): unknown {
+  return (object.metadata as { managedFields?: unknown }).managedFields;
+}
+
+test('trackUpdate on create: the creator owns every field it set, in the exact upstream FieldsV1 form', () => {
+  const created = trackUpdate(undefined, pod(), { manager: 'kubectl-create', now: t0, apiVersion: 'v1' });
+  assert.equal(JSON.stringify(managedFields(created)), JSON.stringify([{
+    manager: 'kubectl-create',
+    operation: 'Update',
+    apiVersion: 'v1',
+    time: t0,
+    fieldsType: 'FieldsV1',
+    fieldsV1: {
+      'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+      'f:spec': {
+        'f:containers': {
+          'k:{"name":"c"}': {
+            '.': {},
+            'f:image': {},
+            'f:name': {},
+            'f:ports': { '.': {}, 'k:{"containerPort":80}': { '.': {}, 'f:containerPort': {} } },
+          },
+        },
+      },
+    },
+  }]));
+  // Everything else in the object is kept as it was.
+  assert.deepEqual({ ...created, metadata: { ...(created.metadata as object), managedFields: undefined } },
+    { ...pod(), metadata: { ...(pod().metadata as object), managedFields: undefined } });
+});
+
+test('trackUpdate: a second manager takes the fields it changes; the first keeps the rest', () => {
+  const created = trackUpdate(undefined, pod(), { manager: 'kubectl-create', now: t0, apiVersion: 'v1' });
+  const next = { ...pod('nginx:2'), metadata: { ...(pod().metadata as object), managedFields: managedFields(created) } };
+  const edited = trackUpdate(created, next, { manager: 'kubectl-edit', now: t1, apiVersion: 'v1' });
+  assert.deepEqual(managedFields(edited), [
+    {
+      manager: 'kubectl-create', operation: 'Update', apiVersion: 'v1', time: t0, fieldsType: 'FieldsV1',
+      fieldsV1: {
+        'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+        'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:name': {}, 'f:ports': { '.': {}, 'k:{"containerPort":80}': { '.': {}, 'f:containerPort': {} } } } } },
+      },
+    },
+    {
+      manager: 'kubectl-edit', operation: 'Update', apiVersion: 'v1', time: t1, fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { 'f:image': {} } } } },
+    },
+  ]);
+});
+
+test('trackUpdate: writes of one manager merge into one entry; its time moves only when it changed something', () => {
+  const opts = { manager: 'ctl', apiVersion: 'v1' };
+  const created = trackUpdate(undefined, pod(), { ...opts, now: t0 });
+  const same = trackUpdate(created, { ...pod(), metadata: { ...(pod().metadata as object) } }, { ...opts, now: t1 });
+  assert.deepEqual(managedFields(same), managedFields(created));
+  const relabelled = trackUpdate(created, pod('nginx', { app: 'web', tier: 'x' }), { ...opts, now: t2 });
+  const entries = managedFields(relabelled) as Array<{ time: string; fieldsV1: { 'f:metadata': unknown } }>;
+  assert.equal(entries.length, 1);
+  assert.equal(entries[0]!.time, t2);
+  assert.deepEqual(entries[0]!.fieldsV1['f:metadata'], { 'f:labels': { '.': {}, 'f:app': {}, 'f:tier': {} } });
+});
+
+test('trackUpdate: a removed field leaves every set, and a manager left with nothing disappears', () => {
+  const created = trackUpdate(undefined, pod('nginx', {}), { manager: 'a', now: t0, apiVersion: 'v1' });
+  const labelled = trackUpdate(created, { ...pod('nginx', { team: 'x' }), metadata: { ...(pod().metadata as object), labels: { team: 'x' }, managedFields: managedFields(created) } },
+    { manager: 'b', now: t1, apiVersion: 'v1' });
+  assert.deepEqual((managedFields(labelled) as Array<{ manager: string }>).map((e) => e.manager), ['a', 'b']);
+  const unlabelled = trackUpdate(labelled, { ...pod('nginx', {}), metadata: { ...(pod().metadata as object), labels: {}, managedFields: managedFields(labelled) } },
+    { manager: 'a', now: t2, apiVersion: 'v1' });
+  assert.deepEqual((managedFields(unlabelled) as Array<{ manager: string }>).map((e) => e.manager), ['a']);
+});
+
+test('trackUpdate: status is not owned through the main resource, and only status through /status', () => {
+  const created = trackUpdate(undefined, pod(), { manager: 'ctl', now: t0, apiVersion: 'v1' });
+  const running = { ...pod(), status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] }, metadata: { ...(pod().metadata as object), labels: { app: 'other' } } };
+  const viaStatus = trackUpdate(created, running, { manager: 'kubelet', now: t1, apiVersion: 'v1', subresource: 'status' });
+  assert.deepEqual((managedFields(viaStatus) as unknown[])[1], {
+    manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: t1, fieldsType: 'FieldsV1',
+    fieldsV1: { 'f:status': { 'f:conditions': { '.': {}, 'k:{"type":"Ready"}': { '.': {}, 'f:status': {}, 'f:type': {} } }, 'f:phase': {} } },
+    subresource: 'status',
+  });
+  const viaMain = trackUpdate(created, { ...pod(), status: { phase: 'Running' } }, { manager: 'other', now: t1, apiVersion: 'v1' });
+  assert.deepEqual(managedFields(viaMain), managedFields(created));
+});
+
+test('trackUpdate: managedFields sent by the client replace the recorded ones; one empty entry clears them', () => {
+  const created = trackUpdate(undefined, pod(), { manager: 'ctl', now: t0, apiVersion: 'v1' });
+  const cleared = trackUpdate(created, { ...pod(), metadata: { ...(pod().metadata as object), managedFields: [{}] } }, { manager: 'ctl', now: t1, apiVersion: 'v1' });
+  assert.equal(managedFields(cleared), undefined);
+  const kept = trackUpdate(created, { ...pod(), metadata: { ...(pod().metadata as object), managedFields: [] } }, { manager: 'ctl', now: t1, apiVersion: 'v1' });
+  assert.deepEqual(managedFields(kept), managedFields(created));
+});
+
+test('trackUpdate: Update entries are per apiVersion; inputs are never modified', () => {
+  const deployment = (replicas: number): Record<string, unknown> => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { replicas } });
+  const created = trackUpdate(undefined, deployment(1), { manager: 'ctl', now: t0, apiVersion: 'apps/v1' });
+  const before = structuredClone(created);
+  const input = deployment(2);
+  const scaled = trackUpdate(created, input, { manager: 'ctl', now: t1, apiVersion: 'apps/v1beta2' });
+  assert.deepEqual(created, before);
+  assert.deepEqual(input, deployment(2));
+  assert.deepEqual((managedFields(scaled) as Array<{ apiVersion: string; fieldsV1: unknown }>).map((e) => [e.apiVersion, e.fieldsV1]), [
+    ['apps/v1beta2', { 'f:spec': { 'f:replicas': {} } }],
+  ]);
+});

@@ -1,0 +1,215 @@
+/**
+ * The merge schema of the built-in kinds: for every field where it matters, how lists merge and
+ * which maps are atomic. It condenses the struct tags and OpenAPI extensions of k8s.io/api
+ * (`patchStrategy`/`patchMergeKey` for strategic merge patch, `listType`/`listMapKey`/`structType`/
+ * `mapType` for server-side apply).
+ *
+ * Fields absent from the table follow the defaults of both mechanisms: objects merge field by field,
+ * lists are replaced as a whole (SMP) or atomic (SSA).
+ */
+
+/** How a list field merges. */
+export interface ListSchema {
+  readonly kind: 'list';
+  /** Server-side apply: `map` (associative, by `keys`), `set` (primitives by value) or `atomic`. */
+  readonly listType: 'map' | 'set' | 'atomic';
+  /** Server-side apply key fields of an associative list (x-kubernetes-list-map-keys). */
+  readonly keys?: readonly string[];
+  /** Strategic merge patch: whether to merge (by `mergeKey`, or as a set of primitives) or replace. */
+  readonly strategy: 'merge' | 'replace';
+  /** Strategic merge patch merge key (patchMergeKey); absent for a merged list of primitives. */
+  readonly mergeKey?: string;
+  /** Schema of the elements. */
+  readonly items?: FieldSchema;
+  /** A Go field without omitempty: present (as null) in every decoded object, see {@link MapSchema.implicit}. */
+  readonly implicit?: boolean;
+}
+
+/** How an object field merges. */
+export interface MapSchema {
+  readonly kind: 'map';
+  /** Known fields that need something other than the default behaviour. */
+  readonly fields?: Readonly<Record<string, FieldSchema>>;
+  /** For a map from arbitrary keys to values (labels, resources.limits): the values' schema, or 'scalar'. */
+  readonly mapOf?: FieldSchema | 'scalar';
+  /** Server-side apply: the object is owned and replaced as a whole (structType/mapType atomic). */
+  readonly atomic?: boolean;
+  /**
+   * A non-pointer Go struct: it is always present in a decoded object, so creating it is not a change
+   * that a field manager gets ownership of (this is why `f:spec` has no `.` entry upstream).
+   */
+  readonly implicit?: boolean;
+}
+
+/** Schema of a field; `undefined` means a scalar or a field with default behaviour. */
+export type FieldSchema = ListSchema | MapSchema;
+
+/** Group, version and kind of an object. */
+export interface GroupVersionKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+}
+
+// --- builders --------------------------------------------------------------------------------------
+
+function struct(fields: Record<string, FieldSchema> = {}, extra: { implicit?: boolean; atomic?: boolean } = {}): MapSchema {
+  return { kind: 'map', fields, ...extra };
+}
+
+function implicitStruct(fields: Record<string, FieldSchema> = {}): MapSchema {
+  return struct(fields, { implicit: true });
+}
+
+const atomicStruct: MapSchema = { kind: 'map', atomic: true };
+const stringMap: MapSchema = { kind: 'map', mapOf: 'scalar' };
+const atomicStringMap: MapSchema = { kind: 'map', mapOf: 'scalar', atomic: true };
+
+/** An associative list: SMP merges by `mergeKey`, SSA by `keys` (which default to `[mergeKey]`). */
+function assoc(mergeKey: string, items?: FieldSchema, keys: readonly string[] = [mergeKey]): ListSchema {
+  return items === undefined
+    ? { kind: 'list', listType: 'map', keys, strategy: 'merge', mergeKey }
+    : { kind: 'list', listType: 'map', keys, strategy: 'merge', mergeKey, items };
+}
+
+/** A list of primitives merged as a set (patchStrategy merge, listType set). */
+const set: ListSchema = { kind: 'list', listType: 'set', strategy: 'merge' };
+
+/** SSA keys a list by `keys` although SMP replaces it (no patchStrategy). */
+function mapListReplacedBySmp(keys: readonly string[], items?: FieldSchema): ListSchema {
+  return items === undefined ? { kind: 'list', listType: 'map', keys, strategy: 'replace' } : { kind: 'list', listType: 'map', keys, strategy: 'replace', items };
+}
+
+// --- metadata --------------------------------------------------------------------------------------
+
+const objectMeta = implicitStruct({
+  labels: stringMap,
+  annotations: stringMap,
+  finalizers: set,
+  ownerReferences: assoc('uid'),
+});
+
+const conditions = assoc('type');
+
+// --- core/v1 Pod ---------------------------------------------------------------------------------
+
+const resourceRequirements = implicitStruct({
+  limits: stringMap,
+  requests: stringMap,
+  claims: mapListReplacedBySmp(['name']),
+});
+
+const container = struct({
+  ports: assoc('containerPort', undefined, ['containerPort', 'protocol']),
+  env: assoc('name'),
+  volumeMounts: assoc('mountPath'),
+  volumeDevices: assoc('devicePath'),
+  resources: resourceRequirements,
+});
+
+const podSpec = implicitStruct({
+  containers: { ...assoc('name', container), implicit: true },
+  initContainers: assoc('name', container),
+  ephemeralContainers: assoc('name', container),
+  volumes: assoc('name'),
+  imagePullSecrets: assoc('name'),
+  hostAliases: assoc('ip'),
+  topologySpreadConstraints: assoc('topologyKey', undefined, ['topologyKey', 'whenUnsatisfiable']),
+  resourceClaims: assoc('name'),
+  schedulingGates: assoc('name'),
+  nodeSelector: stringMap,
+  overhead: stringMap,
+});
+
+const podStatus = implicitStruct({
+  conditions,
+  podIPs: assoc('ip'),
+  hostIPs: assoc('ip'),
+  resourceClaimStatuses: assoc('name'),
+});
+
+const podTemplateSpec = implicitStruct({ metadata: objectMeta, spec: podSpec });
+
+const labelSelector = atomicStruct;
+
+const workloadStatus = implicitStruct({ conditions });
+
+// --- the kinds ---------------------------------------------------------------------------------------
+
+function kindSchema(spec: MapSchema = implicitStruct(), status: MapSchema = implicitStruct()): MapSchema {
+  return struct({ metadata: objectMeta, spec, status });
+}
+
+const jobSpec = implicitStruct({ selector: labelSelector, template: podTemplateSpec });
+
+const persistentVolumeClaim = struct({ metadata: objectMeta, spec: implicitStruct({ resources: resourceRequirements }), status: implicitStruct({ conditions }) });
+
+const schemas: ReadonlyMap<string, MapSchema> = new Map<string, MapSchema>([
+  ['/Pod', kindSchema(podSpec, podStatus)],
+  ['/PodTemplate', struct({ metadata: objectMeta, template: podTemplateSpec })],
+  ['/ReplicationController', kindSchema(implicitStruct({ selector: atomicStringMap, template: podTemplateSpec }), workloadStatus)],
+  ['/Service', kindSchema(
+    implicitStruct({ ports: assoc('port', undefined, ['port', 'protocol']), selector: atomicStringMap }),
+    implicitStruct({ conditions, loadBalancer: implicitStruct() }),
+  )],
+  ['/Namespace', kindSchema(implicitStruct(), implicitStruct({ conditions }))],
+  ['/Node', kindSchema(
+    implicitStruct({ podCIDRs: set }),
+    implicitStruct({ conditions, addresses: assoc('type'), capacity: stringMap, allocatable: stringMap }),
+  )],
+  ['/PersistentVolumeClaim', persistentVolumeClaim],
+  ['/ConfigMap', struct({ metadata: objectMeta, data: stringMap, binaryData: stringMap })],
+  ['/Secret', struct({ metadata: objectMeta, data: stringMap, stringData: stringMap })],
+  ['/ServiceAccount', struct({ metadata: objectMeta, secrets: assoc('name') })],
+  ['/Endpoints', struct({ metadata: objectMeta })],
+  ['/Event', struct({ metadata: objectMeta, involvedObject: implicitStruct(), source: implicitStruct() })],
+  ['apps/Deployment', kindSchema(
+    implicitStruct({ selector: labelSelector, template: podTemplateSpec, strategy: implicitStruct() }),
+    workloadStatus,
+  )],
+  ['apps/ReplicaSet', kindSchema(implicitStruct({ selector: labelSelector, template: podTemplateSpec }), workloadStatus)],
+  ['apps/StatefulSet', kindSchema(
+    implicitStruct({ selector: labelSelector, template: podTemplateSpec, updateStrategy: implicitStruct() }),
+    workloadStatus,
+  )],
+  ['apps/DaemonSet', kindSchema(
+    implicitStruct({ selector: labelSelector, template: podTemplateSpec, updateStrategy: implicitStruct() }),
+    workloadStatus,
+  )],
+  ['batch/Job', kindSchema(jobSpec, workloadStatus)],
+  ['batch/CronJob', kindSchema(implicitStruct({ jobTemplate: implicitStruct({ metadata: objectMeta, spec: jobSpec }) }), implicitStruct())],
+  ['coordination.k8s.io/Lease', kindSchema()],
+  ['events.k8s.io/Event', struct({ metadata: objectMeta })],
+  ['rbac.authorization.k8s.io/Role', struct({ metadata: objectMeta })],
+  ['rbac.authorization.k8s.io/ClusterRole', struct({ metadata: objectMeta, aggregationRule: struct() })],
+  ['rbac.authorization.k8s.io/RoleBinding', struct({ metadata: objectMeta, roleRef: implicitStruct() })],
+  ['rbac.authorization.k8s.io/ClusterRoleBinding', struct({ metadata: objectMeta, roleRef: implicitStruct() })],
+  ['apiextensions.k8s.io/CustomResourceDefinition', kindSchema(
+    implicitStruct({ names: implicitStruct() }),
+    implicitStruct({ conditions, acceptedNames: implicitStruct() }),
+  )],
+]);
+
+// Custom resources and unknown kinds: only the metadata is known; everything else takes the defaults.
+const fallback: MapSchema = struct({ metadata: objectMeta });
+
+/** True when `gvk` is a built-in kind whose merge schema is known (strategic merge patch needs one). */
+export function hasBuiltinSchema(gvk: Pick<GroupVersionKind, 'group' | 'kind'>): boolean {
+  return schemas.has(`${gvk.group}/${gvk.kind}`);
+}
+
+/**
+ * The merge schema for objects of `gvk`. Unknown kinds get a schema knowing only `metadata`,
+ * which is what server-side apply needs for custom resources without a structural schema.
+ */
+export function schemaFor(gvk: Pick<GroupVersionKind, 'group' | 'kind'>): MapSchema {
+  return schemas.get(`${gvk.group}/${gvk.kind}`) ?? fallback;
+}
+
+/** The schema of field `name` inside an object of schema `parent`. */
+export function fieldSchema(parent: FieldSchema | undefined, name: string): FieldSchema | undefined {
+  if (parent?.kind !== 'map') return undefined;
+  const declared = parent.fields?.[name];
+  if (declared !== undefined) return declared;
+  return parent.mapOf === 'scalar' ? undefined : parent.mapOf;
+}
