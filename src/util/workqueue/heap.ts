@@ -65,17 +65,15 @@ export class WaitForHeap<T> {
     this.#entries.length = 0;
   }
 
-  #less(a: WaitFor<T>, b: WaitFor<T>): boolean {
-    return a.readyAt < b.readyAt || (a.readyAt === b.readyAt && a.seq < b.seq);
-  }
-
   #up(i: number): void {
     const entries = this.#entries;
     const entry = entries[i]!;
+    const readyAt = entry.readyAt;
+    const seq = entry.seq;
     while (i > 0) {
       const parentIndex = (i - 1) >> 1;
       const parent = entries[parentIndex]!;
-      if (!this.#less(entry, parent)) break;
+      if (parent.readyAt < readyAt || (parent.readyAt === readyAt && parent.seq < seq)) break;
       entries[i] = parent;
       parent.index = i;
       i = parentIndex;
@@ -88,14 +86,21 @@ export class WaitForHeap<T> {
     const entries = this.#entries;
     const n = entries.length;
     const entry = entries[i]!;
+    const readyAt = entry.readyAt;
+    const seq = entry.seq;
     for (;;) {
-      const left = 2 * i + 1;
-      if (left >= n) break;
-      const right = left + 1;
-      let child = left;
-      if (right < n && this.#less(entries[right]!, entries[left]!)) child = right;
-      const c = entries[child]!;
-      if (!this.#less(c, entry)) break;
+      let child = 2 * i + 1;
+      if (child >= n) break;
+      let c = entries[child]!;
+      const right = child + 1;
+      if (right < n) {
+        const r = entries[right]!;
+        if (r.readyAt < c.readyAt || (r.readyAt === c.readyAt && r.seq < c.seq)) {
+          child = right;
+          c = r;
+        }
+      }
+      if (readyAt < c.readyAt || (readyAt === c.readyAt && seq < c.seq)) break;
       entries[i] = c;
       c.index = i;
       i = child;

@@ -1,0 +1,116 @@
+/**
+ * Work queue throughput. Run: ./node_modules/.bin/node bench/workqueue.ts
+ *
+ * - add+get+done: a producer adds keys in batches, workers take each item and mark it done at once.
+ *   "pool" draws keys at random from 1,000 keys, so adds of waiting items are deduplicated and adds of
+ *   items being processed are requeued on done, as with a real informer; "distinct" adds each key once.
+ *   Figures are processed items (get + done) per second; adds per second are shown too.
+ * - addAfter: adds 100,000 items with random delays up to 60 s to a DelayingQueue on a FakeClock, then a
+ *   further 100,000 addAfter calls while those wait, then moves the clock so every item becomes ready.
+ */
+import { performance } from 'node:perf_hooks';
+import { FakeClock } from '../src/util/clock/clock.ts';
+import { DelayingQueue } from '../src/util/workqueue/delaying-queue.ts';
+import { Queue } from '../src/util/workqueue/queue.ts';
+import { RateLimitingQueue } from '../src/util/workqueue/rate-limiting-queue.ts';
+import type { QueueInterface } from '../src/util/workqueue/queue.ts';
+
+interface Row {
+  scenario: string;
+  'items/s': string;
+  'adds/s': string;
+  items: number;
+  ms: string;
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+// Deterministic pseudo-random numbers so runs are comparable.
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+async function addGetDone(
+  label: string,
+  queue: QueueInterface<string>,
+  workers: number,
+  keys: readonly string[],
+  totalAdds: number,
+  batch: number,
+): Promise<Row> {
+  let processed = 0;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const next = await queue.get();
+      if (next.shutdown) return;
+      processed++;
+      // One turn of simulated asynchronous work, so that items are re-added while being processed.
+      await Promise.resolve();
+      queue.done(next.item);
+    }
+  };
+  const running: Promise<void>[] = [];
+  const start = performance.now();
+  for (let w = 0; w < workers; w++) running.push(worker());
+  let k = 0;
+  for (let added = 0; added < totalAdds; added += batch) {
+    for (let i = 0; i < batch; i++) {
+      queue.add(keys[k]!);
+      k = k + 1 === keys.length ? 0 : k + 1;
+    }
+    // Let the workers catch up before the next batch, as between an informer's watch events.
+    while (queue.len() > 0) await Promise.resolve();
+  }
+  await queue.shutDownWithDrain();
+  queue.shutDown();
+  await Promise.all(running);
+  const ms = performance.now() - start;
+  return { scenario: label, 'items/s': fmt((processed / ms) * 1000), 'adds/s': fmt((totalAdds / ms) * 1000), items: processed, ms: ms.toFixed(0) };
+}
+
+async function addAfterBench(): Promise<Row[]> {
+  const clock = new FakeClock();
+  const queue = new DelayingQueue<string>({ clock });
+  const random = rng(7);
+  const n = 100_000;
+  const keys = Array.from({ length: 2 * n }, (_, i) => `ns/item-${i}`);
+  const delays = Array.from({ length: 2 * n }, () => 1 + Math.floor(random() * 60_000));
+  let start = performance.now();
+  for (let i = 0; i < n; i++) queue.addAfter(keys[i]!, delays[i]!);
+  const fillMs = performance.now() - start;
+  start = performance.now();
+  for (let i = n; i < 2 * n; i++) queue.addAfter(keys[i]!, delays[i]!);
+  const moreMs = performance.now() - start;
+  start = performance.now();
+  await clock.step(60_001);
+  const fireMs = performance.now() - start;
+  const ready = queue.len();
+  queue.shutDown();
+  return [
+    { scenario: 'addAfter into empty heap (100k)', 'items/s': fmt((n / fillMs) * 1000), 'adds/s': '', items: n, ms: fillMs.toFixed(0) },
+    { scenario: 'addAfter with 100k waiting (100k more)', 'items/s': fmt((n / moreMs) * 1000), 'adds/s': '', items: n, ms: moreMs.toFixed(0) },
+    { scenario: 'heap -> queue when ready (200k)', 'items/s': fmt((ready / fireMs) * 1000), 'adds/s': '', items: ready, ms: fireMs.toFixed(0) },
+  ];
+}
+
+const pool = Array.from({ length: 1000 }, (_, i) => `default/pod-${i}`);
+const random = rng(42);
+const poolDraws = Array.from({ length: 100_000 }, () => pool[Math.floor(random() * pool.length)]!);
+const total = 2_000_000;
+const distinct = Array.from({ length: total }, (_, i) => `default/pod-${i}`);
+
+const rows: Row[] = [];
+// Warm up the JIT so the first measured scenario is not penalised.
+await addGetDone('warmup', new Queue<string>(), 1, poolDraws, 500_000, 100);
+for (const workers of [1, 8]) {
+  rows.push(await addGetDone(`Queue, ${workers} worker(s), pool keys`, new Queue<string>(), workers, poolDraws, total, 100));
+  rows.push(await addGetDone(`Queue, ${workers} worker(s), distinct keys`, new Queue<string>(), workers, distinct, total, 100));
+}
+rows.push(await addGetDone('RateLimitingQueue, 1 worker, distinct keys', new RateLimitingQueue<string>({ clock: new FakeClock() }), 1, distinct, total, 100));
+rows.push(...(await addAfterBench()));
+console.log(`node ${process.version}`);
+console.table(rows);
