@@ -1,0 +1,130 @@
+/**
+ * Deltas and the queue contract shared by {@link DeltaFIFO} and {@link RealFIFO} (client-go
+ * tools/cache delta_fifo.go, fifo.go and the_real_fifo.go).
+ */
+import { KubeloomError } from '../../apimachinery/errors.ts';
+import type { DeletedFinalStateUnknown } from './key-functions.ts';
+
+/** The kinds of change a delta records (cache.DeltaType). */
+export const DeltaType = {
+  Added: 'Added',
+  Updated: 'Updated',
+  Deleted: 'Deleted',
+  /** The object was in a relist (only when the queue emits Replaced; Sync otherwise). */
+  Replaced: 'Replaced',
+  /** A periodic resync of a known object (or a relist item on queues not emitting Replaced). */
+  Sync: 'Sync',
+  /** A whole relist as one atomic item (RealFIFO); its object is a {@link ReplacedAllInfo}. */
+  ReplacedAll: 'ReplacedAll',
+  /** A whole resync as one item (RealFIFO); its object is a {@link SyncAllInfo}. */
+  SyncAll: 'SyncAll',
+} as const;
+
+/** One of the {@link DeltaType} values. */
+export type DeltaTypeValue = (typeof DeltaType)[keyof typeof DeltaType];
+
+/** The delta types that carry one object. */
+export type ObjectDeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
+
+/** A change to one object. A Deleted delta may carry a tombstone instead of the object. */
+export interface ObjectDelta<T> {
+  readonly type: ObjectDeltaType;
+  readonly object: T | DeletedFinalStateUnknown<T>;
+}
+
+/** The payload of a ReplacedAll delta: the relisted objects (already transformed) and the list's resourceVersion. */
+export interface ReplacedAllInfo<T> {
+  readonly resourceVersion: string;
+  readonly objects: readonly T[];
+}
+
+/** The payload of a SyncAll delta. */
+export interface SyncAllInfo {
+  readonly kind: 'SyncAll';
+}
+
+/** Any delta a queue can hand out (cache.Delta). */
+export type Delta<T> =
+  | ObjectDelta<T>
+  | { readonly type: 'ReplacedAll'; readonly object: ReplacedAllInfo<T> }
+  | { readonly type: 'SyncAll'; readonly object: SyncAllInfo };
+
+/** The deltas of one object, oldest first (cache.Deltas). Never empty when handed out. */
+export type Deltas<T> = ObjectDelta<T>[];
+
+/** The oldest delta, or undefined for an empty list (Deltas.Oldest). */
+export function oldest<T>(deltas: readonly ObjectDelta<T>[]): ObjectDelta<T> | undefined {
+  return deltas[0];
+}
+
+/** The newest delta, or undefined for an empty list (Deltas.Newest). */
+export function newest<T>(deltas: readonly ObjectDelta<T>[]): ObjectDelta<T> | undefined {
+  return deltas[deltas.length - 1];
+}
+
+/**
+ * Transforms an object before it enters a queue (cache.TransformFunc). Called exactly once per
+ * object that arrives from the server; never for tombstones or resynced cache objects.
+ */
+export type TransformFunc<T> = (obj: T) => T;
+
+/** Consumes what a pop handed out; `isInInitialList` is true while the first relist is being drained. */
+export type PopProcessFunc<D> = (item: D, isInInitialList: boolean) => void;
+
+/** Thrown by pops once the queue is closed and empty (cache.ErrFIFOClosed). */
+export class FIFOClosedError extends KubeloomError {
+  constructor() {
+    super('ERR_FIFO_CLOSED', 'DeltaFIFO: manipulating with closed queue');
+  }
+}
+
+/**
+ * Thrown from a {@link DeltaFIFO.pop} process function to put the popped deltas back in the queue
+ * (cache.ErrRequeue). The pop then rejects with `cause` if given, or resolves normally.
+ */
+export class RequeueError extends KubeloomError {
+  constructor(options?: { cause?: unknown }) {
+    super('ERR_REQUEUE', 'requeue', options);
+  }
+}
+
+/** The subset of a store a reflector writes to (cache.ReflectorStore). */
+export interface ReflectorStore<T> {
+  add(obj: T): void;
+  update(obj: T): void;
+  delete(obj: T): void;
+  replace(list: readonly T[], resourceVersion: string): void;
+  resync(): void;
+}
+
+/**
+ * A producer/consumer queue fed by a reflector (cache.Queue). Pops wait until an item is available
+ * and reject with {@link FIFOClosedError} once the queue is closed and empty.
+ */
+export interface Queue<T, D> extends ReflectorStore<T> {
+  /** Waits for the next item, removes it and hands it to `process` synchronously. */
+  pop(process: PopProcessFunc<D>): Promise<D>;
+  /** True once the first replace's items were all popped (or an add/update/delete came first). */
+  hasSynced(): boolean;
+  /** Closes the queue: waiting pops reject with {@link FIFOClosedError}. */
+  close(): void;
+  isClosed(): boolean;
+}
+
+/** Resolves waiting consumers when the queue changes; a tiny condition variable. */
+export class Waiters {
+  #waiting: (() => void)[] = [];
+
+  /** A promise resolved at the next {@link Waiters.broadcast}. */
+  wait(): Promise<void> {
+    return new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Wakes every waiter. */
+  broadcast(): void {
+    if (this.#waiting.length === 0) return;
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const w of waiting) w();
+  }
+}
