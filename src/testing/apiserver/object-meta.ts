@@ -1,0 +1,169 @@
+/**
+ * Object-level rules applied on every write, as kube-apiserver's generic registry applies them:
+ * name generation and validation, generation bumps, no-op detection, and CRD → resource translation.
+ */
+import { randomInt } from 'node:crypto';
+import type { StatusCause } from 'kubernetes-types/meta/v1.js';
+import type { ApiResource, PrinterColumn } from './resources.ts';
+import { invalidCause, requiredCause } from './status.ts';
+
+type Obj = Record<string, unknown>;
+
+/** Narrows to a plain JSON object. */
+export function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Structural equality of JSON values (key order does not matter). */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
+  }
+  const ao = a as Obj;
+  const bo = b as Obj;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  return ak.length === bk.length && ak.every((k) => Object.prototype.hasOwnProperty.call(bo, k) && deepEqual(ao[k], bo[k]));
+}
+
+/** The object's metadata, created if missing. */
+export function metaOf(obj: Obj): Obj {
+  if (!isObject(obj.metadata)) obj.metadata = {};
+  return obj.metadata as Obj;
+}
+
+// names.SimpleNameGenerator: 5 characters from an alphabet without vowels and look-alikes.
+const nameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** generateName + 5 random characters, as kube-apiserver's SimpleNameGenerator. */
+export function generateName(base: string): string {
+  const prefix = base.length > 58 ? base.slice(0, 58) : base;
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += nameAlphabet[randomInt(nameAlphabet.length)];
+  return prefix + suffix;
+}
+
+const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Validates metadata.name for a resource; returns the causes of a 422. */
+export function validateName(r: ApiResource, name: string): StatusCause[] {
+  // RBAC objects and a few others accept path-segment names (e.g. "system:controller:x").
+  if (r.group === 'rbac.authorization.k8s.io') {
+    return name === '.' || name === '..' || name.includes('/') || name.includes('%') ? [invalidCause('metadata.name', name, 'may not contain "/" or "%"')] : [];
+  }
+  if (r.resource === 'namespaces') {
+    return name.length <= 63 && dns1123Label.test(name)
+      ? []
+      : [invalidCause('metadata.name', name, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")];
+  }
+  return name.length <= 253 && dns1123Subdomain.test(name)
+    ? []
+    : [
+        invalidCause(
+          'metadata.name',
+          name,
+          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        ),
+      ];
+}
+
+/** Whether the parts of an object that drive metadata.generation differ (everything but metadata and, when it is a subresource, status). */
+export function specChanged(r: ApiResource, a: Obj, b: Obj): boolean {
+  const strip = (o: Obj): Obj => {
+    const { metadata: _m, status, ...rest } = o;
+    return r.hasStatus ? rest : { ...rest, status };
+  };
+  return !deepEqual(strip(a), strip(b));
+}
+
+/** Whether an update changes nothing but bookkeeping (resourceVersion, managedFields): such writes are skipped. */
+export function isNoop(a: Obj, b: Obj): boolean {
+  const strip = (o: Obj): Obj => {
+    const { resourceVersion: _rv, managedFields: _mf, ...meta } = (o.metadata as Obj | undefined) ?? {};
+    return { ...o, metadata: meta };
+  };
+  return deepEqual(strip(a), strip(b));
+}
+
+/** The served versions of a CRD and the names it defines, or the causes that make it invalid. */
+export function customResourcesOf(crd: Obj): { entries: ApiResource[]; causes: StatusCause[] } {
+  const causes: StatusCause[] = [];
+  const spec = isObject(crd.spec) ? crd.spec : {};
+  const names = isObject(spec.names) ? spec.names : {};
+  const group = typeof spec.group === 'string' ? spec.group : '';
+  const plural = typeof names.plural === 'string' ? names.plural : '';
+  const kind = typeof names.kind === 'string' ? names.kind : '';
+  const scope = spec.scope;
+  if (group === '') causes.push(requiredCause('spec.group', ''));
+  else if (!group.includes('.')) causes.push(invalidCause('spec.group', group, 'should be a domain with at least one dot'));
+  if (plural === '') causes.push(requiredCause('spec.names.plural', ''));
+  if (kind === '') causes.push(requiredCause('spec.names.kind', ''));
+  if (scope !== 'Namespaced' && scope !== 'Cluster') causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(scope ?? '')}: supported values: "Cluster", "Namespaced"`, field: 'spec.scope' });
+  const name = isObject(crd.metadata) ? crd.metadata.name : undefined;
+  if (plural !== '' && group !== '' && name !== `${plural}.${group}`) causes.push(invalidCause('metadata.name', name ?? '', `must be spec.names.plural+"."+spec.group`));
+  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [];
+  if (versions.length === 0) causes.push(requiredCause('spec.versions', 'must have exactly one version marked as storage version'));
+  else if (versions.filter((v) => v.storage === true).length !== 1) causes.push(invalidCause('spec.versions', versions.length, 'must have exactly one version marked as storage version'));
+  if (causes.length > 0) return { entries: [], causes };
+  const entries: ApiResource[] = [];
+  for (const v of versions) {
+    if (v.served !== true || typeof v.name !== 'string') continue;
+    const subresources = isObject(v.subresources) ? v.subresources : {};
+    const printerColumns: PrinterColumn[] = (Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns.filter(isObject) : []).map((c) => {
+      const col: PrinterColumn = { name: String(c.name), type: typeof c.type === 'string' ? c.type : 'string', jsonPath: typeof c.jsonPath === 'string' ? c.jsonPath : '' };
+      return {
+        ...col,
+        ...(typeof c.description === 'string' ? { description: c.description } : {}),
+        ...(typeof c.priority === 'number' ? { priority: c.priority } : {}),
+        ...(typeof c.format === 'string' ? { format: c.format } : {}),
+      };
+    });
+    const selectableFields = (Array.isArray(v.selectableFields) ? v.selectableFields.filter(isObject) : []).map((f) => (typeof f.jsonPath === 'string' ? f.jsonPath : '').replace(/^\./, ''));
+    entries.push({
+      group,
+      version: v.name,
+      resource: plural,
+      singularName: typeof names.singular === 'string' && names.singular !== '' ? names.singular : kind.toLowerCase(),
+      kind,
+      listKind: typeof names.listKind === 'string' && names.listKind !== '' ? names.listKind : `${kind}List`,
+      namespaced: scope === 'Namespaced',
+      shortNames: Array.isArray(names.shortNames) ? names.shortNames.map(String) : [],
+      categories: Array.isArray(names.categories) ? names.categories.map(String) : [],
+      verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
+      hasStatus: isObject(subresources.status),
+      tracksGeneration: true,
+      custom: true,
+      printerColumns,
+      selectableFields,
+    });
+  }
+  return { entries, causes };
+}
+
+/** The status kube-apiserver's CRD controllers settle on once a definition is accepted. */
+export function acceptedCrdStatus(crd: Obj, now: string): Obj {
+  const spec = isObject(crd.spec) ? crd.spec : {};
+  const names = isObject(spec.names) ? { ...spec.names } : {};
+  if (typeof names.kind === 'string') {
+    names.singular ??= names.kind.toLowerCase();
+    names.listKind ??= `${names.kind}List`;
+  }
+  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [];
+  const storage = versions.find((v) => v.storage === true)?.name;
+  const prev = isObject(crd.status) ? crd.status : {};
+  const stored = Array.isArray(prev.storedVersions) ? prev.storedVersions.map(String) : [];
+  if (typeof storage === 'string' && !stored.includes(storage)) stored.push(storage);
+  return {
+    conditions: [
+      { type: 'NamesAccepted', status: 'True', lastTransitionTime: now, reason: 'NoConflicts', message: 'no conflicts found' },
+      { type: 'Established', status: 'True', lastTransitionTime: now, reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+    ],
+    acceptedNames: names,
+    storedVersions: stored,
+  };
+}

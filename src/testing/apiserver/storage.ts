@@ -1,0 +1,265 @@
+/**
+ * The generic storage behind every resource of the embedded API server, modelled on etcd as
+ * kube-apiserver uses it: one global, monotonic revision stamped on every write as the object's
+ * resourceVersion; objects kept per resource under `namespace/name` keys, listed in key order; a bounded
+ * history of changes that serves watch resumption and consistent paginated lists at older revisions.
+ *
+ * Stored objects are immutable: every write stores a new object together with its JSON, so reads
+ * and watch fan-out never serialise the same state twice.
+ */
+
+/** The watch event types a change produces. */
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One stored state of an object. Never mutated after it is stored. */
+export interface StoredObject {
+  /** The object, with metadata.resourceVersion set to `rv`. */
+  readonly obj: Record<string, unknown>;
+  /** `JSON.stringify(obj)`, computed once. */
+  readonly json: string;
+  /** The revision of this state. */
+  readonly rv: number;
+  /** `namespace/name`, or `name` for cluster-scoped objects. */
+  readonly key: string;
+}
+
+/** One change recorded in the history, shared by every watcher that sends it. */
+export interface Change {
+  readonly rv: number;
+  /** The storage key of the resource (see storageKey()). */
+  readonly store: string;
+  readonly type: ChangeType;
+  readonly key: string;
+  /** The new state; for DELETED the final state stamped with the deletion's revision. */
+  readonly object: StoredObject;
+  /** The state before the change, undefined for ADDED. */
+  readonly prev: StoredObject | undefined;
+  /** Encoded watch lines by event type, filled lazily by the watch streams. */
+  lines?: Map<string, Buffer>;
+}
+
+/** Thrown when a revision is older than the retained history. */
+export class RevisionCompactedError extends Error {
+  readonly revision: number;
+  readonly compacted: number;
+  constructor(revision: number, compacted: number) {
+    super(`revision ${revision} has been compacted (oldest available is after ${compacted})`);
+    this.name = 'RevisionCompactedError';
+    this.revision = revision;
+    this.compacted = compacted;
+  }
+}
+
+/** The objects of one resource (all versions share it). */
+class ObjectStore {
+  readonly items = new Map<string, StoredObject>();
+  #sorted: string[] | undefined;
+
+  sortedKeys(): string[] {
+    this.#sorted ??= [...this.items.keys()].sort(compareKeys);
+    return this.#sorted;
+  }
+
+  invalidate(): void {
+    this.#sorted = undefined;
+  }
+}
+
+/** Byte-wise key order, as etcd ranges are ordered. */
+export function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A listener for the changes of one resource. */
+export type ChangeListener = (change: Change) => void;
+
+/** Puts apiVersion, kind and metadata first, as the API server encodes objects. */
+function canonical(obj: Record<string, unknown>): Record<string, unknown> {
+  const { apiVersion, kind, metadata, ...rest } = obj;
+  return { apiVersion, kind, metadata, ...rest };
+}
+
+function withRevision(obj: Record<string, unknown>, rv: number): Record<string, unknown> {
+  const metadata = { ...(obj.metadata as Record<string, unknown> | undefined), resourceVersion: String(rv) };
+  return canonical({ ...obj, metadata });
+}
+
+/** The global store: every resource's objects, the revision counter and the change history. */
+export class Storage {
+  #revision: number;
+  readonly #stores = new Map<string, ObjectStore>();
+  readonly #listeners = new Map<string, Set<ChangeListener>>();
+  readonly #capacity: number;
+  // Ring buffer of changes in revision order: #history[#head..] are live entries.
+  #history: Change[] = [];
+  #head = 0;
+  // Every revision <= #compacted is no longer reconstructable from the history.
+  #compacted = 0;
+
+  /** @param historySize how many changes to keep for watch resumption and paginated lists. */
+  constructor(historySize: number, startRevision = 0) {
+    this.#capacity = Math.max(1, historySize);
+    this.#revision = startRevision;
+    this.#compacted = startRevision;
+  }
+
+  /** The current revision: the resourceVersion of the latest write. */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** The highest revision whose changes were dropped from the history. */
+  get compactedRevision(): number {
+    return this.#compacted;
+  }
+
+  #store(name: string): ObjectStore {
+    let s = this.#stores.get(name);
+    if (s === undefined) {
+      s = new ObjectStore();
+      this.#stores.set(name, s);
+    }
+    return s;
+  }
+
+  /** The current state of one object. */
+  get(store: string, key: string): StoredObject | undefined {
+    return this.#stores.get(store)?.items.get(key);
+  }
+
+  /** Number of objects currently stored for a resource. */
+  count(store: string): number {
+    return this.#stores.get(store)?.items.size ?? 0;
+  }
+
+  /** Registers a listener for one resource's changes; returns the function that unregisters it. */
+  subscribe(store: string, listener: ChangeListener): () => void {
+    let set = this.#listeners.get(store);
+    if (set === undefined) {
+      set = new Set();
+      this.#listeners.set(store, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+    };
+  }
+
+  /**
+   * Writes a new state (ADDED/MODIFIED) or removes an object (DELETED, `obj` being its final state).
+   * Stamps the next revision as resourceVersion, records the change and notifies listeners.
+   */
+  write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>): StoredObject {
+    const s = this.#store(store);
+    const prev = s.items.get(key);
+    const rv = ++this.#revision;
+    const stamped = withRevision(obj, rv);
+    const stored: StoredObject = { obj: stamped, json: JSON.stringify(stamped), rv, key };
+    if (type === 'DELETED') {
+      s.items.delete(key);
+      s.invalidate();
+    } else {
+      if (prev === undefined) s.invalidate();
+      s.items.set(key, stored);
+    }
+    const change: Change = { rv, store, type, key, object: stored, prev };
+    this.#record(change);
+    const listeners = this.#listeners.get(store);
+    if (listeners !== undefined) for (const l of [...listeners]) l(change);
+    return stored;
+  }
+
+  #record(change: Change): void {
+    this.#history.push(change);
+    if (this.#history.length - this.#head > this.#capacity) {
+      this.#compacted = this.#history[this.#head]!.rv;
+      this.#head++;
+      // Reclaim the dead prefix now and then rather than shifting on every write.
+      if (this.#head > 4096 && this.#head * 2 > this.#history.length) {
+        this.#history = this.#history.slice(this.#head);
+        this.#head = 0;
+      }
+    }
+  }
+
+  /**
+   * Drops the history up to and including `revision` (default: the current revision), as an etcd
+   * compaction does: watches and lists older than that revision fail with 410 afterwards.
+   */
+  compact(revision = this.#revision): void {
+    const target = Math.min(revision, this.#revision);
+    if (target <= this.#compacted) return;
+    this.#compacted = target;
+    let i = this.#head;
+    while (i < this.#history.length && this.#history[i]!.rv <= target) i++;
+    this.#history = this.#history.slice(i);
+    this.#head = 0;
+  }
+
+  /** Index of the first retained change with rv > `after`. */
+  #firstAfter(after: number): number {
+    let lo = this.#head;
+    let hi = this.#history.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.#history[mid]!.rv <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * The changes of `store` after `revision`, in order. Throws {@link RevisionCompactedError} when
+   * some of them are no longer retained.
+   */
+  changesSince(store: string, revision: number): Change[] {
+    if (revision < this.#compacted) throw new RevisionCompactedError(revision, this.#compacted);
+    const out: Change[] = [];
+    for (let i = this.#firstAfter(revision); i < this.#history.length; i++) {
+      const c = this.#history[i]!;
+      if (c.store === store) out.push(c);
+    }
+    return out;
+  }
+
+  /**
+   * The objects of `store` in key order as they were at `revision` (current state when `revision` is
+   * at or past the current revision), restricted to keys >= `startKey` and, when given, to one
+   * namespace. Throws {@link RevisionCompactedError} when the history no longer reaches back.
+   */
+  listAt(store: string, revision: number, options: { namespace?: string; startKey?: string } = {}): StoredObject[] {
+    const s = this.#stores.get(store);
+    const prefix = options.namespace === undefined || options.namespace === '' ? '' : `${options.namespace}/`;
+    const start = options.startKey ?? '';
+    const inRange = (k: string): boolean => k >= start && (prefix === '' || k.startsWith(prefix));
+    if (revision >= this.#revision) {
+      if (s === undefined) return [];
+      const out: StoredObject[] = [];
+      for (const k of s.sortedKeys()) if (inRange(k)) out.push(s.items.get(k)!);
+      return out;
+    }
+    if (revision < this.#compacted) throw new RevisionCompactedError(revision, this.#compacted);
+    // Undo every later change: the first change of each key after `revision` holds its state then.
+    const overrides = new Map<string, StoredObject | undefined>();
+    for (let i = this.#firstAfter(revision); i < this.#history.length; i++) {
+      const c = this.#history[i]!;
+      if (c.store === store && !overrides.has(c.key)) overrides.set(c.key, c.prev);
+    }
+    const keys = new Set<string>(s?.items.keys() ?? []);
+    for (const k of overrides.keys()) keys.add(k);
+    const out: StoredObject[] = [];
+    for (const k of [...keys].sort(compareKeys)) {
+      if (!inRange(k)) continue;
+      const v = overrides.has(k) ? overrides.get(k) : s?.items.get(k);
+      if (v !== undefined) out.push(v);
+    }
+    return out;
+  }
+
+  /** Removes every object of a resource without recording changes (used when a CRD goes away). */
+  dropStore(store: string): StoredObject[] {
+    const s = this.#stores.get(store);
+    this.#stores.delete(store);
+    return s === undefined ? [] : [...s.items.values()];
+  }
+}
