@@ -4,3 +4,4 @@
 import { registerCommand } from './commands.ts';
 
 registerCommand('version', async () => (await import('./version-command.ts')).versionCommand);
+registerCommand('apiserver', async () => (await import('./apiserver-command.ts')).apiserverCommand);

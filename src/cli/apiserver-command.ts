@@ -1,0 +1,69 @@
+/**
+ * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--write-kubeconfig PATH]`: runs the
+ * embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL once it is ready.
+ */
+import { parseArgs } from 'node:util';
+import type { Command } from './commands.ts';
+import { startApiServer } from '../testing/index.ts';
+
+const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--write-kubeconfig PATH]
+
+Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted.
+  --port N                  port to listen on (default 0: any free port)
+  --host H                  address to listen on (default 127.0.0.1)
+  --tls                     serve HTTPS with a self-signed certificate (its CA goes into the kubeconfig)
+  --token T                 require "Authorization: Bearer T" on every request
+  --write-kubeconfig PATH   write a kubeconfig for the server to PATH (mode 0600)
+`;
+
+/** The `apiserver` subcommand. */
+export const apiserverCommand: Command = {
+  summary: 'run the embedded Kubernetes API server',
+  async run(args: string[]): Promise<number> {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args,
+        options: {
+          port: { type: 'string' },
+          host: { type: 'string' },
+          tls: { type: 'boolean' },
+          token: { type: 'string' },
+          'write-kubeconfig': { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
+        strict: true,
+      }));
+    } catch (err) {
+      process.stderr.write(`kubeloom apiserver: ${err instanceof Error ? err.message : String(err)}\n${usage}`);
+      return 2;
+    }
+    if (values.help === true) {
+      process.stdout.write(usage);
+      return 0;
+    }
+    const port = values.port === undefined ? 0 : Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      process.stderr.write(`kubeloom apiserver: invalid --port ${values.port}\n`);
+      return 2;
+    }
+    const server = await startApiServer({
+      port,
+      ...(values.host === undefined ? {} : { host: values.host }),
+      tls: values.tls === true,
+      ...(values.token === undefined ? {} : { token: values.token }),
+    });
+    const kubeconfigPath = values['write-kubeconfig'];
+    if (kubeconfigPath !== undefined) await server.writeKubeconfig(kubeconfigPath);
+    process.stdout.write(`kubeloom apiserver listening on ${server.url}\n`);
+    if (kubeconfigPath !== undefined) process.stdout.write(`kubeconfig written to ${kubeconfigPath}; try: KUBECONFIG=${kubeconfigPath} kubectl get namespaces\n`);
+    else process.stdout.write('pass --write-kubeconfig PATH to get a kubeconfig for kubectl\n');
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+    process.stdout.write(`kubeloom apiserver: ${signal}, stopping\n`);
+    await server.stop();
+    return 0;
+  },
+};
