@@ -1,0 +1,30 @@
+/**
+ * Leader election on coordination.k8s.io/v1 Leases (client-go tools/leaderelection).
+ */
+export {
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+  JITTER_FACTOR,
+  LeaderElectionConfigError,
+  LeaderElectionUnhealthyError,
+  LeaderElector,
+  LeadershipLostError,
+} from './leader-election.ts';
+export type { LeaderCallbacks, LeaderElectionConfig } from './leader-election.ts';
+export { HealthzAdaptor } from './healthz.ts';
+export type { HealthzAdaptorOptions } from './healthz.ts';
+export { rawRecord } from './resourcelock/interface.ts';
+export type {
+  LeaderElectionRecord,
+  LockEventRecorder,
+  LockRequestOptions,
+  ObservedLeaderElectionRecord,
+  ResourceLock,
+  ResourceLockConfig,
+} from './resourcelock/interface.ts';
+export { LeaseLock, LeaseNotInitializedError, leaderElectionRecordToLeaseSpec, leaseSpecToLeaderElectionRecord } from './resourcelock/lease-lock.ts';
+export type { LeaseClient, LeaseLockOptions } from './resourcelock/lease-lock.ts';
+export { FakeLeaseClient, FakeLeaseStore } from './resourcelock/fake-lease-client.ts';
+export type { LeaseCall, LeaseFault, LeaseVerb } from './resourcelock/fake-lease-client.ts';
+export type { Logger, LogFields } from '../events/logger.ts';

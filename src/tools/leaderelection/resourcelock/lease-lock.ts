@@ -1,0 +1,148 @@
+/**
+ * A lock on a coordination.k8s.io/v1 Lease (client-go resourcelock.LeaseLock): the record lives in the
+ * Lease's spec, and updates carry the Lease's resourceVersion so a concurrent writer gets a Conflict.
+ */
+import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
+import { KubeloomError } from '../../../apimachinery/errors.ts';
+import type { RequestOptions } from '../../../apimachinery/options.ts';
+import { formatMicroTime, parseTime } from '../../events/meta-time.ts';
+import {
+  rawRecord,
+  type LeaderElectionRecord,
+  type LockEventRecorder,
+  type LockRequestOptions,
+  type ObservedLeaderElectionRecord,
+  type ResourceLock,
+  type ResourceLockConfig,
+} from './interface.ts';
+
+/**
+ * The Lease operations a {@link LeaseLock} needs, already scoped to the lock's namespace. The typed
+ * clientset's `coordinationV1().leases(namespace)` satisfies it; every call rejects with a StatusError
+ * on failure.
+ */
+export interface LeaseClient {
+  get(name: string, options?: RequestOptions): Promise<Lease>;
+  create(lease: Lease, options?: RequestOptions): Promise<Lease>;
+  update(lease: Lease, options?: RequestOptions): Promise<Lease>;
+}
+
+/** Options of a {@link LeaseLock}. */
+export interface LeaseLockOptions extends ResourceLockConfig {
+  /** Lease client for `namespace`. */
+  client: LeaseClient;
+  namespace: string;
+  name: string;
+  /** Labels set on the Lease when it is created and re-applied on every update (other labels are kept). */
+  labels?: Record<string, string>;
+}
+
+/** `update` was called before the Lease was read or created through this lock. */
+export class LeaseNotInitializedError extends KubeloomError {
+  constructor() {
+    super('ERR_LEASE_NOT_INITIALIZED', 'lease not initialized, call get or create first');
+  }
+}
+
+/** Converts a record to a Lease spec (LeaderElectionRecordToLeaseSpec). */
+export function leaderElectionRecordToLeaseSpec(record: LeaderElectionRecord): LeaseSpec {
+  const spec: LeaseSpec = {
+    holderIdentity: record.holderIdentity,
+    leaseDurationSeconds: record.leaseDurationSeconds,
+    leaseTransitions: record.leaderTransitions,
+  };
+  if (record.acquireTime !== undefined) spec.acquireTime = formatMicroTime(record.acquireTime);
+  if (record.renewTime !== undefined) spec.renewTime = formatMicroTime(record.renewTime);
+  return spec;
+}
+
+/** Converts a Lease spec to a record (LeaseSpecToLeaderElectionRecord); absent fields become ''/0/undefined. */
+export function leaseSpecToLeaderElectionRecord(spec: LeaseSpec | undefined): LeaderElectionRecord {
+  const record: LeaderElectionRecord = {
+    holderIdentity: spec?.holderIdentity ?? '',
+    leaseDurationSeconds: spec?.leaseDurationSeconds ?? 0,
+    leaderTransitions: spec?.leaseTransitions ?? 0,
+  };
+  const acquire = parseTime(spec?.acquireTime);
+  if (acquire !== undefined) record.acquireTime = acquire;
+  const renew = parseTime(spec?.renewTime);
+  if (renew !== undefined) record.renewTime = renew;
+  return record;
+}
+
+/**
+ * A {@link ResourceLock} backed by a Lease.
+ *
+ * @example
+ * const lock = new LeaseLock({
+ *   client: clientset.coordinationV1().leases('kube-system'),
+ *   namespace: 'kube-system',
+ *   name: 'my-controller',
+ *   identity: `${os.hostname()}_${randomUUID()}`,
+ * });
+ */
+export class LeaseLock implements ResourceLock {
+  readonly #client: LeaseClient;
+  readonly #namespace: string;
+  readonly #name: string;
+  readonly #identity: string;
+  readonly #recorder: LockEventRecorder | undefined;
+  readonly #labels: Record<string, string> | undefined;
+  /** The Lease as last read or written: its resourceVersion guards the next update. */
+  #lease: Lease | undefined;
+
+  constructor(options: LeaseLockOptions) {
+    this.#client = options.client;
+    this.#namespace = options.namespace;
+    this.#name = options.name;
+    this.#identity = options.identity;
+    this.#recorder = options.eventRecorder;
+    this.#labels = options.labels;
+  }
+
+  async get(options: LockRequestOptions = {}): Promise<ObservedLeaderElectionRecord> {
+    const lease = await this.#client.get(this.#name, requestOptions(options));
+    this.#lease = lease;
+    const record = leaseSpecToLeaderElectionRecord(lease.spec);
+    return { record, raw: rawRecord(record) };
+  }
+
+  async create(record: LeaderElectionRecord, options: LockRequestOptions = {}): Promise<void> {
+    const lease: Lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: this.#name, namespace: this.#namespace },
+      spec: leaderElectionRecordToLeaseSpec(record),
+    };
+    if (this.#labels !== undefined) lease.metadata!.labels = { ...this.#labels };
+    this.#lease = await this.#client.create(lease, requestOptions(options));
+  }
+
+  async update(record: LeaderElectionRecord, options: LockRequestOptions = {}): Promise<void> {
+    if (this.#lease === undefined) throw new LeaseNotInitializedError();
+    const lease: Lease = { ...this.#lease, spec: leaderElectionRecordToLeaseSpec(record) };
+    if (this.#labels !== undefined) {
+      lease.metadata = { ...lease.metadata, labels: { ...lease.metadata?.labels, ...this.#labels } };
+    }
+    this.#lease = await this.#client.update(lease, requestOptions(options));
+  }
+
+  recordEvent(message: string): void {
+    if (this.#recorder === undefined) return;
+    const metadata = this.#lease?.metadata ?? { name: this.#name, namespace: this.#namespace };
+    const subject: Lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata };
+    this.#recorder.eventf(subject, 'Normal', 'LeaderElection', `${this.#identity} ${message}`);
+  }
+
+  identity(): string {
+    return this.#identity;
+  }
+
+  describe(): string {
+    return `${this.#namespace}/${this.#name}`;
+  }
+}
+
+function requestOptions(options: LockRequestOptions): RequestOptions {
+  return options.signal === undefined ? {} : { signal: options.signal };
+}
