@@ -36,6 +36,7 @@ import {
   unsupportedMediaType,
 } from './status.ts';
 import { PodLogs } from './pod-logs.ts';
+import { openApiV3GroupVersion, openApiV3Root } from './openapi.ts';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, trackUpdate, PatchError, ApplyConflictError } from './patch/index.ts';
 
 type Obj = Record<string, unknown>;
@@ -273,6 +274,12 @@ export class ApiHandler {
     if (path === '/apis') return send(apiGroupList(this.registry));
     if (path === '/api/v1') return send(apiResourceList(this.registry, '', 'v1'));
     const parts = path.split('/').filter((s) => s !== '');
+    if (path === '/openapi/v3') return send(openApiV3Root(this.registry));
+    if (parts[0] === 'openapi' && parts[1] === 'v3') {
+      if (parts[2] === 'api' && parts.length === 4) return send(openApiV3GroupVersion(this.registry, '', parts[3]!));
+      if (parts[2] === 'apis' && parts.length === 5) return send(openApiV3GroupVersion(this.registry, parts[3]!, parts[4]!));
+      throw resourceNotFound();
+    }
     if (parts[0] === 'apis' && parts.length === 2) return send(apiGroup(this.registry, parts[1]!));
     if (parts[0] === 'apis' && parts.length === 3) return send(apiResourceList(this.registry, parts[1]!, parts[2]!));
     if (parts[0] !== 'api' && parts[0] !== 'apis') throw resourceNotFound();

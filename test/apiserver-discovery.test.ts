@@ -1,0 +1,114 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startApiServer, type ApiServer } from '../src/testing/index.ts';
+import { call, type Json } from './apiserver-helpers.ts';
+
+let server: ApiServer;
+before(async () => {
+  server = await startApiServer();
+});
+after(async () => {
+  await server.stop();
+});
+
+test('GET /version reports a Kubernetes version', async () => {
+  const r = await call(server, 'GET', '/version');
+  assert.equal(r.status, 200);
+  assert.equal(r.body.major, '1');
+  assert.match(r.body.gitVersion, /^v1\.\d+\.\d+/);
+});
+
+test('GET /api lists the core group version v1', async () => {
+  const r = await call(server, 'GET', '/api');
+  assert.equal(r.body.kind, 'APIVersions');
+  assert.deepEqual(r.body.versions, ['v1']);
+});
+
+test('GET /api/v1 describes pods like kube-apiserver, with its status and log subresources', async () => {
+  const r = await call(server, 'GET', '/api/v1');
+  assert.equal(r.body.kind, 'APIResourceList');
+  assert.equal(r.body.groupVersion, 'v1');
+  const byName = new Map<string, Json>(r.body.resources.map((x: Json) => [x.name, x]));
+  const pods = byName.get('pods');
+  assert.equal(pods.singularName, 'pod');
+  assert.equal(pods.namespaced, true);
+  assert.equal(pods.kind, 'Pod');
+  assert.deepEqual(pods.verbs, ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
+  assert.deepEqual(pods.shortNames, ['po']);
+  assert.deepEqual(pods.categories, ['all']);
+  assert.deepEqual(byName.get('pods/status').verbs, ['get', 'patch', 'update']);
+  assert.deepEqual(byName.get('pods/log').verbs, ['get']);
+  assert.equal(byName.get('namespaces').namespaced, false);
+  assert.equal(byName.has('configmaps/status'), false);
+  for (const name of ['namespaces', 'pods', 'services', 'configmaps', 'secrets', 'serviceaccounts', 'nodes', 'events', 'endpoints', 'persistentvolumeclaims']) {
+    assert.ok(byName.has(name), name);
+  }
+});
+
+test('GET /apis lists every built-in group with its preferred version', async () => {
+  const r = await call(server, 'GET', '/apis');
+  assert.equal(r.body.kind, 'APIGroupList');
+  const groups = r.body.groups.map((g: Json) => `${g.name}:${g.preferredVersion.groupVersion}`).sort();
+  assert.deepEqual(groups, [
+    'apiextensions.k8s.io:apiextensions.k8s.io/v1',
+    'apps:apps/v1',
+    'batch:batch/v1',
+    'coordination.k8s.io:coordination.k8s.io/v1',
+    'events.k8s.io:events.k8s.io/v1',
+    'rbac.authorization.k8s.io:rbac.authorization.k8s.io/v1',
+  ]);
+});
+
+test('aggregated discovery requests get plain legacy documents (clients fall back)', async () => {
+  const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+  const r = await call(server, 'GET', '/apis', { headers: { accept } });
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
+  assert.equal(r.body.kind, 'APIGroupList');
+});
+
+test('GET /apis/<group>/<version> lists the group resources; /apis/<group> the group', async () => {
+  const apps = await call(server, 'GET', '/apis/apps/v1');
+  assert.deepEqual(
+    apps.body.resources.map((x: Json) => x.name),
+    ['deployments', 'deployments/status', 'replicasets', 'replicasets/status', 'statefulsets', 'statefulsets/status', 'daemonsets', 'daemonsets/status'],
+  );
+  const deploy = apps.body.resources[0];
+  assert.deepEqual([deploy.kind, deploy.namespaced, deploy.shortNames], ['Deployment', true, ['deploy']]);
+  const group = await call(server, 'GET', '/apis/apps');
+  assert.equal(group.body.kind, 'APIGroup');
+  assert.equal(group.body.preferredVersion.version, 'v1');
+  const rbac = await call(server, 'GET', '/apis/rbac.authorization.k8s.io/v1');
+  assert.deepEqual(rbac.body.resources.map((x: Json) => `${x.name}:${x.namespaced}`), ['roles:true', 'rolebindings:true', 'clusterroles:false', 'clusterrolebindings:false']);
+  for (const [gv, names] of [
+    ['batch/v1', ['jobs', 'jobs/status']],
+    ['coordination.k8s.io/v1', ['leases']],
+    ['events.k8s.io/v1', ['events']],
+    ['apiextensions.k8s.io/v1', ['customresourcedefinitions', 'customresourcedefinitions/status']],
+  ] as const) {
+    const r = await call(server, 'GET', `/apis/${gv}`);
+    assert.deepEqual(
+      r.body.resources.map((x: Json) => x.name),
+      names,
+    );
+  }
+});
+
+test('unknown groups, versions and paths answer a 404 Status', async () => {
+  for (const path of ['/apis/nope.example.com/v1', '/apis/nope.example.com', '/api/v2', '/openapi/v2', '/nothing/here', '/apis/apps/v1/widgets']) {
+    const r = await call(server, 'GET', path);
+    assert.equal(r.status, 404, path);
+    assert.equal(r.body.kind, 'Status', path);
+    assert.equal(r.body.reason, 'NotFound', path);
+  }
+});
+
+test('OpenAPI v3 advertises server-side field validation per kind (what kubectl checks)', async () => {
+  const root = await call(server, 'GET', '/openapi/v3');
+  const url: string = root.body.paths['apis/apps/v1'].serverRelativeURL;
+  assert.match(url, /^\/openapi\/v3\/apis\/apps\/v1\?hash=/);
+  const doc = await call(server, 'GET', url);
+  const op = doc.body.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'].patch;
+  assert.deepEqual(op['x-kubernetes-group-version-kind'], { group: 'apps', version: 'v1', kind: 'Deployment' });
+  assert.ok(op.parameters.some((p: Json) => p.name === 'fieldValidation'));
+});
