@@ -1,7 +1,8 @@
 /**
  * Work queue throughput. Run: ./node_modules/.bin/node bench/workqueue.ts
  *
- * - add+get+done: a producer adds keys in batches, workers take each item and mark it done at once.
+ * - add+get+done: a producer adds keys in batches of 100 and lets the workers catch up; workers take
+ *   each item and mark it done, either at once or after one turn of simulated asynchronous work.
  *   "pool" draws keys at random from 1,000 keys, so adds of waiting items are deduplicated and adds of
  *   items being processed are requeued on done, as with a real informer; "distinct" adds each key once.
  *   Figures are processed items (get + done) per second; adds per second are shown too.
@@ -41,6 +42,7 @@ async function addGetDone(
   keys: readonly string[],
   totalAdds: number,
   batch: number,
+  asyncWork: boolean,
 ): Promise<Row> {
   let processed = 0;
   const worker = async (): Promise<void> => {
@@ -49,7 +51,7 @@ async function addGetDone(
       if (next.shutdown) return;
       processed++;
       // One turn of simulated asynchronous work, so that items are re-added while being processed.
-      await Promise.resolve();
+      if (asyncWork) await Promise.resolve();
       queue.done(next.item);
     }
   };
@@ -105,12 +107,18 @@ const distinct = Array.from({ length: total }, (_, i) => `default/pod-${i}`);
 
 const rows: Row[] = [];
 // Warm up the JIT so the first measured scenario is not penalised.
-await addGetDone('warmup', new Queue<string>(), 1, poolDraws, 500_000, 100);
-for (const workers of [1, 8]) {
-  rows.push(await addGetDone(`Queue, ${workers} worker(s), pool keys`, new Queue<string>(), workers, poolDraws, total, 100));
-  rows.push(await addGetDone(`Queue, ${workers} worker(s), distinct keys`, new Queue<string>(), workers, distinct, total, 100));
+await addGetDone('warmup', new Queue<string>(), 1, poolDraws, 1_000_000, 100, false);
+await addGetDone('warmup', new Queue<string>(), 8, poolDraws, 1_000_000, 100, true);
+for (const asyncWork of [false, true]) {
+  for (const workers of [1, 8]) {
+    const work = asyncWork ? ', async work' : '';
+    rows.push(await addGetDone(`Queue, ${workers} worker(s), pool keys${work}`, new Queue<string>(), workers, poolDraws, total, 100, asyncWork));
+    rows.push(await addGetDone(`Queue, ${workers} worker(s), distinct keys${work}`, new Queue<string>(), workers, distinct, total, 100, asyncWork));
+  }
 }
-rows.push(await addGetDone('RateLimitingQueue, 1 worker, distinct keys', new RateLimitingQueue<string>({ clock: new FakeClock() }), 1, distinct, total, 100));
+rows.push(
+  await addGetDone('RateLimitingQueue, 1 worker, distinct keys', new RateLimitingQueue<string>({ clock: new FakeClock() }), 1, distinct, total, 100, false),
+);
 rows.push(...(await addAfterBench()));
 console.log(`node ${process.version}`);
 console.table(rows);

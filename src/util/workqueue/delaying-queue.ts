@@ -47,7 +47,8 @@ export class DelayingQueue<T> implements DelayingInterface<T> {
   readonly #clock: Clock;
   readonly #retries: CounterMetric | undefined;
   readonly #heap = new WaitForHeap<T>();
-  // Invariant: an item is in #waiting iff it has an entry in #heap.
+  // The live entry of each waiting item. #heap may also hold stale entries (an item's earlier schedule,
+  // superseded by a sooner one, or already added): they are skipped when they reach the top.
   readonly #waiting = new Map<T, WaitFor<T>>();
   #timer: Timer | undefined;
   // Clock time the timer fires at; Infinity when no timer is armed.
@@ -102,14 +103,9 @@ export class DelayingQueue<T> implements DelayingInterface<T> {
     }
     const readyAt = this.#clock.now() + delayMs;
     const existing = this.#waiting.get(item);
-    if (existing !== undefined) {
-      // Only ever move an item earlier (upstream insert).
-      if (readyAt >= existing.readyAt) return;
-      existing.readyAt = readyAt;
-      this.#heap.fixEarlier(existing);
-    } else {
-      this.#waiting.set(item, this.#heap.push(item, readyAt));
-    }
+    // Only ever move a waiting item earlier (upstream insert).
+    if (existing !== undefined && readyAt >= existing.readyAt) return;
+    this.#waiting.set(item, this.#heap.push(item, readyAt));
     if (readyAt < this.#timerAt) this.#arm(readyAt);
   }
 
@@ -131,15 +127,19 @@ export class DelayingQueue<T> implements DelayingInterface<T> {
       return;
     }
     const now = this.#clock.now();
+    const heap = this.#heap;
+    const waiting = this.#waiting;
     for (;;) {
-      const next = this.#heap.peek();
+      const next = heap.peek();
       if (next === undefined) break;
-      if (next.readyAt > now) {
+      const live = waiting.get(next.item) === next;
+      if (live && next.readyAt > now) {
         this.#arm(next.readyAt);
         break;
       }
-      this.#heap.pop();
-      this.#waiting.delete(next.item);
+      heap.pop();
+      if (!live) continue;
+      waiting.delete(next.item);
       this.#queue.add(next.item);
     }
   };

@@ -2,25 +2,28 @@
  * The min-heap of items waiting in a delaying queue (upstream waitForPriorityQueue on container/heap).
  *
  * Entries are ordered by ready time; entries ready at the same time come out in insertion order (upstream
- * leaves ties unordered), which keeps delayed adds fair and tests deterministic. Each entry tracks its own
- * index so that its ready time can be moved earlier in O(log n).
+ * leaves ties unordered), which keeps delayed adds fair and tests deterministic. Ready times and
+ * insertion numbers live in typed arrays beside the entries, so sifting compares plain numbers in
+ * contiguous memory instead of chasing one object per comparison.
+ *
+ * There is no decrease-key: to make an item ready earlier, the delaying queue pushes a new entry and
+ * treats the old one as stale when it surfaces.
  */
 
 /** An item waiting to be added to the queue. */
 export interface WaitFor<T> {
   readonly item: T;
   /** Clock time (ms) at which the item becomes ready. */
-  readyAt: number;
-  /** Insertion sequence, the tie-breaker between equal ready times. */
-  readonly seq: number;
-  /** Position in the heap array; -1 once popped. */
-  index: number;
+  readonly readyAt: number;
 }
 
-/** A binary min-heap of {@link WaitFor} entries. */
+/** A binary min-heap of {@link WaitFor} entries ordered by (readyAt, insertion order). */
 export class WaitForHeap<T> {
+  // Invariant: for i < size, #times[i] and #seqs[i] are the ready time and insertion number of #entries[i].
+  #times = new Float64Array(64);
+  #seqs = new Float64Array(64);
   readonly #entries: WaitFor<T>[] = [];
-  #seq = 0;
+  #nextSeq = 0;
 
   get size(): number {
     return this.#entries.length;
@@ -33,9 +36,26 @@ export class WaitForHeap<T> {
 
   /** Adds a new entry and returns it. */
   push(item: T, readyAt: number): WaitFor<T> {
-    const entry: WaitFor<T> = { item, readyAt, seq: this.#seq++, index: this.#entries.length };
+    const entry: WaitFor<T> = { item, readyAt };
+    const seq = this.#nextSeq++;
+    let i = this.#entries.length;
+    if (i === this.#times.length) this.#grow();
     this.#entries.push(entry);
-    this.#up(entry.index);
+    const times = this.#times;
+    const seqs = this.#seqs;
+    const entries = this.#entries;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const pt = times[p]!;
+      if (pt < readyAt || (pt === readyAt && seqs[p]! < seq)) break;
+      times[i] = pt;
+      seqs[i] = seqs[p]!;
+      entries[i] = entries[p]!;
+      i = p;
+    }
+    times[i] = readyAt;
+    seqs[i] = seq;
+    entries[i] = entry;
     return entry;
   }
 
@@ -44,68 +64,52 @@ export class WaitForHeap<T> {
     const entries = this.#entries;
     const top = entries[0];
     if (top === undefined) return undefined;
+    const n = entries.length - 1;
     const last = entries.pop()!;
-    if (last !== top) {
-      entries[0] = last;
-      last.index = 0;
-      this.#down(0);
+    if (n === 0) return top;
+    const times = this.#times;
+    const seqs = this.#seqs;
+    const lt = times[n]!;
+    const ls = seqs[n]!;
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      let ct = times[c]!;
+      let cs = seqs[c]!;
+      const r = c + 1;
+      if (r < n) {
+        const rt = times[r]!;
+        const rs = seqs[r]!;
+        if (rt < ct || (rt === ct && rs < cs)) {
+          c = r;
+          ct = rt;
+          cs = rs;
+        }
+      }
+      if (lt < ct || (lt === ct && ls < cs)) break;
+      times[i] = ct;
+      seqs[i] = cs;
+      entries[i] = entries[c]!;
+      i = c;
     }
-    top.index = -1;
+    times[i] = lt;
+    seqs[i] = ls;
+    entries[i] = last;
     return top;
-  }
-
-  /** Restores heap order after `entry.readyAt` was lowered. */
-  fixEarlier(entry: WaitFor<T>): void {
-    this.#up(entry.index);
   }
 
   /** Removes every entry. */
   clear(): void {
-    for (const e of this.#entries) e.index = -1;
     this.#entries.length = 0;
   }
 
-  #up(i: number): void {
-    const entries = this.#entries;
-    const entry = entries[i]!;
-    const readyAt = entry.readyAt;
-    const seq = entry.seq;
-    while (i > 0) {
-      const parentIndex = (i - 1) >> 1;
-      const parent = entries[parentIndex]!;
-      if (parent.readyAt < readyAt || (parent.readyAt === readyAt && parent.seq < seq)) break;
-      entries[i] = parent;
-      parent.index = i;
-      i = parentIndex;
-    }
-    entries[i] = entry;
-    entry.index = i;
-  }
-
-  #down(i: number): void {
-    const entries = this.#entries;
-    const n = entries.length;
-    const entry = entries[i]!;
-    const readyAt = entry.readyAt;
-    const seq = entry.seq;
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= n) break;
-      let c = entries[child]!;
-      const right = child + 1;
-      if (right < n) {
-        const r = entries[right]!;
-        if (r.readyAt < c.readyAt || (r.readyAt === c.readyAt && r.seq < c.seq)) {
-          child = right;
-          c = r;
-        }
-      }
-      if (readyAt < c.readyAt || (readyAt === c.readyAt && seq < c.seq)) break;
-      entries[i] = c;
-      c.index = i;
-      i = child;
-    }
-    entries[i] = entry;
-    entry.index = i;
+  #grow(): void {
+    const times = new Float64Array(this.#times.length * 2);
+    times.set(this.#times);
+    this.#times = times;
+    const seqs = new Float64Array(this.#seqs.length * 2);
+    seqs.set(this.#seqs);
+    this.#seqs = seqs;
   }
 }
