@@ -1,0 +1,450 @@
+/**
+ * The REST client (rest.RESTClient + rest.Request's execution): sends {@link RestRequest}s built as
+ * data to the API server through one pooled connection per config, adding authentication,
+ * impersonation, the User-Agent, client-side rate limiting, Retry-After retries, timeouts, Warning
+ * header handling and gzip decoding, and turning every error response into a StatusError.
+ */
+import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { request as undiciRequest, type Dispatcher } from 'undici';
+import type { IncomingHttpHeaders } from 'undici/types/header.js';
+import { isUnauthorized } from '../apimachinery/errors.ts';
+import type { RequestOptions } from '../apimachinery/options.ts';
+import type { Watch, WatchEvent } from '../apimachinery/watch.ts';
+import { realClock, type Clock } from '../util/clock/clock.ts';
+import { kubeloomVersion } from '../version.ts';
+import { DefaultBurst, DefaultQPS, type RestConfig, type RequestRateLimiter } from './config.ts';
+import { InsecureCredentialsError, NetworkError, RequestTimeoutError, ResponseDecodeError, WatchDecodeError, errorFromResponse, errorFromWatchStatus } from './errors.ts';
+import { requestUrl, type RestRequest } from './request.ts';
+import { TokenBucketRateLimiter, unlimitedRateLimiter } from './token-bucket.ts';
+import { CachedTokenFile } from './token-file.ts';
+import { newDispatcher, parseHost, type ClientCertificate } from './transport.ts';
+import { WarningLogger, parseWarningHeaders, type WarningHandler } from './warnings.ts';
+import { WatchStreamDecoder } from './watch-decoder.ts';
+
+/** client-go's default ceiling on Retry-After retries per request (Request.maxRetries). */
+export const DefaultMaxRetries = 10;
+
+/** The default User-Agent: `kubeloom/<version> (node/<version>)`. */
+export const defaultUserAgent = `kubeloom/${kubeloomVersion} (node/${process.versions.node})`;
+
+// One process-wide deduplicating logger, as client-go's default warning handler is process-wide.
+const defaultWarningHandler = new WarningLogger();
+
+/** Options of {@link RestClient} that are not part of the connection config. */
+export interface RestClientOptions {
+  /** Time source for rate limiting, Retry-After waits and timeouts (default: the real clock). */
+  clock?: Clock;
+  /** Receives Warning headers (default: log each distinct warning once to stderr). */
+  warningHandler?: WarningHandler;
+  /** Retry-After retries per request (default 10, as client-go); 0 disables them. */
+  maxRetries?: number;
+}
+
+/** A completed response with its whole body. */
+export interface RestResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  /** The decoded (gunzipped) body. */
+  body: Buffer;
+}
+
+/** A response whose body is being streamed (watches, followed logs). */
+export interface StreamResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  /** The decoded body. Destroy it (or abort the request's signal) to release the connection. */
+  body: Readable;
+}
+
+/**
+ * A watch in progress: an async iterable of events that may be iterated once. Breaking out of the
+ * loop, calling {@link WatchStream.stop} or aborting the signal passed to `watch()` closes the
+ * connection. When the server ends the stream, iteration ends; a transport failure mid-event or a
+ * malformed line throws ({@link WatchDecodeError}); an abort throws the signal's reason.
+ */
+export interface WatchStream<T> extends Watch<T> {
+  /** Closes the stream; a pending or later iteration ends. */
+  stop(): void;
+}
+
+function headerValues(headers: IncomingHttpHeaders, name: string): string[] {
+  const v = headers[name];
+  if (v === undefined) return [];
+  return Array.isArray(v) ? v : [v];
+}
+
+function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  return headerValues(headers, name)[0];
+}
+
+/** Retry-After as whole seconds, when it is a valid integer (retryAfterSeconds upstream). */
+function retryAfterSeconds(headers: IncomingHttpHeaders): number | undefined {
+  const h = firstHeader(headers, 'retry-after');
+  if (h === undefined || !/^\s*\d+\s*$/.test(h)) return undefined;
+  return Number(h);
+}
+
+const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+function isLoopback(hostname: string): boolean {
+  return loopbackHosts.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+// Errors meaning the peer dropped the connection (net.IsConnectionReset / IsProbableEOF upstream).
+const resetCodes = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+function isConnectionReset(err: unknown): boolean {
+  for (let e: unknown = err, i = 0; e !== undefined && e !== null && i < 5; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && resetCodes.has(code)) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && /other side closed|socket hang up|terminated/.test(message)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function encodeExtraKey(key: string): string {
+  // Header names cannot carry every character, so extra keys are percent-encoded (as client-go does).
+  return encodeURIComponent(key).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** Combines an optional caller signal with an internal controller (for timeouts and stop()). */
+function linkSignals(outer: AbortSignal | undefined, inner: AbortController): () => void {
+  if (outer === undefined) return () => undefined;
+  if (outer.aborted) {
+    inner.abort(outer.reason);
+    return () => undefined;
+  }
+  const onAbort = (): void => inner.abort(outer.reason);
+  outer.addEventListener('abort', onAbort, { once: true });
+  return () => outer.removeEventListener('abort', onAbort);
+}
+
+function decodedBody(body: Readable, headers: IncomingHttpHeaders): Readable {
+  const encoding = firstHeader(headers, 'content-encoding')?.toLowerCase();
+  if (encoding !== 'gzip') return body;
+  const gunzip = createGunzip();
+  body.on('error', (err) => gunzip.destroy(err));
+  gunzip.on('close', () => body.destroy());
+  return body.pipe(gunzip);
+}
+
+async function readAll(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    chunks.push(buf);
+    length += buf.length;
+  }
+  return Buffer.concat(chunks, length);
+}
+
+/**
+ * Talks to one API server. Create one per {@link RestConfig} and share it: it owns the connection
+ * pool and the rate limiter. {@link RestClient.close} releases the connections.
+ *
+ * @example
+ * const client = new RestClient({ host: 'https://127.0.0.1:6443', bearerToken, tls: { caData } });
+ * const pod = await client.json<Pod>(buildGet({ group: '', version: 'v1', namespace: 'default', resource: 'pods', name: 'web' }));
+ */
+export class RestClient {
+  readonly config: RestConfig;
+  readonly #base: URL;
+  readonly #clock: Clock;
+  readonly #limiter: RequestRateLimiter;
+  readonly #warnings: WarningHandler;
+  readonly #maxRetries: number;
+  readonly #tokenFile: CachedTokenFile | undefined;
+  readonly #dispatcher: Dispatcher;
+  // A second pool for a client certificate supplied by the credential provider (replaced on rotation).
+  #certDispatcher: { key: string; dispatcher: Dispatcher } | undefined;
+  #closed = false;
+
+  constructor(config: RestConfig, options: RestClientOptions = {}) {
+    this.config = config;
+    this.#base = parseHost(config);
+    this.#clock = options.clock ?? realClock;
+    this.#warnings = options.warningHandler ?? defaultWarningHandler;
+    this.#maxRetries = Math.max(0, options.maxRetries ?? DefaultMaxRetries);
+    const qps = config.qps ?? DefaultQPS;
+    this.#limiter = config.rateLimiter ?? (qps < 0 ? unlimitedRateLimiter : new TokenBucketRateLimiter({ qps: qps === 0 ? DefaultQPS : qps, burst: config.burst || DefaultBurst, clock: this.#clock }));
+    this.#tokenFile = config.bearerTokenFile !== undefined && config.bearerTokenFile !== '' ? new CachedTokenFile(config.bearerTokenFile, this.#clock) : undefined;
+    this.#dispatcher = newDispatcher(config);
+  }
+
+  /** The clock this client waits on. */
+  get clock(): Clock {
+    return this.#clock;
+  }
+
+  /** The base URL requests are sent to (scheme, host and optional path prefix). */
+  get baseUrl(): string {
+    return this.#base.toString().replace(/\/$/, '');
+  }
+
+  /** Closes the pooled connections. Requests in flight are allowed to finish. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all([this.#dispatcher.close(), this.#certDispatcher?.dispatcher.close()]);
+  }
+
+  /**
+   * Sends `req` and reads the whole response. Resolves for 2xx responses; rejects with a
+   * {@link StatusError} for any other status, {@link NetworkError} when no response arrived,
+   * {@link RequestTimeoutError} on timeout, or the signal's reason when aborted.
+   */
+  async do(req: RestRequest, options: RequestOptions = {}): Promise<RestResponse> {
+    const timeoutMs = options.timeoutMs || this.config.timeoutMs || 0;
+    const controller = new AbortController();
+    const unlink = linkSignals(options.signal, controller);
+    // As client-go, the first throttle happens before the timeout starts: a throttled client does not
+    // time out before it sends anything.
+    try {
+      if (!req.watch) await this.#limiter.wait(controller.signal);
+    } catch (err) {
+      unlink();
+      throw err;
+    }
+    let timedOut: RequestTimeoutError | undefined;
+    const timer =
+      timeoutMs > 0
+        ? this.#clock.afterFunc(timeoutMs, () => {
+            timedOut = new RequestTimeoutError(this.#describe(req), timeoutMs);
+            controller.abort(timedOut);
+          })
+        : undefined;
+    try {
+      const resp = await this.#send(req, controller.signal);
+      const body = await readAll(resp.body).catch((err: unknown) => {
+        throw controller.signal.aborted ? controller.signal.reason : new NetworkError(this.#describe(req), err);
+      });
+      return { statusCode: resp.statusCode, headers: resp.headers, body };
+    } catch (err) {
+      if (timedOut !== undefined) throw timedOut;
+      throw err;
+    } finally {
+      timer?.stop();
+      unlink();
+    }
+  }
+
+  /** Sends `req` and parses the JSON response body (see {@link RestClient.do} for errors). */
+  async json<T>(req: RestRequest, options?: RequestOptions): Promise<T> {
+    const resp = await this.do(req, options);
+    if (resp.body.length === 0) throw new ResponseDecodeError(`${this.#describe(req)}: empty response body (status ${resp.statusCode})`);
+    try {
+      return JSON.parse(resp.body.toString('utf8')) as T;
+    } catch (err) {
+      throw new ResponseDecodeError(`${this.#describe(req)}: response is not valid JSON`, { cause: err });
+    }
+  }
+
+  /**
+   * Sends `req` and resolves once a 2xx response's headers arrived, handing over the streaming body.
+   * Aborting `options.signal` ends the body with the signal's reason.
+   */
+  async stream(req: RestRequest, options: RequestOptions = {}): Promise<StreamResponse> {
+    if (!req.watch) await this.#limiter.wait(options.signal);
+    const controller = new AbortController();
+    const unlink = linkSignals(options.signal, controller);
+    try {
+      const resp = await this.#send(req, controller.signal);
+      resp.body.once('close', unlink);
+      return resp;
+    } catch (err) {
+      unlink();
+      throw err;
+    }
+  }
+
+  /**
+   * Opens a watch (`req` from buildWatch). Resolves once the server answered 200; rejects with a
+   * StatusError otherwise. ERROR events are yielded as `{ type: 'ERROR', object: Status }`; wrap the
+   * stream with {@link raiseWatchErrors} to have them thrown as StatusErrors instead.
+   */
+  async watch<T>(req: RestRequest, options: RequestOptions = {}): Promise<WatchStream<T>> {
+    const controller = new AbortController();
+    const unlink = linkSignals(options.signal, controller);
+    let resp: StreamResponse;
+    try {
+      resp = await this.#send({ ...req, watch: true, stream: true }, controller.signal);
+    } catch (err) {
+      unlink();
+      throw err;
+    }
+    const describe = this.#describe(req);
+    const body = resp.body;
+    let stopped = false;
+    const stop = (): void => {
+      stopped = true;
+      body.destroy();
+    };
+    async function* events(): AsyncGenerator<WatchEvent<T>, void, undefined> {
+      const decoder = new WatchStreamDecoder<T>();
+      const batch: Array<WatchEvent<T>> = [];
+      try {
+        try {
+          for await (const chunk of body) {
+            const error = decoder.write(chunk as Buffer, batch);
+            for (const event of batch) yield event;
+            batch.length = 0;
+            if (error !== undefined) throw error;
+          }
+        } catch (err) {
+          if (err instanceof WatchDecodeError) throw err;
+          if (controller.signal.aborted) throw controller.signal.reason;
+          if (stopped) return;
+          // The connection dropped: fine between events (the caller re-watches), an error mid-event.
+          if (decoder.midEvent) throw new WatchDecodeError(`${describe}: watch stream cut in the middle of an event`, { cause: err });
+          if (isConnectionReset(err)) return;
+          throw new NetworkError(describe, err);
+        }
+        if (stopped) return;
+        const error = decoder.end(batch);
+        for (const event of batch) yield event;
+        if (error !== undefined) throw error;
+      } finally {
+        unlink();
+        body.destroy();
+      }
+    }
+    const iterable = events();
+    return {
+      stop,
+      [Symbol.asyncIterator]: () => iterable,
+    };
+  }
+
+  #describe(req: RestRequest): string {
+    return `${req.verb} ${requestUrl(this.baseUrl, req)}`;
+  }
+
+  async #dispatcherFor(cert: ClientCertificate | undefined): Promise<Dispatcher> {
+    if (cert === undefined) return this.#dispatcher;
+    const key = `${cert.certData}\u0000${cert.keyData}`;
+    if (this.#certDispatcher?.key === key) return this.#certDispatcher.dispatcher;
+    const previous = this.#certDispatcher?.dispatcher;
+    this.#certDispatcher = { key, dispatcher: newDispatcher(this.config, cert) };
+    // Requests already on the old pool finish; the pool then closes.
+    if (previous !== undefined) void previous.close().catch(() => undefined);
+    return this.#certDispatcher.dispatcher;
+  }
+
+  /** Authentication and identity headers for one attempt; also picks the pool (client certificates). */
+  async #authenticate(headers: Record<string, string | string[]>, signal: AbortSignal): Promise<Dispatcher> {
+    const c = this.config;
+    let cert: ClientCertificate | undefined;
+    let authorization: string | undefined;
+    if (c.credentialProvider !== undefined) {
+      const creds = await c.credentialProvider.getCredentials(signal);
+      if (creds.token !== undefined && creds.token !== '') authorization = `Bearer ${creds.token}`;
+      if (creds.clientCertificateData !== undefined && creds.clientKeyData !== undefined && creds.clientCertificateData !== '') {
+        cert = { certData: creds.clientCertificateData, keyData: creds.clientKeyData };
+      }
+    }
+    if (authorization === undefined) {
+      if (this.#tokenFile !== undefined) authorization = `Bearer ${await this.#tokenFile.token()}`;
+      else if (c.bearerToken !== undefined && c.bearerToken !== '') authorization = `Bearer ${c.bearerToken}`;
+      else if (c.username !== undefined && c.username !== '') {
+        authorization = `Basic ${Buffer.from(`${c.username}:${c.password ?? ''}`).toString('base64')}`;
+      }
+    }
+    if (authorization !== undefined) {
+      if (this.#base.protocol === 'http:' && !isLoopback(this.#base.hostname) && c.allowInsecureCredentials !== true) {
+        throw new InsecureCredentialsError(this.#base.host);
+      }
+      headers['authorization'] = authorization;
+    }
+    const imp = c.impersonate;
+    if (imp !== undefined) {
+      if (imp.userName !== undefined && imp.userName !== '') headers['impersonate-user'] = imp.userName;
+      if (imp.uid !== undefined && imp.uid !== '') headers['impersonate-uid'] = imp.uid;
+      if (imp.groups !== undefined && imp.groups.length > 0) headers['impersonate-group'] = [...imp.groups];
+      for (const [k, values] of Object.entries(imp.extra ?? {})) headers[`impersonate-extra-${encodeExtraKey(k)}`] = [...values];
+    }
+    return this.#dispatcherFor(cert);
+  }
+
+  /**
+   * One logical request: attempts with Retry-After retries (429 and 5xx with a valid header, up to
+   * maxRetries, any verb since bodies are replayable), connection-reset retries for GETs (an implied
+   * Retry-After of 1 s), and one retry with fresh credentials after a 401 when a credential provider
+   * is configured. Resolves with a 2xx response whose body is still unread.
+   */
+  async #send(req: RestRequest, signal: AbortSignal): Promise<StreamResponse> {
+    const url = requestUrl(this.baseUrl, req);
+    const describe = `${req.verb} ${url}`;
+    let attempts = 0;
+    let reauthenticated = false;
+    for (;;) {
+      if (signal.aborted) throw signal.reason;
+      const headers: Record<string, string | string[]> = {
+        ...req.headers,
+        'user-agent': this.config.userAgent ?? defaultUserAgent,
+        'accept-encoding': 'gzip',
+      };
+      const dispatcher = await this.#authenticate(headers, signal);
+      let resp: Dispatcher.ResponseData;
+      try {
+        resp = await undiciRequest(url, { dispatcher, method: req.verb, headers, body: req.body ?? null, signal });
+      } catch (err) {
+        if (signal.aborted) throw signal.reason;
+        if (req.verb === 'GET' && isConnectionReset(err) && attempts < this.#maxRetries) {
+          attempts++;
+          await this.#retryWait(1, signal);
+          continue;
+        }
+        throw new NetworkError(describe, err);
+      }
+      const code = resp.statusCode;
+      const body = decodedBody(resp.body, resp.headers);
+      for (const w of parseWarningHeaders(headerValues(resp.headers, 'warning'))) this.#warnings.handleWarning(w);
+      if (code >= 200 && code < 300) return { statusCode: code, headers: resp.headers, body };
+
+      let raw: Buffer;
+      try {
+        raw = await readAll(body);
+      } catch {
+        // A truncated error body still yields an error built from the status code.
+        if (signal.aborted) throw signal.reason;
+        raw = Buffer.alloc(0);
+      }
+      if (code === 401 && this.config.credentialProvider !== undefined && !reauthenticated) {
+        reauthenticated = true;
+        this.config.credentialProvider.invalidate();
+        continue;
+      }
+      const wait = retryAfterSeconds(resp.headers);
+      if ((code === 429 || (code >= 500 && code < 600)) && wait !== undefined && attempts < this.#maxRetries) {
+        attempts++;
+        await this.#retryWait(wait, signal);
+        continue;
+      }
+      const ct = firstHeader(resp.headers, 'content-type');
+      const error = errorFromResponse({ statusCode: code, body: raw, ...(ct !== undefined ? { contentType: ct } : {}), ...(wait !== undefined ? { retryAfterSeconds: wait } : {}) });
+      if (isUnauthorized(error) && this.#tokenFile !== undefined) this.#tokenFile.invalidate();
+      throw error;
+    }
+  }
+
+  async #retryWait(seconds: number, signal: AbortSignal): Promise<void> {
+    if (seconds > 0) await this.#clock.sleep(seconds * 1000, signal);
+    // A retry is a new request as far as the client-side limiter is concerned (withRetry.Before).
+    await this.#limiter.wait(signal);
+  }
+}
+
+/**
+ * Re-yields a watch's events, throwing an ERROR event's Status as a {@link StatusError}
+ * (410 Gone → `isExpired(err)`) instead of yielding it. Breaking out closes the underlying watch.
+ */
+export async function* raiseWatchErrors<T>(watch: Watch<T>): AsyncGenerator<Exclude<WatchEvent<T>, { type: 'ERROR' }>, void, undefined> {
+  for await (const event of watch) {
+    if (event.type === 'ERROR') throw errorFromWatchStatus(event.object);
+    yield event;
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * kubeloom/rest: the REST client (client-go's rest package): configuration, request building,
+ * the pooled HTTP client with auth, rate limiting and retries, errors and watch decoding.
+ */
+export * from './config.ts';
+export * from './request.ts';
+export * from './errors.ts';
+export * from './client.ts';
+export * from './token-bucket.ts';
+export * from './token-file.ts';
+export * from './transport.ts';
+export * from './warnings.ts';
+export * from './watch-decoder.ts';
