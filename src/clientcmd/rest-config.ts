@@ -108,7 +108,7 @@ async function tlsFor(clusterName: string, cluster: Cluster, userName: string, u
 export async function restConfigFrom(config: KubeConfig, options: RestConfigFromOptions = {}): Promise<RestConfig> {
   const context: Context = confirmUsable(config, options.context);
   const cluster = getEntry(config.clusters, context.cluster)!;
-  const user = context.authInfo ? getEntry(config.authInfos, context.authInfo) : undefined;
+  const user = getEntry(config.authInfos, context.authInfo);
   const userPath = `users[${JSON.stringify(context.authInfo)}].user`;
 
   if (user?.authProvider !== undefined) {

@@ -93,13 +93,12 @@ export function validateContext(config: KubeConfig, name: string, context: Conte
   const at = `contexts[${JSON.stringify(name)}].context`;
   const file = context.locationOfOrigin;
   const out: ConfigProblem[] = [];
-  if (!context.cluster) out.push(problem(file, `${at}.cluster`, 'a cluster must be specified'));
-  else {
-    const cluster = getEntry(config.clusters, context.cluster);
-    if (cluster === undefined) out.push(problem(file, `${at}.cluster`, `cluster ${JSON.stringify(context.cluster)} was not found`));
-    else out.push(...validateCluster(context.cluster, cluster));
-  }
-  if (context.authInfo) {
+  // Empty names only occur for entries synthesised from flags alone (--server with no kubeconfig).
+  const cluster = getEntry(config.clusters, context.cluster);
+  if (cluster !== undefined) out.push(...validateCluster(context.cluster, cluster));
+  else if (!context.cluster) out.push(problem(file, `${at}.cluster`, 'a cluster must be specified'));
+  else out.push(problem(file, `${at}.cluster`, `cluster ${JSON.stringify(context.cluster)} was not found`));
+  if (context.authInfo || getEntry(config.authInfos, '') !== undefined) {
     const authInfo = getEntry(config.authInfos, context.authInfo);
     if (authInfo === undefined) out.push(problem(file, `${at}.user`, `user ${JSON.stringify(context.authInfo)} was not found`));
     else out.push(...validateAuthInfo(context.authInfo, authInfo));
@@ -122,7 +121,9 @@ export function confirmUsable(config: KubeConfig, contextName?: string): Context
   const files = config.source?.kind === 'files' ? config.source.files : [];
   if (isEmptyKubeConfig(config)) throw new NoConfigurationError(files);
   const where = files.length > 0 ? files.join(':') : undefined;
-  if (!name) throw new InvalidKubeConfigError([problem(where, 'current-context', 'is not set and no context was given')]);
+  if (!name && getEntry(config.contexts, '') === undefined) {
+    throw new InvalidKubeConfigError([problem(where, 'current-context', 'is not set and no context was given')]);
+  }
   const context = getEntry(config.contexts, name);
   if (context === undefined) {
     throw new InvalidKubeConfigError([problem(where, contextName ? 'context' : 'current-context', `context ${JSON.stringify(name)} does not exist`)]);
