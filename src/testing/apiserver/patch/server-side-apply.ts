@@ -1,21 +1,248 @@
 /**
- * Server-side apply (sigs.k8s.io/structured-merge-diff merge.Updater.Apply).
+ * Server-side apply, as kube-apiserver runs `application/apply-patch+yaml` requests
+ * (sigs.k8s.io/structured-merge-diff merge.Updater.Apply plus the apiserver's fieldmanager layers).
+ *
+ * The applied configuration is merged into the live object through the merge schema (maps field by
+ * field, associative lists by their keys, sets by value, everything else atomically); the manager's
+ * Apply entry becomes exactly the configuration's field set; fields it applied last time and dropped
+ * now are removed from the object unless another manager still owns them; and changing a field another
+ * manager owns is a conflict unless forced, in which case the field changes hands.
  */
-import { PatchError } from './errors.ts';
+import { ApplyConflictError, badPatch, type ApplyConflict } from './errors.ts';
+import { comparePaths, FieldSet, isPrefix, pathToString, type FieldPath } from './fieldpath.ts';
+import { cloneJson, isObject, jsonEqual, setMember, type JsonObject } from './json-value.ts';
+import {
+  applyFieldSet, compareObjects, decodeManagedFields, describeOwner, entryIdentity, groupKindOf, listItemElement,
+  trackUpdate, withManagedFields, withoutIgnoredFields, type ManagerEntry,
+} from './managed-fields.ts';
+import { fieldSchema, schemaFor, type FieldSchema, type ListSchema } from './patch-merge-keys.ts';
 
 /** Options of {@link applyServerSideApply}. */
 export interface ApplyOptions {
+  /** The field manager (`?fieldManager=`); kubectl uses `kubectl` by default. */
   readonly manager: string;
+  /** Take conflicting fields from their owners instead of failing (`?force=true`). */
   readonly force: boolean;
+  /** Time recorded in the manager's entry (RFC 3339). */
   readonly now: string;
+  /** `group/version` of the endpoint; the applied object must declare the same apiVersion. */
   readonly apiVersion: string;
+  /** `status` when applying to the status subresource. */
   readonly subresource?: string;
 }
 
+// Name upstream gives the owner of fields that existed before the object's first tracked write.
+const beforeFirstApplyManager = 'before-first-apply';
+
 /**
- * Applies `applied` as the configuration of `options.manager` onto `live`.
- * @throws {ApplyConflictError} when another manager owns a field being changed and `force` is false.
+ * Applies `applied` as the configuration of `options.manager` onto `live` (`undefined` to create) and
+ * returns the new object with its managedFields. Inputs are never modified.
+ *
+ * @throws {ApplyConflictError} when the configuration changes fields other managers own and `force` is false.
+ * @throws {PatchError} 400 when the configuration declares another apiVersion or carries managedFields.
+ * @example
+ * const obj = applyServerSideApply(live, config, { manager: 'kubectl', force: false, now: clock.now().toISOString(), apiVersion: 'apps/v1' });
  */
-export function applyServerSideApply(_live: Record<string, unknown> | undefined, _applied: Record<string, unknown>, _options: ApplyOptions): Record<string, unknown> {
-  throw new PatchError(500, 'InternalError', 'server-side apply is not available yet');
+export function applyServerSideApply(live: Record<string, unknown> | undefined, applied: Record<string, unknown>, options: ApplyOptions): Record<string, unknown> {
+  const patchVersion = typeof applied.apiVersion === 'string' ? applied.apiVersion : '';
+  if (patchVersion !== options.apiVersion) {
+    throw badPatch(`Incorrect version specified in apply patch. Specified patch version: ${patchVersion}, expected: ${options.apiVersion}`);
+  }
+  if (isObject(applied.metadata) && applied.metadata.managedFields !== undefined && applied.metadata.managedFields !== null) {
+    throw badPatch('metadata.managedFields must be nil');
+  }
+  const subresource = options.subresource ?? '';
+  const schema = schemaFor(groupKindOf(applied, options.apiVersion));
+
+  let entries = decodeManagedFields(live);
+  const liveContent = withoutManagedFields(live ?? {});
+  if (live !== undefined && entries.length === 0) {
+    // An object nobody tracked yet: its current fields go to a placeholder owner first.
+    entries = decodeManagedFields(trackUpdate(undefined, liveContent, { manager: beforeFirstApplyManager, now: options.now, apiVersion: options.apiVersion }));
+  }
+  const config = withoutManagedFields(applied);
+
+  const identity = entryIdentity({ manager: options.manager, operation: 'Apply', apiVersion: options.apiVersion, subresource });
+  const previous = entries.find((e) => entryIdentity(e) === identity);
+  const others = entries.filter((e) => e !== previous);
+  const configSet = withoutIgnoredFields(applyFieldSet(config, schema), options.subresource);
+
+  let merged = mergeValues(liveContent, config, schema) as JsonObject;
+  if (previous !== undefined) merged = prune(merged, previous.set, configSet, others, schema);
+
+  const comparison = compareObjects(liveContent, merged, schema);
+  const changed = comparison.added.union(comparison.modified);
+  const conflicts: Array<ApplyConflict & { path: FieldPath }> = [];
+  for (const entry of others) {
+    for (const path of entry.set.intersection(changed)) {
+      conflicts.push({ manager: entry.manager, field: pathToString(path), owner: describeOwner(entry), path });
+    }
+  }
+  if (conflicts.length > 0 && !options.force) {
+    conflicts.sort((a, b) => (a.manager < b.manager ? -1 : a.manager > b.manager ? 1 : comparePaths(a.path, b.path)));
+    throw new ApplyConflictError(conflicts.map(({ manager, field, owner }) => ({ manager, field, owner })));
+  }
+  for (const entry of others) entry.set = entry.set.difference(changed).difference(comparison.removed);
+
+  // Upstream refreshes the entry's time only when the object changed.
+  const objectChanged = !jsonEqual(liveContent, merged);
+  const next: ManagerEntry = {
+    manager: options.manager,
+    operation: 'Apply',
+    apiVersion: options.apiVersion,
+    subresource,
+    time: objectChanged || previous?.time === undefined ? options.now : previous.time,
+    set: configSet,
+  };
+  return withManagedFields(merged, [...others, next]);
+}
+
+function withoutManagedFields(object: JsonObject): JsonObject {
+  const out = cloneJson(object);
+  if (isObject(out.metadata)) delete out.metadata.managedFields;
+  return out;
+}
+
+// --- merging -------------------------------------------------------------------------------------------
+
+/** typed.Merge: `rhs` (the configuration) merged over `lhs` (the live value). */
+function mergeValues(lhs: unknown, rhs: unknown, schema: FieldSchema | undefined): unknown {
+  if (rhs === undefined) return lhs;
+  if (lhs === undefined) return cloneJson(rhs);
+  if (schema?.kind === 'list') {
+    if (schema.listType === 'atomic' || !Array.isArray(lhs) || !Array.isArray(rhs)) return cloneJson(rhs);
+    return mergeLists(lhs, rhs, schema);
+  }
+  if (isObject(lhs) && isObject(rhs) && !(schema?.kind === 'map' && schema.atomic === true)) {
+    const out: JsonObject = {};
+    for (const key of Object.keys(lhs)) setMember(out, key, lhs[key]);
+    for (const [key, value] of Object.entries(rhs)) {
+      setMember(out, key, mergeValues(Object.hasOwn(lhs, key) ? lhs[key] : undefined, value, fieldSchema(schema, key)));
+    }
+    return out;
+  }
+  return cloneJson(rhs);
+}
+
+/**
+ * Merges associative lists and sets element by element. Live-only elements keep their places; shared
+ * and new elements follow the configuration's order (structured-merge-diff's visitListItems).
+ */
+function mergeLists(lhs: unknown[], rhs: unknown[], schema: ListSchema): unknown[] {
+  const lhsPEs = lhs.map((item, i) => listItemElement(schema, item, i));
+  const rhsPEs = rhs.map((item, i) => listItemElement(schema, item, i));
+  const observedLhs = new Map<string, unknown>();
+  lhsPEs.forEach((pe, i) => { if (!observedLhs.has(pe)) observedLhs.set(pe, lhs[i]); });
+  const observedRhs = new Map<string, unknown>();
+  rhsPEs.forEach((pe, i) => { if (!observedRhs.has(pe)) observedRhs.set(pe, rhs[i]); });
+  const sharedOrder = rhsPEs.filter((pe) => observedLhs.has(pe));
+  let nextShared = sharedOrder.shift();
+  const mergedRhs = new Set<string>();
+  const out: unknown[] = [];
+  const mergeItem = (pe: string): void => {
+    const l = observedLhs.get(pe);
+    const r = observedRhs.get(pe);
+    out.push(schema.listType === 'set' ? cloneJson(r ?? l) : mergeValues(l, r, schema.items));
+  };
+  let li = 0;
+  let ri = 0;
+  while (li < lhsPEs.length || ri < rhsPEs.length) {
+    if (li < lhsPEs.length && ri < rhsPEs.length) {
+      const pe = lhsPEs[li] as string;
+      if (pe === rhsPEs[ri]) {
+        mergedRhs.add(pe);
+        mergeItem(pe);
+        li++;
+        ri++;
+        nextShared = sharedOrder.shift();
+        continue;
+      }
+      if (observedRhs.has(pe) && nextShared !== undefined && nextShared !== pe) {
+        li++;
+        continue;
+      }
+    }
+    if (li < lhsPEs.length) {
+      const pe = lhsPEs[li] as string;
+      if (!observedRhs.has(pe)) {
+        out.push(lhs[li]);
+        li++;
+        continue;
+      }
+      if (mergedRhs.has(pe)) {
+        li++;
+        continue;
+      }
+    }
+    if (ri < rhsPEs.length) {
+      const pe = rhsPEs[ri] as string;
+      mergedRhs.add(pe);
+      mergeItem(pe);
+      ri++;
+      if (nextShared === pe) nextShared = sharedOrder.shift();
+    }
+  }
+  return out;
+}
+
+// --- pruning -------------------------------------------------------------------------------------------
+
+/**
+ * Removes what the manager applied last time (`lastSet`) and no longer applies, unless some manager
+ * (including the new configuration) still owns the field or something below it.
+ */
+function prune(merged: JsonObject, lastSet: FieldSet, configSet: FieldSet, others: readonly ManagerEntry[], schema: FieldSchema | undefined): JsonObject {
+  const owned = others.reduce((acc, e) => acc.union(e.set), configSet);
+  const candidates = lastSet.difference(owned).sorted().filter((path) => !owned.hasDescendant(path));
+  const removed: FieldPath[] = [];
+  const out = cloneJson(merged);
+  for (const path of candidates) {
+    if (removed.some((done) => isPrefix(done, path))) continue;
+    if (removePath(out, path, schema, owned)) removed.push(path);
+  }
+  return out;
+}
+
+/** Removes the node at `path`; maps of arbitrary keys emptied by the removal go too, as Go's omitempty drops them. */
+function removePath(root: JsonObject, path: FieldPath, schema: FieldSchema | undefined, owned: FieldSet): boolean {
+  const parents: Array<{ container: unknown; schema: FieldSchema | undefined; element: string }> = [];
+  let node: unknown = root;
+  let nodeSchema = schema;
+  for (const element of path) {
+    parents.push({ container: node, schema: nodeSchema, element });
+    const step = child(node, element, nodeSchema);
+    if (step === undefined) return false;
+    node = step.value;
+    nodeSchema = step.schema;
+  }
+  for (let depth = parents.length - 1; depth >= 0; depth--) {
+    const { container, schema: containerSchema, element } = parents[depth] as (typeof parents)[number];
+    deleteChild(container, element, containerSchema);
+    const emptied = isObject(container) && Object.keys(container).length === 0;
+    const containerPath = path.slice(0, depth);
+    const droppable = emptied && depth > 0 && containerSchema?.kind === 'map' && containerSchema.mapOf !== undefined && !owned.has(containerPath);
+    if (!droppable) break;
+  }
+  return true;
+}
+
+function child(node: unknown, element: string, schema: FieldSchema | undefined): { value: unknown; schema: FieldSchema | undefined } | undefined {
+  if (element.startsWith('f:')) {
+    const name = element.slice(2);
+    if (!isObject(node) || !Object.hasOwn(node, name)) return undefined;
+    return { value: node[name], schema: fieldSchema(schema, name) };
+  }
+  if (!Array.isArray(node) || schema?.kind !== 'list') return undefined;
+  const index = node.findIndex((item, i) => listItemElement(schema, item, i) === element);
+  return index < 0 ? undefined : { value: node[index], schema: schema.items };
+}
+
+function deleteChild(container: unknown, element: string, schema: FieldSchema | undefined): void {
+  if (element.startsWith('f:')) {
+    if (isObject(container)) delete container[element.slice(2)];
+    return;
+  }
+  if (!Array.isArray(container) || schema?.kind !== 'list') return;
+  const index = container.findIndex((item, i) => listItemElement(schema, item, i) === element);
+  if (index >= 0) container.splice(index, 1);
 }

@@ -1,0 +1,181 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { applyServerSideApply } from './server-side-apply.ts';
+import { trackUpdate } from './managed-fields.ts';
+import { ApplyConflictError, PatchError } from './errors.ts';
+
+const t0 = '2024-01-01T00:00:00Z';
+const t1 = '2024-01-01T00:01:00Z';
+const t2 = '2024-01-01T00:02:00Z';
+const apply = (manager: string, now: string, force = false) => ({ manager, now, force, apiVersion: 'apps/v1' });
+
+type Obj = Record<string, unknown>;
+
+function config(overrides: { replicas?: number | undefined; labels?: Record<string, string> | undefined; image?: string } = {}): Obj {
+  const metadata: Obj = { name: 'web', namespace: 'default' };
+  const labels = 'labels' in overrides ? overrides.labels : { app: 'web' };
+  if (labels !== undefined) metadata.labels = labels;
+  const spec: Obj = {
+    selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: overrides.image ?? 'nginx:1' }] } },
+  };
+  const replicas = 'replicas' in overrides ? overrides.replicas : 2;
+  if (replicas !== undefined) spec.replicas = replicas;
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata, spec };
+}
+
+function managed(object: Obj): Array<{ manager: string; operation: string; time?: string; fieldsV1: unknown }> {
+  return (object.metadata as { managedFields: Array<{ manager: string; operation: string; time?: string; fieldsV1: unknown }> }).managedFields;
+}
+
+function spec(object: Obj): Obj {
+  return object.spec as Obj;
+}
+
+// What the server adds on create; apply must leave it alone.
+function stored(object: Obj): Obj {
+  return { ...object, metadata: { ...(object.metadata as Obj), uid: 'u1', resourceVersion: '10', creationTimestamp: t0 } };
+}
+
+test('applyServerSideApply creates the object and records exactly the applied fields', () => {
+  const created = applyServerSideApply(undefined, config(), apply('kubectl', t0));
+  assert.deepEqual(JSON.stringify(managed(created)), JSON.stringify([{
+    manager: 'kubectl',
+    operation: 'Apply',
+    apiVersion: 'apps/v1',
+    time: t0,
+    fieldsType: 'FieldsV1',
+    fieldsV1: {
+      'f:metadata': { 'f:labels': { 'f:app': {} } },
+      'f:spec': {
+        'f:replicas': {},
+        'f:selector': {},
+        'f:template': {
+          'f:metadata': { 'f:labels': { 'f:app': {} } },
+          'f:spec': { 'f:containers': { 'k:{"name":"nginx"}': { '.': {}, 'f:image': {}, 'f:name': {} } } },
+        },
+      },
+    },
+  }]));
+  assert.deepEqual({ ...created, metadata: { ...(created.metadata as Obj), managedFields: undefined } },
+    { ...config(), metadata: { ...(config().metadata as Obj), managedFields: undefined } });
+});
+
+test('re-applying an unchanged configuration changes nothing, not even the entry time', () => {
+  const live = stored(applyServerSideApply(undefined, config(), apply('kubectl', t0)));
+  const again = applyServerSideApply(live, config(), apply('kubectl', t1));
+  assert.deepEqual(again, live);
+});
+
+test('a field dropped from the configuration is removed when nobody else owns it', () => {
+  const live = stored(applyServerSideApply(undefined, config(), apply('kubectl', t0)));
+  const next = applyServerSideApply(live, config({ replicas: undefined, labels: undefined }), apply('kubectl', t1));
+  assert.equal('replicas' in spec(next), false);
+  assert.equal('labels' in (next.metadata as Obj), false, 'an emptied labels map goes too');
+  assert.equal((next.metadata as Obj).uid, 'u1');
+  assert.deepEqual(managed(next).map((e) => [e.manager, e.time]), [['kubectl', t1]]);
+  assert.deepEqual((managed(next)[0]!.fieldsV1 as Obj)['f:metadata'], undefined);
+});
+
+test('changing a field another manager owns is a conflict naming the manager and the field', () => {
+  const live = stored(applyServerSideApply(undefined, config(), apply('kubectl', t0)));
+  const scaled = trackUpdate(live, { ...live, spec: { ...spec(live), replicas: 3 } }, { manager: 'kubectl-scale', now: t1, apiVersion: 'apps/v1' });
+  assert.throws(() => applyServerSideApply(scaled, config(), apply('kubectl', t2)), (err: unknown) => {
+    assert.ok(err instanceof ApplyConflictError);
+    assert.deepEqual(err.conflicts.map(({ manager, field }) => ({ manager, field })), [{ manager: 'kubectl-scale', field: '.spec.replicas' }]);
+    assert.equal(err.message, `Apply failed with 1 conflict: conflict with "kubectl-scale" using apps/v1 at ${t1}: .spec.replicas`);
+    assert.deepEqual(err.causes(), [{ type: 'FieldManagerConflict', message: `conflict with "kubectl-scale" using apps/v1 at ${t1}`, field: '.spec.replicas' }]);
+    return true;
+  });
+});
+
+test('conflicts list every field, grouped by owner, appliers named without version', () => {
+  const live = stored(applyServerSideApply(undefined, config(), apply('kubectl', t0)));
+  assert.throws(() => applyServerSideApply(live, config({ replicas: 5, image: 'nginx:2' }), apply('ci', t1)), (err: unknown) => {
+    assert.ok(err instanceof ApplyConflictError);
+    assert.deepEqual(err.conflicts.map((c) => c.field), ['.spec.replicas', '.spec.template.spec.containers[name="nginx"].image']);
+    assert.equal(err.message, 'Apply failed with 2 conflicts: conflicts with "kubectl":\n- .spec.replicas\n- .spec.template.spec.containers[name="nginx"].image');
+    return true;
+  });
+});
+
+test('force takes the conflicting fields over from their owners', () => {
+  const live = stored(applyServerSideApply(undefined, config(), apply('kubectl', t0)));
+  const scaled = trackUpdate(live, { ...live, spec: { ...spec(live), replicas: 3 } }, { manager: 'kubectl-scale', now: t1, apiVersion: 'apps/v1' });
+  const forced = applyServerSideApply(scaled, config({ replicas: 4 }), apply('kubectl', t2, true));
+  assert.equal(spec(forced).replicas, 4);
+  // kubectl-scale owned nothing else, so its entry is gone.
+  assert.deepEqual(managed(forced).map((e) => [e.manager, e.operation, e.time]), [['kubectl', 'Apply', t2]]);
+  assert.deepEqual((managed(forced)[0]!.fieldsV1 as { 'f:spec': Obj })['f:spec']['f:replicas'], {});
+});
+
+test('applying the same value as another owner makes both co-owners; the field survives either dropping it', () => {
+  const live = stored(applyServerSideApply(undefined, config(), apply('kubectl', t0)));
+  const shared = applyServerSideApply(live, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2 } }, apply('hpa', t1));
+  assert.deepEqual(managed(shared).map((e) => e.manager), ['kubectl', 'hpa']);
+  assert.deepEqual(managed(shared)[1]!.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+  const dropped = applyServerSideApply(shared, config({ replicas: undefined }), apply('kubectl', t2));
+  assert.equal(spec(dropped).replicas, 2);
+  assert.deepEqual(managed(dropped).map((e) => e.manager), ['kubectl', 'hpa']);
+});
+
+test('associative lists merge by key: live-only elements stay in place, applied ones follow the configuration', () => {
+  const live = applyServerSideApply(undefined, {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' },
+    spec: { containers: [{ name: 'a', image: 'a' }, { name: 'b', image: 'b' }, { name: 'c', image: 'c' }] },
+  }, { manager: 'one', now: t0, force: false, apiVersion: 'v1' });
+  const merged = applyServerSideApply(live, {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' },
+    spec: { containers: [{ name: 'd', image: 'd' }, { name: 'b', image: 'b' }] },
+  }, { manager: 'two', now: t1, force: false, apiVersion: 'v1' });
+  assert.deepEqual((spec(merged).containers as Obj[]).map((c) => c.name), ['a', 'd', 'b', 'c']);
+  assert.deepEqual(managed(merged)[1]!.fieldsV1, { 'f:spec': { 'f:containers': {
+    'k:{"name":"b"}': { '.': {}, 'f:image': {}, 'f:name': {} },
+    'k:{"name":"d"}': { '.': {}, 'f:image': {}, 'f:name': {} },
+  } } });
+});
+
+test('a list element dropped from the configuration is removed, together with its fields', () => {
+  const pod = (names: string[]): Obj => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', finalizers: names.map((n) => `x/${n}`) }, spec: { containers: names.map((name) => ({ name, image: name })) } });
+  const opts = (now: string) => ({ manager: 'kubectl', now, force: false, apiVersion: 'v1' });
+  const live = applyServerSideApply(undefined, pod(['a', 'b']), opts(t0));
+  const next = applyServerSideApply(live, pod(['b']), opts(t1));
+  assert.deepEqual(spec(next).containers, [{ name: 'b', image: 'b' }]);
+  assert.deepEqual((next.metadata as Obj).finalizers, ['x/b']);
+  assert.deepEqual(managed(next)[0]!.fieldsV1, {
+    'f:metadata': { 'f:finalizers': { 'v:"x/b"': {} } },
+    'f:spec': { 'f:containers': { 'k:{"name":"b"}': { '.': {}, 'f:image': {}, 'f:name': {} } } },
+  });
+});
+
+test('status is not owned through the main resource', () => {
+  const created = applyServerSideApply(undefined, { ...config(), status: { replicas: 1 } }, apply('kubectl', t0));
+  assert.equal(JSON.stringify(managed(created)[0]!.fieldsV1).includes('f:status'), false);
+  const viaStatus = applyServerSideApply(stored(created), { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, status: { replicas: 2 } },
+    { ...apply('controller', t1), subresource: 'status' });
+  assert.deepEqual(managed(viaStatus)[1], {
+    manager: 'controller', operation: 'Apply', apiVersion: 'apps/v1', time: t1, fieldsType: 'FieldsV1',
+    fieldsV1: { 'f:status': { 'f:replicas': {} } }, subresource: 'status',
+  });
+});
+
+test('an object created without managedFields gets its fields owned by before-first-apply', () => {
+  const untracked = stored(config());
+  assert.throws(() => applyServerSideApply(untracked, config({ replicas: 3 }), apply('kubectl', t1)),
+    (err: unknown) => err instanceof ApplyConflictError && err.conflicts[0]?.manager === 'before-first-apply');
+});
+
+test('the configuration must not carry managedFields and must match the endpoint version; inputs stay untouched', () => {
+  const withManaged = { ...config(), metadata: { name: 'web', managedFields: [] } };
+  assert.throws(() => applyServerSideApply(undefined, withManaged, apply('kubectl', t0)),
+    (err: unknown) => err instanceof PatchError && err.statusCode === 400 && err.message === 'metadata.managedFields must be nil');
+  assert.throws(() => applyServerSideApply(undefined, { ...config(), apiVersion: 'apps/v1beta1' }, apply('kubectl', t0)),
+    (err: unknown) => err instanceof PatchError && err.statusCode === 400 && err.reason === 'BadRequest'
+      && err.message === 'Incorrect version specified in apply patch. Specified patch version: apps/v1beta1, expected: apps/v1');
+  const live = stored(applyServerSideApply(undefined, config(), apply('kubectl', t0)));
+  const liveBefore = structuredClone(live);
+  const applied = config({ replicas: 7 });
+  applyServerSideApply(live, applied, apply('kubectl', t1));
+  assert.deepEqual(live, liveBefore);
+  assert.deepEqual(applied, config({ replicas: 7 }));
+});
