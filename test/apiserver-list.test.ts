@@ -1,0 +1,185 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startApiServer, type ApiServer } from '../src/testing/index.ts';
+import { call, create, pod, configMap, type Json } from './apiserver-helpers.ts';
+
+async function withServer(fn: (s: ApiServer) => Promise<void>, options: Parameters<typeof startApiServer>[0] = {}): Promise<void> {
+  const s = await startApiServer(options);
+  try {
+    await fn(s);
+  } finally {
+    await s.stop();
+  }
+}
+
+const cms = '/api/v1/namespaces/default/configmaps';
+const names = (r: { body: Json }): string[] => r.body.items.map((i: Json) => i.metadata.name);
+
+test('LIST returns items in key order with the current revision as resourceVersion', async () => {
+  await withServer(async (s) => {
+    for (const n of ['b', 'c', 'a']) await create(s, cms, configMap(n));
+    await create(s, '/api/v1/namespaces/kube-system/configmaps', configMap('z'));
+    const r = await call(s, 'GET', cms);
+    assert.equal(r.body.kind, 'ConfigMapList');
+    assert.equal(r.body.apiVersion, 'v1');
+    assert.deepEqual(names(r), ['a', 'b', 'c']);
+    assert.equal(r.body.metadata.resourceVersion, String(s.revision()));
+    // All namespaces: ordered by namespace, then name.
+    const all = await call(s, 'GET', '/api/v1/configmaps');
+    assert.deepEqual(
+      all.body.items.map((i: Json) => `${i.metadata.namespace}/${i.metadata.name}`),
+      ['default/a', 'default/b', 'default/c', 'kube-system/z'],
+    );
+  });
+});
+
+test('labelSelector and fieldSelector filter lists; a bad selector is 400', async () => {
+  await withServer(async (s) => {
+    await create(s, cms, configMap('one', {}, { app: 'web', tier: 'front' }));
+    await create(s, cms, configMap('two', {}, { app: 'web', tier: 'back' }));
+    await create(s, cms, configMap('three', {}, { app: 'db' }));
+    const q = async (query: string): Promise<string[]> => names(await call(s, 'GET', `${cms}?${query}`));
+    assert.deepEqual(await q('labelSelector=app%3Dweb'), ['one', 'two']);
+    assert.deepEqual(await q('labelSelector=app%3Dweb,tier!%3Dfront'), ['two']);
+    assert.deepEqual(await q('labelSelector=tier%20in%20(front,back)'), ['one', 'two']);
+    assert.deepEqual(await q('labelSelector=!tier'), ['three']);
+    assert.deepEqual(await q('fieldSelector=metadata.name%3Dtwo'), ['two']);
+    assert.deepEqual(await q('fieldSelector=metadata.name!%3Dtwo'), ['one', 'three']);
+    assert.deepEqual(names(await call(s, 'GET', '/api/v1/configmaps?fieldSelector=metadata.namespace%3Ddefault')), ['one', 'three', 'two']);
+    const bad = await call(s, 'GET', `${cms}?labelSelector=a%20in%20(`);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.reason, 'BadRequest');
+    const badField = await call(s, 'GET', `${cms}?fieldSelector=spec.nodeName%3Dx`);
+    assert.equal(badField.status, 400);
+    assert.equal(badField.body.message, 'field label not supported: spec.nodeName');
+  });
+});
+
+test('pods can be selected by status.phase and spec.nodeName', async () => {
+  await withServer(async (s) => {
+    const pods = '/api/v1/namespaces/default/pods';
+    await create(s, pods, pod('p1', { spec: { nodeName: 'n1', containers: [] }, status: { phase: 'Running' } }));
+    await create(s, pods, pod('p2', { spec: { nodeName: 'n2', containers: [] }, status: { phase: 'Running' } }));
+    await create(s, pods, pod('p3'));
+    const q = async (query: string): Promise<string[]> => names(await call(s, 'GET', `${pods}?${query}`));
+    assert.deepEqual(await q('fieldSelector=status.phase%3DRunning'), ['p1', 'p2']);
+    assert.deepEqual(await q('fieldSelector=spec.nodeName%3Dn2'), ['p2']);
+    assert.deepEqual(await q('fieldSelector=spec.nodeName%3D'), ['p3']);
+    assert.deepEqual(await q('fieldSelector=status.phase!%3DRunning'), ['p3']);
+  });
+});
+
+test('limit/continue paginate over a snapshot taken at the first page', async () => {
+  await withServer(async (s) => {
+    for (const n of ['a', 'b', 'c', 'd', 'e']) await create(s, cms, configMap(n, { v: '1' }));
+    const first = await call(s, 'GET', `${cms}?limit=2`);
+    const snapshot = first.body.metadata.resourceVersion;
+    assert.deepEqual(names(first), ['a', 'b']);
+    assert.equal(first.body.metadata.remainingItemCount, 3);
+    assert.ok(first.body.metadata.continue);
+    // Changes after the first page are not seen by the rest of the list.
+    await call(s, 'DELETE', `${cms}/c`);
+    await create(s, cms, configMap('cc'));
+    const d = (await call(s, 'GET', `${cms}/d`)).body;
+    await call(s, 'PUT', `${cms}/d`, { body: { ...d, data: { v: '2' } } });
+    const second = await call(s, 'GET', `${cms}?limit=2&continue=${encodeURIComponent(first.body.metadata.continue)}`);
+    assert.deepEqual(names(second), ['c', 'd']);
+    assert.equal(second.body.items[1].data.v, '1');
+    assert.equal(second.body.metadata.resourceVersion, snapshot);
+    const third = await call(s, 'GET', `${cms}?limit=2&continue=${encodeURIComponent(second.body.metadata.continue)}`);
+    assert.deepEqual(names(third), ['e']);
+    assert.equal(third.body.metadata.continue, undefined);
+    // A fresh list sees the current state.
+    assert.deepEqual(names(await call(s, 'GET', cms)), ['a', 'b', 'cc', 'd', 'e']);
+  });
+});
+
+test('pagination with a label selector fills pages with matching items only', async () => {
+  await withServer(async (s) => {
+    for (let i = 0; i < 10; i++) await create(s, cms, configMap(`cm-${i}`, {}, { even: String(i % 2 === 0) }));
+    const seen: string[] = [];
+    let cont = '';
+    for (;;) {
+      const r = await call(s, 'GET', `${cms}?limit=2&labelSelector=even%3Dtrue${cont === '' ? '' : `&continue=${encodeURIComponent(cont)}`}`);
+      seen.push(...names(r));
+      assert.equal(r.body.metadata.remainingItemCount, undefined);
+      cont = r.body.metadata.continue ?? '';
+      if (cont === '') break;
+    }
+    assert.deepEqual(seen, ['cm-0', 'cm-2', 'cm-4', 'cm-6', 'cm-8']);
+  });
+});
+
+test('a continue token whose revision was compacted is 410 Expired', async () => {
+  await withServer(async (s) => {
+    for (const n of ['a', 'b', 'c']) await create(s, cms, configMap(n));
+    const first = await call(s, 'GET', `${cms}?limit=1`);
+    await create(s, cms, configMap('d'));
+    s.faults.compact();
+    const r = await call(s, 'GET', `${cms}?limit=1&continue=${encodeURIComponent(first.body.metadata.continue)}`);
+    assert.equal(r.status, 410);
+    assert.equal(r.body.reason, 'Expired');
+    const garbage = await call(s, 'GET', `${cms}?limit=1&continue=garbage`);
+    assert.equal(garbage.status, 400);
+  });
+});
+
+test('history eviction also expires continue tokens', async () => {
+  await withServer(
+    async (s) => {
+      for (const n of ['a', 'b', 'c']) await create(s, cms, configMap(n));
+      const first = await call(s, 'GET', `${cms}?limit=1`);
+      for (let i = 0; i < 5; i++) await create(s, cms, configMap(`more-${i}`));
+      const r = await call(s, 'GET', `${cms}?limit=1&continue=${encodeURIComponent(first.body.metadata.continue)}`);
+      assert.equal(r.status, 410);
+    },
+    { watchHistorySize: 3 },
+  );
+});
+
+test('resourceVersion semantics: unset, "0", Exact and NotOlderThan', async () => {
+  await withServer(async (s) => {
+    const a = await create(s, cms, configMap('a', { v: '1' }));
+    const atA = Number(a.metadata.resourceVersion);
+    await call(s, 'PUT', `${cms}/a`, { body: { ...a, data: { v: '2' } } });
+    await create(s, cms, configMap('b'));
+    const current = s.revision();
+    const unset = await call(s, 'GET', cms);
+    assert.equal(unset.body.metadata.resourceVersion, String(current));
+    // "0" is served from the latest state and may ignore limit, as the watch cache does.
+    const any = await call(s, 'GET', `${cms}?resourceVersion=0&limit=1`);
+    assert.deepEqual(names(any), ['a', 'b']);
+    const exact = await call(s, 'GET', `${cms}?resourceVersion=${atA}&resourceVersionMatch=Exact`);
+    assert.equal(exact.body.metadata.resourceVersion, String(atA));
+    assert.deepEqual(names(exact), ['a']);
+    assert.equal(exact.body.items[0].data.v, '1');
+    const notOlder = await call(s, 'GET', `${cms}?resourceVersion=${atA}&resourceVersionMatch=NotOlderThan`);
+    assert.equal(notOlder.body.metadata.resourceVersion, String(current));
+    assert.deepEqual(names(notOlder), ['a', 'b']);
+    const future = await call(s, 'GET', `${cms}?resourceVersion=${current + 100}&resourceVersionMatch=NotOlderThan`);
+    assert.equal(future.status, 504);
+    assert.equal(future.body.reason, 'Timeout');
+    s.faults.compact();
+    const gone = await call(s, 'GET', `${cms}?resourceVersion=${atA}&resourceVersionMatch=Exact`);
+    assert.equal(gone.status, 410);
+    assert.equal(gone.body.reason, 'Expired');
+    const badMatch = await call(s, 'GET', `${cms}?resourceVersionMatch=Exact`);
+    assert.equal(badMatch.status, 422);
+  });
+});
+
+test('100 objects list identically whether paged or not', async () => {
+  await withServer(async (s) => {
+    for (let i = 0; i < 100; i++) await create(s, cms, configMap(`n${String(i).padStart(3, '0')}`));
+    const whole = names(await call(s, 'GET', cms));
+    const paged: string[] = [];
+    let cont = '';
+    do {
+      const r = await call(s, 'GET', `${cms}?limit=7${cont === '' ? '' : `&continue=${encodeURIComponent(cont)}`}`);
+      paged.push(...names(r));
+      cont = r.body.metadata.continue ?? '';
+    } while (cont !== '');
+    assert.equal(whole.length, 100);
+    assert.deepEqual(paged, whole);
+  });
+});

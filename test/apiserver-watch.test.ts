@@ -1,0 +1,231 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeClock } from '../src/util/clock/index.ts';
+import { startApiServer, type ApiServer, type ApiServerOptions } from '../src/testing/index.ts';
+import { call, create, configMap, watch, brief, type Json } from './apiserver-helpers.ts';
+
+async function withServer(fn: (s: ApiServer) => Promise<void>, options: ApiServerOptions = {}): Promise<void> {
+  const s = await startApiServer(options);
+  try {
+    await fn(s);
+  } finally {
+    await s.stop();
+  }
+}
+
+const cms = '/api/v1/namespaces/default/configmaps';
+
+async function update(s: ApiServer, name: string, change: (o: Json) => Json): Promise<Json> {
+  const cur = (await call(s, 'GET', `${cms}/${name}`)).body;
+  const r = await call(s, 'PUT', `${cms}/${name}`, { body: change(cur) });
+  assert.equal(r.status, 200, r.text);
+  return r.body;
+}
+
+test('watch from a resourceVersion streams ADDED, MODIFIED and DELETED as NDJSON over chunked encoding', async () => {
+  await withServer(async (s) => {
+    const start = s.revision();
+    const w = await watch(s, `${cms}?watch=true&resourceVersion=${start}`);
+    assert.equal(w.status, 200);
+    const a = await create(s, cms, configMap('a'));
+    const a2 = await update(s, 'a', (o) => ({ ...o, data: { x: '1' } }));
+    const del = await call(s, 'DELETE', `${cms}/a`);
+    const events = [await w.next(), await w.next(), await w.next()];
+    assert.deepEqual(events.map(brief), [`ADDED a ${a.metadata.resourceVersion}`, `MODIFIED a ${a2.metadata.resourceVersion}`, `DELETED a ${s.revision()}`]);
+    // DELETED carries the final state stamped with the deletion's own revision.
+    assert.equal(events[2].object.data.x, '1');
+    assert.equal(del.body.metadata.resourceVersion, String(s.revision()));
+    await w.close();
+  });
+});
+
+test('watch with resourceVersion N replays every change after N', async () => {
+  await withServer(async (s) => {
+    const base = s.revision();
+    await create(s, cms, configMap('a'));
+    await create(s, cms, configMap('b'));
+    await update(s, 'a', (o) => ({ ...o, data: { v: '2' } }));
+    await create(s, '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'unrelated' } });
+    const w = await watch(s, `${cms}?watch=1&resourceVersion=${base + 1}`);
+    assert.deepEqual([brief(await w.next()), brief(await w.next())], [`ADDED b ${base + 2}`, `MODIFIED a ${base + 3}`]);
+    await create(s, cms, configMap('c'));
+    assert.equal(brief(await w.next()), `ADDED c ${base + 5}`);
+    await w.close();
+  });
+});
+
+test('a resourceVersion older than the history gets one ERROR event with 410 Expired, then the stream ends', async () => {
+  await withServer(
+    async (s) => {
+      const base = s.revision();
+      for (let i = 0; i < 5; i++) await create(s, cms, configMap(`c${i}`));
+      const w = await watch(s, `${cms}?watch=true&resourceVersion=${base}`);
+      assert.equal(w.status, 200);
+      const e = await w.next();
+      assert.equal(e.type, 'ERROR');
+      assert.equal(e.object.kind, 'Status');
+      assert.equal(e.object.code, 410);
+      assert.equal(e.object.reason, 'Expired');
+      assert.match(e.object.message, /^too old resource version: \d+ \(\d+\)$/);
+      assert.equal(await w.next(), undefined);
+    },
+    { watchHistorySize: 2 },
+  );
+});
+
+test('resourceVersion unset or "0" starts with synthetic ADDED events for current objects', async () => {
+  await withServer(async (s) => {
+    await create(s, cms, configMap('b'));
+    await create(s, cms, configMap('a'));
+    await create(s, '/api/v1/namespaces/kube-system/configmaps', configMap('other'));
+    for (const query of ['watch=true', 'watch=true&resourceVersion=0']) {
+      const current = (await call(s, 'GET', cms)).body.items.map((i: Json) => `ADDED ${i.metadata.name}`);
+      const w = await watch(s, `${cms}?${query}`);
+      const first: string[] = [];
+      for (const _ of current) first.push(brief(await w.next()).split(' ').slice(0, 2).join(' '));
+      assert.deepEqual(first, current);
+      assert.deepEqual(current.slice(0, 2), ['ADDED a', 'ADDED b']);
+      const c = await create(s, cms, configMap(`c-${query.length}`));
+      assert.equal(brief(await w.next()), `ADDED ${c.metadata.name} ${c.metadata.resourceVersion}`);
+      await w.close();
+    }
+  });
+});
+
+test('selectors apply to watches; objects moving in or out are seen as ADDED or DELETED', async () => {
+  await withServer(async (s) => {
+    const start = s.revision();
+    const w = await watch(s, `${cms}?watch=true&resourceVersion=${start}&labelSelector=app%3Dweb`);
+    await create(s, cms, configMap('x', {}, { app: 'db' }));
+    await update(s, 'x', (o) => ({ ...o, metadata: { ...o.metadata, labels: { app: 'web' } } }));
+    await update(s, 'x', (o) => ({ ...o, data: { k: 'v' } }));
+    const out = await update(s, 'x', (o) => ({ ...o, metadata: { ...o.metadata, labels: { app: 'db' } } }));
+    await update(s, 'x', (o) => ({ ...o, data: { k: 'w' } }));
+    await create(s, cms, configMap('y', {}, { app: 'web' }));
+    const events = [await w.next(), await w.next(), await w.next(), await w.next()];
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.object.metadata.name} ${e.object.metadata.labels.app}`),
+      ['ADDED x web', 'MODIFIED x web', 'DELETED x db', 'ADDED y web'],
+    );
+    assert.equal(events[2].object.metadata.resourceVersion, out.metadata.resourceVersion);
+    await w.close();
+  });
+});
+
+test('field selectors and the legacy /watch/ path with a name', async () => {
+  await withServer(async (s) => {
+    const start = s.revision();
+    const byField = await watch(s, `${cms}?watch=true&resourceVersion=${start}&fieldSelector=metadata.name%3Db`);
+    const legacy = await watch(s, `/api/v1/watch/namespaces/default/configmaps/b?resourceVersion=${start}`);
+    const legacyAll = await watch(s, `/api/v1/watch/configmaps?resourceVersion=${start}`);
+    await create(s, cms, configMap('a'));
+    await create(s, cms, configMap('b'));
+    assert.equal((await byField.next()).object.metadata.name, 'b');
+    assert.equal((await legacy.next()).object.metadata.name, 'b');
+    assert.deepEqual([(await legacyAll.next()).object.metadata.name, (await legacyAll.next()).object.metadata.name], ['a', 'b']);
+    await Promise.all([byField.close(), legacy.close(), legacyAll.close()]);
+  });
+});
+
+test('allowWatchBookmarks sends periodic BOOKMARKs with only kind, apiVersion and resourceVersion', async () => {
+  const clock = new FakeClock();
+  await withServer(
+    async (s) => {
+      const w = await watch(s, `${cms}?watch=true&resourceVersion=${s.revision()}&allowWatchBookmarks=true`);
+      await create(s, cms, configMap('a'));
+      assert.equal((await w.next()).type, 'ADDED');
+      await clock.step(5_000);
+      assert.deepEqual(await w.next(), { type: 'BOOKMARK', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: String(s.revision()) } } });
+      await clock.step(5_000);
+      assert.equal((await w.next()).type, 'BOOKMARK');
+      await w.close();
+      // Without allowWatchBookmarks no bookmark is sent: the next event is the next change.
+      const plain = await watch(s, `${cms}?watch=true&resourceVersion=${s.revision()}`);
+      await clock.step(5_000);
+      await create(s, cms, configMap('b'));
+      assert.equal((await plain.next()).type, 'ADDED');
+      await plain.close();
+    },
+    { clock, bookmarkIntervalMs: 5_000 },
+  );
+});
+
+test('timeoutSeconds ends the stream cleanly; so does the default timeout', async () => {
+  const clock = new FakeClock();
+  await withServer(
+    async (s) => {
+      const w = await watch(s, `${cms}?watch=true&resourceVersion=${s.revision()}&timeoutSeconds=30`);
+      const dflt = await watch(s, `${cms}?watch=true&resourceVersion=${s.revision()}`);
+      await create(s, cms, configMap('a'));
+      assert.equal((await w.next()).type, 'ADDED');
+      assert.equal((await dflt.next()).type, 'ADDED');
+      await clock.step(30_000);
+      assert.deepEqual(await w.rest(), { lines: [], error: undefined });
+      await clock.step(30_000);
+      assert.deepEqual(await dflt.rest(), { lines: [], error: undefined });
+    },
+    { clock, defaultWatchTimeoutSeconds: 60 },
+  );
+});
+
+test('sendInitialEvents streams current objects, then a BOOKMARK marking the end of initial events', async () => {
+  await withServer(async (s) => {
+    await create(s, cms, configMap('b'));
+    await create(s, cms, configMap('a'));
+    const at = s.revision();
+    const w = await watch(s, `${cms}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+    assert.deepEqual([brief(await w.next()).split(' ').slice(0, 2), brief(await w.next()).split(' ').slice(0, 2)], [
+      ['ADDED', 'a'],
+      ['ADDED', 'b'],
+    ]);
+    assert.deepEqual(await w.next(), {
+      type: 'BOOKMARK',
+      object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: String(at), annotations: { 'k8s.io/initial-events-end': 'true' } } },
+    });
+    await create(s, cms, configMap('c'));
+    assert.equal((await w.next()).object.metadata.name, 'c');
+    await w.close();
+    // The protocol's preconditions are validated as kube-apiserver does.
+    const noBookmarks = await call(s, 'GET', `${cms}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`);
+    assert.equal(noBookmarks.status, 422);
+    const noMatch = await call(s, 'GET', `${cms}?watch=true&sendInitialEvents=true&allowWatchBookmarks=true`);
+    assert.equal(noMatch.status, 422);
+  });
+});
+
+test('many watchers of one resource receive identical bytes', async () => {
+  await withServer(async (s) => {
+    const start = s.revision();
+    const watchers = await Promise.all([1, 2, 3].map(() => watch(s, `${cms}?watch=true&resourceVersion=${start}`)));
+    for (let i = 0; i < 20; i++) await create(s, cms, configMap(`m${i}`));
+    const seen = await Promise.all(
+      watchers.map(async (w) => {
+        const lines: string[] = [];
+        for (let i = 0; i < 20; i++) lines.push((await w.nextLine())!);
+        return lines;
+      }),
+    );
+    assert.deepEqual(seen[1], seen[0]);
+    assert.deepEqual(seen[2], seen[0]);
+    assert.equal(seen[0]!.length, 20);
+    await Promise.all(watchers.map((w) => w.close()));
+  });
+});
+
+test('watch in Table form (kubectl get -w) sends column definitions once', async () => {
+  await withServer(async (s) => {
+    const accept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
+    const w = await watch(s, `${cms}?watch=true&resourceVersion=${s.revision()}`, { accept });
+    await create(s, cms, configMap('a'));
+    await create(s, cms, configMap('b'));
+    const [e1, e2] = [await w.next(), await w.next()];
+    assert.equal(e1.object.kind, 'Table');
+    assert.deepEqual(
+      e1.object.columnDefinitions.map((c: Json) => c.name),
+      ['Name', 'Data', 'Age'],
+    );
+    assert.equal(e2.object.columnDefinitions, null);
+    assert.equal(e2.object.rows[0].cells[0], 'b');
+    await w.close();
+  });
+});
