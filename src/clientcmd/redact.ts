@@ -147,7 +147,7 @@ export function protectRestConfig<T extends RestConfig>(config: T): T {
 const scrubRules: readonly [RegExp, string][] = [
   [/-----BEGIN [A-Z0-9 ]*-----[\s\S]*?(?:-----END [A-Z0-9 ]*-----|$)/g, REDACTED], // PEM blocks
   [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.?[A-Za-z0-9_-]*/g, REDACTED], // JWTs
-  [/\b(bearer|basic)\s+\S+/gi, `$1 ${REDACTED}`], // Authorization header values
+  [/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`], // Authorization header values
   [/("?(?:[a-z_-]*token|password|secret|[a-z_-]*key(?:-data|Data)?)"?\s*[:=]\s*)(?:"[^"]*"|\S+)/gi, `$1${REDACTED}`],
   [/[A-Za-z0-9+/_=-]{32,}/g, REDACTED], // long opaque strings: API keys, base64 blobs
 ];

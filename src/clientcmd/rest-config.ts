@@ -52,11 +52,9 @@ function checkPem(text: string, origin: string | undefined, field: string, kind:
 /** The host URL with client-go's default scheme: https when TLS settings are present, else http. */
 function hostFor(server: string, tls: boolean): string {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(server)) {
-    const url = new URL(server);
-    // Query and fragment have no meaning in a base URL (upstream drops them too).
-    url.search = '';
-    url.hash = '';
-    return url.pathname === '/' && !server.endsWith('/') ? url.origin : url.toString();
+    // Query and fragment have no meaning in a base URL (upstream drops them too). The rest is kept
+    // as written: re-serialising through URL would drop an explicit default port such as :443.
+    return server.replace(/[?#].*$/s, '');
   }
   return `${tls ? 'https' : 'http'}://${server}`;
 }
