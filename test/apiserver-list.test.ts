@@ -58,9 +58,14 @@ test('labelSelector and fieldSelector filter lists; a bad selector is 400', asyn
 test('pods can be selected by status.phase and spec.nodeName', async () => {
   await withServer(async (s) => {
     const pods = '/api/v1/namespaces/default/pods';
-    await create(s, pods, pod('p1', { spec: { nodeName: 'n1', containers: [] }, status: { phase: 'Running' } }));
-    await create(s, pods, pod('p2', { spec: { nodeName: 'n2', containers: [] }, status: { phase: 'Running' } }));
+    await create(s, pods, pod('p1', { spec: { nodeName: 'n1', containers: [] } }));
+    await create(s, pods, pod('p2', { spec: { nodeName: 'n2', containers: [] } }));
     await create(s, pods, pod('p3'));
+    for (const name of ['p1', 'p2']) {
+      // Status is not settable on create (kube resets it to Pending): it goes through /status.
+      const r = await call(s, 'PATCH', `${pods}/${name}/status`, { body: { status: { phase: 'Running' } }, contentType: 'application/merge-patch+json' });
+      assert.equal(r.body.status.phase, 'Running');
+    }
     const q = async (query: string): Promise<string[]> => names(await call(s, 'GET', `${pods}?${query}`));
     assert.deepEqual(await q('fieldSelector=status.phase%3DRunning'), ['p1', 'p2']);
     assert.deepEqual(await q('fieldSelector=spec.nodeName%3Dn2'), ['p2']);

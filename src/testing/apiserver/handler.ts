@@ -704,25 +704,23 @@ export class ApiHandler {
     return { name, obj };
   }
 
-  /** The few defaults clients commonly rely on. */
+  /**
+   * Create-time strategy: resources with a status subresource start with an empty status (nodes keep
+   * theirs, as upstream), plus the few defaults clients commonly rely on.
+   */
   #defaults(r: ApiResource, obj: Obj): void {
+    if (r.hasStatus && !(r.group === '' && r.resource === 'nodes')) delete obj.status;
     if (r.group === '' && r.resource === 'namespaces') {
       obj.spec = { finalizers: ['kubernetes'], ...(isObject(obj.spec) ? obj.spec : {}) };
       obj.status = { phase: 'Active' };
-    } else if (r.group === '' && r.resource === 'pods') {
-      const status = isObject(obj.status) ? obj.status : {};
-      obj.status = { phase: 'Pending', ...status };
+    } else if (r.group === '' && (r.resource === 'pods' || r.resource === 'persistentvolumeclaims')) {
+      obj.status = { phase: 'Pending' };
     } else if (r.group === 'apps' && (r.resource === 'deployments' || r.resource === 'replicasets' || r.resource === 'statefulsets')) {
       if (isObject(obj.spec) && obj.spec.replicas === undefined) obj.spec.replicas = 1;
     } else if (r.group === '' && r.resource === 'secrets') {
       obj.type ??= 'Opaque';
     } else if (r.group === '' && r.resource === 'services') {
       if (isObject(obj.spec)) obj.spec.type ??= 'ClusterIP';
-    }
-    if (r.hasStatus && !(r.group === '' && (r.resource === 'pods' || r.resource === 'namespaces')) && r.resource !== 'customresourcedefinitions') {
-      // The main resource ignores status on create for resources with a status subresource... except
-      // kube keeps it for most built-ins on create; we only drop it for custom resources, as kube does.
-      if (r.custom) delete obj.status;
     }
   }
 

@@ -1,0 +1,113 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeClock } from '../src/util/clock/index.ts';
+import { startApiServer, type ApiServer } from '../src/testing/index.ts';
+import { call, create, configMap, watch, brief, type Json } from './apiserver-helpers.ts';
+
+async function withServer(fn: (s: ApiServer) => Promise<void>, clock?: FakeClock): Promise<void> {
+  const s = await startApiServer(clock === undefined ? {} : { clock });
+  try {
+    await fn(s);
+  } finally {
+    await s.stop();
+  }
+}
+
+const cms = '/api/v1/namespaces/default/configmaps';
+
+test('DELETE without finalizers removes the object at once and returns it', async () => {
+  await withServer(async (s) => {
+    const created = await create(s, cms, configMap('a'));
+    const r = await call(s, 'DELETE', `${cms}/a`);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.kind, 'ConfigMap');
+    assert.equal(r.body.metadata.uid, created.metadata.uid);
+    assert.equal(r.body.metadata.resourceVersion, String(s.revision()));
+    assert.equal((await call(s, 'GET', `${cms}/a`)).status, 404);
+  });
+});
+
+test('with finalizers DELETE sets deletionTimestamp; the object goes when the last finalizer is removed', async () => {
+  const clock = new FakeClock(Date.parse('2024-06-01T00:00:00Z'));
+  await withServer(async (s) => {
+    await create(s, cms, { ...configMap('f'), metadata: { name: 'f', finalizers: ['example.com/a', 'example.com/b'] } });
+    const w = await watch(s, `${cms}?watch=true&resourceVersion=${s.revision()}`);
+    const marked = await call(s, 'DELETE', `${cms}/f`);
+    assert.equal(marked.status, 200);
+    assert.equal(marked.body.metadata.deletionTimestamp, '2024-06-01T00:00:00Z');
+    assert.equal(marked.body.metadata.deletionGracePeriodSeconds, 0);
+    // Deleting again changes nothing.
+    const again = await call(s, 'DELETE', `${cms}/f`);
+    assert.equal(again.body.metadata.resourceVersion, marked.body.metadata.resourceVersion);
+    const one = await call(s, 'PUT', `${cms}/f`, { body: { ...marked.body, metadata: { ...marked.body.metadata, finalizers: ['example.com/b'] } } });
+    assert.equal(one.status, 200);
+    assert.equal((await call(s, 'GET', `${cms}/f`)).status, 200);
+    const last = await call(s, 'PATCH', `${cms}/f`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+    assert.equal(last.status, 200);
+    assert.equal((await call(s, 'GET', `${cms}/f`)).status, 404);
+    const events = [await w.next(), await w.next(), await w.next()];
+    assert.deepEqual(
+      events.map((e: Json) => e.type),
+      ['MODIFIED', 'MODIFIED', 'DELETED'],
+    );
+    assert.equal(brief(events[2]), `DELETED f ${s.revision()}`);
+    await w.close();
+  }, clock);
+});
+
+test('preconditions on uid and resourceVersion are 409 Conflict when they do not hold', async () => {
+  await withServer(async (s) => {
+    const created = await create(s, cms, configMap('p'));
+    const uid = await call(s, 'DELETE', `${cms}/p`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'not-the-uid' } } });
+    assert.equal(uid.status, 409);
+    assert.equal(uid.body.reason, 'Conflict');
+    assert.equal(uid.body.message, `Operation cannot be fulfilled on configmaps "p": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${created.metadata.uid}`);
+    const rv = await call(s, 'DELETE', `${cms}/p`, { body: { preconditions: { resourceVersion: '1' } } });
+    assert.equal(rv.status, 409);
+    const ok = await call(s, 'DELETE', `${cms}/p`, { body: { preconditions: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion } } });
+    assert.equal(ok.status, 200);
+    const badBody = await call(s, 'DELETE', `${cms}/p`, { raw: '{nope' });
+    assert.equal(badBody.status, 400);
+  });
+});
+
+test('DELETE of a collection honours label and field selectors and returns the deleted items', async () => {
+  await withServer(async (s) => {
+    await create(s, cms, configMap('a', {}, { app: 'web' }));
+    await create(s, cms, configMap('b', {}, { app: 'web' }));
+    await create(s, cms, configMap('c', {}, { app: 'db' }));
+    await create(s, '/api/v1/namespaces/kube-system/configmaps', configMap('d', {}, { app: 'web' }));
+    const r = await call(s, 'DELETE', `${cms}?labelSelector=app%3Dweb`);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.kind, 'ConfigMapList');
+    assert.deepEqual(
+      r.body.items.map((i: Json) => i.metadata.name),
+      ['a', 'b'],
+    );
+    const left = (await call(s, 'GET', '/api/v1/configmaps')).body.items.map((i: Json) => `${i.metadata.namespace}/${i.metadata.name}`);
+    assert.deepEqual(left, ['default/c', 'kube-system/d']);
+    const byField = await call(s, 'DELETE', `${cms}?fieldSelector=metadata.name%3Dc`);
+    assert.equal(byField.body.items.length, 1);
+    assert.equal((await call(s, 'GET', cms)).body.items.length, 0);
+  });
+});
+
+test('deleting a namespace deletes what it contains', async () => {
+  await withServer(async (s) => {
+    await create(s, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } });
+    await create(s, '/api/v1/namespaces/team/configmaps', configMap('x'));
+    const r = await call(s, 'DELETE', '/api/v1/namespaces/team');
+    assert.equal(r.status, 200);
+    assert.equal((await call(s, 'GET', '/api/v1/namespaces/team/configmaps/x')).status, 404);
+    assert.equal((await call(s, 'POST', '/api/v1/namespaces/team/configmaps', { body: configMap('y') })).status, 404);
+  });
+});
+
+test('dryRun DELETE leaves the object in place', async () => {
+  await withServer(async (s) => {
+    await create(s, cms, configMap('keep'));
+    const r = await call(s, 'DELETE', `${cms}/keep?dryRun=All`);
+    assert.equal(r.status, 200);
+    assert.equal((await call(s, 'GET', `${cms}/keep`)).status, 200);
+  });
+});
