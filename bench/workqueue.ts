@@ -105,6 +105,16 @@ const poolDraws = Array.from({ length: 100_000 }, () => pool[Math.floor(random()
 const total = 2_000_000;
 const distinct = Array.from({ length: total }, (_, i) => `default/pod-${i}`);
 
+/** Runs a scenario three times and keeps the fastest run: the machine may be shared. */
+async function best(run: () => Promise<Row>): Promise<Row> {
+  let top: Row | undefined;
+  for (let i = 0; i < 3; i++) {
+    const row = await run();
+    if (top === undefined || Number(row.ms) < Number(top.ms)) top = row;
+  }
+  return top!;
+}
+
 const rows: Row[] = [];
 // Warm up the JIT so the first measured scenario is not penalised.
 await addGetDone('warmup', new Queue<string>(), 1, poolDraws, 1_000_000, 100, false);
@@ -112,13 +122,20 @@ await addGetDone('warmup', new Queue<string>(), 8, poolDraws, 1_000_000, 100, tr
 for (const asyncWork of [false, true]) {
   for (const workers of [1, 8]) {
     const work = asyncWork ? ', async work' : '';
-    rows.push(await addGetDone(`Queue, ${workers} worker(s), pool keys${work}`, new Queue<string>(), workers, poolDraws, total, 100, asyncWork));
-    rows.push(await addGetDone(`Queue, ${workers} worker(s), distinct keys${work}`, new Queue<string>(), workers, distinct, total, 100, asyncWork));
+    rows.push(await best(() => addGetDone(`Queue, ${workers} worker(s), pool keys${work}`, new Queue<string>(), workers, poolDraws, total, 100, asyncWork)));
+    rows.push(
+      await best(() => addGetDone(`Queue, ${workers} worker(s), distinct keys${work}`, new Queue<string>(), workers, distinct, total, 100, asyncWork)),
+    );
   }
 }
 rows.push(
-  await addGetDone('RateLimitingQueue, 1 worker, distinct keys', new RateLimitingQueue<string>({ clock: new FakeClock() }), 1, distinct, total, 100, false),
+  await best(() =>
+    addGetDone('RateLimitingQueue, 1 worker, distinct keys', new RateLimitingQueue<string>({ clock: new FakeClock() }), 1, distinct, total, 100, false),
+  ),
 );
-rows.push(...(await addAfterBench()));
-console.log(`node ${process.version}`);
+const afterRuns = [await addAfterBench(), await addAfterBench(), await addAfterBench()];
+for (let i = 0; i < afterRuns[0]!.length; i++) {
+  rows.push(afterRuns.map((r) => r[i]!).reduce((a, b) => (Number(b.ms) < Number(a.ms) ? b : a)));
+}
+console.log(`node ${process.version}, best of 3 runs per scenario`);
 console.table(rows);
