@@ -18,6 +18,6 @@ export interface DefaultControllerRateLimiterOptions {
 export function defaultControllerRateLimiter<T>(options: DefaultControllerRateLimiterOptions = {}): RateLimiter<T> {
   return new MaxOfRateLimiter<T>(
     new ItemExponentialFailureRateLimiter<T>(5, 1_000_000),
-    new BucketRateLimiter<T>(10, 100, options.clock ? { clock: options.clock } : {}),
+    new BucketRateLimiter<T>(10, 100, { clock: options.clock }),
   );
 }

@@ -58,8 +58,7 @@ export class DelayingQueue<T> implements DelayingInterface<T> {
   constructor(options: DelayingQueueOptions<T> = {}) {
     const name = options.name ?? '';
     this.#clock = options.clock ?? realClock;
-    this.#queue =
-      options.queue ?? new Queue<T>({ name, clock: this.#clock, ...(options.metricsProvider ? { metricsProvider: options.metricsProvider } : {}) });
+    this.#queue = options.queue ?? new Queue<T>({ name, clock: this.#clock, metricsProvider: options.metricsProvider });
     this.#retries = newRetryMetrics(resolveMetricsProvider(options.metricsProvider), name);
   }
 

@@ -117,12 +117,14 @@ export class QueueMetrics<T> {
     this.#longestRunningProcessor = provider.newLongestRunningProcessorSecondsMetric(name);
   }
 
+  /** An item became dirty: count it and remember when it was first added. */
   add(item: T): void {
     this.#adds.inc();
     this.#depth.inc();
     if (!this.#addTimes.has(item)) this.#addTimes.set(item, this.#clock.now());
   }
 
+  /** An item was handed out: observe how long it waited and start its work clock. */
   get(item: T): void {
     this.#depth.dec();
     const now = this.#clock.now();
@@ -134,6 +136,7 @@ export class QueueMetrics<T> {
     }
   }
 
+  /** An item's processing ended: observe how long it took. */
   done(item: T): void {
     const started = this.#processingStartTimes.get(item);
     if (started !== undefined) {
@@ -142,6 +145,7 @@ export class QueueMetrics<T> {
     }
   }
 
+  /** Refreshes the unfinished-work gauges from the items being processed. */
   updateUnfinishedWork(): void {
     // A summary would describe this better, but (as upstream notes) gauges are what Prometheus can reset.
     const now = this.#clock.now();

@@ -54,13 +54,7 @@ export class RateLimitingQueue<T> implements RateLimitingInterface<T> {
   constructor(options: RateLimitingQueueOptions<T> = {}) {
     const clock = options.clock ?? realClock;
     this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<T>({ clock });
-    this.#queue =
-      options.delayingQueue ??
-      new DelayingQueue<T>({
-        clock,
-        ...(options.name !== undefined ? { name: options.name } : {}),
-        ...(options.metricsProvider !== undefined ? { metricsProvider: options.metricsProvider } : {}),
-      });
+    this.#queue = options.delayingQueue ?? new DelayingQueue<T>({ clock, name: options.name, metricsProvider: options.metricsProvider });
   }
 
   add(item: T): void {

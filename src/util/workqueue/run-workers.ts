@@ -37,7 +37,8 @@ function defaultOnError(error: unknown, item: unknown): void {
  *
  * Workers stop when the queue is shut down and has nothing left to hand out, or when `signal` aborts
  * (which shuts the queue down; items still queued are then left unprocessed). The returned promise
- * resolves once every worker has exited, so in-flight work has finished; it never rejects.
+ * resolves once every worker has exited, so in-flight work has finished. Errors from `process` never
+ * reject it; it rejects only for an invalid `concurrency` or if the queue itself throws.
  *
  * @example
  * const controller = new AbortController();
