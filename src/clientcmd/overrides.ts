@@ -5,6 +5,7 @@
 import type { AuthInfo, Cluster, Context, KubeConfig } from './api/types.ts';
 import { getEntry, setEntry } from './api/types.ts';
 import { InvalidKubeConfigError } from './errors.ts';
+import { protectKubeConfig } from './redact.ts';
 
 /** Overrides for the selected context, its cluster and its user. Every field is optional. */
 export interface ConfigOverrides {
@@ -50,7 +51,8 @@ function copy<T extends object>(value: T | undefined): T {
 /**
  * Returns a new config whose current context is the selected one (`overrides.context`, else
  * `currentContext`) with the overrides applied to it, its cluster and its user, the way
- * client-go's DirectClientConfig resolves them. Other entries are shared with `config`.
+ * client-go's DirectClientConfig resolves them. Other entries are shared with `config`; the copies
+ * print without secrets like the originals.
  *
  * @throws {InvalidKubeConfigError} when an overridden context, cluster or user name does not exist.
  */
@@ -69,7 +71,7 @@ export function applyOverrides(config: KubeConfig, overrides: ConfigOverrides): 
   out.currentContext = contextName;
   const touchesContext =
     overrides.cluster || overrides.user || overrides.namespace || overrides.server || overrides.token || overrides.username;
-  if (!touchesContext && !hasClusterOverrides(overrides) && !hasUserOverrides(overrides)) return out;
+  if (!touchesContext && !hasClusterOverrides(overrides) && !hasUserOverrides(overrides)) return protectKubeConfig(out);
 
   const context: Context = copy(getEntry(config.contexts, contextName));
   context.cluster ??= '';
@@ -129,7 +131,7 @@ export function applyOverrides(config: KubeConfig, overrides: ConfigOverrides): 
     for (const key of Object.keys(user) as (keyof AuthInfo)[]) if (user[key] === undefined) delete user[key];
     setEntry(out.authInfos, context.authInfo, user);
   }
-  return out;
+  return protectKubeConfig(out);
 }
 
 function hasClusterOverrides(o: ConfigOverrides): boolean {
