@@ -119,6 +119,31 @@ describe('Queue', () => {
     assert.equal(await settles(drained), true);
   });
 
+  test('shutDownWithDrain ends when nothing is processed, even if an item re-added meanwhile is queued (upstream ...WithDirtyItem)', async () => {
+    const q = new Queue<string>();
+    q.add('foo');
+    await item(q);
+    q.add('foo');
+    const drained = q.shutDownWithDrain();
+    assert.equal(await settles(drained), false);
+    q.done('foo');
+    assert.equal(await settles(drained), true);
+    assert.equal(await item(q), 'foo', 'the re-added item is still handed out');
+    q.done('foo');
+    assert.deepEqual(await q.get(), { shutdown: true });
+  });
+
+  test('shutDownWithDrain wakes waiting getters like shutDown', async () => {
+    const q = new Queue<string>();
+    q.add('foo');
+    await item(q);
+    const waiting = q.get();
+    const drained = q.shutDownWithDrain();
+    assert.deepEqual(await waiting, { shutdown: true });
+    q.done('foo');
+    await drained;
+  });
+
   test('shutDownWithDrain resolves at once when nothing is being processed', async () => {
     const q = new Queue<string>();
     q.add('a');

@@ -197,12 +197,14 @@ export class Queue<T> implements QueueInterface<T> {
     this.#metrics?.done(item);
     this.#processingCount--;
     if ((state & DIRTY) !== 0) {
+      // Re-added while processing: queue it now (a waiting worker takes it at once).
       this.#states.set(item, DIRTY);
       this.#enqueue(item);
     } else {
       this.#states.delete(item);
-      if (this.#processingCount === 0) this.#resolveDrainers();
     }
+    // As upstream, a drain ends when nothing is being processed, even if a requeued item waits.
+    if (this.#processingCount === 0) this.#resolveDrainers();
   }
 
   shutDown(): void {
