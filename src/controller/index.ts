@@ -1,0 +1,22 @@
+/**
+ * kubeloom/controller: the controller loop (informers → rate-limited queue → reconcile workers),
+ * enqueue helpers, finalizer helpers and expectations, as client-go's sample-controller and
+ * kubernetes/pkg/controller use them.
+ */
+export { Controller, ControllerError } from './controller.ts';
+export type { ControllerOptions, ControllerStats, ReconcileContext, ReconcileFunc, ReconcileResult } from './controller.ts';
+export type { HasSynced, KeySink, ResourceEventHandler } from './event-handler.ts';
+export { enqueueForObject, enqueueForOwner, enqueueMapped, keyForNotification, objectOf, ownerKeys } from './enqueue.ts';
+export type { EnqueueForOwnerOptions } from './enqueue.ts';
+export {
+  addFinalizer,
+  addFinalizerPatch,
+  hasFinalizer,
+  isBeingDeleted,
+  isFinalizerPatchConflict,
+  removeFinalizer,
+  removeFinalizerPatch,
+} from './finalizers.ts';
+export type { JsonPatchOperation, PatchClient } from './finalizers.ts';
+export { ControllerExpectations, expectationsTimeoutMs, UIDTrackingControllerExpectations } from './expectations.ts';
+export type { ControlleeExpectations, ControllerExpectationsOptions } from './expectations.ts';
