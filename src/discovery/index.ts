@@ -1,0 +1,3 @@
+/** kubeloom/discovery: the cached discovery client and the RESTMapper built on it. */
+export * from './discovery-client.ts';
+export * from './rest-mapper.ts';

@@ -1,0 +1,190 @@
+/**
+ * The RESTMapper (meta.RESTMapper backed by discovery, as restmapper.DeferredDiscoveryRESTMapper):
+ * maps kinds to resources and back, with their scope, and resolves the names people type (plural,
+ * singular, short names, kind, `resource.group`). When it meets a name or kind it does not know, it
+ * refreshes discovery once before giving up, so a CRD created after start is found.
+ */
+import type { APIResource } from 'kubernetes-types/meta/v1.js';
+import { KubeloomError } from '../apimachinery/errors.ts';
+import type { GroupVersionKind, GroupVersionResource } from '../apimachinery/object.ts';
+import type { RequestOptions } from '../apimachinery/options.ts';
+import { isSubresource, type DiscoveryClient } from './discovery-client.ts';
+
+/** The resource a kind maps to, with its scope (meta.RESTMapping). */
+export interface RestMapping {
+  resource: GroupVersionResource;
+  groupVersionKind: GroupVersionKind;
+  namespaced: boolean;
+  /** Discovery facts about the resource: singular name, short names, verbs, categories. */
+  singularName: string;
+  shortNames: readonly string[];
+  verbs: readonly string[];
+  categories: readonly string[];
+}
+
+/** No resource is known for a kind (meta.NoKindMatchError). */
+export class NoKindMatchError extends KubeloomError {
+  constructor(group: string, kind: string, versions: readonly string[]) {
+    super('ERR_KUBE_NO_KIND_MATCH', `no matches for kind "${kind}" in ${group === '' ? 'the core group' : `group "${group}"`}${versions.length > 0 ? ` (versions ${versions.join(', ')})` : ''}`);
+  }
+}
+
+/** No resource matches a name (meta.NoResourceMatchError). */
+export class NoResourceMatchError extends KubeloomError {
+  constructor(name: string) {
+    super('ERR_KUBE_NO_RESOURCE_MATCH', `the server doesn't have a resource type "${name}"`);
+  }
+}
+
+interface Entry extends RestMapping {
+  /** Order of preference: groups in discovery order (core first), preferred version first. */
+  priority: number;
+}
+
+/** Maps kinds ↔ resources using discovery. */
+export class RestMapper {
+  readonly discovery: DiscoveryClient;
+  #entries: Promise<Entry[]> | undefined;
+  #builtAt = -1;
+
+  constructor(discovery: DiscoveryClient) {
+    this.discovery = discovery;
+  }
+
+  /** Forgets the mapping and discovery's cache (restmapper.DeferredDiscoveryRESTMapper.Reset). */
+  reset(): void {
+    this.discovery.invalidate();
+    this.#entries = undefined;
+  }
+
+  async #load(options?: RequestOptions): Promise<Entry[]> {
+    if (this.#entries !== undefined && this.#builtAt === this.discovery.generation) return this.#entries;
+    this.#builtAt = this.discovery.generation;
+    const building = (async () => {
+      const entries: Entry[] = [];
+      const groups = await this.discovery.serverGroups(options);
+      let priority = 0;
+      for (const g of groups) {
+        const preferred = g.preferredVersion?.version;
+        const versions = [...g.versions].sort((a, b) => (a.version === preferred ? -1 : b.version === preferred ? 1 : 0));
+        for (const v of versions) {
+          const list = await this.discovery.serverResourcesForGroupVersion(v.groupVersion, options);
+          for (const r of list?.resources ?? []) {
+            if (isSubresource(r)) continue;
+            entries.push(toEntry(g.name, v.version, r, priority));
+          }
+          priority++;
+        }
+      }
+      return entries;
+    })();
+    this.#entries = building;
+    building.catch(() => {
+      if (this.#entries === building) this.#entries = undefined;
+    });
+    return building;
+  }
+
+  /** Runs `find` on the mapping; on a miss refreshes discovery once and tries again. */
+  async #withRefresh<R>(find: (entries: Entry[]) => R | undefined, miss: () => Error, options?: RequestOptions): Promise<R> {
+    const first = find(await this.#load(options));
+    if (first !== undefined) return first;
+    this.reset();
+    const second = find(await this.#load(options));
+    if (second !== undefined) return second;
+    throw miss();
+  }
+
+  /**
+   * The mapping for a group and kind, in `versions` (first that matches) or the preferred version
+   * (meta.RESTMapper.RESTMapping).
+   */
+  async restMapping(groupKind: { group: string; kind: string }, versions: readonly string[] = [], options?: RequestOptions): Promise<RestMapping> {
+    return this.#withRefresh(
+      (entries) => {
+        const matching = entries.filter((e) => e.groupVersionKind.group === groupKind.group && e.groupVersionKind.kind === groupKind.kind);
+        for (const v of versions) {
+          const hit = matching.find((e) => e.groupVersionKind.version === v);
+          if (hit !== undefined) return strip(hit);
+        }
+        if (versions.length > 0) return undefined;
+        return matching.length === 0 ? undefined : strip(matching.reduce((a, b) => (b.priority < a.priority ? b : a)));
+      },
+      () => new NoKindMatchError(groupKind.group, groupKind.kind, versions),
+      options,
+    );
+  }
+
+  /** The mapping for an `apiVersion` and `kind` as found on an object. */
+  async mappingForApiVersionKind(apiVersion: string, kind: string, options?: RequestOptions): Promise<RestMapping> {
+    const slash = apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+    return this.restMapping({ group, kind }, [version], options);
+  }
+
+  /** The kind served by a resource (meta.RESTMapper.KindFor); group and version may be '' (any). */
+  async kindFor(resource: Partial<GroupVersionResource> & { resource: string }, options?: RequestOptions): Promise<GroupVersionKind> {
+    return (await this.resourceFor(resource, options)).groupVersionKind;
+  }
+
+  /**
+   * Resolves a resource the way kubectl does: `name` may be a plural, singular, short name or kind
+   * (case-insensitive), optionally qualified as `name.group` or `name.version.group`; group and
+   * version narrow the search. The preferred match comes first: core group, then discovery order.
+   */
+  async resourceFor(query: Partial<GroupVersionResource> & { resource: string }, options?: RequestOptions): Promise<RestMapping> {
+    return this.#withRefresh(
+      (entries) => {
+        const hits = matchResource(entries, query);
+        return hits.length === 0 ? undefined : strip(hits.reduce((a, b) => (b.priority < a.priority ? b : a)));
+      },
+      () => new NoResourceMatchError(query.group ? `${query.resource}.${query.group}` : query.resource),
+      options,
+    );
+  }
+
+  /** Every mapping known, in preference order (after at most one discovery read). */
+  async allMappings(options?: RequestOptions): Promise<RestMapping[]> {
+    return [...(await this.#load(options))].sort((a, b) => a.priority - b.priority).map(strip);
+  }
+}
+
+function toEntry(group: string, version: string, r: APIResource, priority: number): Entry {
+  return {
+    resource: { group: r.group ?? group, version: r.version ?? version, resource: r.name },
+    groupVersionKind: { group: r.group ?? group, version: r.version ?? version, kind: r.kind },
+    namespaced: r.namespaced,
+    singularName: r.singularName !== '' ? r.singularName : r.kind.toLowerCase(),
+    shortNames: r.shortNames ?? [],
+    verbs: r.verbs,
+    categories: r.categories ?? [],
+    priority,
+  };
+}
+
+function strip(e: Entry): RestMapping {
+  const { priority: _priority, ...mapping } = e;
+  return mapping;
+}
+
+function matchResource(entries: Entry[], query: Partial<GroupVersionResource> & { resource: string }): Entry[] {
+  const name = query.resource.toLowerCase();
+  const candidates: Array<{ name: string; group?: string; version?: string }> = [{ name, ...(query.group !== undefined ? { group: query.group } : {}), ...(query.version !== undefined ? { version: query.version } : {}) }];
+  if (query.group === undefined && name.includes('.')) {
+    // kubectl's "resource.group" and "resource.version.group" forms.
+    const [first, ...rest] = name.split('.');
+    candidates.push({ name: first!, group: rest.join('.') });
+    if (rest.length >= 2) candidates.push({ name: first!, version: rest[0]!, group: rest.slice(1).join('.') });
+  }
+  for (const c of candidates) {
+    const hits = entries.filter(
+      (e) =>
+        (c.group === undefined || e.resource.group === c.group) &&
+        (c.version === undefined || c.version === '' || e.resource.version === c.version) &&
+        (e.resource.resource === c.name || e.singularName === c.name || e.shortNames.includes(c.name) || e.groupVersionKind.kind.toLowerCase() === c.name),
+    );
+    if (hits.length > 0) return hits;
+  }
+  return [];
+}

@@ -1,0 +1,208 @@
+/**
+ * The one generic client behind every typed, dynamic and metadata client (client-go's generated
+ * typed clients and dynamic.ResourceInterface share this shape): the verbs of one resource, in one
+ * namespace (or cluster-wide), on plain JSON objects of type `T`.
+ */
+import type { Status } from 'kubernetes-types/meta/v1.js';
+import type { KubeList, KubeObject } from '../apimachinery/object.ts';
+import type { ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchTypeValue, UpdateOptions } from '../apimachinery/options.ts';
+import type { RestClient, WatchStream } from '../rest/client.ts';
+import {
+  RequestConstructionError,
+  buildApply,
+  buildCreate,
+  buildDelete,
+  buildDeleteCollection,
+  buildGet,
+  buildList,
+  buildPatch,
+  buildUpdate,
+  buildWatch,
+  type BuildOptions,
+  type ResourceLocation,
+} from '../rest/request.ts';
+
+/** What a {@link ResourceClient} addresses. */
+export interface ResourceClientOptions {
+  group: string;
+  version: string;
+  /** Plural resource name. */
+  resource: string;
+  /** The kind of the objects (used to complete list items); '' when unknown. */
+  kind?: string;
+  namespaced: boolean;
+  /** The namespace; '' (the default) means all namespaces for list/watch/deleteCollection. */
+  namespace?: string;
+  /** Accept headers for single objects and lists (metadata-only clients use PartialObjectMetadata). */
+  accept?: { object: string; list: string };
+}
+
+/** A subresource selector accepted by the verbs that can address one (`status`, `scale`, ...). */
+export interface SubresourceOption {
+  subresource?: string;
+}
+
+/**
+ * Whatever `T` is, what an apply request may carry: the object's identity plus any subset of fields.
+ * (client-go's apply configurations.)
+ */
+export type ApplyConfiguration<T> = { apiVersion?: string; kind?: string } & { [K in keyof T]?: unknown };
+
+/** Reads, lists, watches and writes one resource. Every method accepts an AbortSignal and a timeout. */
+export interface ResourceInterface<T> {
+  /** Reads one object (GET). */
+  get(name: string, options?: GetOptions & SubresourceOption): Promise<T>;
+  /** Lists objects (GET on the collection); list items always carry apiVersion and kind. */
+  list(options?: ListOptions): Promise<KubeList<T>>;
+  /**
+   * Watches the collection. Resolves once the server accepted the watch (200), rejects with a
+   * StatusError otherwise. ERROR events are yielded as `{ type: 'ERROR', object: Status }` — wrap the
+   * stream with `raiseWatchErrors` to get them thrown as StatusErrors.
+   */
+  watch(options?: ListOptions): Promise<WatchStream<T>>;
+  /** Creates an object (POST); a namespaced client without namespace takes the object's. */
+  create(obj: T, options?: CreateOptions & SubresourceOption): Promise<T>;
+  /** Replaces an object (PUT), named by `obj.metadata.name`. */
+  update(obj: T, options?: UpdateOptions & SubresourceOption): Promise<T>;
+  /** Replaces an object's status (PUT on /status). */
+  updateStatus(obj: T, options?: UpdateOptions): Promise<T>;
+  /** Patches an object with a JSON, merge, strategic-merge or apply patch. */
+  patch(name: string, patchType: PatchTypeValue, patch: unknown, options?: PatchOptions & SubresourceOption): Promise<T>;
+  /** Server-side apply of `obj` (named by `obj.metadata.name`); `fieldManager` is required. */
+  apply(obj: ApplyConfiguration<T>, options: ApplyOptions): Promise<T>;
+  /** Server-side apply to the status subresource. */
+  applyStatus(obj: ApplyConfiguration<T>, options: ApplyOptions): Promise<T>;
+  /** Deletes an object. Resolves with what the server returned: a Status, or the object while it is being finalized. */
+  delete(name: string, options?: DeleteOptions): Promise<Status | T>;
+  /** Deletes every object matching `listOptions`. */
+  deleteCollection(options?: DeleteOptions, listOptions?: ListOptions): Promise<void>;
+}
+
+function nameOfObject(obj: unknown, verb: string): string {
+  const name = (obj as KubeObject | undefined)?.metadata?.name;
+  if (name === undefined || name === '') throw new RequestConstructionError(`${verb} needs metadata.name on the object`);
+  return name;
+}
+
+/**
+ * Fills apiVersion and kind on list items that lack them (the API server omits them inside lists),
+ * so LIST, GET and WATCH hand out the same shapes. Mutates and returns `list`.
+ */
+export function completeListItems<T>(list: KubeList<T>, apiVersion: string | undefined, kind: string | undefined): KubeList<T> {
+  if (!Array.isArray(list.items)) list.items = [];
+  if (apiVersion === undefined || kind === undefined || kind === '') return list;
+  for (const item of list.items) {
+    const o = item as KubeObject;
+    if (o === null || typeof o !== 'object') continue;
+    if (o.kind === undefined) o.kind = kind;
+    if (o.apiVersion === undefined) o.apiVersion = apiVersion;
+  }
+  return list;
+}
+
+/** The generic {@link ResourceInterface} implementation. */
+export class ResourceClient<T> implements ResourceInterface<T> {
+  readonly rest: RestClient;
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  /** The namespace requests go to; '' for cluster-scoped clients and all-namespace clients. */
+  readonly targetNamespace: string;
+  readonly #object: BuildOptions;
+  readonly #list: BuildOptions;
+
+  constructor(rest: RestClient, options: ResourceClientOptions) {
+    this.rest = rest;
+    this.group = options.group;
+    this.version = options.version;
+    this.resource = options.resource;
+    this.kind = options.kind ?? '';
+    this.namespaced = options.namespaced;
+    this.targetNamespace = options.namespaced ? (options.namespace ?? '') : '';
+    this.#object = options.accept !== undefined ? { accept: options.accept.object } : {};
+    this.#list = options.accept !== undefined ? { accept: options.accept.list } : {};
+  }
+
+  /** The same resource in another namespace ('' = all namespaces). */
+  inNamespace(namespace: string): ResourceClient<T> {
+    const opts: ResourceClientOptions = { group: this.group, version: this.version, resource: this.resource, kind: this.kind, namespaced: this.namespaced, namespace };
+    if (this.#object.accept !== undefined && this.#list.accept !== undefined) opts.accept = { object: this.#object.accept, list: this.#list.accept };
+    return new ResourceClient<T>(this.rest, opts);
+  }
+
+  #loc(name?: string, subresource?: string, namespace = this.targetNamespace): ResourceLocation {
+    const loc: ResourceLocation = { group: this.group, version: this.version, resource: this.resource };
+    if (this.namespaced && namespace !== '') loc.namespace = namespace;
+    if (name !== undefined) {
+      if (this.namespaced && namespace === '') throw new RequestConstructionError(`${this.resource} "${name}": a namespace is required for a namespaced resource`);
+      loc.name = name;
+    }
+    if (subresource !== undefined && subresource !== '') loc.subresource = subresource;
+    return loc;
+  }
+
+  #nsFor(obj: unknown): string {
+    if (!this.namespaced) return '';
+    const own = (obj as KubeObject | undefined)?.metadata?.namespace ?? '';
+    if (this.targetNamespace !== '' && own !== '' && own !== this.targetNamespace) {
+      throw new RequestConstructionError(`the namespace of the object (${own}) does not match the namespace of the client (${this.targetNamespace})`);
+    }
+    return this.targetNamespace !== '' ? this.targetNamespace : own;
+  }
+
+  async get(name: string, options: GetOptions & SubresourceOption = {}): Promise<T> {
+    return this.rest.json<T>(buildGet(this.#loc(name, options.subresource), options, this.#object), options);
+  }
+
+  async list(options: ListOptions = {}): Promise<KubeList<T>> {
+    const list = await this.rest.json<KubeList<T>>(buildList(this.#loc(), options, this.#list), options);
+    const kind = list.kind?.endsWith('List') === true ? list.kind.slice(0, -4) : this.kind;
+    return completeListItems(list, list.apiVersion, kind);
+  }
+
+  async watch(options: ListOptions = {}): Promise<WatchStream<T>> {
+    return this.rest.watch<T>(buildWatch(this.#loc(), options, this.#object), options);
+  }
+
+  async create(obj: T, options: CreateOptions & SubresourceOption = {}): Promise<T> {
+    const ns = this.#nsFor(obj);
+    if (this.namespaced && ns === '') throw new RequestConstructionError(`creating ${this.resource} needs a namespace`);
+    const loc = options.subresource !== undefined ? this.#loc(nameOfObject(obj, 'create'), options.subresource, ns) : this.#loc(undefined, undefined, ns);
+    return this.rest.json<T>(buildCreate(loc, obj, options, this.#object), options);
+  }
+
+  async update(obj: T, options: UpdateOptions & SubresourceOption = {}): Promise<T> {
+    return this.rest.json<T>(buildUpdate(this.#loc(nameOfObject(obj, 'update'), options.subresource, this.#nsFor(obj)), obj, options, this.#object), options);
+  }
+
+  async updateStatus(obj: T, options: UpdateOptions = {}): Promise<T> {
+    return this.update(obj, { ...options, subresource: 'status' });
+  }
+
+  async patch(name: string, patchType: PatchTypeValue, patch: unknown, options: PatchOptions & SubresourceOption = {}): Promise<T> {
+    return this.rest.json<T>(buildPatch(this.#loc(name, options.subresource), patchType, patch, options, this.#object), options);
+  }
+
+  async apply(obj: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+    return this.#apply(obj, options, undefined);
+  }
+
+  async applyStatus(obj: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+    return this.#apply(obj, options, 'status');
+  }
+
+  async #apply(obj: ApplyConfiguration<T>, options: ApplyOptions, subresource: string | undefined): Promise<T> {
+    const loc = this.#loc(nameOfObject(obj, 'apply'), subresource, this.#nsFor(obj));
+    return this.rest.json<T>(buildApply(loc, obj, options, this.#object), options);
+  }
+
+  async delete(name: string, options: DeleteOptions = {}): Promise<Status | T> {
+    return this.rest.json<Status | T>(buildDelete(this.#loc(name), options, this.#object), options);
+  }
+
+  async deleteCollection(options: DeleteOptions = {}, listOptions: ListOptions = {}): Promise<void> {
+    await this.rest.do(buildDeleteCollection(this.#loc(), options, listOptions, this.#list), { ...listOptions, ...options });
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Paginated listing (tools/pager.ListPager): fetches a collection in pages of `pageSize` using
+ * `limit`/`continue`, and — as client-go — falls back to one full list when a continue token expired
+ * (the first page's resourceVersion was compacted away while paging).
+ */
+import { isResourceExpired } from '../../apimachinery/errors.ts';
+import type { KubeList } from '../../apimachinery/object.ts';
+import type { ListOptions } from '../../apimachinery/options.ts';
+
+/** client-go's default page size (pager.defaultPageSize). */
+export const DefaultPageSize = 500;
+
+/** Fetches one page (a resource client's `list`). */
+export type ListPageFunc<T> = (options: ListOptions) => Promise<KubeList<T>>;
+
+/** Options of {@link ListPager}. */
+export interface ListPagerOptions {
+  /** Items per page (default 500); 0 or less lists everything in one request. */
+  pageSize?: number;
+  /** On an expired continue token, list everything in one request instead of failing (default true). */
+  fullListIfExpired?: boolean;
+}
+
+/**
+ * Lists a collection page by page.
+ *
+ * @example
+ * const pager = new ListPager((o) => clientset.coreV1().pods('').list(o));
+ * await pager.eachListItem({}, (pod) => { count++; });
+ */
+export class ListPager<T> {
+  readonly pageFn: ListPageFunc<T>;
+  readonly pageSize: number;
+  readonly fullListIfExpired: boolean;
+
+  constructor(pageFn: ListPageFunc<T>, options: ListPagerOptions = {}) {
+    this.pageFn = pageFn;
+    this.pageSize = options.pageSize ?? DefaultPageSize;
+    this.fullListIfExpired = options.fullListIfExpired ?? true;
+  }
+
+  /**
+   * Visits each page in order. Returns whether the result was paginated (more than one request
+   * answered with a continue token). `visit` may return false to stop early.
+   */
+  async eachPage(options: ListOptions, visit: (page: KubeList<T>) => boolean | void | Promise<boolean | void>): Promise<{ paginated: boolean }> {
+    const opts: ListOptions = { ...options };
+    if ((opts.limit ?? 0) === 0 && this.pageSize > 0) opts.limit = this.pageSize;
+    let paginated = false;
+    for (;;) {
+      let page: KubeList<T>;
+      try {
+        page = await this.pageFn(opts);
+      } catch (err) {
+        // Only fall back after the first page: then the failure is the continue token's expiry.
+        if (!isResourceExpired(err) || !this.fullListIfExpired || (opts.continue ?? '') === '') throw err;
+        const full: ListOptions = { ...opts, limit: 0 };
+        delete full.continue;
+        await visit(await this.pageFn(full));
+        return { paginated };
+      }
+      const token = page.metadata?.continue ?? '';
+      if (token !== '') paginated = true;
+      if ((await visit(page)) === false || token === '') return { paginated };
+      opts.continue = token;
+      // The continue token pins the snapshot; sending a resourceVersion with it is an error upstream.
+      delete opts.resourceVersion;
+      delete opts.resourceVersionMatch;
+    }
+  }
+
+  /** Lists everything, concatenating the pages into one list (pager.List). */
+  async list(options: ListOptions = {}): Promise<KubeList<T> & { paginated: boolean }> {
+    let first: KubeList<T> | undefined;
+    const items: T[] = [];
+    const { paginated } = await this.eachPage(options, (page) => {
+      first ??= page;
+      items.push(...page.items);
+      // The combined list reports the last page's resourceVersion, which covers every item.
+      first.metadata = { ...first.metadata, resourceVersion: page.metadata?.resourceVersion ?? first.metadata?.resourceVersion };
+    });
+    const result: KubeList<T> & { paginated: boolean } = { ...first!, items, paginated };
+    if (result.metadata !== undefined) delete result.metadata.continue;
+    return result;
+  }
+
+  /** Calls `fn` for every item of every page (pager.EachListItem). */
+  async eachListItem(options: ListOptions, fn: (item: T) => void | Promise<void>): Promise<void> {
+    await this.eachPage(options, async (page) => {
+      for (const item of page.items) await fn(item);
+    });
+  }
+}
