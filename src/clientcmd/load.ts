@@ -51,8 +51,9 @@ const noNumbers = (tags: Tags): Tags =>
   tags.filter((t) => typeof t === 'string' || (t.tag !== 'tag:yaml.org,2002:int' && t.tag !== 'tag:yaml.org,2002:float'));
 
 function firstLine(message: string): string {
-  const line = message.split('\n', 1)[0] ?? message;
-  return line.replace(/ at line \d+, column \d+:?\s*$/, '');
+  const line = (message.split('\n', 1)[0] ?? message).replace(/ at line \d+, column \d+:?\s*$/, '');
+  // Speak of the file, not of the YAML library's API.
+  return line.startsWith('Source contains multiple documents') ? 'the file holds more than one YAML document' : line;
 }
 
 /**
