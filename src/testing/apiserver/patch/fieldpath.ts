@@ -47,8 +47,69 @@ export function compareElements(a: string, b: string): number {
   const ra = rank(a);
   const rb = rank(b);
   if (ra !== rb) return ra - rb;
-  if (ra === elementRank.i) return Number(a.slice(2)) - Number(b.slice(2));
+  const ba = a.slice(2);
+  const bb = b.slice(2);
+  switch (ra) {
+    case elementRank.f: return compareStrings(ba, bb);
+    case elementRank.i: return Number(ba) - Number(bb);
+    case elementRank.k: return compareFieldLists(parseJson(ba), parseJson(bb));
+    case elementRank.v: return compareValues(parseJson(ba), parseJson(bb));
+    default: return compareStrings(a, b);
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// value.FieldList.Compare: field by field (name, then value), a shorter list first.
+function compareFieldLists(a: unknown, b: unknown): number {
+  if (!isObject(a) || !isObject(b)) return compareValues(a, b);
+  const ea = Object.entries(a).sort(([x], [y]) => compareStrings(x, y));
+  const eb = Object.entries(b).sort(([x], [y]) => compareStrings(x, y));
+  for (let i = 0; i < Math.min(ea.length, eb.length); i++) {
+    const [na, va] = ea[i] as [string, unknown];
+    const [nb, vb] = eb[i] as [string, unknown];
+    const c = compareStrings(na, nb) || compareValues(va, vb);
+    if (c !== 0) return c;
+  }
+  return ea.length - eb.length;
+}
+
+// value.Compare's total order across types: numbers, strings, booleans, lists, maps, null.
+function typeRank(v: unknown): number {
+  if (typeof v === 'number') return 0;
+  if (typeof v === 'string') return 1;
+  if (typeof v === 'boolean') return 2;
+  if (Array.isArray(v)) return 3;
+  if (isObject(v)) return 4;
+  return 5;
+}
+
+function compareValues(a: unknown, b: unknown): number {
+  const ta = typeRank(a);
+  const tb = typeRank(b);
+  if (ta !== tb) return ta - tb;
+  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const c = compareValues(a[i], b[i]);
+      if (c !== 0) return c;
+    }
+    return a.length - b.length;
+  }
+  if (isObject(a) && isObject(b)) return compareFieldLists(a, b);
+  return 0;
 }
 
 /**
@@ -71,8 +132,24 @@ export function pathToString(path: FieldPath): string {
   }).join('');
 }
 
-function pathKey(path: FieldPath): string {
-  return JSON.stringify(path);
+// Paths are keyed by their elements joined with NUL; the rare NUL or SOH inside an element is escaped
+// so that distinct paths never share a key. Much cheaper than JSON.stringify on every lookup.
+const separator = '\u0000';
+
+function escapeElement(element: string): string {
+  return element.includes('\u0000') || element.includes('\u0001') ? element.replaceAll('\u0001', '\u0001e').replaceAll('\u0000', '\u0001z') : element;
+}
+
+/** The map key of `path` (see {@link childKey} for building it incrementally). */
+export function pathKey(path: FieldPath): string {
+  let key = '';
+  for (const element of path) key = childKey(key, element);
+  return key;
+}
+
+/** The key of `parentKey`'s child `element`; the root's key is `''`. */
+export function childKey(parentKey: string, element: string): string {
+  return parentKey === '' ? separator + escapeElement(element) : parentKey + separator + escapeElement(element);
 }
 
 /** A set of field paths (fieldpath.Set), with the operations managed-fields bookkeeping needs. */
@@ -84,8 +161,8 @@ export class FieldSet {
   }
 
   /** Adds `path` to the set. */
-  add(path: FieldPath): void {
-    this.#paths.set(pathKey(path), path);
+  add(path: FieldPath, key: string = pathKey(path)): void {
+    this.#paths.set(key, path);
   }
 
   /** Removes `path` (not its descendants). */
@@ -112,6 +189,26 @@ export class FieldSet {
     return this.#paths.values();
   }
 
+  /** Members with their keys. */
+  entries(): IterableIterator<[string, FieldPath]> {
+    return this.#paths.entries();
+  }
+
+  #hasKey(key: string): boolean {
+    return this.#paths.has(key);
+  }
+
+  /** Members for which `keep` returns true. */
+  filter(keep: (path: FieldPath) => boolean): FieldSet {
+    return this.#filter((_key, path) => keep(path));
+  }
+
+  #filter(keep: (key: string, path: FieldPath) => boolean): FieldSet {
+    const out = new FieldSet();
+    for (const [key, path] of this.#paths) if (keep(key, path)) out.add(path, key);
+    return out;
+  }
+
   /** Members in upstream order (depth first, elements sorted by {@link compareElements}). */
   sorted(): FieldPath[] {
     return [...this.#paths.values()].sort(comparePaths);
@@ -119,31 +216,31 @@ export class FieldSet {
 
   /** Members of this set or `other`. */
   union(other: FieldSet): FieldSet {
-    const out = new FieldSet(this);
-    for (const path of other) out.add(path);
+    const out = this.#filter(() => true);
+    for (const [key, path] of other.entries()) out.add(path, key);
     return out;
   }
 
   /** Members of this set that are not in `other`. */
   difference(other: FieldSet): FieldSet {
-    return new FieldSet([...this].filter((path) => !other.has(path)));
+    return this.#filter((key) => !other.#hasKey(key));
   }
 
   /** Members of both sets. */
   intersection(other: FieldSet): FieldSet {
-    return new FieldSet([...this].filter((path) => other.has(path)));
+    return this.#filter((key) => other.#hasKey(key));
   }
 
   /** Members that are neither in `prefixes` nor below one of them (fieldpath.Set.RecursiveDifference). */
   withoutPrefixes(prefixes: Iterable<FieldPath>): FieldSet {
-    const list = [...prefixes];
-    return new FieldSet([...this].filter((path) => !list.some((prefix) => isPrefix(prefix, path))));
+    const keys = [...prefixes].map(pathKey);
+    return this.#filter((key) => !keys.some((prefix) => isKeyPrefix(prefix, key)));
   }
 
   /** Members equal to or below one of `prefixes`. */
   onlyPrefixes(prefixes: Iterable<FieldPath>): FieldSet {
-    const list = [...prefixes];
-    return new FieldSet([...this].filter((path) => list.some((prefix) => isPrefix(prefix, path))));
+    const keys = [...prefixes].map(pathKey);
+    return this.#filter((key) => keys.some((prefix) => isKeyPrefix(prefix, key)));
   }
 
   /** True when some member lies strictly below `path`. */
@@ -202,6 +299,10 @@ function encodeTree(node: Tree, includeSelf: boolean): Record<string, unknown> {
     out[element] = encodeTree(node.children.get(element) as Tree, true);
   }
   return out;
+}
+
+function isKeyPrefix(prefix: string, key: string): boolean {
+  return key === prefix || (key.startsWith(prefix) && key.charAt(prefix.length) === separator);
 }
 
 /** True when `prefix` equals `path` or is one of its ancestors. */

@@ -3,7 +3,7 @@
  * for writes that are not server-side apply: every manager owns the fields it last set or changed.
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
-import { fieldElement, FieldSet, indexElement, keyElement, pathToString, valueElement, type FieldPath } from './fieldpath.ts';
+import { childKey, fieldElement, FieldSet, indexElement, keyElement, pathToString, valueElement, type FieldPath } from './fieldpath.ts';
 import { cloneJson, isObject, jsonEqual, type JsonObject } from './json-value.ts';
 import { fieldSchema, schemaFor, type FieldSchema, type ListSchema } from './patch-merge-keys.ts';
 
@@ -30,12 +30,12 @@ export function listItemElement(schema: ListSchema, item: unknown, index: number
   return indexElement(index);
 }
 
-/** Every node of `value` (the root excluded), keyed by the JSON of its path. */
+/** Every node of `value` (the root excluded), keyed by {@link pathKey}-style keys. */
 export function collectNodes(value: unknown, schema: FieldSchema | undefined): Map<string, FieldNode> {
   const out = new Map<string, FieldNode>();
-  const visit = (node: unknown, nodeSchema: FieldSchema | undefined, path: FieldPath, entryOfMap: boolean): void => {
+  const visit = (node: unknown, nodeSchema: FieldSchema | undefined, path: FieldPath, key: string, entryOfMap: boolean): void => {
     const add = (applyMember: boolean, compareValue: boolean, implicit = false): void => {
-      if (path.length > 0) out.set(JSON.stringify(path), { path, value: node, applyMember, compareValue, implicit });
+      if (path.length > 0) out.set(key, { path, value: node, applyMember, compareValue, implicit });
     };
     if (Array.isArray(node)) {
       const list = nodeSchema?.kind === 'list' ? nodeSchema : undefined;
@@ -45,13 +45,12 @@ export function collectNodes(value: unknown, schema: FieldSchema | undefined): M
       }
       add(false, false, list.implicit === true);
       node.forEach((item: unknown, index) => {
-        const itemPath = [...path, listItemElement(list, item, index)];
-        if (list.listType === 'set' || !isObject(item)) {
-          out.set(JSON.stringify(itemPath), { path: itemPath, value: item, applyMember: true, compareValue: true, implicit: false });
-        } else {
-          out.set(JSON.stringify(itemPath), { path: itemPath, value: item, applyMember: true, compareValue: false, implicit: false });
-          visitFields(item, list.items, itemPath);
-        }
+        const element = listItemElement(list, item, index);
+        const itemPath = [...path, element];
+        const itemKey = childKey(key, element);
+        const primitive = list.listType === 'set' || !isObject(item);
+        out.set(itemKey, { path: itemPath, value: item, applyMember: true, compareValue: primitive, implicit: false });
+        if (!primitive) visitFields(item as JsonObject, list.items, itemPath, itemKey);
       });
       return;
     }
@@ -61,26 +60,28 @@ export function collectNodes(value: unknown, schema: FieldSchema | undefined): M
         add(true, true);
         return;
       }
-      add(entryOfMap || Object.keys(node).length === 0, false, map?.implicit === true);
-      visitFields(node, map, path);
+      // typed.ToFieldSet lists entries of maps with arbitrary keys, never declared (struct) fields themselves.
+      add(entryOfMap, false, map?.implicit === true);
+      visitFields(node, map, path, key);
       return;
     }
     add(true, true);
   };
-  const visitFields = (node: JsonObject, nodeSchema: FieldSchema | undefined, path: FieldPath): void => {
+  const visitFields = (node: JsonObject, nodeSchema: FieldSchema | undefined, path: FieldPath, key: string): void => {
     const entryOfMap = nodeSchema?.kind === 'map' && nodeSchema.mapOf !== undefined;
     for (const [name, child] of Object.entries(node)) {
-      visit(child, fieldSchema(nodeSchema, name), [...path, fieldElement(name)], entryOfMap);
+      const element = fieldElement(name);
+      visit(child, fieldSchema(nodeSchema, name), [...path, element], childKey(key, element), entryOfMap);
     }
   };
-  visit(value, schema, [], false);
+  visit(value, schema, [], '', false);
   return out;
 }
 
 /** The field set server-side apply computes for a configuration (typed.ToFieldSet). */
 export function applyFieldSet(value: unknown, schema: FieldSchema | undefined): FieldSet {
   const set = new FieldSet();
-  for (const node of collectNodes(value, schema).values()) if (node.applyMember) set.add(node.path);
+  for (const [key, node] of collectNodes(value, schema)) if (node.applyMember) set.add(node.path, key);
   return set;
 }
 
@@ -101,43 +102,35 @@ export function compareObjects(before: unknown, after: unknown, schema: FieldSch
   for (const [key, node] of now) {
     const previous = old.get(key);
     if (previous === undefined) {
-      if (!node.implicit) added.add(node.path);
+      if (!node.implicit) added.add(node.path, key);
     } else if ((node.compareValue || previous.compareValue) && !jsonEqual(node.value, previous.value)) {
-      modified.add(node.path);
+      modified.add(node.path, key);
     }
   }
-  for (const [key, node] of old) if (!now.has(key)) removed.add(node.path);
+  for (const [key, node] of old) if (!now.has(key)) removed.add(node.path, key);
   return { added, removed, modified };
 }
 
-// fieldmanager's stripMeta: fields that belong to the system, never to a manager.
-const systemFields: readonly FieldPath[] = [
-  ['f:apiVersion'],
-  ['f:kind'],
-  ['f:metadata', 'f:name'],
-  ['f:metadata', 'f:namespace'],
-  ['f:metadata', 'f:generateName'],
-  ['f:metadata', 'f:uid'],
-  ['f:metadata', 'f:resourceVersion'],
-  ['f:metadata', 'f:generation'],
-  ['f:metadata', 'f:creationTimestamp'],
-  ['f:metadata', 'f:deletionTimestamp'],
-  ['f:metadata', 'f:deletionGracePeriodSeconds'],
-  ['f:metadata', 'f:managedFields'],
-  ['f:metadata', 'f:selfLink'],
-  ['f:metadata', 'f:clusterName'],
-];
+// fieldmanager's stripMeta, plus the deletion fields only the server sets: never owned by a manager.
+const systemRootFields: ReadonlySet<string> = new Set(['f:apiVersion', 'f:kind']);
+const systemMetadataFields: ReadonlySet<string> = new Set([
+  'f:name', 'f:namespace', 'f:uid', 'f:resourceVersion', 'f:generation', 'f:creationTimestamp', 'f:deletionTimestamp',
+  'f:deletionGracePeriodSeconds', 'f:managedFields', 'f:selfLink', 'f:clusterName',
+]);
 
 /**
  * Drops the fields no manager may own: system metadata always, `status` on the main resource, and
  * everything but `status` on the status subresource (the strategies' reset fields).
  */
 export function withoutIgnoredFields(set: FieldSet, subresource: string | undefined): FieldSet {
-  let out = set.withoutPrefixes(systemFields);
-  out.delete(['f:metadata']);
-  if (subresource === 'status') out = out.onlyPrefixes([['f:status']]);
-  else if (subresource === undefined || subresource === '') out = out.withoutPrefixes([['f:status']]);
-  return out;
+  const main = subresource === undefined || subresource === '';
+  return set.filter((path) => {
+    const first = path[0] as string;
+    if (systemRootFields.has(first)) return false;
+    if (first === 'f:metadata' && (path.length === 1 || systemMetadataFields.has(path[1] as string))) return false;
+    if (subresource === 'status') return first === 'f:status';
+    return !main || first !== 'f:status';
+  });
 }
 
 /** A decoded managedFields entry. */

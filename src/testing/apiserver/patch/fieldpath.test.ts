@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { compareElements, FieldSet, fieldElement, indexElement, keyElement, pathToString, valueElement, type FieldPath } from './fieldpath.ts';
+
+test('FieldSet encodes FieldsV1 like kube-apiserver: "." only for members with children, elements in upstream order', () => {
+  const set = new FieldSet([
+    ['f:spec', 'f:ports'],
+    ['f:spec', 'f:ports', 'k:{"port":443,"protocol":"TCP"}'],
+    ['f:spec', 'f:ports', 'k:{"port":443,"protocol":"TCP"}', 'f:port'],
+    ['f:spec', 'f:ports', 'k:{"port":80,"protocol":"TCP"}'],
+    ['f:metadata', 'f:finalizers', 'v:"b"'],
+    ['f:metadata', 'f:finalizers', 'v:"a"'],
+    ['f:spec', 'f:args'],
+    ['f:metadata', 'f:labels', 'f:app'],
+  ]);
+  assert.equal(JSON.stringify(set.toFieldsV1()), JSON.stringify({
+    'f:metadata': { 'f:finalizers': { 'v:"a"': {}, 'v:"b"': {} }, 'f:labels': { 'f:app': {} } },
+    'f:spec': {
+      'f:args': {},
+      'f:ports': { '.': {}, 'k:{"port":80,"protocol":"TCP"}': {}, 'k:{"port":443,"protocol":"TCP"}': { '.': {}, 'f:port': {} } },
+    },
+  }));
+});
+
+test('FieldSet.fromFieldsV1 reads back what toFieldsV1 wrote, and ignores malformed parts', () => {
+  const fields = { 'f:a': { '.': {}, 'f:b': {}, 'k:{"name":"x"}': { '.': {}, 'f:c': {} } }, 'f:d': 'not an object' };
+  const set = FieldSet.fromFieldsV1(fields);
+  assert.deepEqual(set.sorted(), [['f:a'], ['f:a', 'f:b'], ['f:a', 'k:{"name":"x"}'], ['f:a', 'k:{"name":"x"}', 'f:c']]);
+  assert.deepEqual(FieldSet.fromFieldsV1(null).size, 0);
+});
+
+test('elements order as upstream: fields < keys < values < indices, keys and values by value', () => {
+  const elements = [indexElement(10), indexElement(2), valueElement(true), valueElement('b'), valueElement(3), keyElement({ containerPort: 443 }),
+    keyElement({ containerPort: 80 }), keyElement({ name: 'a', protocol: 'UDP' }), fieldElement('b'), fieldElement('a')];
+  assert.deepEqual([...elements].sort(compareElements), [
+    'f:a', 'f:b', 'k:{"containerPort":80}', 'k:{"containerPort":443}', 'k:{"name":"a","protocol":"UDP"}', 'v:3', 'v:"b"', 'v:true', 'i:2', 'i:10',
+  ]);
+});
+
+test('key elements sort their fields by name', () => {
+  assert.equal(keyElement({ protocol: 'TCP', containerPort: 80 }), 'k:{"containerPort":80,"protocol":"TCP"}');
+});
+
+test('pathToString prints paths the way conflict messages do', () => {
+  const table: Array<[FieldPath, string]> = [
+    [['f:spec', 'f:replicas'], '.spec.replicas'],
+    [['f:spec', 'f:containers', 'k:{"name":"c"}', 'f:image'], '.spec.containers[name="c"].image'],
+    [['f:spec', 'f:ports', 'k:{"port":80,"protocol":"TCP"}'], '.spec.ports[port=80,protocol="TCP"]'],
+    [['f:metadata', 'f:finalizers', 'v:"x/y"'], '.metadata.finalizers[="x/y"]'],
+    [['f:spec', 'f:args', 'i:0'], '.spec.args[0]'],
+  ];
+  for (const [path, want] of table) assert.equal(pathToString(path), want);
+});
+
+test('property: set operations agree with plain sets of path strings, whatever the field names', () => {
+  const element = fc.oneof(fc.string({ unit: fc.constantFrom('a', 'e', 'z', '\u0000', '\u0001'), maxLength: 3 }).map(fieldElement), fc.nat(3).map(indexElement));
+  const path = fc.array(element, { minLength: 1, maxLength: 3 });
+  fc.assert(fc.property(fc.array(path, { maxLength: 8 }), fc.array(path, { maxLength: 8 }), (a, b) => {
+    const key = (p: FieldPath): string => JSON.stringify(p);
+    const sa = new FieldSet(a);
+    const sb = new FieldSet(b);
+    const ka = new Set(a.map(key));
+    const kb = new Set(b.map(key));
+    const keys = (s: FieldSet): string[] => [...s].map(key).sort();
+    assert.deepEqual(keys(sa.union(sb)), [...new Set([...ka, ...kb])].sort());
+    assert.deepEqual(keys(sa.intersection(sb)), [...ka].filter((k) => kb.has(k)).sort());
+    assert.deepEqual(keys(sa.difference(sb)), [...ka].filter((k) => !kb.has(k)).sort());
+    assert.deepEqual(keys(FieldSet.fromFieldsV1(sa.toFieldsV1())), [...ka].sort());
+  }));
+});
