@@ -143,6 +143,23 @@ describe('runWorkers', () => {
     assert.deepEqual(started, ['a']);
   });
 
+  test('a handler that keeps re-adding its own item does not starve the event loop', async () => {
+    const q = newQueue(new FakeClock());
+    const limit = 10_000;
+    let runs = 0;
+    let runsWhenLoopTurned = -1;
+    setImmediate(() => (runsWhenLoopTurned = runs));
+    q.add('self');
+    const running = runWorkers(q, {}, (k) => {
+      runs++;
+      if (runs < limit) q.add(k);
+    });
+    while (runs < limit) await new Promise<void>((r) => setImmediate(r));
+    assert.ok(runsWhenLoopTurned >= 0 && runsWhenLoopTurned < limit, `event loop first turned after ${runsWhenLoopTurned} runs`);
+    q.shutDown();
+    await running;
+  });
+
   test('an already aborted signal stops at once', async () => {
     const clock = new FakeClock();
     const q = newQueue(clock);

@@ -2,6 +2,7 @@
  * The worker loop every controller writes around a rate-limited queue (client-go's
  * `processNextWorkItem` pattern), written once.
  */
+import { scheduler } from 'node:timers/promises';
 import { KubeloomError } from '../../apimachinery/errors.ts';
 import type { RateLimitingInterface } from './rate-limiting-queue.ts';
 
@@ -24,6 +25,13 @@ export class InvalidConcurrencyError extends KubeloomError {
     super('ERR_INVALID_CONCURRENCY', `concurrency must be a positive integer, got ${concurrency}`);
   }
 }
+
+/**
+ * Items a worker processes before yielding to the event loop. A queue that always has an item ready
+ * resolves `get()` at once, so without this a handler that re-adds its own key would spin on
+ * microtasks forever and starve timers, I/O and abort signals.
+ */
+const itemsPerYield = 128;
 
 function defaultOnError(error: unknown, item: unknown): void {
   console.error(`workqueue: error processing ${typeof item === 'string' ? JSON.stringify(item) : String(item)}:`, error);
@@ -66,7 +74,13 @@ export async function runWorkers<T>(
   // A function, so that the check is not narrowed away across awaits.
   const aborted = (): boolean => signal?.aborted === true;
   const worker = async (): Promise<void> => {
+    let sinceYield = 0;
     while (!aborted()) {
+      if (++sinceYield === itemsPerYield) {
+        sinceYield = 0;
+        await scheduler.yield();
+        if (aborted()) return;
+      }
       const next = await queue.get();
       if (next.shutdown) return;
       const { item } = next;
