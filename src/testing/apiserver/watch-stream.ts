@@ -159,8 +159,9 @@ export class WatchStream {
         if (this.#o.faults.hasPendingCut(this.resource) && this.#o.faults.takeCut(this.resource)) {
           // Half an event, then the connection dies: the client must cope with a torn line.
           if (batch.length > 0) res.write(Buffer.concat(batch));
-          res.write(line.subarray(0, Math.max(1, line.length >> 1)));
-          this.destroy();
+          this.#cleanup();
+          // Destroy only once the half line is on the wire, so the client really sees a torn event.
+          res.write(line.subarray(0, Math.max(1, line.length >> 1)), () => res.destroy());
           return;
         }
         batch.push(line);
