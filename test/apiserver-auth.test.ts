@@ -12,7 +12,7 @@ test('with a token every path requires it: 401 Status otherwise', async () => {
   const s = await startApiServer({ token: 's3cret' });
   try {
     for (const path of ['/version', '/api', '/apis', '/api/v1/namespaces', '/nothing']) {
-      for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 's3cret' }]) {
+      for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 's3cret' }] as Record<string, string>[]) {
         const r = await call(s, 'GET', path, { headers });
         assert.equal(r.status, 401, `${path} ${JSON.stringify(headers)}`);
         assert.deepEqual([r.body.kind, r.body.reason, r.body.code], ['Status', 'Unauthorized', 401]);
