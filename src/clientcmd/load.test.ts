@@ -350,10 +350,12 @@ describe('malformed kubeconfigs: errors name the file and the field', () => {
     });
   }
 
-  test('numbers stay strings (a namespace or token written as digits), an empty file is an empty config', async () => {
+  test('numbers stay strings (a namespace or token written as digits) except in extension payloads; an empty file is an empty config', async () => {
     const config = parseKubeConfig('contexts:\n- name: c\n  context: {cluster: x, namespace: 0123}\nusers:\n- name: u\n  user: {token: 1e3}\n');
     assert.equal(config.contexts['c']!.namespace, '0123');
     assert.equal(config.authInfos['u']!.token, '1e3');
+    const ext = parseKubeConfig('clusters:\n- name: c\n  cluster:\n    server: https://h\n    extensions:\n    - {name: e, extension: {n: 12, s: "x"}}\n');
+    assert.deepEqual(ext.clusters['c']!.extensions, { e: { n: 12, s: 'x' } });
     assert.deepEqual({ ...parseKubeConfig('  \n') }, { preferences: {}, clusters: {}, authInfos: {}, contexts: {}, currentContext: '' });
   });
 

@@ -16,7 +16,7 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { parseDocument, type Tags } from 'yaml';
+import { isPair, isScalar, parseDocument, visit, type Document } from 'yaml';
 import { kubeConfigFromV1 } from './api/v1/conversion.ts';
 import type { KubeConfig } from './api/types.ts';
 import { isEmptyKubeConfig } from './api/types.ts';
@@ -45,10 +45,20 @@ export interface LoadKubeConfigOptions {
   inClusterRoot?: string;
 }
 
-// Kubeconfigs have no numeric fields, and the Go loader decodes scalars by their target type: a token or
-// namespace written as `0123` must stay the string "0123", so numbers are not resolved as numbers.
-const noNumbers = (tags: Tags): Tags =>
-  tags.filter((t) => typeof t === 'string' || (t.tag !== 'tag:yaml.org,2002:int' && t.tag !== 'tag:yaml.org,2002:float'));
+/**
+ * Kubeconfigs have no numeric fields, and the Go loader decodes scalars by their target type: a token or
+ * namespace written as `0123` must stay the string "0123". So plain scalars that YAML would read as
+ * numbers are turned back into their source text, except inside extension payloads, which are opaque.
+ */
+function numbersAsWritten(doc: Document): void {
+  visit(doc, {
+    Scalar(_key, node, path) {
+      if (typeof node.value !== 'number' || node.source === undefined) return;
+      const inExtension = path.some((p) => isPair(p) && isScalar(p.key) && p.key.value === 'extension');
+      if (!inExtension) node.value = node.source;
+    },
+  });
+}
 
 function firstLine(message: string): string {
   const line = (message.split('\n', 1)[0] ?? message).replace(/ at line \d+, column \d+:?\s*$/, '');
@@ -69,12 +79,13 @@ export function parseKubeConfig(text: string, options: { file?: string; baseDir?
   if (text.trim() === '') return protectKubeConfig(kubeConfigFromV1(undefined, options.file));
   let doc: unknown;
   try {
-    const parsed = parseDocument(text, { customTags: noNumbers, uniqueKeys: true });
+    const parsed = parseDocument(text, { uniqueKeys: true });
     const err = parsed.errors[0];
     if (err !== undefined) {
       const pos = err.linePos?.[0];
       throw new KubeConfigParseError(name, firstLine(err.message), pos?.line, pos?.col);
     }
+    numbersAsWritten(parsed);
     doc = parsed.toJS({ maxAliasCount: 100 });
   } catch (err) {
     if (err instanceof KubeConfigParseError) throw err;

@@ -25,5 +25,5 @@ test('mergeKubeConfigs: first definition of each name wins, whole entries, no fi
 test('mergeKubeConfigs: extensions merge per name, first wins', () => {
   const a = parseKubeConfig('extensions:\n- {name: x, extension: 1}\n');
   const b = parseKubeConfig('extensions:\n- {name: x, extension: 2}\n- {name: y, extension: 3}\n');
-  assert.deepEqual(mergeKubeConfigs([a, b]).extensions, { x: '1', y: '3' });
+  assert.deepEqual(mergeKubeConfigs([a, b]).extensions, { x: 1, y: 3 });
 });
