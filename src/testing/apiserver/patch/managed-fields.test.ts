@@ -36,7 +36,7 @@ test('trackUpdate on create: the creator owns every field it set, in the exact u
             '.': {},
             'f:image': {},
             'f:name': {},
-            'f:ports': { '.': {}, 'k:{"containerPort":80}': { '.': {}, 'f:containerPort': {} } },
+            'f:ports': { '.': {}, 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } },
           },
         },
       },
@@ -56,7 +56,7 @@ test('trackUpdate: a second manager takes the fields it changes; the first keeps
       manager: 'kubectl-create', operation: 'Update', apiVersion: 'v1', time: t0, fieldsType: 'FieldsV1',
       fieldsV1: {
         'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
-        'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:name': {}, 'f:ports': { '.': {}, 'k:{"containerPort":80}': { '.': {}, 'f:containerPort': {} } } } } },
+        'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:name': {}, 'f:ports': { '.': {}, 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } } } } },
       },
     },
     {

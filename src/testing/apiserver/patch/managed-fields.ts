@@ -24,7 +24,10 @@ export function listItemElement(schema: ListSchema, item: unknown, index: number
   if (schema.listType === 'set') return valueElement(item);
   if (schema.listType === 'map' && isObject(item)) {
     const key: JsonObject = {};
-    for (const name of schema.keys ?? []) if (item[name] !== undefined && item[name] !== null) key[name] = item[name];
+    for (const name of schema.keys ?? []) {
+      const value = item[name] ?? schema.keyDefaults?.[name];
+      if (value !== undefined && value !== null) key[name] = value;
+    }
     if (Object.keys(key).length > 0) return keyElement(key);
   }
   return indexElement(index);

@@ -15,6 +15,8 @@ export interface ListSchema {
   readonly listType: 'map' | 'set' | 'atomic';
   /** Server-side apply key fields of an associative list (x-kubernetes-list-map-keys). */
   readonly keys?: readonly string[];
+  /** Defaults of key fields, used when an element omits them (the OpenAPI `default`, e.g. protocol TCP). */
+  readonly keyDefaults?: Readonly<Record<string, unknown>>;
   /** Strategic merge patch: whether to merge (by `mergeKey`, or as a set of primitives) or replace. */
   readonly strategy: 'merge' | 'replace';
   /** Strategic merge patch merge key (patchMergeKey); absent for a merged list of primitives. */
@@ -100,7 +102,7 @@ const resourceRequirements = implicitStruct({
 });
 
 const container = struct({
-  ports: assoc('containerPort', undefined, ['containerPort', 'protocol']),
+  ports: { ...assoc('containerPort', undefined, ['containerPort', 'protocol']), keyDefaults: { protocol: 'TCP' } },
   env: assoc('name'),
   volumeMounts: assoc('mountPath'),
   volumeDevices: assoc('devicePath'),
@@ -149,7 +151,7 @@ const schemas: ReadonlyMap<string, MapSchema> = new Map<string, MapSchema>([
   ['/PodTemplate', struct({ metadata: objectMeta, template: podTemplateSpec })],
   ['/ReplicationController', kindSchema(implicitStruct({ selector: atomicStringMap, template: podTemplateSpec }), workloadStatus)],
   ['/Service', kindSchema(
-    implicitStruct({ ports: assoc('port', undefined, ['port', 'protocol']), selector: atomicStringMap }),
+    implicitStruct({ ports: { ...assoc('port', undefined, ['port', 'protocol']), keyDefaults: { protocol: 'TCP' } }, selector: atomicStringMap }),
     implicitStruct({ conditions, loadBalancer: implicitStruct() }),
   )],
   ['/Namespace', kindSchema(implicitStruct(), implicitStruct({ conditions }))],

@@ -179,3 +179,21 @@ test('the configuration must not carry managedFields and must match the endpoint
   assert.deepEqual(live, liveBefore);
   assert.deepEqual(applied, config({ replicas: 7 }));
 });
+
+test('removing the last element of a list drops the list, as Go omits empty slices', () => {
+  const pod = (env: Obj[]): Obj => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i', env }] } });
+  const opts = (now: string) => ({ manager: 'kubectl', now, force: false, apiVersion: 'v1' });
+  const live = applyServerSideApply(undefined, pod([{ name: 'A', value: '1' }]), opts(t0));
+  const next = applyServerSideApply(live, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } }, opts(t1));
+  assert.deepEqual(spec(next).containers, [{ name: 'c', image: 'i' }]);
+});
+
+test('key fields with a default (port protocol TCP) identify the same element whether given or not', () => {
+  const pod = (port: Obj): Obj => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', ports: [port] }] } });
+  const live = applyServerSideApply(undefined, pod({ containerPort: 80 }), { manager: 'a', now: t0, force: false, apiVersion: 'v1' });
+  const next = applyServerSideApply(live, pod({ containerPort: 80, protocol: 'TCP', name: 'http' }), { manager: 'b', now: t1, force: false, apiVersion: 'v1' });
+  assert.deepEqual((spec(next).containers as Obj[])[0]!.ports, [{ containerPort: 80, protocol: 'TCP', name: 'http' }]);
+  assert.deepEqual(managed(next)[1]!.fieldsV1, { 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:name': {}, 'f:ports': {
+    'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:name': {}, 'f:protocol': {} },
+  } } } } });
+});

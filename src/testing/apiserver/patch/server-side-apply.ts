@@ -203,7 +203,7 @@ function prune(merged: JsonObject, lastSet: FieldSet, configSet: FieldSet, other
   return out;
 }
 
-/** Removes the node at `path`; maps of arbitrary keys emptied by the removal go too, as Go's omitempty drops them. */
+/** Removes the node at `path`; maps and lists emptied by the removal go too, as Go's omitempty drops them. */
 function removePath(root: JsonObject, path: FieldPath, schema: FieldSchema | undefined, owned: FieldSet): boolean {
   const parents: Array<{ container: unknown; schema: FieldSchema | undefined; element: string }> = [];
   let node: unknown = root;
@@ -218,9 +218,11 @@ function removePath(root: JsonObject, path: FieldPath, schema: FieldSchema | und
   for (let depth = parents.length - 1; depth >= 0; depth--) {
     const { container, schema: containerSchema, element } = parents[depth] as (typeof parents)[number];
     deleteChild(container, element, containerSchema);
-    const emptied = isObject(container) && Object.keys(container).length === 0;
     const containerPath = path.slice(0, depth);
-    const droppable = emptied && depth > 0 && containerSchema?.kind === 'map' && containerSchema.mapOf !== undefined && !owned.has(containerPath);
+    // Go drops empty maps and slices of omitempty fields when it encodes the object; structs stay.
+    const emptiedMap = isObject(container) && Object.keys(container).length === 0 && containerSchema?.kind === 'map' && containerSchema.mapOf !== undefined;
+    const emptiedList = Array.isArray(container) && container.length === 0 && containerSchema?.kind === 'list' && containerSchema.implicit !== true;
+    const droppable = (emptiedMap || emptiedList) && depth > 0 && !owned.has(containerPath);
     if (!droppable) break;
   }
   return true;
