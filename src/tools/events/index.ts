@@ -22,4 +22,6 @@ export { defaultLogger, noopLogger } from './logger.ts';
 export type { LogFields, Logger } from './logger.ts';
 export { FakeEventSink } from './fake-event-sink.ts';
 export type { EventSinkCall, EventSinkFault } from './fake-event-sink.ts';
+export { EventNamespaceError, newCoreEventSink, newEventSink } from './event-sink.ts';
+export type { EventsClient } from './event-sink.ts';
 export * as record from './record/index.ts';
