@@ -45,7 +45,7 @@ export interface ApplyConflict {
   readonly field: string;
   /**
    * How kube-apiserver names the owner in messages: `"kubectl"` for an Apply manager,
-   * `"kubectl" using apps/v1 at 2024-01-01T00:00:00Z` for an Update manager.
+   * `"kubectl" using apps/v1` for an Update manager.
    */
   readonly owner: string;
 }
