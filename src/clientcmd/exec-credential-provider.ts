@@ -9,6 +9,7 @@
  * share a single plugin run.
  */
 import { spawn } from 'node:child_process';
+import { isatty } from 'node:tty';
 import { inspect } from 'node:util';
 import type { Credentials, CredentialProvider } from '../rest/config.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
@@ -44,7 +45,7 @@ export interface ExecCredentialProviderOptions {
   clock?: Clock | undefined;
   /** The environment the plugin inherits before `exec.env` is added. Default: `process.env`. */
   env?: NodeJS.ProcessEnv | undefined;
-  /** Whether standard input is a terminal. Default: `process.stdin.isTTY`. */
+  /** Whether standard input is a terminal. Default: `tty.isatty(0)`. */
   stdinIsTTY?: boolean | undefined;
 }
 
@@ -82,7 +83,8 @@ export class ExecCredentialProvider implements CredentialProvider {
     this.#cluster = options.cluster;
     this.#clock = options.clock ?? realClock;
     this.#env = options.env ?? process.env;
-    this.#stdinIsTTY = options.stdinIsTTY ?? process.stdin.isTTY === true;
+    // isatty(0) rather than process.stdin.isTTY: touching process.stdin would open a stream on it.
+    this.#stdinIsTTY = options.stdinIsTTY ?? isatty(0);
   }
 
   /** The plugin's command (for messages; arguments are never exposed). */

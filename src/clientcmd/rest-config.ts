@@ -23,7 +23,7 @@ export interface RestConfigFromOptions {
   clock?: Clock;
   /** Environment exec plugins inherit. Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
-  /** Whether standard input is a terminal, for exec plugins' interactiveMode. Default: `process.stdin.isTTY`. */
+  /** Whether standard input is a terminal, for exec plugins' interactiveMode. Default: `tty.isatty(0)`. */
   stdinIsTTY?: boolean;
 }
 
