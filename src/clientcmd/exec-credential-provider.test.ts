@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
@@ -13,6 +13,8 @@ import {
   ExecPluginNotFoundError,
   ExecPluginOutputError,
   type ExecCredentialProviderOptions,
+  loadKubeConfig,
+  restConfigFrom,
 } from './index.ts';
 
 const V1 = 'client.authentication.k8s.io/v1';
@@ -258,5 +260,56 @@ describe('ExecCredentialProvider', () => {
     }
     assert.equal(inspect(c), "Credentials { token: 'REDACTED' }");
     assert.equal(c.token, 'super-secret-token');
+  });
+});
+
+describe('exec plugins from a kubeconfig', () => {
+  test('a relative command is run from the kubeconfig directory and receives the cluster info', async () => {
+    const CA = '-----BEGIN CERTIFICATE-----\nQ0E=\n-----END CERTIFICATE-----\n';
+    await mkdir(path.join(dir, 'kube/bin'), { recursive: true });
+    const plugin = path.join(dir, 'kube/bin/plugin');
+    await writeFile(plugin, `#!${process.execPath}\n${pluginSource}`);
+    await chmod(plugin, 0o755);
+    await writeFile(path.join(dir, 'kube/ca.crt'), CA);
+    await writeFile(
+      path.join(dir, 'kube/config'),
+      `current-context: c
+clusters:
+- name: c
+  cluster:
+    server: https://h:6443
+    certificate-authority: ca.crt
+    extensions:
+    - name: client.authentication.k8s.io/exec
+      extension: {audience: kubeloom}
+users:
+- name: u
+  user:
+    exec:
+      command: ./bin/plugin
+      args: [get-token]
+      env: [{name: PLUGIN_DIR, value: ${JSON.stringify(dir)}}]
+      apiVersion: ${V1}
+      interactiveMode: Never
+      provideClusterInfo: true
+contexts:
+- name: c
+  context: {cluster: c, user: u}
+`,
+    );
+    await respond(credential({ token: 'tok-$N' }));
+    const rest = await restConfigFrom(await loadKubeConfig({ path: path.join(dir, 'kube/config'), env: {} }), { env: {}, stdinIsTTY: false });
+    assert.equal((await rest.credentialProvider!.getCredentials()).token, 'tok-1');
+    assert.deepEqual(await run(1), {
+      argv: ['get-token'],
+      info: {
+        apiVersion: V1,
+        kind: 'ExecCredential',
+        spec: {
+          interactive: false,
+          cluster: { server: 'https://h:6443', 'certificate-authority-data': Buffer.from(CA).toString('base64'), config: { audience: 'kubeloom' } },
+        },
+      },
+    });
   });
 });
