@@ -1,0 +1,126 @@
+// Event recorders against the embedded API server over HTTP: events.k8s.io/v1 series and core/v1
+// counting and aggregation, written through the typed clientset. Real clock, bounded waits.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Event as CoreEvent, Pod } from 'kubernetes-types/core/v1.js';
+import type { Event } from 'kubernetes-types/events/v1.js';
+import { startApiServer, type ApiServer } from '../src/testing/index.ts';
+import { newClientset, type Clientset } from '../src/kubernetes/index.ts';
+import { EventBroadcaster, newCoreEventSink, newEventSink, noopLogger, record } from '../src/tools/events/index.ts';
+
+async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function withServer(fn: (s: ApiServer, cs: Clientset, pod: Pod) => Promise<void>): Promise<void> {
+  const s = await startApiServer();
+  const cs = newClientset({ host: s.url, qps: -1 });
+  try {
+    await cs.coreV1().namespaces().create({ metadata: { name: 'apps' } });
+    const pod = await cs.coreV1().pods('apps').create({ metadata: { name: 'web-1' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    await fn(s, cs, pod);
+  } finally {
+    await cs.close();
+    await s.stop();
+  }
+}
+
+test('events.k8s.io/v1: identical events form one Event whose series count reaches the server', async () => {
+  await withServer(async (_s, cs, pod) => {
+    // A short finish time so the final count is written during the test (upstream: 6 minutes).
+    const broadcaster = new EventBroadcaster({ logger: noopLogger, seriesFinishMs: 300 });
+    broadcaster.startRecordingToSink(newEventSink((ns) => cs.eventsV1().events(ns)));
+    const recorder = broadcaster.newRecorder('kubeloom.dev/test', { reportingInstance: 'test-1' });
+    const list = async (): Promise<Event[]> => (await cs.eventsV1().events('apps').list()).items;
+
+    recorder.eventf(pod, undefined, 'Warning', 'BackOff', 'Restart', 'back-off restarting container');
+    await waitFor('the event', async () => (await list()).length === 1);
+    const [created] = await list();
+    assert.equal(created!.series, undefined);
+    assert.deepEqual(created!.regarding, { kind: 'Pod', apiVersion: 'v1', name: 'web-1', namespace: 'apps', uid: pod.metadata!.uid, resourceVersion: pod.metadata!.resourceVersion });
+    assert.equal(created!.reportingController, 'kubeloom.dev/test');
+
+    recorder.eventf(pod, undefined, 'Warning', 'BackOff', 'Restart', 'back-off restarting container');
+    await waitFor('a series of 2', async () => (await list())[0]?.series?.count === 2);
+    for (let i = 0; i < 3; i++) recorder.eventf(pod, undefined, 'Warning', 'BackOff', 'Restart', 'back-off restarting container');
+    await waitFor('the finished series of 5', async () => (await list())[0]?.series?.count === 5);
+    const events = await list();
+    assert.equal(events.length, 1, 'repeats never create new objects');
+    assert.equal(events[0]!.metadata?.name, created!.metadata?.name);
+
+    // A different reason is a different event.
+    recorder.eventf(pod, undefined, 'Normal', 'Pulled', 'Pull', 'image pulled');
+    await waitFor('two events', async () => (await list()).length === 2);
+    await broadcaster.shutdown();
+  });
+});
+
+test('core/v1: repeats are counted with strategic merge patches and similar events are aggregated', async () => {
+  await withServer(async (_s, cs, pod) => {
+    const broadcaster = new record.EventBroadcaster({ logger: noopLogger });
+    broadcaster.startRecordingToSink(newCoreEventSink((ns) => cs.coreV1().events(ns)));
+    const recorder = broadcaster.newRecorder({ component: 'test-controller', host: 'h' });
+    const list = async (): Promise<CoreEvent[]> => (await cs.coreV1().events('apps').list()).items;
+
+    for (let i = 0; i < 3; i++) recorder.event(pod, 'Warning', 'BackOff', 'Back-off restarting failed container');
+    await waitFor('count 3', async () => (await list())[0]?.count === 3);
+    const [counted] = await list();
+    assert.equal((await list()).length, 1);
+    assert.equal(counted!.message, 'Back-off restarting failed container');
+    assert.equal(counted!.source?.component, 'test-controller');
+
+    // Ten distinct messages with one reason: the tenth and later become one aggregate event.
+    for (let i = 1; i <= 11; i++) recorder.event(pod, 'Warning', 'FailedMount', `volume v${i} not found`);
+    await waitFor('the aggregate with count 2', async () => (await list()).some((e) => e.message === '(combined from similar events): volume v11 not found' && e.count === 2));
+    const mounts = (await list()).filter((e) => e.reason === 'FailedMount');
+    assert.equal(mounts.length, 10, '9 individual events and 1 aggregate');
+    await broadcaster.shutdown();
+  });
+});
+
+test('an event the server refuses is dropped, not retried; a transient failure of the connection is retried', async () => {
+  await withServer(async (s, cs, pod) => {
+    const broadcaster = new EventBroadcaster({ logger: noopLogger, retrySleepMs: 50 });
+    const inner = newEventSink((ns) => cs.eventsV1().events(ns));
+    const outcomes: string[] = [];
+    const note = async (reason: string | undefined, write: Promise<Event>): Promise<Event> => {
+      try {
+        const written = await write;
+        outcomes.push(`${reason} ok`);
+        return written;
+      } catch (err) {
+        outcomes.push(`${reason} ${(err as { code?: string }).code ?? 'error'}`);
+        throw err;
+      }
+    };
+    broadcaster.startRecordingToSink({
+      create: (e, o) => note(e.reason, inner.create(e, o)),
+      update: (e, o) => note(e.reason, inner.update(e, o)),
+      patch: (e, p, o) => note(e.reason, inner.patch(e, p, o)),
+    });
+    const recorder = broadcaster.newRecorder('kubeloom.dev/test');
+    const list = async (): Promise<Event[]> => (await cs.eventsV1().events('apps').list()).items;
+
+    s.faults.failNext({ verb: 'create', resource: 'events', status: 422, message: 'invalid event' });
+    recorder.eventf(pod, undefined, 'Normal', 'Refused', 'Test', 'refused by the server');
+    recorder.eventf(pod, undefined, 'Normal', 'Accepted', 'Test', 'accepted');
+    await waitFor('the accepted event', async () => (await list()).length === 1);
+    await waitFor('nothing pending', () => broadcaster.pending() === 0);
+    assert.deepEqual((await list()).map((e) => e.reason), ['Accepted']);
+    assert.deepEqual(outcomes.sort(), ['Accepted ok', 'Refused ERR_KUBE_STATUS']);
+
+    // The listener goes away and comes back: the write fails at the connection level and is retried.
+    const restarting = s.faults.restart();
+    recorder.eventf(pod, undefined, 'Normal', 'AcrossRestart', 'Test', 'written after the restart');
+    await restarting;
+    await waitFor('the event written after the restart', async () => (await list()).some((e) => e.reason === 'AcrossRestart'));
+    const across = outcomes.filter((o) => o.startsWith('AcrossRestart'));
+    assert.ok(across.length >= 2 && across.at(-1) === 'AcrossRestart ok', `attempts: ${across.join(', ')}`);
+    await broadcaster.shutdown();
+  });
+});
