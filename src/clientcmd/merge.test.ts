@@ -46,7 +46,7 @@ test('property: for every name, the merged entry is the one of the first config 
         return config;
       });
       const merged = mergeKubeConfigs(configs);
-      for (const n of ['a', 'b', 'c', 'd']) {
+      for (const n of ['a', 'b', 'c', 'd'] as const) {
         const firstCluster = specs.findIndex((s) => s.clusters.includes(n));
         assert.equal(merged.clusters[n]?.server, firstCluster < 0 ? undefined : `https://${n}-${firstCluster}`);
         const firstContext = specs.findIndex((s) => s.contexts.includes(n));
