@@ -201,11 +201,50 @@ export function describeOwner(entry: ManagerEntry): string {
   return text;
 }
 
+// fieldmanager's capManagers: at most this many Update entries; older ones merge into per-version buckets.
+const maxUpdateManagers = 10;
+const oldUpdatesManagerName = 'ancient-changes';
+
+/**
+ * Keeps the number of Update entries at {@link maxUpdateManagers} by merging the oldest ones, per
+ * apiVersion, into an `ancient-changes` entry (k8s.io/apiserver fieldmanager capManagers).
+ */
+export function capUpdateManagers(entries: readonly ManagerEntry[]): ManagerEntry[] {
+  let result = entries.filter((e) => !e.set.isEmpty());
+  const updaters = result.filter((e) => e.operation === 'Update');
+  if (updaters.length <= maxUpdateManagers) return result;
+  const seconds = (e: ManagerEntry): number => (e.time === undefined ? 0 : Math.floor(Date.parse(e.time) / 1000) || 0);
+  updaters.sort((a, b) => seconds(a) - seconds(b) || cmp(entryIdentity(a), entryIdentity(b)));
+  const firstOfVersion = new Map<string, ManagerEntry>();
+  let length = updaters.length;
+  for (const entry of updaters) {
+    if (length <= maxUpdateManagers) break;
+    const first = firstOfVersion.get(entry.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(entry.apiVersion, entry);
+      continue;
+    }
+    const bucketIdentity = entryIdentity({ manager: oldUpdatesManagerName, operation: 'Update', apiVersion: entry.apiVersion, subresource: '' });
+    let bucket = result.find((e) => entryIdentity(e) === bucketIdentity);
+    if (bucket === undefined) {
+      bucket = { ...first, manager: oldUpdatesManagerName, subresource: '' };
+      result = result.filter((e) => e !== first);
+      result.push(bucket);
+    }
+    // The bucket takes the time of the most recent update merged into it.
+    const merged: ManagerEntry = { ...bucket, set: entry.set.union(bucket.set), time: entry.time };
+    result = result.filter((e) => e !== bucket && e !== entry);
+    result.push(merged);
+    length--;
+  }
+  return result;
+}
+
 /** Returns `object` with `metadata.managedFields` set to `entries` (removed when empty). */
 export function withManagedFields(object: JsonObject, entries: readonly ManagerEntry[]): JsonObject {
   const out = cloneJson(object);
   const meta: JsonObject = isObject(out.metadata) ? out.metadata : {};
-  const encoded = encodeManagedFields(entries);
+  const encoded = encodeManagedFields(capUpdateManagers(entries));
   if (encoded.length > 0) meta.managedFields = encoded;
   else delete meta.managedFields;
   out.metadata = meta;

@@ -197,3 +197,37 @@ test('key fields with a default (port protocol TCP) identify the same element wh
     'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:name': {}, 'f:protocol': {} },
   } } } } });
 });
+
+test('kubectl upgrading from client-side apply takes over the fields the last-applied annotation vouches for', () => {
+  const lastApplied = JSON.stringify(config());
+  const csa = { ...config(), metadata: { ...(config().metadata as Obj), annotations: { 'kubectl.kubernetes.io/last-applied-configuration': `${lastApplied}\n` } } };
+  const live = stored(trackUpdate(undefined, csa, { manager: 'kubectl-client-side-apply', now: t0, apiVersion: 'apps/v1' }));
+  const next = config({ replicas: 3, image: 'nginx:<2>' });
+  // Another manager gets the conflicts as usual.
+  assert.throws(() => applyServerSideApply(live, next, apply('ci', t1)), ApplyConflictError);
+  const upgraded = applyServerSideApply(live, next, apply('kubectl', t1));
+  assert.equal(spec(upgraded).replicas, 3);
+  assert.deepEqual(managed(upgraded).map((e) => e.manager), ['kubectl', 'kubectl-client-side-apply']);
+  assert.equal(((upgraded.metadata as Obj).annotations as Obj)['kubectl.kubernetes.io/last-applied-configuration'],
+    '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"labels":{"app":"web"},"name":"web","namespace":"default"},"spec":{"replicas":3,'
+    + '"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"nginx:\\u003c2\\u003e","name":"nginx"}]}}}}\n');
+  // A field changed by someone else since the last client-side apply still conflicts.
+  const scaled = trackUpdate(live, { ...live, spec: { ...spec(live), replicas: 5 } }, { manager: 'scaler', now: t1, apiVersion: 'apps/v1' });
+  assert.throws(() => applyServerSideApply(scaled, next, apply('kubectl', t2)),
+    (err: unknown) => err instanceof ApplyConflictError && JSON.stringify(err.conflicts.map((c) => [c.manager, c.field])) === '[["scaler",".spec.replicas"]]');
+});
+
+test('more than ten Update managers: the oldest merge into ancient-changes', () => {
+  let object: Obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', labels: {} } };
+  for (let i = 1; i <= 12; i++) {
+    const labels = { ...((object.metadata as Obj).labels as Obj), [`l${i}`]: 'x' };
+    object = trackUpdate(object, { ...object, metadata: { ...(object.metadata as Obj), labels } },
+      { manager: `m${i}`, now: `2024-01-01T00:00:${String(i).padStart(2, '0')}Z`, apiVersion: 'v1' });
+  }
+  const entries = managed(object);
+  assert.deepEqual(entries.map((e) => [e.manager, e.time]), [
+    ['ancient-changes', '2024-01-01T00:00:03Z'],
+    ...Array.from({ length: 9 }, (_, k) => [`m${k + 4}`, `2024-01-01T00:00:${String(k + 4).padStart(2, '0')}Z`]),
+  ]);
+  assert.deepEqual(entries[0]!.fieldsV1, { 'f:metadata': { 'f:labels': { 'f:l1': {}, 'f:l2': {}, 'f:l3': {} } } });
+});

@@ -51,7 +51,6 @@ export function applyServerSideApply(live: Record<string, unknown> | undefined, 
   if (isObject(applied.metadata) && applied.metadata.managedFields !== undefined && applied.metadata.managedFields !== null) {
     throw badPatch('metadata.managedFields must be nil');
   }
-  const subresource = options.subresource ?? '';
   const schema = schemaFor(groupKindOf(applied, options.apiVersion));
 
   let entries = decodeManagedFields(live);
@@ -62,6 +61,46 @@ export function applyServerSideApply(live: Record<string, unknown> | undefined, 
   }
   const config = withoutManagedFields(applied);
 
+  let result: JsonObject;
+  try {
+    result = applyConfig(liveContent, entries, config, schema, options, options.force);
+  } catch (err) {
+    // kubectl's own upgrade path from client-side apply: conflicts on fields the last-applied
+    // annotation says kubectl set itself, and nobody changed since, are taken over silently.
+    const allowed = options.manager === kubectlManager && err instanceof ConflictsFound ? allowedConflictsFromLastApplied(liveContent, schema) : undefined;
+    if (allowed === undefined || !(err instanceof ConflictsFound)) throw err instanceof ConflictsFound ? err.toError() : err;
+    const remaining = err.conflicts.filter((c) => !allowed.has(c.path));
+    if (remaining.length > 0) throw new ConflictsFound(remaining).toError();
+    result = applyConfig(liveContent, entries, config, schema, options, true);
+  }
+  return syncLastApplied(result, applied, options.manager);
+}
+
+// Manager name kubectl uses for `apply --server-side`; upstream ties the last-applied handling to it.
+const kubectlManager = 'kubectl';
+const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+
+type PathConflict = ApplyConflict & { readonly path: FieldPath };
+
+/** Conflicts found while applying, kept with their paths until they become an {@link ApplyConflictError}. */
+class ConflictsFound extends Error {
+  readonly conflicts: readonly PathConflict[];
+
+  constructor(conflicts: readonly PathConflict[]) {
+    super('apply conflicts');
+    this.conflicts = conflicts;
+  }
+
+  toError(): ApplyConflictError {
+    const sorted = [...this.conflicts].sort((a, b) => (a.manager < b.manager ? -1 : a.manager > b.manager ? 1 : comparePaths(a.path, b.path)));
+    return new ApplyConflictError(sorted.map(({ manager, field, owner }) => ({ manager, field, owner })));
+  }
+}
+
+/** merge.Updater.Apply: merge, prune, check ownership, record the manager's new set. */
+function applyConfig(liveContent: JsonObject, decoded: readonly ManagerEntry[], config: JsonObject, schema: FieldSchema | undefined, options: ApplyOptions, force: boolean): JsonObject {
+  const entries = decoded.map((e) => ({ ...e }));
+  const subresource = options.subresource ?? '';
   const identity = entryIdentity({ manager: options.manager, operation: 'Apply', apiVersion: options.apiVersion, subresource });
   const previous = entries.find((e) => entryIdentity(e) === identity);
   const others = entries.filter((e) => e !== previous);
@@ -72,16 +111,13 @@ export function applyServerSideApply(live: Record<string, unknown> | undefined, 
 
   const comparison = compareObjects(liveContent, merged, schema);
   const changed = comparison.added.union(comparison.modified);
-  const conflicts: Array<ApplyConflict & { path: FieldPath }> = [];
+  const conflicts: PathConflict[] = [];
   for (const entry of others) {
     for (const path of entry.set.intersection(changed)) {
       conflicts.push({ manager: entry.manager, field: pathToString(path), owner: describeOwner(entry), path });
     }
   }
-  if (conflicts.length > 0 && !options.force) {
-    conflicts.sort((a, b) => (a.manager < b.manager ? -1 : a.manager > b.manager ? 1 : comparePaths(a.path, b.path)));
-    throw new ApplyConflictError(conflicts.map(({ manager, field, owner }) => ({ manager, field, owner })));
-  }
+  if (conflicts.length > 0 && !force) throw new ConflictsFound(conflicts);
   for (const entry of others) entry.set = entry.set.difference(changed).difference(comparison.removed);
 
   // Upstream refreshes the entry's time only when the object changed.
@@ -95,6 +131,52 @@ export function applyServerSideApply(live: Record<string, unknown> | undefined, 
     set: configSet,
   };
   return withManagedFields(merged, [...others, next]);
+}
+
+function lastAppliedOf(object: JsonObject): string | undefined {
+  const meta = object.metadata;
+  const annotations = isObject(meta) ? meta.annotations : undefined;
+  const value = isObject(annotations) ? annotations[lastAppliedAnnotation] : undefined;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * Fields set by the last client-side apply and unchanged since (fieldmanager lastAppliedManager):
+ * kubectl may take them over from `kubectl-client-side-apply` without a conflict.
+ */
+function allowedConflictsFromLastApplied(live: JsonObject, schema: FieldSchema | undefined): FieldSet | undefined {
+  const text = lastAppliedOf(live);
+  if (text === undefined) return undefined;
+  let lastApplied: unknown;
+  try {
+    lastApplied = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(lastApplied)) return undefined;
+  return applyFieldSet(lastApplied, schema).difference(compareObjects(lastApplied, live, schema).modified);
+}
+
+/** kubectl's server-side apply keeps an existing last-applied annotation in step (fieldmanager lastAppliedUpdater). */
+function syncLastApplied(result: JsonObject, applied: JsonObject, manager: string): JsonObject {
+  if (manager !== kubectlManager || lastAppliedOf(result) === undefined) return result;
+  const config = cloneJson(applied);
+  if (isObject(config.metadata) && isObject(config.metadata.annotations)) delete config.metadata.annotations[lastAppliedAnnotation];
+  const annotations = (result.metadata as JsonObject).annotations as JsonObject;
+  annotations[lastAppliedAnnotation] = `${goJson(config)}\n`;
+  return result;
+}
+
+/** JSON as Go's encoding/json writes a map: keys sorted, HTML characters escaped. */
+function goJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(goJson).join(',')}]`;
+  if (isObject(value)) return `{${Object.keys(value).sort().map((k) => `${goString(k)}:${goJson(value[k])}`).join(',')}}`;
+  if (typeof value === 'string') return goString(value);
+  return JSON.stringify(value) ?? 'null';
+}
+
+function goString(text: string): string {
+  return JSON.stringify(text).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function withoutManagedFields(object: JsonObject): JsonObject {
