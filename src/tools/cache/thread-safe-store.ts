@@ -16,7 +16,7 @@ export interface ThreadSafeStore<T> {
   get(key: string): T | undefined;
   list(): T[];
   listKeys(): string[];
-  /** Replaces the whole content and rebuilds the indexes. */
+  /** Replaces the whole content and rebuilds the indexes; takes ownership of `items`. */
   replace(items: ReadonlyMap<string, T>, resourceVersion: string): void;
   index(indexName: string, obj: T): T[];
   indexKeys(indexName: string, indexedValue: string): string[];
@@ -97,7 +97,8 @@ export class ThreadSafeMap<T> implements ThreadSafeStore<T> {
     // Build the new indexes aside first: a throwing index function must not leave a half-built store.
     const indices = new Map<string, Map<string, Set<string>>>();
     for (const name of this.#indexNames) indices.set(name, new Map());
-    const next = new Map(items);
+    // The store takes ownership of the map, as upstream takes ownership of the list.
+    const next = items instanceof Map ? (items as Map<string, T>) : new Map(items);
     for (const [key, obj] of next) {
       for (const name of this.#indexNames) {
         const values = this.#callIndexFunc(name, key, obj);

@@ -1,0 +1,83 @@
+/**
+ * Event handlers (client-go tools/cache controller.go): what an informer notifies, adapters from
+ * plain functions, and the filtering decorator.
+ */
+import type { DeletedFinalStateUnknown } from './key-functions.ts';
+
+/**
+ * Receives an informer's notifications (cache.ResourceEventHandler). Every method is optional.
+ * Objects are the cache's own, deeply frozen: never mutate them (copy first, e.g. structuredClone).
+ * A method may return a promise: the next notification for this handler waits for it.
+ *
+ * - `onAdd`: an object appeared; `isInInitialList` is true for objects of the initial list (and for
+ *   the synthetic adds a handler receives when registered after the informer started).
+ * - `onUpdate`: an object changed, or a resync/relist delivered it again (then old and new may be
+ *   the same object).
+ * - `onDelete`: an object is gone; after a relist noticed a missed deletion, it is a
+ *   {@link DeletedFinalStateUnknown} tombstone holding the last known state.
+ */
+export interface ResourceEventHandler<T> {
+  onAdd?(obj: T, isInInitialList: boolean): void | Promise<void>;
+  onUpdate?(oldObj: T, newObj: T): void | Promise<void>;
+  onDelete?(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
+}
+
+/** Functions for {@link ResourceEventHandlerFuncs}; any may be omitted. */
+export interface ResourceEventHandlerFuncsOptions<T> {
+  addFunc?: (obj: T) => void | Promise<void>;
+  updateFunc?: (oldObj: T, newObj: T) => void | Promise<void>;
+  deleteFunc?: (obj: T | DeletedFinalStateUnknown<T>) => void | Promise<void>;
+}
+
+/** A handler from plain functions, ignoring `isInInitialList` (cache.ResourceEventHandlerFuncs). */
+export class ResourceEventHandlerFuncs<T> implements ResourceEventHandler<T> {
+  readonly #f: ResourceEventHandlerFuncsOptions<T>;
+  constructor(funcs: ResourceEventHandlerFuncsOptions<T>) {
+    this.#f = funcs;
+  }
+  onAdd(obj: T): void | Promise<void> {
+    return this.#f.addFunc?.(obj);
+  }
+  onUpdate(oldObj: T, newObj: T): void | Promise<void> {
+    return this.#f.updateFunc?.(oldObj, newObj);
+  }
+  onDelete(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void> {
+    return this.#f.deleteFunc?.(obj);
+  }
+}
+
+/** Options of a {@link FilteringResourceEventHandler}. */
+export interface FilteringResourceEventHandlerOptions<T> {
+  /** Must not mutate the object. Receives tombstones on delete. */
+  filterFunc: (obj: T | DeletedFinalStateUnknown<T>) => boolean;
+  handler: ResourceEventHandler<T>;
+}
+
+/**
+ * Passes on only the notifications for objects accepted by a filter
+ * (cache.FilteringResourceEventHandler). An update that makes an object enter the filter becomes
+ * an add (with isInInitialList false), one that makes it leave becomes a delete of the old object.
+ */
+export class FilteringResourceEventHandler<T> implements ResourceEventHandler<T> {
+  readonly #filter: (obj: T | DeletedFinalStateUnknown<T>) => boolean;
+  readonly #handler: ResourceEventHandler<T>;
+  constructor(options: FilteringResourceEventHandlerOptions<T>) {
+    this.#filter = options.filterFunc;
+    this.#handler = options.handler;
+  }
+  onAdd(obj: T, isInInitialList: boolean): void | Promise<void> {
+    if (!this.#filter(obj)) return;
+    return this.#handler.onAdd?.(obj, isInInitialList);
+  }
+  onUpdate(oldObj: T, newObj: T): void | Promise<void> {
+    const newer = this.#filter(newObj);
+    const older = this.#filter(oldObj);
+    if (newer && older) return this.#handler.onUpdate?.(oldObj, newObj);
+    if (newer) return this.#handler.onAdd?.(newObj, false);
+    if (older) return this.#handler.onDelete?.(oldObj);
+  }
+  onDelete(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void> {
+    if (!this.#filter(obj)) return;
+    return this.#handler.onDelete?.(obj);
+  }
+}

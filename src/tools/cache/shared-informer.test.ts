@@ -1,0 +1,308 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeClock } from '../../util/clock/clock.ts';
+import { StatusError, newStatus } from '../../apimachinery/errors.ts';
+import type { KubeList } from '../../apimachinery/object.ts';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import { FakeListerWatcher, FakeWatch } from './testing/fake-lister-watcher.ts';
+import { InformerStateError, SharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.ts';
+import type { ResourceEventHandler } from './event-handlers.ts';
+import { DeletedFinalStateUnknown } from './key-functions.ts';
+import { stripManagedFields } from './transforms.ts';
+
+interface Pod {
+  metadata: ObjectMeta & { name: string };
+  spec?: { node?: string };
+}
+const pod = (name: string, rv: string, extra: Partial<Pod> = {}): Pod => ({ metadata: { namespace: 'ns', name, resourceVersion: rv }, ...extra });
+const list = (rv: string, items: Pod[]): KubeList<Pod> => ({ metadata: { resourceVersion: rv }, items });
+const gone = newStatus(410, 'Expired', 'too old');
+
+async function flush(rounds = 20): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
+}
+
+/** A handler recording every notification as "add a@1 initial", "update a@1->a@2", "delete tomb(ns/a)@1". */
+function recorder(log: string[] = []): ResourceEventHandler<Pod> & { log: string[] } {
+  const show = (p: Pod | DeletedFinalStateUnknown<Pod>): string =>
+    p instanceof DeletedFinalStateUnknown ? `tomb(${p.key})@${p.obj?.metadata.resourceVersion ?? '-'}` : `${p.metadata.name}@${p.metadata.resourceVersion ?? ''}`;
+  return {
+    log,
+    onAdd: (obj, initial) => void log.push(`add ${show(obj)}${initial ? ' initial' : ''}`),
+    onUpdate: (o, n) => void log.push(`update ${show(o)}->${show(n)}`),
+    onDelete: (obj) => void log.push(`delete ${show(obj)}`),
+  };
+}
+
+function setup(options: SharedIndexInformerOptions<Pod> = {}) {
+  const clock = new FakeClock();
+  const lw = new FakeListerWatcher<Pod>({ watchListUnsupported: true });
+  const errors: unknown[] = [];
+  const informer = new SharedIndexInformer<Pod>(lw, {
+    clock,
+    objectDescription: 'pods',
+    onHandlerError: (err) => errors.push(err),
+    reflector: { random: () => 0.5, backoffManager: { nextDelay: () => 1000 } },
+    ...options,
+  });
+  const stop = new AbortController();
+  const start = (): Promise<void> => informer.run({ signal: stop.signal });
+  return { clock, lw, informer, errors, stop, start };
+}
+
+test('SharedIndexInformer delivers the initial list as adds in list order, then watch events in order', async () => {
+  const { lw, informer, stop, start } = setup();
+  const h = recorder();
+  const reg = informer.addEventHandler(h);
+  lw.pushList(list('10', [pod('a', '1'), pod('b', '2')]));
+  const w = lw.pushWatch(new FakeWatch<Pod>());
+  assert.equal(informer.hasSynced(), false);
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  await flush();
+  assert.equal(informer.hasSynced(), true);
+  assert.equal(reg.hasSynced(), true);
+  w.add(pod('c', '11')).modify(pod('a', '12')).delete(pod('b', '13')).bookmark('14');
+  await flush();
+  assert.deepEqual(h.log, ['add a@1 initial', 'add b@2 initial', 'add c@11', 'update a@1->a@12', 'delete b@13']);
+  assert.deepEqual(informer.getStore().listKeys().sort(), ['ns/a', 'ns/c']);
+  assert.equal(informer.lastSyncResourceVersion(), '14');
+  assert.deepEqual(informer.getIndexer().indexKeys('namespace', 'ns').sort(), ['ns/a', 'ns/c']);
+  stop.abort();
+  await running;
+  assert.equal(informer.isStopped(), true);
+});
+
+test('SharedIndexInformer relist after 410: deletes (tombstones with the cached object) for vanished objects, then the list in order', async () => {
+  const { clock, lw, informer, stop, start } = setup();
+  const h = recorder();
+  informer.addEventHandler(h);
+  lw.pushList(list('10', [pod('a', '1'), pod('b', '2'), pod('c', '3')]));
+  lw.pushWatch(new FakeWatch<Pod>()).modify(pod('b', '11')).error(gone);
+  // Meanwhile a was deleted and c changed; b is unchanged since the watch saw it.
+  lw.pushList(list('20', [pod('d', '15'), pod('c', '16'), pod('b', '11')]));
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  await flush();
+  await clock.step(1000);
+  await lw.waitForCalls({ list: 2, watch: 2 });
+  await flush();
+  assert.deepEqual(
+    lw.listCalls.map((c) => c.resourceVersion),
+    ['0', '11'],
+  );
+  assert.deepEqual(h.log, [
+    'add a@1 initial',
+    'add b@2 initial',
+    'add c@3 initial',
+    'update b@2->b@11',
+    'delete tomb(ns/a)@1',
+    'add d@15',
+    'update c@3->c@16',
+    'update b@11->b@11',
+  ]);
+  assert.deepEqual(informer.getStore().listKeys().sort(), ['ns/b', 'ns/c', 'ns/d']);
+  stop.abort();
+  await running;
+});
+
+test('SharedIndexInformer: a handler added after start first gets the cached objects as initial adds', async () => {
+  const { lw, informer, stop, start } = setup();
+  lw.pushList(list('10', [pod('a', '1'), pod('b', '2')]));
+  const w = lw.pushWatch(new FakeWatch<Pod>());
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  await flush();
+  const late = recorder();
+  const reg = informer.addEventHandler(late);
+  assert.equal(reg.hasSynced(), false);
+  w.add(pod('c', '11'));
+  await flush();
+  assert.equal(reg.hasSynced(), true);
+  assert.deepEqual(late.log.slice(0, 2).sort(), ['add a@1 initial', 'add b@2 initial']);
+  assert.deepEqual(late.log.slice(2), ['add c@11']);
+  stop.abort();
+  await running;
+});
+
+test('SharedIndexInformer.removeEventHandler stops notifications to that handler only', async () => {
+  const { lw, informer, stop, start } = setup();
+  const kept = recorder();
+  const removed = recorder();
+  informer.addEventHandler(kept);
+  const reg = informer.addEventHandler(removed);
+  lw.pushList(list('10', []));
+  const w = lw.pushWatch(new FakeWatch<Pod>());
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  w.add(pod('a', '11'));
+  await flush();
+  informer.removeEventHandler(reg);
+  w.add(pod('b', '12'));
+  await flush();
+  assert.deepEqual(kept.log, ['add a@11', 'add b@12']);
+  assert.deepEqual(removed.log, ['add a@11']);
+  stop.abort();
+  await running;
+});
+
+test('SharedIndexInformer: a throwing handler is reported and neither it nor others stop receiving', async () => {
+  const { lw, informer, errors, stop, start } = setup();
+  const calm = recorder();
+  const seen: string[] = [];
+  informer.addEventHandler({
+    onAdd: (p) => {
+      seen.push(p.metadata.name);
+      if (p.metadata.name === 'a') throw new Error('handler bug');
+    },
+  });
+  informer.addEventHandler({
+    onAdd: async (p) => {
+      if (p.metadata.name === 'b') throw new Error('async handler bug');
+    },
+  });
+  informer.addEventHandler(calm);
+  lw.pushList(list('10', [pod('a', '1'), pod('b', '2'), pod('c', '3')]));
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  await flush();
+  assert.deepEqual(seen, ['a', 'b', 'c']);
+  assert.deepEqual(
+    errors.map((e) => (e as Error).message),
+    ['handler bug', 'async handler bug'],
+  );
+  assert.deepEqual(calm.log, ['add a@1 initial', 'add b@2 initial', 'add c@3 initial']);
+  stop.abort();
+  await running;
+});
+
+test('SharedIndexInformer: a stuck handler only delays itself; its notifications stay buffered in order', async () => {
+  const { lw, informer, stop, start } = setup();
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const slow: string[] = [];
+  informer.addEventHandler({
+    onAdd: async (p) => {
+      slow.push(p.metadata.name);
+      if (p.metadata.name === 'a') await gate;
+    },
+  });
+  const fast = recorder();
+  informer.addEventHandler(fast);
+  lw.pushList(list('10', [pod('a', '1')]));
+  const w = lw.pushWatch(new FakeWatch<Pod>());
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  for (let i = 0; i < 50; i++) w.add(pod(`p${i}`, String(100 + i)));
+  await flush();
+  assert.equal(fast.log.length, 51);
+  assert.deepEqual(slow, ['a']);
+  release();
+  await flush(60);
+  assert.deepEqual(slow, ['a', ...Array.from({ length: 50 }, (_, i) => `p${i}`)]);
+  stop.abort();
+  await running;
+});
+
+test('SharedIndexInformer: per-handler resync periods (minimum 1 s, check period shrinks to the smallest)', async () => {
+  const { clock, lw, informer, stop, start } = setup({ defaultEventHandlerResyncPeriodMs: 5000 });
+  const fast = recorder();
+  const byDefault = recorder();
+  const never = recorder();
+  informer.addEventHandler(fast, { resyncPeriodMs: 200 });
+  informer.addEventHandler(byDefault);
+  informer.addEventHandler(never, { resyncPeriodMs: 0 });
+  lw.pushList(list('10', [pod('a', '1')]));
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  await flush();
+  await clock.step(999);
+  assert.deepEqual(fast.log, ['add a@1 initial']);
+  const counts: number[][] = [];
+  for (let s = 1; s <= 5; s++) {
+    await clock.step(s === 1 ? 1 : 1000);
+    await flush();
+    counts.push([fast.log.length - 1, byDefault.log.length - 1, never.log.length - 1]);
+  }
+  // The fast handler resyncs every second (200 ms raised to the 1 s minimum), the default one every 5 s.
+  assert.deepEqual(counts, [
+    [1, 0, 0],
+    [2, 0, 0],
+    [3, 0, 0],
+    [4, 0, 0],
+    [5, 1, 0],
+  ]);
+  assert.equal(fast.log[1], 'update a@1->a@1');
+  stop.abort();
+  await running;
+});
+
+test('SharedIndexInformer freezes cached objects after the transform, which runs once per object', async () => {
+  const { lw, informer, stop, start } = setup();
+  let calls = 0;
+  informer.setTransform((p) => {
+    calls++;
+    return stripManagedFields(p);
+  });
+  const got: Pod[] = [];
+  informer.addEventHandler({ onAdd: (p) => void got.push(p), onUpdate: (_o, n) => void got.push(n) });
+  lw.pushList(list('10', [pod('a', '1', { spec: { node: 'n1' } }), { metadata: { namespace: 'ns', name: 'b', resourceVersion: '2', managedFields: [{}] } }]));
+  const w = lw.pushWatch(new FakeWatch<Pod>());
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  w.modify(pod('a', '11'));
+  await flush();
+  assert.equal(calls, 3);
+  assert.equal(got.length, 3);
+  for (const p of got) assert.ok(Object.isFrozen(p) && Object.isFrozen(p.metadata));
+  assert.equal(informer.getStore().getByKey('ns/b')?.metadata.managedFields, undefined);
+  assert.equal(informer.getStore().getByKey('ns/a'), got[2]);
+  assert.throws(() => {
+    (got[0]!.spec as { node: string }).node = 'mutated';
+  }, TypeError);
+  assert.throws(() => informer.setTransform((p) => p), InformerStateError);
+  assert.throws(() => informer.setWatchErrorHandler(() => {}), InformerStateError);
+  stop.abort();
+  await running;
+  assert.throws(() => informer.addEventHandler({}), InformerStateError);
+});
+
+test('SharedIndexInformer.setWatchErrorHandler receives failed lists', async () => {
+  const { clock, lw, informer, stop, start } = setup();
+  const seen: unknown[] = [];
+  informer.setWatchErrorHandler((_r, err) => seen.push(err));
+  lw.pushList(new StatusError(newStatus(403, 'Forbidden', 'no')));
+  lw.pushList(list('1', []));
+  const running = start();
+  await lw.waitForCalls({ list: 1 });
+  await flush();
+  assert.equal(seen.length, 1);
+  await clock.step(1000);
+  await lw.waitForCalls({ list: 2 });
+  await flush();
+  assert.equal(informer.hasSynced(), true);
+  stop.abort();
+  await running;
+});
+
+test('SharedIndexInformer.notifications yields every notification and ends with the signal', async () => {
+  const { lw, informer, stop, start } = setup();
+  lw.pushList(list('10', [pod('a', '1')]));
+  const w = lw.pushWatch(new FakeWatch<Pod>());
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  const iterStop = new AbortController();
+  const seen: string[] = [];
+  const consuming = (async () => {
+    for await (const n of informer.notifications({ signal: iterStop.signal })) {
+      seen.push(`${n.type} ${n.type === 'delete' ? 'x' : n.object.metadata.name}`);
+      if (seen.length === 3) iterStop.abort();
+    }
+  })();
+  await flush();
+  w.add(pod('b', '11')).delete(pod('a', '12')).add(pod('c', '13'));
+  await consuming;
+  assert.deepEqual(seen, ['add a', 'add b', 'delete x']);
+  stop.abort();
+  await running;
+});
