@@ -256,6 +256,12 @@ contexts:
     });
   }
 
+  test('overrides do not paper over a current-context naming a missing context', async () => {
+    const p = await file('overrides/dangling', 'current-context: gone\nclusters:\n- name: c\n  cluster: {server: https://h}\n');
+    const config = await loadKubeConfig({ path: p, env: {}, homeDir: empty, overrides: { namespace: 'x', server: 'https://y' } });
+    await assert.rejects(restConfigFrom(config), /current-context: context "gone" does not exist/);
+  });
+
   for (const [flag, overrides] of [
     ['--context', { context: 'nope' }],
     ['--cluster', { cluster: 'nope' }],

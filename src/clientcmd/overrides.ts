@@ -69,9 +69,11 @@ export function applyOverrides(config: KubeConfig, overrides: ConfigOverrides): 
   const contextName = overrides.context || config.currentContext;
   if (overrides.context && getEntry(config.contexts, overrides.context) === undefined) throw missing('--context', 'context', overrides.context);
   out.currentContext = contextName;
-  const touchesContext =
-    overrides.cluster || overrides.user || overrides.namespace || overrides.server || overrides.token || overrides.username;
+  const touchesContext = Boolean(overrides.cluster || overrides.user || overrides.namespace);
   if (!touchesContext && !hasClusterOverrides(overrides) && !hasUserOverrides(overrides)) return protectKubeConfig(out);
+  // A current-context naming a missing context stays missing, so that validation reports it; only the
+  // unnamed context of a flags-only configuration (no kubeconfig, --server …) is synthesised.
+  if (contextName !== '' && getEntry(config.contexts, contextName) === undefined) return protectKubeConfig(out);
 
   const context: Context = copy(getEntry(config.contexts, contextName));
   context.cluster ??= '';
