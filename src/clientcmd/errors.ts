@@ -142,7 +142,8 @@ export class ExecPluginFailedError extends ExecPluginError {
   readonly signal: string | null;
   readonly stderr: string;
   constructor(command: string, exitCode: number | null, signal: string | null, stderr: string) {
-    const how = exitCode !== null ? `failed with exit code ${exitCode}` : `was terminated by signal ${signal ?? 'unknown'}`;
+    const how =
+      exitCode !== null ? `failed with exit code ${exitCode}` : signal !== null ? `was terminated by signal ${signal}` : 'could not be started';
     super('ERR_EXEC_PLUGIN_FAILED', command, `exec: executable ${command} ${how}${stderr ? `: ${stderr}` : ''}`);
     this.exitCode = exitCode;
     this.signal = signal;
