@@ -5,3 +5,5 @@ import { registerCommand } from './commands.ts';
 
 registerCommand('version', async () => (await import('./version-command.ts')).versionCommand);
 registerCommand('apiserver', async () => (await import('./apiserver-command.ts')).apiserverCommand);
+registerCommand('get', async () => (await import('./get-command.ts')).getCommand);
+registerCommand('demo', async () => (await import('./demo-command.ts')).demoCommand);
