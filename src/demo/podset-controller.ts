@@ -430,9 +430,23 @@ export class PodSetController {
     };
     const cur = ps.status ?? {};
     if (cur.replicas === next.replicas && cur.readyReplicas === next.readyReplicas && cur.observedGeneration === next.observedGeneration) return;
-    const copy: PodSet = { ...ps, metadata: { ...ps.metadata, name }, status: { ...cur, ...next } };
-    await this.#podSetClient(ps.metadata?.namespace ?? '').updateStatus(copy, { signal });
-    this.counts.statusUpdates++;
+    const client = this.#podSetClient(ps.metadata?.namespace ?? '');
+    // Upstream's statusUpdateRetries = 1: on a conflict, read the latest copy and try once more.
+    let base: PodSet = ps;
+    for (let attempt = 0; ; attempt++) {
+      const copy: PodSet = { ...base, metadata: { ...base.metadata, name }, status: { ...base.status, ...next } };
+      try {
+        await client.updateStatus(copy, { signal });
+        this.counts.statusUpdates++;
+        return;
+      } catch (err) {
+        if (attempt >= 1 || !isConflict(err)) throw err;
+        base = await client.get(name, { signal });
+        if (base.metadata?.uid !== ps.metadata?.uid) return;
+        // The status describes the generation this sync saw; a newer spec gets its own sync.
+        if (base.metadata?.generation !== ps.metadata?.generation) return;
+      }
+    }
   }
 
   /** Deletes the PodSet's pods by ownerReference; once none is left, removes the finalizer. */

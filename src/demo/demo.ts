@@ -1,0 +1,245 @@
+/**
+ * `kubeloom demo`: runs the PodSet controller. Without a kubeconfig it brings its own cluster (the
+ * embedded API server), drives a workload against the controller and prints a summary; with one
+ * it runs the controller against that cluster until interrupted.
+ */
+import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { isAlreadyExists, isNotFound } from '../apimachinery/errors.ts';
+import { loadKubeConfig } from '../clientcmd/load.ts';
+import { NoConfigurationError } from '../clientcmd/errors.ts';
+import { restConfigFrom } from '../clientcmd/rest-config.ts';
+import { inClusterNamespace } from '../clientcmd/in-cluster.ts';
+import { RestClient } from '../rest/client.ts';
+import type { RestConfig } from '../rest/config.ts';
+import { ResourceClient } from '../kubernetes/resource-client.ts';
+import { startApiServer, type ApiServer } from '../testing/index.ts';
+import { realClock, type Clock } from '../util/clock/clock.ts';
+import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
+import { Progress, type ProgressOutput } from './progress.ts';
+import { DemoRuntime } from './runtime.ts';
+import { podSetCrd, podSetGroup, podSetKind, podSetResource, podSetVersion, type PodSet } from './podset.ts';
+import { formatSummary, type DemoSummary } from './summary.ts';
+import { runWorkload, type StepResult } from './workload.ts';
+
+/** Options of {@link runDemo}. */
+export interface DemoOptions {
+  /** Explicit kubeconfig (else KUBECONFIG, ~/.kube/config, in-cluster; none → embedded server). */
+  kubeconfig?: string;
+  /** Embedded mode: keep running after the workload until `signal` aborts. */
+  serve?: boolean;
+  /** Port of /metrics, /healthz, /readyz. Default 0 (any free port) locally, 8080 in a cluster. */
+  metricsPort?: number;
+  /** Address of the endpoints. Default 127.0.0.1 locally, 0.0.0.0 in a cluster. */
+  metricsHost?: string;
+  /** PodSets the workload creates (default 3). */
+  podSets?: number;
+  /** Initial replicas per PodSet (default 3). */
+  replicas?: number;
+  /** Namespace to manage with a kubeconfig (default: all namespaces; in a cluster, the pod's own). */
+  namespace?: string;
+  /** Reconcile workers (default 5). */
+  workers?: number;
+  /** Bound on each workload step's convergence wait (default 30,000 ms). */
+  stepTimeoutMs?: number;
+  /** Ends serving modes (Ctrl-C). */
+  signal?: AbortSignal;
+  out?: ProgressOutput;
+  err?: { write(text: string): unknown };
+  clock?: Clock;
+  /** Environment (KUBECONFIG, HOME, POD_NAMESPACE). Default: process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+// The demo namespace the embedded workload runs in.
+const workloadNamespace = 'kubeloom-demo';
+
+async function ensureCrd(rest: RestClient, signal: AbortSignal | undefined): Promise<'present' | 'installed'> {
+  const probe = new ResourceClient<PodSet>(rest, { group: podSetGroup, version: podSetVersion, resource: podSetResource, kind: podSetKind, namespaced: true, namespace: '' });
+  try {
+    await probe.list({ limit: 1, ...(signal !== undefined ? { signal } : {}) });
+    return 'present';
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  const crds = new ResourceClient<CustomResourceDefinition>(rest, {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    resource: 'customresourcedefinitions',
+    kind: 'CustomResourceDefinition',
+    namespaced: false,
+  });
+  try {
+    await crds.create(structuredClone(podSetCrd), signal !== undefined ? { signal } : {});
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+  // A real API server serves the new resource only once the CRD is Established.
+  for (let i = 0; i < 100; i++) {
+    const crd = await crds.get(podSetCrd.metadata?.name ?? '', signal !== undefined ? { signal } : {});
+    if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true) return 'installed';
+    await realClock.sleep(100, signal);
+  }
+  throw new Error(`CustomResourceDefinition ${podSetCrd.metadata?.name ?? ''} did not become Established`);
+}
+
+function fmtMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+/** Runs the demo; resolves with the process exit code. */
+export async function runDemo(options: DemoOptions = {}): Promise<number> {
+  const out = options.out ?? process.stdout;
+  const errOut = options.err ?? process.stderr;
+  const clock = options.clock ?? realClock;
+  const env = options.env ?? process.env;
+  const started = clock.now();
+
+  let config: RestConfig | undefined;
+  let server: ApiServer | undefined;
+  let inCluster = false;
+  try {
+    const kubeconfig = await loadKubeConfig({ ...(options.kubeconfig !== undefined ? { path: options.kubeconfig } : {}), env });
+    inCluster = kubeconfig.source?.kind === 'in-cluster';
+    config = await restConfigFrom(kubeconfig);
+  } catch (err) {
+    if (!(err instanceof NoConfigurationError)) throw err;
+  }
+  const embedded = config === undefined;
+  if (embedded) {
+    server = await startApiServer();
+    // Our own loopback server: no client-side throttling.
+    config = { host: server.url, qps: -1 };
+  } else if (config !== undefined && config.qps === undefined) {
+    // kube-controller-manager's client defaults (--kube-api-qps 20, --kube-api-burst 30).
+    config = { ...config, qps: 20, burst: 30 };
+  }
+  const rest = new RestClient(config!);
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const namespace = embedded ? workloadNamespace : (options.namespace ?? (inCluster ? (env['POD_NAMESPACE'] ?? (await inClusterNamespace())) : ''));
+  const leaseNamespace = embedded ? 'kube-system' : namespace !== '' ? namespace : (env['POD_NAMESPACE'] ?? 'default');
+
+  let metrics: MetricsServer | undefined;
+  let runtime: DemoRuntime | undefined;
+  let progress: Progress | undefined;
+  const errors: string[] = [];
+  try {
+    const crd = await ensureCrd(rest, options.signal);
+    runtime = new DemoRuntime({
+      rest,
+      namespace,
+      leaseNamespace,
+      registry,
+      fakeKubelet: embedded,
+      ...(options.workers !== undefined ? { workers: options.workers } : {}),
+      clock,
+      onError: (error, key) => {
+        const message = `${key}: ${error instanceof Error ? error.message : String(error)}`;
+        if (errors.length < 1000) errors.push(message);
+        if (!embedded) errOut.write(`reconcile error ${message}\n`);
+      },
+    });
+    metrics = await startMetricsServer({
+      port: options.metricsPort ?? (inCluster ? 8080 : 0),
+      host: options.metricsHost ?? (inCluster ? '0.0.0.0' : '127.0.0.1'),
+      registry,
+      healthz: () => runtime?.health(),
+      readyz: () => runtime?.ready() === true,
+    });
+    progress = new Progress({ out, runtime, clock });
+
+    const where = embedded ? `the embedded API server at ${server?.url ?? ''} (no kubeconfig found)` : `${config!.host}${namespace === '' ? ' (all namespaces)' : ` (namespace ${namespace})`}`;
+    out.write(`kubeloom demo: PodSet controller against ${where}\n`);
+    out.write(`  CRD ${podSetCrd.metadata?.name ?? ''}: ${crd}\n`);
+    out.write(`  endpoints: ${metrics.url}/metrics ${metrics.url}/healthz ${metrics.url}/readyz\n`);
+    out.write(`  leader election: Lease ${leaseNamespace}/${runtime.leaseName}, identity ${runtime.identity}\n`);
+    if (embedded) out.write('  no kubelet runs here: the demo marks new pods Running/Ready through pods/status, as a kubelet would\n');
+
+    runtime.start();
+    progress.start();
+
+    if (!embedded) {
+      progress.setStep('running');
+      await waitForStop(options.signal, runtime);
+      progress.stop();
+      const lost = runtime.lostLeadership();
+      await runtime.stop();
+      out.write(lost ? 'leadership lost: exiting so a restart can compete again\n' : 'stopped\n');
+      return lost ? 1 : 0;
+    }
+
+    const workloadStart = clock.now();
+    const results: StepResult[] = await runWorkload({
+      rest,
+      runtime,
+      clock,
+      namespace,
+      podSets: options.podSets ?? 3,
+      replicas: options.replicas ?? 3,
+      ...(options.stepTimeoutMs !== undefined ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
+      signal: options.signal ?? new AbortController().signal,
+      onStep: (e) => {
+        if (e.phase === 'start') {
+          progress?.setStep(`step ${e.index}/${e.total}`);
+          progress?.log(`step ${e.index}/${e.total}: ${e.name}`);
+        } else if (e.result !== undefined) {
+          progress?.log(e.result.converged ? `  converged in ${fmtMs(e.result.convergenceMs)}` : `  did NOT converge within ${fmtMs(e.result.convergenceMs)}: ${e.result.reason}`);
+        }
+      },
+      onWaiting: (c) => progress?.setConvergence(c),
+    });
+    const workloadEnd = clock.now();
+    // Let the recorder flush its events before counting what reached the server.
+    await waitForEvents(runtime, clock);
+    const summary: DemoSummary = await collectSummary(runtime, rest, results, errors, workloadEnd - started, workloadEnd - workloadStart);
+    progress.stop();
+    out.write(formatSummary(summary));
+    const ok = results.length > 0 && results.every((r) => r.converged) && results.length === 6;
+    if (options.serve === true && ok) {
+      out.write(`serving until Ctrl-C: KUBECONFIG with server ${server?.url ?? ''}, metrics at ${metrics.url}/metrics\n`);
+      progress.setStep('serving');
+      progress.start();
+      await waitForStop(options.signal, runtime);
+      progress.stop();
+    }
+    return ok ? 0 : 1;
+  } finally {
+    progress?.stop();
+    await runtime?.stop();
+    await metrics?.stop();
+    await rest.close();
+    await server?.stop();
+  }
+}
+
+async function waitForStop(signal: AbortSignal | undefined, runtime: DemoRuntime): Promise<void> {
+  const stopped = new Promise<void>((resolve) => {
+    if (signal === undefined) return;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await Promise.race([stopped, runtime.electionEnded()]);
+}
+
+async function waitForEvents(runtime: DemoRuntime, clock: Clock): Promise<void> {
+  for (let i = 0; i < 200 && runtime.broadcaster.pending() > 0; i++) await clock.sleep(10);
+}
+
+async function collectSummary(runtime: DemoRuntime, rest: RestClient, steps: StepResult[], errors: string[], totalMs: number, workloadMs: number): Promise<DemoSummary> {
+  const events = new ResourceClient<{ reason?: string }>(rest, { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, namespace: workloadNamespace });
+  const stored = await events.list();
+  const stats = runtime.podSetController.controller.stats();
+  return {
+    steps,
+    counts: { ...runtime.podSetController.counts },
+    podsMarkedReady: runtime.kubelet?.marked() ?? 0,
+    eventsByReason: new Map(runtime.eventsByReason),
+    eventsStored: stored.items.length,
+    reconciles: { success: stats.success, requeueAfter: stats.requeueAfter, error: stats.error },
+    errorSamples: errors.slice(0, 3),
+    totalMs,
+    workloadMs,
+  };
+}
