@@ -77,6 +77,11 @@ function assoc(mergeKey: string, items?: FieldSchema, keys: readonly string[] = 
 /** A list of primitives merged as a set (patchStrategy merge, listType set). */
 const set: ListSchema = { kind: 'list', listType: 'set', strategy: 'merge' };
 
+/** SSA treats the list as atomic although SMP merges it by `mergeKey` (listType=atomic with patchStrategy merge). */
+function atomicListMergedBySmp(mergeKey: string): ListSchema {
+  return { kind: 'list', listType: 'atomic', strategy: 'merge', mergeKey };
+}
+
 /** SSA keys a list by `keys` although SMP replaces it (no patchStrategy). */
 function mapListReplacedBySmp(keys: readonly string[], items?: FieldSchema): ListSchema {
   return items === undefined ? { kind: 'list', listType: 'map', keys, strategy: 'replace' } : { kind: 'list', listType: 'map', keys, strategy: 'replace', items };
@@ -101,9 +106,12 @@ const resourceRequirements = implicitStruct({
   claims: mapListReplacedBySmp(['name']),
 });
 
+// ObjectFieldSelector is a structType=atomic struct.
+const envVar = struct({ valueFrom: struct({ fieldRef: atomicStruct }) });
+
 const container = struct({
   ports: { ...assoc('containerPort', undefined, ['containerPort', 'protocol']), keyDefaults: { protocol: 'TCP' } },
-  env: assoc('name'),
+  env: assoc('name', envVar),
   volumeMounts: assoc('mountPath'),
   volumeDevices: assoc('devicePath'),
   resources: resourceRequirements,
@@ -119,15 +127,19 @@ const podSpec = implicitStruct({
   topologySpreadConstraints: assoc('topologyKey', undefined, ['topologyKey', 'whenUnsatisfiable']),
   resourceClaims: assoc('name'),
   schedulingGates: assoc('name'),
-  nodeSelector: stringMap,
+  // mapType=atomic for server-side apply; strategic merge patch still merges it key by key.
+  nodeSelector: atomicStringMap,
   overhead: stringMap,
+  resources: struct({ limits: stringMap, requests: stringMap }),
+  affinity: struct({ nodeAffinity: struct({ requiredDuringSchedulingIgnoredDuringExecution: atomicStruct }) }),
 });
 
 const podStatus = implicitStruct({
   conditions,
   podIPs: assoc('ip'),
-  hostIPs: assoc('ip'),
+  hostIPs: atomicListMergedBySmp('ip'),
   resourceClaimStatuses: assoc('name'),
+  volumeHealth: assoc('name'),
 });
 
 const podTemplateSpec = implicitStruct({ metadata: objectMeta, spec: podSpec });
@@ -157,14 +169,15 @@ const schemas: ReadonlyMap<string, MapSchema> = new Map<string, MapSchema>([
   ['/Namespace', kindSchema(implicitStruct(), implicitStruct({ conditions }))],
   ['/Node', kindSchema(
     implicitStruct({ podCIDRs: set }),
-    implicitStruct({ conditions, addresses: assoc('type'), capacity: stringMap, allocatable: stringMap }),
+    implicitStruct({ conditions, addresses: assoc('type'), capacity: stringMap, allocatable: stringMap, daemonEndpoints: implicitStruct(), nodeInfo: implicitStruct() }),
   )],
   ['/PersistentVolumeClaim', persistentVolumeClaim],
   ['/ConfigMap', struct({ metadata: objectMeta, data: stringMap, binaryData: stringMap })],
   ['/Secret', struct({ metadata: objectMeta, data: stringMap, stringData: stringMap })],
   ['/ServiceAccount', struct({ metadata: objectMeta, secrets: assoc('name') })],
   ['/Endpoints', struct({ metadata: objectMeta })],
-  ['/Event', struct({ metadata: objectMeta, involvedObject: implicitStruct(), source: implicitStruct() })],
+  // ObjectReference is a structType=atomic struct.
+  ['/Event', struct({ metadata: objectMeta, involvedObject: atomicStruct, related: atomicStruct, source: implicitStruct() })],
   ['apps/Deployment', kindSchema(
     implicitStruct({ selector: labelSelector, template: podTemplateSpec, strategy: implicitStruct() }),
     workloadStatus,
@@ -178,7 +191,7 @@ const schemas: ReadonlyMap<string, MapSchema> = new Map<string, MapSchema>([
     implicitStruct({ selector: labelSelector, template: podTemplateSpec, updateStrategy: implicitStruct() }),
     workloadStatus,
   )],
-  ['batch/Job', kindSchema(jobSpec, workloadStatus)],
+  ['batch/Job', kindSchema(jobSpec, implicitStruct({ conditions: atomicListMergedBySmp('type'), uncountedTerminatedPods: struct({ failed: set, succeeded: set }) }))],
   ['batch/CronJob', kindSchema(implicitStruct({ jobTemplate: implicitStruct({ metadata: objectMeta, spec: jobSpec }) }), implicitStruct())],
   ['coordination.k8s.io/Lease', kindSchema()],
   ['events.k8s.io/Event', struct({ metadata: objectMeta })],
