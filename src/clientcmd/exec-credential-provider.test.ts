@@ -35,6 +35,7 @@ fs.writeFileSync(dir + '/run-' + n + '.json', JSON.stringify({
 }));
 const r = JSON.parse(fs.readFileSync(dir + '/response.json', 'utf8'));
 if (r.stderr) process.stderr.write(r.stderr);
+if (r.kill) process.kill(process.pid, 'SIGKILL');
 if (r.stdout !== undefined) process.stdout.write((typeof r.stdout === 'string' ? r.stdout : JSON.stringify(r.stdout)).replaceAll('$N', String(n)));
 process.exitCode = r.exit ?? 0;
 `;
@@ -50,7 +51,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function respond(r: { stdout?: unknown; stderr?: string; exit?: number }): Promise<void> {
+async function respond(r: { stdout?: unknown; stderr?: string; exit?: number; kill?: boolean }): Promise<void> {
   await writeFile(path.join(dir, 'response.json'), JSON.stringify(r));
 }
 
@@ -224,6 +225,17 @@ describe('ExecCredentialProvider', () => {
     });
     await respond(credential({ token: 'tok-$N' }));
     assert.equal((await p.getCredentials()).token, 'tok-2');
+  });
+
+  test('a plugin killed by a signal', async () => {
+    await respond({ kill: true });
+    await assert.rejects(provider().getCredentials(), (err: unknown) => {
+      assert.ok(err instanceof ExecPluginFailedError);
+      assert.equal(err.exitCode, null);
+      assert.equal(err.signal, 'SIGKILL');
+      assert.equal(err.message, `exec: executable ${process.execPath} was terminated by signal SIGKILL`);
+      return true;
+    });
   });
 
   const bad: { name: string; response: { stdout?: unknown }; message: RegExp }[] = [
