@@ -246,8 +246,10 @@ export class EventBroadcaster {
   }
 
   #track(write: Promise<void>): void {
-    this.#inflight.add(write);
-    void write.finally(() => this.#inflight.delete(write));
+    const tracked: Promise<void> = write
+      .catch((err: unknown) => this.#logger.error('unable to write event', { err }))
+      .finally(() => this.#inflight.delete(tracked));
+    this.#inflight.add(tracked);
   }
 
   async #attemptRecording(event: Event): Promise<void> {
