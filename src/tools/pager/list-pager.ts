@@ -40,48 +40,70 @@ export class ListPager<T> {
   }
 
   /**
-   * Visits each page in order. Returns whether the result was paginated (more than one request
-   * answered with a continue token). `visit` may return false to stop early.
+   * Visits each page in order (pager.eachListChunk). Returns whether the result was paginated. `visit`
+   * may return false to stop early. There is no full-list fallback here — pages already visited cannot
+   * be taken back — so an expired continue token surfaces as the 410 Expired error, as upstream.
    */
   async eachPage(options: ListOptions, visit: (page: KubeList<T>) => boolean | void | Promise<boolean | void>): Promise<{ paginated: boolean }> {
-    const opts: ListOptions = { ...options };
-    if ((opts.limit ?? 0) === 0 && this.pageSize > 0) opts.limit = this.pageSize;
+    const opts = this.#firstPageOptions(options);
+    let paginated = false;
+    for (;;) {
+      const page = await this.pageFn(opts);
+      const token = page.metadata?.continue ?? '';
+      if (token !== '') paginated = true;
+      if ((await visit(page)) === false || token === '') return { paginated };
+      this.#advance(opts, token);
+    }
+  }
+
+  /**
+   * Lists everything, concatenating the pages into one list (pager.List). When a continue token
+   * expired after the first page and `fullListIfExpired` is on, the pages read so far are dropped and
+   * the result is one unpaginated list.
+   */
+  async list(options: ListOptions = {}): Promise<KubeList<T> & { paginated: boolean }> {
+    const opts = this.#firstPageOptions(options);
+    let first: KubeList<T> | undefined;
+    const items: T[] = [];
     let paginated = false;
     for (;;) {
       let page: KubeList<T>;
       try {
         page = await this.pageFn(opts);
       } catch (err) {
-        // Only fall back after the first page: then the failure is the continue token's expiry.
+        // Only after the first page: then the failure is the continue token's expiry.
         if (!isResourceExpired(err) || !this.fullListIfExpired || (opts.continue ?? '') === '') throw err;
         const full: ListOptions = { ...opts, limit: 0 };
         delete full.continue;
-        await visit(await this.pageFn(full));
-        return { paginated };
+        const whole = await this.pageFn(full);
+        return { ...whole, items: whole.items, paginated };
       }
+      first ??= page;
+      items.push(...page.items);
       const token = page.metadata?.continue ?? '';
-      if (token !== '') paginated = true;
-      if ((await visit(page)) === false || token === '') return { paginated };
-      opts.continue = token;
-      // The continue token pins the snapshot; sending a resourceVersion with it is an error upstream.
-      delete opts.resourceVersion;
-      delete opts.resourceVersionMatch;
+      if (token === '') {
+        // The combined list reports the last page's resourceVersion, which covers every item.
+        const metadata = { ...first.metadata };
+        delete metadata.continue;
+        if (page.metadata?.resourceVersion !== undefined) metadata.resourceVersion = page.metadata.resourceVersion;
+        return { ...first, metadata, items, paginated };
+      }
+      paginated = true;
+      this.#advance(opts, token);
     }
   }
 
-  /** Lists everything, concatenating the pages into one list (pager.List). */
-  async list(options: ListOptions = {}): Promise<KubeList<T> & { paginated: boolean }> {
-    let first: KubeList<T> | undefined;
-    const items: T[] = [];
-    const { paginated } = await this.eachPage(options, (page) => {
-      first ??= page;
-      items.push(...page.items);
-      // The combined list reports the last page's resourceVersion, which covers every item.
-      first.metadata = { ...first.metadata, resourceVersion: page.metadata?.resourceVersion ?? first.metadata?.resourceVersion };
-    });
-    const result: KubeList<T> & { paginated: boolean } = { ...first!, items, paginated };
-    if (result.metadata !== undefined) delete result.metadata.continue;
-    return result;
+  #firstPageOptions(options: ListOptions): ListOptions {
+    const opts: ListOptions = { ...options };
+    if ((opts.limit ?? 0) === 0 && this.pageSize > 0) opts.limit = this.pageSize;
+    return opts;
+  }
+
+  #advance(opts: ListOptions, token: string): void {
+    opts.continue = token;
+    // The continue token pins the snapshot; sending a resourceVersion with it is an error upstream.
+    delete opts.resourceVersion;
+    delete opts.resourceVersionMatch;
   }
 
   /** Calls `fn` for every item of every page (pager.EachListItem). */

@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { StatusError, newStatus } from '../../apimachinery/errors.ts';
+import type { KubeList } from '../../apimachinery/object.ts';
+import type { ListOptions } from '../../apimachinery/options.ts';
+import { ListPager } from './list-pager.ts';
+
+type Item = { n: number };
+
+/** A fake paged collection of `total` items; `expireOn` makes that continue token fail with 410 Expired. */
+function pages(total: number, expireOn?: string): { calls: ListOptions[]; fn: (o: ListOptions) => Promise<KubeList<Item>> } {
+  const calls: ListOptions[] = [];
+  const fn = async (o: ListOptions): Promise<KubeList<Item>> => {
+    calls.push({ ...o });
+    if (o.continue !== undefined && o.continue === expireOn) throw new StatusError(newStatus(410, 'Expired', 'continue token expired'));
+    const start = o.continue === undefined ? 0 : Number(o.continue);
+    const end = o.limit !== undefined && o.limit > 0 ? Math.min(total, start + o.limit) : total;
+    const items = Array.from({ length: end - start }, (_, i) => ({ n: start + i }));
+    return { metadata: { resourceVersion: '42', ...(end < total ? { continue: String(end) } : {}) }, items };
+  };
+  return { calls, fn };
+}
+
+test('pages of 500 by default; resourceVersion is only sent with the first page', async () => {
+  const { calls, fn } = pages(1200);
+  const list = await new ListPager(fn).list({ resourceVersion: '0', resourceVersionMatch: 'NotOlderThan', labelSelector: 'a=b' });
+  assert.equal(list.items.length, 1200);
+  assert.equal(list.paginated, true);
+  assert.equal(list.metadata?.continue, undefined);
+  assert.deepEqual(calls, [
+    { resourceVersion: '0', resourceVersionMatch: 'NotOlderThan', labelSelector: 'a=b', limit: 500 },
+    { labelSelector: 'a=b', limit: 500, continue: '500' },
+    { labelSelector: 'a=b', limit: 500, continue: '1000' },
+  ]);
+});
+
+test('list falls back to one full list when a continue token expired; an error on the first page is returned', async () => {
+  const { calls, fn } = pages(7, '6');
+  const list = await new ListPager(fn, { pageSize: 3 }).list();
+  assert.deepEqual(calls, [{ limit: 3 }, { limit: 3, continue: '3' }, { limit: 3, continue: '6' }, { limit: 0 }]);
+  assert.deepEqual(list.items.map((i) => i.n), [0, 1, 2, 3, 4, 5, 6]);
+  assert.equal(list.paginated, true);
+  const each = pages(7, '6');
+  const seen: number[] = [];
+  await assert.rejects(new ListPager(each.fn, { pageSize: 3 }).eachListItem({}, (i) => void seen.push(i.n)), (e) => e instanceof StatusError);
+  assert.deepEqual(seen, [0, 1, 2, 3, 4, 5]);
+  const first = pages(7, '6');
+  await assert.rejects(new ListPager(first.fn, { pageSize: 3, fullListIfExpired: false }).list(), (e) => e instanceof StatusError);
+  const failing = new ListPager<Item>(async () => {
+    throw new StatusError(newStatus(410, 'Expired', 'x'));
+  });
+  await assert.rejects(failing.list(), (e) => e instanceof StatusError);
+});
+
+test('a page visitor can stop early', async () => {
+  const { calls, fn } = pages(10);
+  await new ListPager(fn, { pageSize: 2 }).eachPage({}, () => false);
+  assert.equal(calls.length, 1);
+});
