@@ -3,7 +3,7 @@
  * for writes that are not server-side apply: every manager owns the fields it last set or changed.
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
-import { childKey, fieldElement, FieldSet, indexElement, keyElement, pathToString, valueElement, type FieldPath } from './fieldpath.ts';
+import { childKey, fieldElement, FieldSet, indexElement, keyElement, valueElement, type FieldPath } from './fieldpath.ts';
 import { cloneJson, isObject, jsonEqual, type JsonObject } from './json-value.ts';
 import { fieldSchema, schemaFor, type FieldSchema, type ListSchema } from './patch-merge-keys.ts';
 
@@ -258,9 +258,6 @@ export function groupKindOf(object: JsonObject, apiVersion: string): { group: st
   return { group: slash < 0 ? '' : version.slice(0, slash), kind: typeof object.kind === 'string' ? object.kind : '' };
 }
 
-/** The path string used in conflicts, re-exported for callers printing sets. */
-export { pathToString };
-
 /**
  * Records a non-apply write (create, update, patch) in `updated.metadata.managedFields`.
  *
@@ -270,6 +267,8 @@ export { pathToString };
  * `managedFields` explicitly on the main resource; a non-empty list it sends replaces the recorded one.
  *
  * @returns a copy of `updated` with the new managedFields; the inputs are not modified.
+ * @example
+ * const stored = trackUpdate(old, candidate, { manager: 'kubectl-edit', now: new Date(clock.now()).toISOString(), apiVersion: 'apps/v1' });
  */
 export function trackUpdate(
   previous: Record<string, unknown> | undefined,

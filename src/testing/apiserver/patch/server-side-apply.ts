@@ -41,7 +41,7 @@ const beforeFirstApplyManager = 'before-first-apply';
  * @throws {ApplyConflictError} when the configuration changes fields other managers own and `force` is false.
  * @throws {PatchError} 400 when the configuration declares another apiVersion or carries managedFields.
  * @example
- * const obj = applyServerSideApply(live, config, { manager: 'kubectl', force: false, now: clock.now().toISOString(), apiVersion: 'apps/v1' });
+ * const obj = applyServerSideApply(live, config, { manager: 'kubectl', force: false, now: new Date(clock.now()).toISOString(), apiVersion: 'apps/v1' });
  */
 export function applyServerSideApply(live: Record<string, unknown> | undefined, applied: Record<string, unknown>, options: ApplyOptions): Record<string, unknown> {
   const patchVersion = typeof applied.apiVersion === 'string' ? applied.apiVersion : '';
