@@ -377,3 +377,27 @@ test('aborting a watch ends iteration with the abort reason', async () => {
     await s.close();
   }
 });
+
+test('proxyUrl sends every request through the proxy', async () => {
+  const target = await serve((_req, res) => json(res, 200, pod('via-proxy')));
+  const proxied: string[] = [];
+  const proxy = http.createServer((req, res) => {
+    proxied.push(`${req.method} ${req.url}`);
+    const upstream = http.request(req.url!, { method: req.method, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode!, up.headers);
+      up.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  const c = client({ host: target.url, proxyUrl: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` });
+  try {
+    assert.deepEqual(await c.json(buildGet(podLoc('via-proxy'))), pod('via-proxy'));
+    assert.deepEqual(proxied, [`GET ${target.url}/api/v1/namespaces/ns/pods/via-proxy`]);
+  } finally {
+    await c.close();
+    proxy.closeAllConnections();
+    await new Promise<void>((r) => proxy.close(() => r()));
+    await target.close();
+  }
+});
