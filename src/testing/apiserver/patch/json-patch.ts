@@ -29,11 +29,14 @@ interface Operation {
   readonly raw: Record<string, unknown>;
 }
 
-// An array index per RFC 6901: "0" or digits without a leading zero. "-" is handled by the caller.
+// An array index as kube-apiserver's JSON patch library reads it: any decimal integer (Go's Atoi, so
+// "01" and "+1" too), negative values counting from the end. For add, the end itself is addressable.
 function arrayIndex(token: string, length: number, allowEnd: boolean, op: Operation): number {
-  if (!/^(0|[1-9][0-9]*)$/.test(token)) throw patchDoesNotApply(`${describe(op)}: invalid array index ${JSON.stringify(token)}`);
-  const index = Number(token);
-  if (index > length || (!allowEnd && index === length)) throw patchDoesNotApply(`${describe(op)}: array index ${index} out of bounds (length ${length})`);
+  if (!/^[+-]?[0-9]+$/.test(token)) throw patchDoesNotApply(`${describe(op)}: invalid array index ${JSON.stringify(token)}`);
+  const size = allowEnd ? length + 1 : length;
+  let index = Number(token);
+  if (index >= size || index < -size) throw patchDoesNotApply(`${describe(op)}: array index ${token} out of bounds (length ${length})`);
+  if (index < 0) index += size;
   return index;
 }
 
@@ -63,6 +66,15 @@ function getValue(doc: unknown, pointer: string, op: Operation): unknown {
   let current = doc;
   for (const token of parseJsonPointer(pointer)) current = child(current, token, op);
   return current;
+}
+
+// Upstream's test treats a missing member of an existing object as null, so `value: null` passes.
+function testedValue(doc: unknown, pointer: string, op: Operation): unknown {
+  const tokens = parseJsonPointer(pointer);
+  if (tokens.length === 0) return doc;
+  const { parent, last } = locateParent(doc, tokens, op);
+  if (isObject(parent) && !Object.hasOwn(parent, last)) return null;
+  return child(parent, last, op);
 }
 
 function addValue(doc: unknown, pointer: string, value: unknown, op: Operation): unknown {
@@ -167,8 +179,7 @@ export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
       }
       case 'test': {
         const expected = member(op, 'value');
-        const actual = getValue(result, path, op);
-        if (!jsonEqual(actual, expected)) throw patchDoesNotApply(`${describe(op)}: testing value ${JSON.stringify(path)} failed: test failed`);
+        if (!jsonEqual(testedValue(result, path, op), expected)) throw patchDoesNotApply(`${describe(op)}: testing value ${JSON.stringify(path)} failed: test failed`);
         break;
       }
       default:
