@@ -34,8 +34,8 @@ export interface Change {
   readonly object: StoredObject;
   /** The state before the change, undefined for ADDED. */
   readonly prev: StoredObject | undefined;
-  /** Encoded watch lines by event type, filled lazily by the watch streams. */
-  lines?: Map<string, Buffer>;
+  /** Encoded watch lines by event type, filled lazily by the watch streams and shared by them. */
+  lines?: Map<string, string>;
 }
 
 /** Thrown when a revision is older than the retained history. */

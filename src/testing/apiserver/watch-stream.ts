@@ -36,7 +36,9 @@ export interface WatchStreamOptions {
   onClose: () => void;
 }
 
-type Item = { type: ChangeType; object: StoredObject; change: Change | undefined } | Buffer | 'end';
+// Raw lines are strings ending in '\n'; events are encoded when written.
+const endOfStream: unique symbol = Symbol('end of stream');
+type Item = { type: ChangeType; object: StoredObject; change: Change | undefined } | string | typeof endOfStream;
 
 // Coalesce queued lines into writes of about this size: one chunk per event is costly.
 const writeBatchBytes = 64 * 1024;
@@ -97,13 +99,13 @@ export class WatchStream {
 
   /** Queues a pre-encoded line (bookmarks, errors, malformed lines); a newline is appended. */
   enqueueRaw(line: string): void {
-    this.#push(Buffer.from(line + '\n'));
+    this.#push(`${line}\n`);
   }
 
   /** Ends the stream cleanly after the queued events are written. */
   end(): void {
     if (this.#closed) return;
-    this.#push('end');
+    this.#push(endOfStream);
   }
 
   /** Destroys the connection at once (server stop / restart). */
@@ -125,14 +127,14 @@ export class WatchStream {
     }
   }
 
-  #line(item: { type: ChangeType; object: StoredObject; change: Change | undefined }): Buffer {
+  #line(item: { type: ChangeType; object: StoredObject; change: Change | undefined }): string {
     const { type, object, change } = item;
-    if (this.#o.encode !== undefined) return Buffer.from(`{"type":"${type}","object":${this.#o.encode(object)}}\n`);
-    if (change === undefined) return Buffer.from(`{"type":"${type}","object":${object.json}}\n`);
+    if (this.#o.encode !== undefined) return `{"type":"${type}","object":${this.#o.encode(object)}}\n`;
+    if (change === undefined) return `{"type":"${type}","object":${object.json}}\n`;
     change.lines ??= new Map();
     let line = change.lines.get(type);
     if (line === undefined) {
-      line = Buffer.from(`{"type":"${type}","object":${object.json}}\n`);
+      line = `{"type":"${type}","object":${object.json}}\n`;
       change.lines.set(type, line);
     }
     return line;
@@ -141,16 +143,16 @@ export class WatchStream {
   #pump(): void {
     const res = this.#o.res;
     while (!this.#closed && !this.#waitingDrain && this.#qHead < this.#queue.length) {
-      const batch: Buffer[] = [];
+      const batch: string[] = [];
       let size = 0;
       let ending = false;
       while (this.#qHead < this.#queue.length && size < writeBatchBytes) {
         const item = this.#queue[this.#qHead++]!;
-        if (item === 'end') {
+        if (item === endOfStream) {
           ending = true;
           break;
         }
-        if (Buffer.isBuffer(item)) {
+        if (typeof item === 'string') {
           batch.push(item);
           size += item.length;
           continue;
@@ -158,10 +160,10 @@ export class WatchStream {
         const line = this.#line(item);
         if (this.#o.faults.hasPendingCut(this.resource) && this.#o.faults.takeCut(this.resource)) {
           // Half an event, then the connection dies: the client must cope with a torn line.
-          if (batch.length > 0) res.write(Buffer.concat(batch));
+          if (batch.length > 0) res.write(batch.join(''));
           this.#cleanup();
           // Destroy only once the half line is on the wire, so the client really sees a torn event.
-          res.write(line.subarray(0, Math.max(1, line.length >> 1)), () => res.destroy());
+          res.write(line.slice(0, Math.max(1, line.length >> 1)), () => res.destroy());
           return;
         }
         batch.push(line);
@@ -169,7 +171,7 @@ export class WatchStream {
       }
       this.#compactQueue();
       if (batch.length > 0) {
-        const ok = res.write(batch.length === 1 ? batch[0]! : Buffer.concat(batch, size));
+        const ok = res.write(batch.length === 1 ? batch[0]! : batch.join(''));
         if (!ok) this.#waitingDrain = true;
       }
       if (ending) {
