@@ -13,6 +13,9 @@ export {
 } from './leader-election.ts';
 export type { LeaderCallbacks, LeaderElectionConfig } from './leader-election.ts';
 export { HealthzAdaptor } from './healthz.ts';
+export { globalLeaderMetricsProvider, noopLeaderMetricsProvider, setGlobalLeaderMetricsProvider } from './metrics.ts';
+export type { LeaderMetric, LeaderMetricsProvider } from './metrics.ts';
+export { newPrometheusLeaderMetricsProvider } from './prometheus-metrics.ts';
 export type { HealthzAdaptorOptions } from './healthz.ts';
 export { rawRecord } from './resourcelock/interface.ts';
 export type {

@@ -14,6 +14,7 @@ import { jitter, type RandomSource } from '../../util/backoff/backoff.ts';
 import { realClock, type Clock } from '../../util/clock/clock.ts';
 import { defaultLogger, type Logger } from '../events/logger.ts';
 import type { HealthzAdaptor } from './healthz.ts';
+import { globalLeaderMetricsProvider, type LeaderMetric, type LeaderMetricsProvider } from './metrics.ts';
 import type { LeaderElectionRecord, ResourceLock } from './resourcelock/interface.ts';
 
 /** Acquire retries wait retryPeriod plus up to this factor of it at random (leaderelection.JitterFactor). */
@@ -62,8 +63,10 @@ export interface LeaderElectionConfig {
    * after a lease duration. Only safe if the guarded work has stopped by then.
    */
   releaseOnCancel?: boolean;
-  /** Name of the lock for logs and the health check message. */
+  /** Name of the lock for logs, metrics and the health check message (default `lock.describe()`). */
   name?: string;
+  /** Where leadership status is reported (default: the global provider, which records nothing unless set). */
+  metricsProvider?: LeaderMetricsProvider;
   clock?: Clock;
   /** Random source in [0, 1) for the acquire jitter (default Math.random). */
   random?: RandomSource;
@@ -124,6 +127,7 @@ export class LeaderElector {
   readonly #clock: Clock;
   readonly #random: RandomSource;
   readonly #logger: Logger;
+  readonly #metrics: LeaderMetric;
 
   /** The record as last observed or written. */
   #observedRecord: LeaderElectionRecord = emptyRecord;
@@ -160,6 +164,8 @@ export class LeaderElector {
     this.#clock = config.clock ?? realClock;
     this.#random = config.random ?? Math.random;
     this.#logger = config.logger ?? defaultLogger;
+    this.#metrics = (config.metricsProvider ?? globalLeaderMetricsProvider()).newLeaderMetric();
+    this.#metrics.off(this.#name);
     config.watchDog?.setLeaderElection(this);
   }
 
@@ -185,6 +191,7 @@ export class LeaderElector {
         lost = await this.#renew(leading.signal);
       } finally {
         signal.removeEventListener('abort', forward);
+        this.#metrics.off(this.#name);
         this.#lock.recordEvent('stopped leading');
         // The guarded work stops before the lock can be handed to someone else.
         leading.abort(lost ? new LeadershipLostError(this.#lock.describe()) : signal.reason);
@@ -233,6 +240,7 @@ export class LeaderElector {
       this.#maybeReportTransition();
       if (succeeded) {
         this.#lock.recordEvent('became leader');
+        this.#metrics.on(this.#name);
         this.#logger.info('successfully acquired lease', { lock: desc });
         return true;
       }
@@ -366,6 +374,7 @@ export class LeaderElector {
       if (old.acquireTime === undefined) delete record.acquireTime;
       else record.acquireTime = old.acquireTime;
       record.leaderTransitions = old.leaderTransitions;
+      this.#metrics.slowpathExercised(this.#name);
     } else {
       record.leaderTransitions = old.leaderTransitions + 1;
     }
