@@ -47,8 +47,8 @@ export class DelayingQueue<T> implements DelayingInterface<T> {
   readonly #clock: Clock;
   readonly #retries: CounterMetric | undefined;
   readonly #heap = new WaitForHeap<T>();
-  // The live entry of each waiting item. #heap may also hold stale entries (an item's earlier schedule,
-  // superseded by a sooner one, or already added): they are skipped when they reach the top.
+  // The live entry of each waiting item. #heap may also hold superseded entries (an item's later
+  // schedule, replaced by a sooner one): they are dropped when they reach the top.
   readonly #waiting = new Map<T, WaitFor<T>>();
   #timer: Timer | undefined;
   // Clock time the timer fires at; Infinity when no timer is armed.
@@ -102,8 +102,11 @@ export class DelayingQueue<T> implements DelayingInterface<T> {
     }
     const readyAt = this.#clock.now() + delayMs;
     const existing = this.#waiting.get(item);
-    // Only ever move a waiting item earlier (upstream insert).
-    if (existing !== undefined && readyAt >= existing.readyAt) return;
+    if (existing !== undefined) {
+      // Only ever move a waiting item earlier (upstream insert).
+      if (readyAt >= existing.readyAt) return;
+      existing.superseded = true;
+    }
     this.#waiting.set(item, this.#heap.push(item, readyAt));
     if (readyAt < this.#timerAt) this.#arm(readyAt);
   }
@@ -131,13 +134,15 @@ export class DelayingQueue<T> implements DelayingInterface<T> {
     for (;;) {
       const next = heap.peek();
       if (next === undefined) break;
-      const live = waiting.get(next.item) === next;
-      if (live && next.readyAt > now) {
+      if (next.superseded) {
+        heap.pop();
+        continue;
+      }
+      if (next.readyAt > now) {
         this.#arm(next.readyAt);
         break;
       }
       heap.pop();
-      if (!live) continue;
       waiting.delete(next.item);
       this.#queue.add(next.item);
     }

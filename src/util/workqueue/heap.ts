@@ -7,7 +7,7 @@
  * contiguous memory instead of chasing one object per comparison.
  *
  * There is no decrease-key: to make an item ready earlier, the delaying queue pushes a new entry and
- * treats the old one as stale when it surfaces.
+ * marks the old one superseded, and drops it when it surfaces.
  */
 
 /** An item waiting to be added to the queue. */
@@ -15,6 +15,8 @@ export interface WaitFor<T> {
   readonly item: T;
   /** Clock time (ms) at which the item becomes ready. */
   readonly readyAt: number;
+  /** Set when a sooner entry for the same item replaced this one; the heap's owner skips it. */
+  superseded: boolean;
 }
 
 /** A binary min-heap of {@link WaitFor} entries ordered by (readyAt, insertion order). */
@@ -36,7 +38,7 @@ export class WaitForHeap<T> {
 
   /** Adds a new entry and returns it. */
   push(item: T, readyAt: number): WaitFor<T> {
-    const entry: WaitFor<T> = { item, readyAt };
+    const entry: WaitFor<T> = { item, readyAt, superseded: false };
     const seq = this.#nextSeq++;
     let i = this.#entries.length;
     if (i === this.#times.length) this.#grow();
