@@ -17,7 +17,7 @@ async function pem(cn: string, usage: 'server' | 'client'): Promise<{ key: strin
       { name: 'basicConstraints', cA: true, critical: true },
       { name: 'keyUsage', digitalSignature: true, keyCertSign: true, critical: true },
       { name: 'extKeyUsage', serverAuth: usage === 'server', clientAuth: usage === 'client' },
-      ...(usage === 'server' ? [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'api.internal' }] }] : []),
+      ...(usage === 'server' ? [{ name: 'subjectAltName' as const, altNames: [{ type: 7 as const, ip: '127.0.0.1' }, { type: 2 as const, value: 'api.internal' }] }] : []),
     ],
   });
   return { key: p.private, cert: p.cert };
