@@ -121,3 +121,10 @@ test('trackUpdate: Update entries are per apiVersion; inputs are never modified'
     ['apps/v1beta2', { 'f:spec': { 'f:replicas': {} } }],
   ]);
 });
+
+test('trackUpdate: updates of an object without managed fields leave it untracked, as upstream', () => {
+  const untracked = pod();
+  const updated = trackUpdate(untracked, pod('nginx:2'), { manager: 'kubectl-edit', now: t1, apiVersion: 'v1' });
+  assert.equal(managedFields(updated), undefined);
+  assert.deepEqual(updated, pod('nginx:2'));
+});

@@ -265,6 +265,8 @@ export function groupKindOf(object: JsonObject, apiVersion: string): { group: st
  * leave other managers' sets, removed fields leave every set, the manager's Update entry for the same
  * apiVersion and subresource is merged into one, and entries left empty disappear. A client may set
  * `managedFields` explicitly on the main resource; a non-empty list it sends replaces the recorded one.
+ * As upstream, an existing object without managed fields is not tracked by updates (only creates and
+ * server-side apply start tracking).
  *
  * @returns a copy of `updated` with the new managedFields; the inputs are not modified.
  * @example
@@ -282,6 +284,9 @@ export function trackUpdate(
   const sent = managedFieldsOf(updated);
   const explicit = subresource === '' && Array.isArray(sent) && sent.length > 0;
   const entries = decodeManagedFields(explicit ? updated : previous);
+  // fieldmanager's skipNonApplied: an existing object without managed fields stays untracked until
+  // its first apply (this is also how a list holding one empty entry strips them for good).
+  if (previous !== undefined && entries.length === 0) return withManagedFields(updated, []);
 
   const comparison = compareObjects(stripped(previous), stripped(updated), schema);
   const changed = withoutIgnoredFields(comparison.added.union(comparison.modified), options.subresource);

@@ -218,8 +218,9 @@ test('kubectl upgrading from client-side apply takes over the fields the last-ap
 });
 
 test('more than ten Update managers: the oldest merge into ancient-changes', () => {
-  let object: Obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', labels: {} } };
-  for (let i = 1; i <= 12; i++) {
+  let object: Obj = trackUpdate(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', labels: { l1: 'x' } } },
+    { manager: 'm1', now: '2024-01-01T00:00:01Z', apiVersion: 'v1' });
+  for (let i = 2; i <= 12; i++) {
     const labels = { ...((object.metadata as Obj).labels as Obj), [`l${i}`]: 'x' };
     object = trackUpdate(object, { ...object, metadata: { ...(object.metadata as Obj), labels } },
       { manager: `m${i}`, now: `2024-01-01T00:00:${String(i).padStart(2, '0')}Z`, apiVersion: 'v1' });
@@ -229,5 +230,5 @@ test('more than ten Update managers: the oldest merge into ancient-changes', () 
     ['ancient-changes', '2024-01-01T00:00:03Z'],
     ...Array.from({ length: 9 }, (_, k) => [`m${k + 4}`, `2024-01-01T00:00:${String(k + 4).padStart(2, '0')}Z`]),
   ]);
-  assert.deepEqual(entries[0]!.fieldsV1, { 'f:metadata': { 'f:labels': { 'f:l1': {}, 'f:l2': {}, 'f:l3': {} } } });
+  assert.deepEqual(entries[0]!.fieldsV1, { 'f:metadata': { 'f:labels': { '.': {}, 'f:l1': {}, 'f:l2': {}, 'f:l3': {} } } });
 });
