@@ -114,6 +114,7 @@ test('the first candidate creates the Lease, leads, and renews every retry perio
   await a.run;
   assert.deepEqual(log, ['a sees a', 'a started', 'a signal aborted: Error: shutdown', 'a stopped']);
   assert.equal(lease(store)!.holder, 'a', 'without releaseOnCancel the lease stays held');
+  assert.equal(clock.hasWaiters(), false, 'no timers left behind');
 });
 
 test("a candidate never takes an unexpired lease; it takes over a lease duration after the holder's last renewal", async () => {
@@ -214,6 +215,7 @@ test('a leader whose renewals keep failing gives up after the renew deadline and
   // Attempts at 2, 4, 6, 8, 10 s (each: optimistic update, then get), none at the deadline itself.
   assert.deepEqual(calls(a).slice(3), Array.from({ length: 5 }, () => ['update(a) ServiceUnavailable', 'get ServiceUnavailable']).flat());
   assert.deepEqual(log, ['a sees a', 'a started', 'a signal aborted: ERR_LEADERSHIP_LOST', 'a stopped']);
+  assert.equal(clock.hasWaiters(), false, 'no timers left behind');
 });
 
 test('a renewal hanging past the renew deadline is aborted and leadership is lost', async () => {
