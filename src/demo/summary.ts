@@ -42,7 +42,7 @@ export function formatSummary(s: DemoSummary): string {
   lines.push(`  events:     ${recorded} recorded (${reasons.join(', ') || 'none'}), ${s.eventsStored} Event objects on the server`);
   const r = s.reconciles;
   lines.push(`  reconciles: ${r.success + r.requeueAfter + r.error} (${r.success} done, ${r.requeueAfter} requeued, ${r.error} retried after an error)`);
-  if (s.errorSamples.length > 0) lines.push(`  e.g.        ${s.errorSamples[0]}`);
+  if (s.errorSamples.length > 0) lines.push(`              (retried errors are expected: optimistic concurrency; first: ${s.errorSamples[0]})`);
   lines.push(`  time:       workload ${ms(s.workloadMs)}, total ${ms(s.totalMs)} (API server start, CRD, caches, workload)`);
   lines.push('');
   return lines.join('\n');
