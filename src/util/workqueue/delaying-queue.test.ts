@@ -6,6 +6,7 @@ import { DelayingQueue, maxWaitMs } from './delaying-queue.ts';
 import { WaitForHeap } from './heap.ts';
 import type { CounterMetric, MetricsProvider } from './metrics.ts';
 import { noopMetricsProvider } from './metrics.ts';
+import { Queue } from './queue.ts';
 
 async function drain(q: DelayingQueue<string>): Promise<string[]> {
   const out: string[] = [];
@@ -164,6 +165,22 @@ describe('DelayingQueue', () => {
     q.done(r.item!);
     await p;
     assert.equal(q.len(), 0);
+  });
+
+  test('adds ready items to a given inner queue', async () => {
+    const clock = new FakeClock();
+    const storageOrder: string[] = [];
+    const inner = new Queue<string>({
+      storage: { touch() {}, push: (i) => storageOrder.push(i), len: () => storageOrder.length, pop: () => storageOrder.pop()! },
+    });
+    const q = new DelayingQueue<string>({ clock, queue: inner });
+    q.addAfter('a', 10);
+    q.addAfter('b', 20);
+    await clock.step(20);
+    assert.equal(inner.len(), 2);
+    assert.equal((await q.get()).item, 'b', 'the inner queue (here last-in first-out) decides the order');
+    q.shutDown();
+    assert.equal(inner.shuttingDown(), true);
   });
 
   test('counts every addAfter on a running queue as a retry', () => {

@@ -56,6 +56,17 @@ describe('RateLimitingQueue', () => {
     assert.equal(q.len(), 101, 'the 101st waits 100 ms for a token');
   });
 
+  test('after shutdown, addRateLimited still consults the limiter but adds nothing (upstream)', async () => {
+    const clock = new FakeClock();
+    const q = new RateLimitingQueue<string>({ rateLimiter: new ItemExponentialFailureRateLimiter<string>(1, 1000), clock });
+    q.shutDown();
+    q.addRateLimited('a');
+    assert.equal(q.numRequeues('a'), 1);
+    await clock.step(1000);
+    assert.equal(q.len(), 0);
+    assert.equal(clock.hasWaiters(), false);
+  });
+
   test('wraps a given delaying queue and forwards every operation', async () => {
     const clock = new FakeClock();
     const inner = new DelayingQueue<string>({ clock });
