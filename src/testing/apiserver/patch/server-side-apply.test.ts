@@ -232,3 +232,13 @@ test('more than ten Update managers: the oldest merge into ancient-changes', () 
   ]);
   assert.deepEqual(entries[0]!.fieldsV1, { 'f:metadata': { 'f:labels': { '.': {}, 'f:l1': {}, 'f:l2': {}, 'f:l3': {} } } });
 });
+
+test('a configuration with an unkeyed or duplicated associative list element is rejected', () => {
+  const pod = (containers: Obj[]): Obj => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers } });
+  const opts = { manager: 'kubectl', now: t0, force: false, apiVersion: 'v1' };
+  assert.throws(() => applyServerSideApply(undefined, pod([{ image: 'x' }]), opts), (err: unknown) => err instanceof PatchError && err.statusCode === 500
+    && err.message === 'failed to create typed patch object (default/p; /v1, Kind=Pod): .spec.containers: element 0: associative list with keys has an element '
+      + 'that omits all key fields ["name"] (and doesn\'t have default values for any key fields)');
+  assert.throws(() => applyServerSideApply(undefined, pod([{ name: 'a' }, { name: 'a' }]), opts),
+    (err: unknown) => err instanceof PatchError && err.message.endsWith('.spec.containers: duplicate entries for key [name="a"]'));
+});

@@ -8,7 +8,7 @@
  * now are removed from the object unless another manager still owns them; and changing a field another
  * manager owns is a conflict unless forced, in which case the field changes hands.
  */
-import { ApplyConflictError, badPatch, type ApplyConflict } from './errors.ts';
+import { ApplyConflictError, badPatch, PatchError, type ApplyConflict } from './errors.ts';
 import { comparePaths, FieldSet, isPrefix, pathToString, type FieldPath } from './fieldpath.ts';
 import { cloneJson, isObject, jsonEqual, setMember, type JsonObject } from './json-value.ts';
 import {
@@ -60,6 +60,7 @@ export function applyServerSideApply(live: Record<string, unknown> | undefined, 
     entries = decodeManagedFields(trackUpdate(undefined, liveContent, { manager: beforeFirstApplyManager, now: options.now, apiVersion: options.apiVersion }));
   }
   const config = withoutManagedFields(applied);
+  validateConfig(config, schema, applied, options.apiVersion);
 
   let result: JsonObject;
   try {
@@ -177,6 +178,43 @@ function goJson(value: unknown): string {
 
 function goString(text: string): string {
   return JSON.stringify(text).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * Rejects configurations whose associative lists cannot be merged: an element without any key field
+ * or two elements with the same key. Upstream reports these as untyped errors, hence 500.
+ */
+function validateConfig(config: JsonObject, schema: FieldSchema | undefined, applied: JsonObject, apiVersion: string): void {
+  const fail = (path: FieldPath, detail: string): never => {
+    const meta = isObject(applied.metadata) ? applied.metadata : {};
+    const slash = apiVersion.indexOf('/');
+    const gvk = `${slash < 0 ? '' : apiVersion.slice(0, slash)}/${slash < 0 ? apiVersion : apiVersion.slice(slash + 1)}, Kind=${text(applied.kind)}`;
+    throw new PatchError(500, '', `failed to create typed patch object (${text(meta.namespace)}/${text(meta.name)}; ${gvk}): ${pathToString(path)}: ${detail}`);
+  };
+  const visit = (node: unknown, nodeSchema: FieldSchema | undefined, path: FieldPath): void => {
+    if (Array.isArray(node)) {
+      if (nodeSchema?.kind !== 'list' || nodeSchema.listType === 'atomic') return;
+      const seen = new Set<string>();
+      node.forEach((item: unknown, index) => {
+        const element = listItemElement(nodeSchema, item, index);
+        if (nodeSchema.listType === 'map' && isObject(item) && element.startsWith('i:')) {
+          fail(path, `element ${index}: associative list with keys has an element that omits all key fields ${JSON.stringify(nodeSchema.keys ?? [])} (and doesn't have default values for any key fields)`);
+        }
+        if (seen.has(element)) fail(path, `duplicate entries for key ${pathToString([element])}`);
+        seen.add(element);
+        visit(item, nodeSchema.items, [...path, element]);
+      });
+      return;
+    }
+    if (isObject(node) && !(nodeSchema?.kind === 'map' && nodeSchema.atomic === true)) {
+      for (const [name, value] of Object.entries(node)) visit(value, fieldSchema(nodeSchema, name), [...path, `f:${name}`]);
+    }
+  };
+  visit(config, schema, []);
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }
 
 function withoutManagedFields(object: JsonObject): JsonObject {
