@@ -4,7 +4,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Event } from 'kubernetes-types/events/v1.js';
 import { StatusError, newStatus } from '../../apimachinery/errors.ts';
 import { FakeClock } from '../../util/clock/clock.ts';
-import { EventBroadcaster, type EventBroadcasterOptions } from './event-broadcaster.ts';
+import { EventBroadcaster, SinkAlreadyStartedError, type EventBroadcasterOptions } from './event-broadcaster.ts';
 import { FakeEventSink } from './fake-event-sink.ts';
 import type { Logger } from './logger.ts';
 
@@ -28,6 +28,7 @@ function setup(options: EventBroadcasterOptions = {}) {
 
 test('eventf writes an events.k8s.io/v1 Event in the background without blocking the caller', async () => {
   const { clock, sink, recorder, calls, broadcaster } = setup();
+  assert.throws(() => broadcaster.startRecordingToSink(sink), SinkAlreadyStartedError);
   recorder.eventf(pod, node, 'Normal', 'Scheduled', 'Binding', 'assigned ns/web-1 to n1');
   assert.equal(sink.calls.length, 0, 'nothing is written synchronously');
   await clock.step(0);

@@ -13,7 +13,7 @@
  */
 import { hostname } from 'node:os';
 import type { Event } from 'kubernetes-types/events/v1.js';
-import { isAlreadyExists, isNotFound, statusOf } from '../../apimachinery/errors.ts';
+import { KubeloomError, isAlreadyExists, isNotFound, statusOf } from '../../apimachinery/errors.ts';
 import { jitter, type RandomSource } from '../../util/backoff/backoff.ts';
 import { realClock, type Clock } from '../../util/clock/clock.ts';
 import { RecorderImpl } from './event-recorder.ts';
@@ -55,6 +55,13 @@ export interface EventBroadcasterOptions {
 export interface NewRecorderOptions {
   /** Identifies this instance of the controller (default `<reportingController>-<hostname>`). */
   reportingInstance?: string;
+}
+
+/** {@link EventBroadcaster.startRecordingToSink} was called a second time. */
+export class SinkAlreadyStartedError extends KubeloomError {
+  constructor() {
+    super('ERR_SINK_ALREADY_STARTED', 'EventBroadcaster is already recording to a sink');
+  }
 }
 
 interface CacheEntry {
@@ -142,11 +149,12 @@ export class EventBroadcaster {
   }
 
   /**
-   * Starts writing events to `sink`, and the series refresh and finish loops. May be called once; the
-   * loops end when `signal` aborts or on {@link EventBroadcaster.shutdown}.
+   * Starts writing events to `sink`, and the series refresh and finish loops. May be called once
+   * ({@link SinkAlreadyStartedError} otherwise); the loops end when `signal` aborts or on
+   * {@link EventBroadcaster.shutdown}.
    */
   startRecordingToSink(sink: EventSink, options: { signal?: AbortSignal } = {}): void {
-    if (this.#sink !== undefined) throw new Error('EventBroadcaster is already recording to a sink');
+    if (this.#sink !== undefined) throw new SinkAlreadyStartedError();
     this.#sink = sink;
     options.signal?.addEventListener('abort', () => this.#stop.abort(options.signal?.reason), { once: true });
     this.#watchers.add((event) => this.#recordToSink(event));

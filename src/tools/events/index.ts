@@ -12,6 +12,7 @@ export {
   MAX_TRIES_PER_EVENT,
   SERIES_FINISH_MS,
   SERIES_REFRESH_MS,
+  SinkAlreadyStartedError,
 } from './event-broadcaster.ts';
 export type { EventBroadcasterOptions, NewRecorderOptions } from './event-broadcaster.ts';
 export type { EventRecorder, EventSink } from './interfaces.ts';

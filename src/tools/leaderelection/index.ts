@@ -9,6 +9,7 @@ export {
   LeaderElectionConfigError,
   LeaderElectionUnhealthyError,
   LeaderElector,
+  LeaderElectorRunningError,
   LeadershipLostError,
 } from './leader-election.ts';
 export type { LeaderCallbacks, LeaderElectionConfig } from './leader-election.ts';

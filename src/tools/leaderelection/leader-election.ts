@@ -94,6 +94,13 @@ export class LeaderElectionUnhealthyError extends KubeloomError {
   }
 }
 
+/** {@link LeaderElector.run} was called while a run of the same elector was in progress. */
+export class LeaderElectorRunningError extends KubeloomError {
+  constructor() {
+    super('ERR_ALREADY_RUNNING', 'LeaderElector.run is already in progress');
+  }
+}
+
 class RenewDeadlineExceededError extends KubeloomError {
   constructor() {
     super('ERR_RENEW_DEADLINE_EXCEEDED', 'renew deadline exceeded');
@@ -173,10 +180,11 @@ export class LeaderElector {
    * Runs the election until `signal` aborts or leadership is lost: acquires the lock (retrying every
    * jittered retry period), calls `onStartedLeading`, renews until a renewal keeps failing for the renew
    * deadline, releases the lock if `releaseOnCancel`, and always calls `onStoppedLeading` before resolving.
-   * An elector runs once at a time; to compete again after losing, call `run` again.
+   * An elector runs once at a time ({@link LeaderElectorRunningError} otherwise); to compete again after
+   * losing, call `run` again.
    */
   async run(options: { signal?: AbortSignal } = {}): Promise<void> {
-    if (this.#running) throw new KubeloomError('ERR_ALREADY_RUNNING', 'LeaderElector.run is already in progress');
+    if (this.#running) throw new LeaderElectorRunningError();
     this.#running = true;
     const signal = options.signal ?? new AbortController().signal;
     try {
