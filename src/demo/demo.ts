@@ -54,8 +54,12 @@ export interface DemoOptions {
 // The demo namespace the embedded workload runs in.
 const workloadNamespace = 'kubeloom-demo';
 
-async function ensureCrd(rest: RestClient, signal: AbortSignal | undefined): Promise<'present' | 'installed'> {
-  const probe = new ResourceClient<PodSet>(rest, { group: podSetGroup, version: podSetVersion, resource: podSetResource, kind: podSetKind, namespaced: true, namespace: '' });
+/**
+ * Installs the CRD unless PodSets are already served. The probe lists in the managed namespace only,
+ * so a namespace-scoped Role (deploy/rbac.yaml) suffices when the CRD was applied beforehand.
+ */
+async function ensureCrd(rest: RestClient, namespace: string, signal: AbortSignal | undefined): Promise<'present' | 'installed'> {
+  const probe = new ResourceClient<PodSet>(rest, { group: podSetGroup, version: podSetVersion, resource: podSetResource, kind: podSetKind, namespaced: true, namespace });
   try {
     await probe.list({ limit: 1, ...(signal !== undefined ? { signal } : {}) });
     return 'present';
@@ -126,7 +130,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
   let progress: Progress | undefined;
   const errors: string[] = [];
   try {
-    const crd = await ensureCrd(rest, options.signal);
+    const crd = await ensureCrd(rest, namespace, options.signal);
     runtime = new DemoRuntime({
       rest,
       namespace,
