@@ -284,7 +284,7 @@ class SelectorParser {
   }
 
   #requirement(): Requirement {
-    let first = this.#next();
+    const first = this.#next();
     if (first.kind === '!') {
       const key = this.#next();
       if (key.kind !== 'identifier') throw new SelectorParseError(`unable to parse requirement: found '${key.text}', expected: identifier`);

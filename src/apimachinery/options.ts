@@ -51,8 +51,8 @@ export interface CreateOptions extends RequestOptions {
   fieldValidation?: FieldValidation;
 }
 
-/** metav1.UpdateOptions. */
-export interface UpdateOptions extends CreateOptions {}
+/** metav1.UpdateOptions (the same fields as CreateOptions). */
+export type UpdateOptions = CreateOptions;
 
 /** metav1.PatchOptions. */
 export interface PatchOptions extends CreateOptions {

@@ -66,7 +66,10 @@ function sleepOn(clock: Pick<Clock, 'afterFunc'>, ms: number, signal?: AbortSign
   });
 }
 
-/** The real clock, backed by `Date.now` and Node's timers. Timers never keep the process alive. */
+/**
+ * The real clock, backed by `Date.now` and Node's timers. Its timers keep the process alive while
+ * pending (as goroutines do in Go): long-running components stop them on shutdown or abort.
+ */
 export class RealClock implements Clock {
   now(): number {
     return Date.now();
