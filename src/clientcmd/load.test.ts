@@ -165,6 +165,22 @@ contexts:
   });
 });
 
+test('files that select no context: in a pod the in-cluster configuration wins (as client-go); elsewhere the error says what is missing', async () => {
+  const root = path.join(dir, 'pod3');
+  await file('pod3/var/run/secrets/kubernetes.io/serviceaccount/token', 'sa-token');
+  const p = await file('nocontext/config', 'clusters:\n- name: c\n  cluster: {server: https://h}\n');
+  const env = { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
+  const inPod = await loadKubeConfig({ path: p, env, inClusterRoot: root });
+  assert.deepEqual(inPod.source, { kind: 'in-cluster', root });
+  const outside = await loadKubeConfig({ path: p, env: {}, inClusterRoot: root });
+  assert.deepEqual(outside.source, { kind: 'files', files: [p] });
+  await assert.rejects(restConfigFrom(outside), /current-context: is not set and no context was given/);
+  // Selecting a context explicitly keeps the files even in a pod.
+  await file('nocontext/with-ctx', 'clusters:\n- name: c\n  cluster: {server: https://h}\ncontexts:\n- {name: x, context: {cluster: c}}\n');
+  const chosen = await loadKubeConfig({ path: path.join(dir, 'nocontext/with-ctx'), env, inClusterRoot: root, context: 'x' });
+  assert.equal((await restConfigFrom(chosen)).host, 'https://h');
+});
+
 test('no files and --server: a configuration from the flags alone, not the in-cluster one (as upstream)', async () => {
   const root = path.join(dir, 'pod2');
   await file('pod2/var/run/secrets/kubernetes.io/serviceaccount/token', 'sa-token');

@@ -7,7 +7,8 @@
  * 2. otherwise the files listed in KUBECONFIG (separated by `path.delimiter`, ':' on POSIX), merged
  *    with first-wins precedence (see merge.ts); files that do not exist are skipped;
  * 3. otherwise ~/.kube/config, if it exists;
- * 4. if that yields nothing, the in-cluster environment (service-account token and CA);
+ * 4. if that selects no context (nothing found, or no current-context), the in-cluster environment
+ *    (service-account token and CA) when running in a pod;
  * 5. otherwise a {@link NoConfigurationError}.
  *
  * Relative paths inside a file (certificate-authority, client-certificate, client-key, tokenFile, and an
@@ -207,19 +208,30 @@ export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promi
   const overrides: ConfigOverrides = { ...options.overrides };
   if (options.context && !overrides.context) overrides.context = options.context;
 
-  if (isEmptyKubeConfig(config) && !overrides.server) {
+  // Like client-go, a configuration that selects no context at all is as good as none: in a pod, the
+  // in-cluster configuration is used then (an explicit --server makes a flags-only configuration).
+  const selectsNothing = !overrides.context && !config.currentContext && !overrides.server;
+  if (selectsNothing) {
     const root = options.inClusterRoot ?? '/';
     searched.push(`in-cluster (${path.join(root, serviceAccountDir)})`);
-    if (!(await isInClusterPossible({ root, env }))) throw new NoConfigurationError(searched);
+    const inCluster = await isInClusterPossible({ root, env });
+    // Files with entries but no current context: let restConfigFrom explain what is missing.
+    if (!inCluster && !isEmptyKubeConfig(config)) return applyOverrides(config, resolveOverridePaths(overrides));
+    if (!inCluster) throw new NoConfigurationError(searched);
     config = await inClusterKubeConfig({ root, env });
-    // In a pod only the server, token and CA can be overridden (upstream's inClusterClientConfig);
-    // the namespace follows the usual rules.
-    const { server, token, certificateAuthority, namespace } = overrides;
-    return protectKubeConfig(applyOverrides(config, { server, token, certificateAuthority, namespace }));
+    // In a pod only the token and CA can be overridden (upstream's inClusterClientConfig; a server
+    // override makes a flags-only configuration instead); the namespace follows the usual rules.
+    const { token, certificateAuthority, namespace } = resolveOverridePaths(overrides);
+    return applyOverrides(config, { token, certificateAuthority, namespace });
   }
-  if (overrides.certificateAuthority) overrides.certificateAuthority = path.resolve(overrides.certificateAuthority);
-  if (overrides.clientCertificate) overrides.clientCertificate = path.resolve(overrides.clientCertificate);
-  if (overrides.clientKey) overrides.clientKey = path.resolve(overrides.clientKey);
-  const result = applyOverrides(config, overrides);
-  return protectKubeConfig(result);
+  return applyOverrides(config, resolveOverridePaths(overrides));
+}
+
+/** File flags are relative to the working directory. */
+function resolveOverridePaths(overrides: ConfigOverrides): ConfigOverrides {
+  const out = { ...overrides };
+  if (out.certificateAuthority) out.certificateAuthority = path.resolve(out.certificateAuthority);
+  if (out.clientCertificate) out.clientCertificate = path.resolve(out.clientCertificate);
+  if (out.clientKey) out.clientKey = path.resolve(out.clientKey);
+  return out;
 }
