@@ -1,0 +1,107 @@
+/**
+ * Informer factories over the REST clients (client-go's informers, dynamicinformer and
+ * metadatainformer packages): thin layers over the generic {@link SharedInformerFactory} of
+ * tools/cache, which owns sharing, starting and syncing. This module only says where each
+ * resource's ListerWatcher comes from, and generates the typed accessors
+ * (`factory.coreV1().pods().informer()`) from the same resource table as the typed clientset.
+ */
+import type { GroupVersionResource, KubeObject, PartialObjectMetadata } from '../apimachinery/object.ts';
+import type { RestConfig } from '../rest/config.ts';
+import { RestClient, type RestClientOptions } from '../rest/client.ts';
+import { ResourceClient } from '../kubernetes/resource-client.ts';
+import type { Clientset } from '../kubernetes/clientset.ts';
+import { resourceTable, resourceTableRows, type GroupVersionSpec, type ObjectOf, type ResourceTable } from '../kubernetes/resource-table.ts';
+import { DynamicClient } from '../dynamic/dynamic-client.ts';
+import { MetadataClient } from '../metadata/metadata-client.ts';
+import { SharedInformerFactory, type GenericInformer, type SharedInformerFactoryOptions } from '../tools/cache/shared-informer-factory.ts';
+import type { ListerWatcher } from '../tools/cache/listwatch.ts';
+
+/** Options of the informer factories: everything {@link SharedInformerFactoryOptions} offers but the source. */
+export type InformerFactoryOptions = Omit<SharedInformerFactoryOptions, 'listerWatcherFor'>;
+
+/** The informers of one group/version: one accessor per resource of the table. */
+export type InformerGroup<G extends GroupVersionSpec> = {
+  readonly [R in keyof G['resources']]: () => ObjectOf<G['resources'][R]> extends KubeObject ? GenericInformer<ObjectOf<G['resources'][R]>> : never;
+};
+
+/** The typed accessors of {@link newSharedInformerFactory}, one per group/version of the table. */
+export type TypedInformerAccessors = { readonly [K in keyof ResourceTable]: () => InformerGroup<ResourceTable[K]> };
+
+/** A shared informer factory with typed accessors (informers.SharedInformerFactory). */
+export type TypedSharedInformerFactory = SharedInformerFactory & TypedInformerAccessors;
+
+const tableScope = new Map(resourceTableRows().map((r) => [`${r.group}/${r.version}/${r.resource}`, r] as const));
+
+function restClientOf(source: Clientset | RestConfig | RestClient, options?: RestClientOptions): RestClient {
+  if (source instanceof RestClient) return source;
+  if ('restClient' in source) return source.restClient;
+  return new RestClient(source, options);
+}
+
+/** A ListerWatcher over a resource client (list and watch have the ListerWatcher signatures). */
+function listerWatcherOf<T>(client: ResourceClient<T>): ListerWatcher<T> {
+  return { list: (o) => client.list(o), watch: (o) => client.watch(o) };
+}
+
+/**
+ * Builds a typed shared informer factory over a clientset, a RestConfig or a RestClient.
+ *
+ * @example
+ * const factory = newSharedInformerFactory(clientset, { defaultResyncMs: 0, namespace: 'default' });
+ * const pods = factory.coreV1().pods();
+ * pods.informer().addEventHandler({ onAdd: (pod) => queue.add(objectKey(pod)) });
+ * factory.start({ signal });
+ * await factory.waitForCacheSync({ signal });
+ * const web = pods.lister().namespace('default').list('app=web');
+ */
+export function newSharedInformerFactory(source: Clientset | RestConfig | RestClient, options: InformerFactoryOptions = {}, clientOptions?: RestClientOptions): TypedSharedInformerFactory {
+  const rest = restClientOf(source, clientOptions);
+  const factory = new SharedInformerFactory({
+    ...options,
+    listerWatcherFor: <T>(gvr: GroupVersionResource, namespace: string): ListerWatcher<T> => {
+      const row = tableScope.get(`${gvr.group}/${gvr.version}/${gvr.resource}`);
+      // A resource outside the table is addressed like the dynamic client does.
+      const namespaced = row?.namespaced ?? namespace !== '';
+      return listerWatcherOf(new ResourceClient<T>(rest, { ...gvr, kind: row?.kind ?? '', namespaced, namespace }));
+    },
+  });
+  const accessors: Record<string, () => Record<string, () => GenericInformer<KubeObject>>> = {};
+  for (const [groupAccessor, gv] of Object.entries(resourceTable) as Array<[string, GroupVersionSpec]>) {
+    const group: Record<string, () => GenericInformer<KubeObject>> = {};
+    for (const [resourceAccessor, spec] of Object.entries(gv.resources)) {
+      group[resourceAccessor] = () => factory.forResource<KubeObject>({ group: gv.group, version: gv.version, resource: spec.resource });
+    }
+    accessors[groupAccessor] = () => group;
+  }
+  return Object.assign(factory, accessors) as unknown as TypedSharedInformerFactory;
+}
+
+/**
+ * A factory of informers for any resource on unstructured objects
+ * (dynamicinformer.NewFilteredDynamicSharedInformerFactory): `factory.forResource(gvr)`.
+ */
+export function newDynamicSharedInformerFactory(source: DynamicClient | RestConfig | RestClient, options: InformerFactoryOptions = {}, clientOptions?: RestClientOptions): SharedInformerFactory {
+  const dynamic = source instanceof DynamicClient ? source : new DynamicClient(source instanceof RestClient ? source : new RestClient(source, clientOptions));
+  return new SharedInformerFactory({
+    ...options,
+    listerWatcherFor: <T>(gvr: GroupVersionResource, namespace: string): ListerWatcher<T> =>
+      listerWatcherOf(dynamic.resource(gvr).namespace(namespace)) as unknown as ListerWatcher<T>,
+  });
+}
+
+/**
+ * A factory of metadata-only informers (metadatainformer.NewFilteredSharedInformerFactory): their
+ * caches hold PartialObjectMetadata, the cheap way to follow large resources.
+ *
+ * @example
+ * const factory = newMetadataSharedInformerFactory(config);
+ * const secrets = factory.forResource<PartialObjectMetadata>({ group: '', version: 'v1', resource: 'secrets' });
+ */
+export function newMetadataSharedInformerFactory(source: MetadataClient | RestConfig | RestClient, options: InformerFactoryOptions = {}, clientOptions?: RestClientOptions): SharedInformerFactory {
+  const metadata = source instanceof MetadataClient ? source : new MetadataClient(source instanceof RestClient ? source : new RestClient(source, clientOptions));
+  return new SharedInformerFactory({
+    ...options,
+    listerWatcherFor: <T>(gvr: GroupVersionResource, namespace: string): ListerWatcher<T> =>
+      listerWatcherOf<PartialObjectMetadata>(metadata.resource(gvr).namespace(namespace)) as unknown as ListerWatcher<T>,
+  });
+}
