@@ -71,8 +71,22 @@ test('GET /apis/<group>/<version> lists the group resources; /apis/<group> the g
   const apps = await call(server, 'GET', '/apis/apps/v1');
   assert.deepEqual(
     apps.body.resources.map((x: Json) => x.name),
-    ['deployments', 'deployments/status', 'replicasets', 'replicasets/status', 'statefulsets', 'statefulsets/status', 'daemonsets', 'daemonsets/status'],
+    [
+      'deployments',
+      'deployments/status',
+      'deployments/scale',
+      'replicasets',
+      'replicasets/status',
+      'replicasets/scale',
+      'statefulsets',
+      'statefulsets/status',
+      'statefulsets/scale',
+      'daemonsets',
+      'daemonsets/status',
+    ],
   );
+  const scale = apps.body.resources[2];
+  assert.deepEqual([scale.group, scale.version, scale.kind, scale.verbs], ['autoscaling', 'v1', 'Scale', ['get', 'patch', 'update']]);
   const deploy = apps.body.resources[0];
   assert.deepEqual([deploy.kind, deploy.namespaced, deploy.shortNames], ['Deployment', true, ['deploy']]);
   const group = await call(server, 'GET', '/apis/apps');

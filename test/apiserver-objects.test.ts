@@ -143,6 +143,7 @@ test('wrong content types are 415, oversized bodies 413, unsupported verbs 405',
   assert.equal((await call(server, 'OPTIONS', cms)).status, 405);
   assert.equal((await call(server, 'GET', '/api/v1/namespaces/default/widgets')).status, 404);
   assert.equal((await call(server, 'GET', '/api/v1/namespaces/default/configmaps/x/status')).status, 404);
+  assert.equal((await call(server, 'GET', '/api/v1/namespaces/default/configmaps/%E0%A4%A')).status, 400);
   // The server is still fine.
   assert.equal((await call(server, 'GET', '/version')).status, 200);
 });
@@ -260,4 +261,34 @@ test('Table and PartialObjectMetadata renderings', async () => {
   // Protobuf is not spoken: JSON is the answer.
   const pb = await call(server, 'GET', `${cms}/tabled`, { headers: { accept: 'application/vnd.kubernetes.protobuf,application/json' } });
   assert.equal(pb.body.kind, 'ConfigMap');
+});
+
+test('the scale subresource reads and writes spec.replicas as an autoscaling/v1 Scale', async () => {
+  const path = '/apis/apps/v1/namespaces/default/deployments';
+  const created = await create(server, path, {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'scaled' },
+    spec: { replicas: 2, selector: { matchLabels: { app: 'scaled' } }, template: { metadata: { labels: { app: 'scaled' } }, spec: { containers: [{ name: 'c', image: 'a' }] } } },
+  });
+  const scale = await call(server, 'GET', `${path}/scaled/scale`);
+  assert.deepEqual(scale.body, {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: { name: 'scaled', namespace: 'default', uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion, creationTimestamp: created.metadata.creationTimestamp },
+    spec: { replicas: 2 },
+    status: { replicas: 0, selector: 'app=scaled' },
+  });
+  const patched = await call(server, 'PATCH', `${path}/scaled/scale`, { body: { spec: { replicas: 5 } }, contentType: 'application/merge-patch+json' });
+  assert.equal(patched.body.spec.replicas, 5);
+  const put = await call(server, 'PUT', `${path}/scaled/scale`, { body: { ...patched.body, spec: { replicas: 4 } } });
+  assert.equal(put.body.spec.replicas, 4);
+  const stale = await call(server, 'PUT', `${path}/scaled/scale`, { body: { ...patched.body, spec: { replicas: 1 } } });
+  assert.equal(stale.status, 409);
+  const negative = await call(server, 'PUT', `${path}/scaled/scale`, { body: { kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: -1 } } });
+  assert.equal(negative.status, 422);
+  const deploy = (await call(server, 'GET', `${path}/scaled`)).body;
+  assert.equal(deploy.spec.replicas, 4);
+  assert.equal(deploy.metadata.generation, 3);
+  assert.equal((await call(server, 'GET', '/api/v1/namespaces/default/configmaps/x/scale')).status, 404);
 });

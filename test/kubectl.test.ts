@@ -141,7 +141,7 @@ test('kubectl create -f, get (table, -o yaml, -o json), label, patch (json, merg
   assert.match(gone.stderr, /Error from server \(NotFound\): pods "web" not found/);
 });
 
-test('kubectl apply --server-side: create, conflict with another manager, --force-conflicts', async (t) => {
+test('kubectl apply --server-side: create, conflict with another manager, --force-conflicts; kubectl scale', async (t) => {
   if (kubectl === undefined) return t.skip('kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)');
   const file = join(dir, 'deploy.yaml');
   await writeFile(file, deploymentYaml(2));
@@ -154,6 +154,8 @@ test('kubectl apply --server-side: create, conflict with another manager, --forc
   assert.equal(await ok('apply', '--server-side', '--field-manager', 'other', '--force-conflicts', '-f', file), 'deployment.apps/api serverside-applied\n');
   const deploy = (await call(server, 'GET', '/apis/apps/v1/namespaces/default/deployments/api')).body;
   assert.equal(deploy.spec.replicas, 3);
+  assert.equal(await ok('scale', 'deployment', 'api', '--replicas', '5'), 'deployment.apps/api scaled\n');
+  assert.equal((await call(server, 'GET', '/apis/apps/v1/namespaces/default/deployments/api')).body.spec.replicas, 5);
   assert.deepEqual(
     deploy.metadata.managedFields.map((m: Json) => `${m.manager}/${m.operation}`).sort(),
     ['kubectl/Apply', 'other/Apply'],

@@ -63,6 +63,7 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
   for (const r of registry.resources(group, version)) {
     resources.push(resourceEntry(r));
     if (r.hasStatus) resources.push({ name: `${r.resource}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] });
+    if (r.hasScale) resources.push({ name: `${r.resource}/scale`, singularName: '', namespaced: r.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
     if (group === '' && r.resource === 'pods') resources.push({ name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] });
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group === '' ? version : `${group}/${version}`, resources };

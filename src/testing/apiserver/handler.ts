@@ -240,6 +240,7 @@ export class ApiHandler {
     switch (verb) {
       case 'get':
         if (target.subresource === 'log') return this.#getLog(target, q, res);
+        if (target.subresource === 'scale') return this.#getScale(target, res);
         return this.#get(target, render, res);
       case 'list':
         return this.#list(target, q, render, res);
@@ -248,8 +249,10 @@ export class ApiHandler {
       case 'create':
         return this.#create(target, q, req, body!, res);
       case 'update':
+        if (target.subresource === 'scale') return this.#writeScale(target, q, req, body!, res, false);
         return this.#update(target, q, req, body!, res);
       case 'patch':
+        if (target.subresource === 'scale') return this.#writeScale(target, q, req, body!, res, true);
         return this.#patch(target, q, req, body!, res);
       case 'delete':
         return this.#delete(target, q, body!, res);
@@ -290,7 +293,13 @@ export class ApiHandler {
     const parts = path
       .split('/')
       .filter((s) => s !== '')
-      .map((s) => decodeURIComponent(s));
+      .map((s) => {
+        try {
+          return decodeURIComponent(s);
+        } catch {
+          throw badRequest(`invalid escape in path segment: ${s}`);
+        }
+      });
     let group: string;
     let version: string;
     let rest: string[];
@@ -323,7 +332,8 @@ export class ApiHandler {
     const r = this.registry.lookup(group, version, resource);
     if (r === undefined) throw resourceNotFound();
     if (r.namespaced !== (namespace !== '') && !(r.namespaced && name === undefined)) throw resourceNotFound();
-    if (subresource !== undefined && !(subresource === 'status' && r.hasStatus) && !(subresource === 'log' && r.group === '' && r.resource === 'pods')) throw resourceNotFound();
+    const known = (subresource === 'status' && r.hasStatus) || (subresource === 'scale' && r.hasScale) || (subresource === 'log' && r.group === '' && r.resource === 'pods');
+    if (subresource !== undefined && !known) throw resourceNotFound();
     return { r, namespace, name, subresource, watchPath };
   }
 
@@ -331,6 +341,7 @@ export class ApiHandler {
     const allowed = (v: Verb): Verb => {
       if (t.subresource === undefined && !t.r.verbs.includes(v)) throw methodNotAllowed();
       if (t.subresource === 'log' && v !== 'get') throw methodNotAllowed();
+      if ((t.subresource === 'status' || t.subresource === 'scale') && v !== 'get' && v !== 'update' && v !== 'patch') throw methodNotAllowed();
       return v;
     };
     if (t.watchPath) {
@@ -604,12 +615,14 @@ export class ApiHandler {
     else if (this.registry.resources(t.r.group, t.r.version).length > 0 && t.r.custom) encode = (s) => withApiVersion(s.json, apiVersion);
 
     // Decide the starting point before writing anything so that a too-old version still gets a 200 stream.
+    // sendInitialEvents=false with no resourceVersion starts from now, without a replay.
     const initial = sendInitial === 'true' || (sendInitial === null && n === 0);
+    const fromNow = sendInitial === 'false' && n === 0;
     let replay: ReturnType<Storage['changesSince']> = [];
     let tooOld: RevisionCompactedError | undefined;
     if (!initial) {
       try {
-        replay = n >= this.storage.revision ? [] : this.storage.changesSince(store, n);
+        replay = fromNow || n >= this.storage.revision ? [] : this.storage.changesSince(store, n);
       } catch (err) {
         if (!(err instanceof RevisionCompactedError)) throw err;
         tooOld = err;
@@ -929,6 +942,77 @@ export class ApiHandler {
     if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
     const out = this.#commitUpdate(t, existing, patched, { manager: this.#manager(q, req), dryRun, apply: undefined });
     this.#send(res, 200, out);
+  }
+
+  // ---- scale subresource ----------------------------------------------------------------
+
+  /** autoscaling/v1 Scale view of a workload, as the apps registries build it. */
+  #scaleOf(s: StoredObject): Obj {
+    const o = s.obj;
+    const meta = o.metadata as Obj;
+    const spec = isObject(o.spec) ? o.spec : {};
+    const status = isObject(o.status) ? o.status : {};
+    const selector = isObject(spec.selector) && isObject(spec.selector.matchLabels) ? spec.selector.matchLabels : {};
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion, creationTimestamp: meta.creationTimestamp },
+      spec: { replicas: typeof spec.replicas === 'number' ? spec.replicas : 0 },
+      status: {
+        replicas: typeof status.replicas === 'number' ? status.replicas : 0,
+        selector: Object.entries(selector)
+          .map(([k, v]) => `${k}=${display(v)}`)
+          .join(','),
+      },
+    };
+  }
+
+  #getScale(t: Target, res: ServerResponse): void {
+    const s = this.storage.get(this.#store(t), this.#key(t.namespace, t.name!));
+    if (s === undefined) throw notFound(t.r, t.name!);
+    this.#send(res, 200, JSON.stringify(this.#scaleOf(s)));
+  }
+
+  /** PUT or PATCH of /scale: changes the workload's spec.replicas. */
+  async #writeScale(t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, res: ServerResponse, patch: boolean): Promise<void> {
+    const dryRun = this.#dryRun(q);
+    const name = t.name!;
+    const existing = this.storage.get(this.#store(t), this.#key(t.namespace, name));
+    if (existing === undefined) throw notFound(t.r, name);
+    let scale: unknown;
+    if (patch) {
+      const type = mediaType(req.headers['content-type']);
+      const accepted = [patchTypes.json, patchTypes.merge, patchTypes.strategic];
+      if (!accepted.includes(type as (typeof accepted)[number])) throw unsupportedMediaType(type, accepted);
+      let p: unknown;
+      try {
+        p = JSON.parse(body.toString('utf8'));
+      } catch (err) {
+        throw badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      try {
+        const current = this.#scaleOf(existing);
+        if (type === patchTypes.json) scale = applyJsonPatch(current, p);
+        else if (type === patchTypes.merge) scale = applyMergePatch(current, p);
+        else scale = applyStrategicMergePatch(current, p, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+      } catch (err) {
+        throw this.#patchFailure(err);
+      }
+    } else scale = this.#decodeObject(req, body);
+    if (!isObject(scale) || (scale.kind !== undefined && scale.kind !== 'Scale')) throw badRequest('the body must be an autoscaling/v1 Scale');
+    const meta = isObject(scale.metadata) ? scale.metadata : {};
+    if (meta.name !== undefined && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
+    if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
+    const replicas = isObject(scale.spec) ? scale.spec.replicas : undefined;
+    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+      throw invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${display(replicas)}: must be greater than or equal to 0` }]);
+    }
+    const candidate = structuredClone(existing.obj);
+    candidate.spec = { ...(isObject(candidate.spec) ? candidate.spec : {}), replicas };
+    const main: Target = { ...t, subresource: undefined };
+    const out = this.#commitUpdate(main, existing, candidate, { manager: this.#manager(q, req), dryRun, apply: undefined });
+    const stored = JSON.parse(out) as Obj;
+    this.#send(res, 200, JSON.stringify(this.#scaleOf({ obj: stored, json: out, rv: Number((stored.metadata as Obj).resourceVersion), key: existing.key })));
   }
 
   #deleteOptions(body: Buffer, q: URLSearchParams): Obj {

@@ -136,6 +136,7 @@ export function customResourcesOf(crd: Obj): { entries: ApiResource[]; causes: S
       categories: Array.isArray(names.categories) ? names.categories.map(String) : [],
       verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
       hasStatus: isObject(subresources.status),
+      hasScale: false,
       tracksGeneration: true,
       custom: true,
       printerColumns,

@@ -28,6 +28,8 @@ export interface ApiResource {
   readonly verbs: readonly string[];
   /** Whether the resource has a /status subresource (PUT/PATCH there change only `.status`). */
   readonly hasStatus: boolean;
+  /** Whether the resource has a /scale subresource (autoscaling/v1 Scale over `.spec.replicas`). */
+  readonly hasScale: boolean;
   /** Whether the main resource ignores `.status` on writes and bumps generation on other changes. */
   readonly tracksGeneration: boolean;
   /** True for resources defined by a CustomResourceDefinition (strategic merge patch is refused). */
@@ -69,6 +71,7 @@ interface BuiltinSpec {
   status?: boolean;
   verbs?: string[];
   generation?: boolean;
+  scale?: boolean;
 }
 
 // The built-in table, as kube-apiserver v1.32 publishes these resources in discovery.
@@ -83,9 +86,9 @@ const builtins: readonly BuiltinSpec[] = [
   { g: '', v: 'v1', r: 'events', kind: 'Event', ns: true, short: ['ev'] },
   { g: '', v: 'v1', r: 'endpoints', kind: 'Endpoints', ns: true, short: ['ep'] },
   { g: '', v: 'v1', r: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', ns: true, short: ['pvc'], status: true },
-  { g: 'apps', v: 'v1', r: 'deployments', kind: 'Deployment', ns: true, short: ['deploy'], cat: ['all'], status: true, generation: true },
-  { g: 'apps', v: 'v1', r: 'replicasets', kind: 'ReplicaSet', ns: true, short: ['rs'], cat: ['all'], status: true, generation: true },
-  { g: 'apps', v: 'v1', r: 'statefulsets', kind: 'StatefulSet', ns: true, short: ['sts'], cat: ['all'], status: true, generation: true },
+  { g: 'apps', v: 'v1', r: 'deployments', scale: true, kind: 'Deployment', ns: true, short: ['deploy'], cat: ['all'], status: true, generation: true },
+  { g: 'apps', v: 'v1', r: 'replicasets', scale: true, kind: 'ReplicaSet', ns: true, short: ['rs'], cat: ['all'], status: true, generation: true },
+  { g: 'apps', v: 'v1', r: 'statefulsets', scale: true, kind: 'StatefulSet', ns: true, short: ['sts'], cat: ['all'], status: true, generation: true },
   { g: 'apps', v: 'v1', r: 'daemonsets', kind: 'DaemonSet', ns: true, short: ['ds'], cat: ['all'], status: true, generation: true },
   { g: 'batch', v: 'v1', r: 'jobs', kind: 'Job', ns: true, cat: ['all'], status: true, generation: true },
   { g: 'coordination.k8s.io', v: 'v1', r: 'leases', kind: 'Lease', ns: true },
@@ -110,6 +113,7 @@ function builtinResource(s: BuiltinSpec): ApiResource {
     categories: s.cat ?? [],
     verbs: s.verbs ?? allVerbs,
     hasStatus: s.status ?? false,
+    hasScale: s.scale ?? false,
     tracksGeneration: s.generation ?? false,
     custom: false,
     printerColumns: [],
