@@ -15,7 +15,11 @@ import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import { FakeClock } from '../src/util/clock/clock.ts';
 import { newListWatchFromClient } from '../src/tools/cache/listwatch.ts';
 import { untilWithSync } from '../src/tools/watch/index.ts';
-import { ReflectedInformer } from '../src/demo/informer.ts';
+import type { DemoInformer } from '../src/demo/informer.ts';
+import type { ResourceEventHandler } from '../src/controller/index.ts';
+import { newIndexer } from '../src/tools/cache/store.ts';
+import { deletionHandlingMetaNamespaceKeyFunc, metaNamespaceIndexFunc, NamespaceIndex } from '../src/tools/cache/key-functions.ts';
+import type { Indexers } from '../src/tools/cache/indexer.ts';
 import { controllerUidIndex, controllerUidIndexFunc, PodSetController } from '../src/demo/podset-controller.ts';
 import { DemoRuntime } from '../src/demo/runtime.ts';
 import { podSetCrd, podSetFinalizer, podSetGroup, podSetKind, podSetResource, podSetVersion, type PodSet } from '../src/demo/podset.ts';
@@ -86,19 +90,39 @@ async function waitForPodSet(env: Env, name: string, ok: (ps: PodSet | undefined
   });
 }
 
+/** An informer the test feeds by hand, so it decides what the controller's cache has observed. */
+class ManualInformer<T extends { metadata?: { resourceVersion?: string } }> implements DemoInformer<T> {
+  readonly #indexer;
+  readonly #handlers: ResourceEventHandler<T>[] = [];
+  constructor(indexers: Indexers<T> = {}) {
+    this.#indexer = newIndexer<T>(deletionHandlingMetaNamespaceKeyFunc, { [NamespaceIndex]: metaNamespaceIndexFunc, ...indexers });
+  }
+  addEventHandler(handler: ResourceEventHandler<T>): void {
+    this.#handlers.push(handler);
+  }
+  getIndexer() {
+    return this.#indexer;
+  }
+  hasSynced(): boolean {
+    return true;
+  }
+  add(obj: T): void {
+    this.#indexer.add(obj);
+    for (const h of this.#handlers) h.onAdd(obj, false);
+  }
+}
+
 const ownedBy = (ps: PodSet | { metadata?: { uid?: string } }) => (p: Pod) => p.metadata?.ownerReferences?.some((r) => r.controller === true && r.uid === ps.metadata?.uid) === true;
 
 test('expectations: a second sync before the cache observes the creations creates nothing; the 5-minute expiry lets a sync proceed', async (t) => {
   const env = await setup(t);
   const clock = new FakeClock();
-  // Informers fed by hand (never started), so the test decides what the cache has observed.
-  const podSetInformer = new ReflectedInformer<PodSet>(newListWatchFromClient(env.podSets), { clock });
-  const podInformer = new ReflectedInformer<Pod>(newListWatchFromClient(env.pods), { clock, indexers: { [controllerUidIndex]: controllerUidIndexFunc } });
+  const podSetInformer = new ManualInformer<PodSet>();
+  const podInformer = new ManualInformer<Pod>({ [controllerUidIndex]: controllerUidIndexFunc });
   const controller = new PodSetController({ podSetInformer, podInformer, pods: () => env.pods, podSets: () => env.podSets, clock });
   const created = await env.podSets.create(podSet('web', 3));
   const withFinalizer = await env.podSets.patch('web', PatchType.Merge, { metadata: { finalizers: [podSetFinalizer] } });
-  podSetInformer.replace([withFinalizer], '');
-  podInformer.replace([], '');
+  podSetInformer.add(withFinalizer);
   const signal = new AbortController().signal;
 
   await controller.sync('default/web', signal);

@@ -12,6 +12,7 @@ import type { Registry } from 'prom-client';
 import type { RestClient } from '../rest/client.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
 import { newListWatchFromClient } from '../tools/cache/listwatch.ts';
+import { SharedIndexInformer } from '../tools/cache/shared-informer.ts';
 import { EventBroadcaster } from '../tools/events/event-broadcaster.ts';
 import { newEventSink } from '../tools/events/event-sink.ts';
 import { noopLogger } from '../tools/events/logger.ts';
@@ -20,7 +21,6 @@ import { LeaderElector } from '../tools/leaderelection/leader-election.ts';
 import { LeaseLock } from '../tools/leaderelection/resourcelock/lease-lock.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import { FakeKubelet } from './fake-kubelet.ts';
-import { ReflectedInformer } from './informer.ts';
 import { controllerUidIndex, controllerUidIndexFunc, PodSetController } from './podset-controller.ts';
 import { podSetGroup, podSetKind, podSetResource, podSetVersion, type PodSet } from './podset.ts';
 
@@ -47,8 +47,8 @@ export interface DemoRuntimeOptions {
 
 /** The PodSet controller process. */
 export class DemoRuntime {
-  readonly podSetInformer: ReflectedInformer<PodSet>;
-  readonly podInformer: ReflectedInformer<Pod>;
+  readonly podSetInformer: SharedIndexInformer<PodSet>;
+  readonly podInformer: SharedIndexInformer<Pod>;
   readonly podSetController: PodSetController;
   readonly elector: LeaderElector;
   readonly watchDog: HealthzAdaptor;
@@ -81,8 +81,8 @@ export class DemoRuntime {
       new ResourceClient<Event>(rest, { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, namespace });
     const leases = new ResourceClient<Lease>(rest, { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, namespace: options.leaseNamespace });
 
-    this.podSetInformer = new ReflectedInformer<PodSet>(newListWatchFromClient(podSets(ns)), { name: 'podsets', clock });
-    this.podInformer = new ReflectedInformer<Pod>(newListWatchFromClient(pods(ns)), { name: 'pods', clock, indexers: { [controllerUidIndex]: controllerUidIndexFunc } });
+    this.podSetInformer = new SharedIndexInformer<PodSet>(newListWatchFromClient(podSets(ns)), { objectDescription: 'podsets', clock });
+    this.podInformer = new SharedIndexInformer<Pod>(newListWatchFromClient(pods(ns)), { objectDescription: 'pods', clock, indexers: { [controllerUidIndex]: controllerUidIndexFunc } });
 
     this.broadcaster = new EventBroadcaster({ clock, logger: noopLogger });
     this.broadcaster.startRecordingToSink(newEventSink(events));
