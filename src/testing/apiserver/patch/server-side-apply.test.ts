@@ -242,3 +242,40 @@ test('a configuration with an unkeyed or duplicated associative list element is 
   assert.throws(() => applyServerSideApply(undefined, pod([{ name: 'a' }, { name: 'a' }]), opts),
     (err: unknown) => err instanceof PatchError && err.message.endsWith('.spec.containers: duplicate entries for key [name="a"]'));
 });
+
+test('property: re-applying a configuration is a no-op, and the result carries every applied value', async () => {
+  const fc = (await import('fast-check')).default;
+  const name = fc.constantFrom('a', 'b', 'c', 'd');
+  const container = fc.record({ name, image: fc.constantFrom('x:1', 'x:2'), env: fc.uniqueArray(fc.record({ name, value: fc.constantFrom('1', '2') }), { selector: (e) => e.name, maxLength: 3 }) });
+  const cfg = fc.record({
+    labels: fc.dictionary(name, fc.constantFrom('1', '2'), { maxKeys: 3, noNullPrototype: true }),
+    replicas: fc.option(fc.nat(5), { nil: undefined }),
+    containers: fc.uniqueArray(container, { selector: (c) => c.name, minLength: 1, maxLength: 3 }),
+  }).map(({ labels, replicas, containers }): Obj => ({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', labels },
+    spec: { ...(replicas === undefined ? {} : { replicas }), template: { spec: { containers } } },
+  }));
+  fc.assert(fc.property(cfg, cfg, (first, second) => {
+    const live = applyServerSideApply(undefined, first, apply('a', t0));
+    const next = applyServerSideApply(live, second, apply('a', t1));
+    assert.deepEqual(applyServerSideApply(next, second, apply('a', t2)), next);
+    // The second configuration's values are all there, and nothing of the first survives that it dropped.
+    const strip = (o: Obj): Obj => ({ ...o, metadata: { ...(o.metadata as Obj), managedFields: undefined } });
+    const fresh = applyServerSideApply(undefined, second, apply('a', t0));
+    assert.deepEqual(JSON.stringify(sortedLists(strip(next))), JSON.stringify(sortedLists(strip(fresh))));
+  }), { numRuns: 300 });
+});
+
+// Deep copy with object keys sorted and containers/env sorted by name, so order differences do not matter.
+function sortedLists(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(sortedLists);
+    return items.every((i) => typeof i === 'object' && i !== null && 'name' in i)
+      ? [...items].sort((a, b) => String((a as Obj).name).localeCompare(String((b as Obj).name)))
+      : items;
+  }
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortedLists((value as Obj)[k])]));
+  }
+  return value;
+}

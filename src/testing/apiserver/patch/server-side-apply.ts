@@ -108,7 +108,7 @@ function applyConfig(liveContent: JsonObject, decoded: readonly ManagerEntry[], 
   const configSet = withoutIgnoredFields(applyFieldSet(config, schema), options.subresource);
 
   let merged = mergeValues(liveContent, config, schema) as JsonObject;
-  if (previous !== undefined) merged = prune(merged, previous.set, configSet, others, schema);
+  if (previous !== undefined) merged = prune(merged, config, previous.set, configSet, others, schema);
 
   const comparison = compareObjects(liveContent, merged, schema);
   const changed = comparison.added.union(comparison.modified);
@@ -311,20 +311,23 @@ function mergeLists(lhs: unknown[], rhs: unknown[], schema: ListSchema): unknown
  * Removes what the manager applied last time (`lastSet`) and no longer applies, unless some manager
  * (including the new configuration) still owns the field or something below it.
  */
-function prune(merged: JsonObject, lastSet: FieldSet, configSet: FieldSet, others: readonly ManagerEntry[], schema: FieldSchema | undefined): JsonObject {
+function prune(merged: JsonObject, config: JsonObject, lastSet: FieldSet, configSet: FieldSet, others: readonly ManagerEntry[], schema: FieldSchema | undefined): JsonObject {
   const owned = others.reduce((acc, e) => acc.union(e.set), configSet);
   const candidates = lastSet.difference(owned).sorted().filter((path) => !owned.hasDescendant(path));
   const removed: FieldPath[] = [];
   const out = cloneJson(merged);
   for (const path of candidates) {
     if (removed.some((done) => isPrefix(done, path))) continue;
-    if (removePath(out, path, schema, owned)) removed.push(path);
+    if (removePath(out, path, schema, (container) => owned.has(container) || hasPath(config, container, schema))) removed.push(path);
   }
   return out;
 }
 
-/** Removes the node at `path`; maps and lists emptied by the removal go too, as Go's omitempty drops them. */
-function removePath(root: JsonObject, path: FieldPath, schema: FieldSchema | undefined, owned: FieldSet): boolean {
+/**
+ * Removes the node at `path`. Maps and lists emptied by the removal go too, as Go's omitempty drops
+ * them, unless `keep` says the container is still owned or set by the configuration.
+ */
+function removePath(root: JsonObject, path: FieldPath, schema: FieldSchema | undefined, keep: (container: FieldPath) => boolean): boolean {
   const parents: Array<{ container: unknown; schema: FieldSchema | undefined; element: string }> = [];
   let node: unknown = root;
   let nodeSchema = schema;
@@ -342,8 +345,21 @@ function removePath(root: JsonObject, path: FieldPath, schema: FieldSchema | und
     // Go drops empty maps and slices of omitempty fields when it encodes the object; structs stay.
     const emptiedMap = isObject(container) && Object.keys(container).length === 0 && containerSchema?.kind === 'map' && containerSchema.mapOf !== undefined;
     const emptiedList = Array.isArray(container) && container.length === 0 && containerSchema?.kind === 'list' && containerSchema.implicit !== true;
-    const droppable = (emptiedMap || emptiedList) && depth > 0 && !owned.has(containerPath);
+    const droppable = (emptiedMap || emptiedList) && depth > 0 && !keep(containerPath);
     if (!droppable) break;
+  }
+  return true;
+}
+
+/** True when `path` exists in `root` (the configuration sets it, if only to an empty value). */
+function hasPath(root: unknown, path: FieldPath, schema: FieldSchema | undefined): boolean {
+  let node = root;
+  let nodeSchema = schema;
+  for (const element of path) {
+    const step = child(node, element, nodeSchema);
+    if (step === undefined) return false;
+    node = step.value;
+    nodeSchema = step.schema;
   }
   return true;
 }
