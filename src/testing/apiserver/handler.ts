@@ -218,8 +218,10 @@ export class ApiHandler {
   }
 
   #send(res: ServerResponse, code: number, body: string, contentType = 'application/json'): void {
-    res.writeHead(code, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Content-Length': Buffer.byteLength(body) });
-    res.end(body);
+    // Encode once: large lists would otherwise be measured and encoded separately.
+    const bytes = Buffer.from(body);
+    res.writeHead(code, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Content-Length': bytes.length });
+    res.end(bytes);
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -521,9 +523,9 @@ export class ApiHandler {
       // "0" (any) is served from the latest state, like the watch cache, and ignores limit.
       if (n === 0 && match !== 'Exact') limit = 0;
     }
-    let candidates: StoredObject[];
+    let scan: { total: number; items: Iterable<StoredObject> };
     try {
-      candidates = this.storage.listAt(store, snapshot, { namespace: t.namespace, ...(startKey === undefined ? {} : { startKey }) });
+      scan = this.storage.scan(store, snapshot, { namespace: t.namespace, ...(startKey === undefined ? {} : { startKey }) });
     } catch (err) {
       if (err instanceof RevisionCompactedError) throw expired(`too old resource version: ${snapshot} (${err.compacted})`);
       throw err;
@@ -532,12 +534,13 @@ export class ApiHandler {
     const items: StoredObject[] = [];
     let continueToken: string | undefined;
     let remaining: number | undefined;
-    for (let i = 0; i < candidates.length; i++) {
-      const c = candidates[i]!;
+    let seen = 0;
+    for (const c of scan.items) {
+      seen++;
       if (!noSelectors && !filter(c.obj)) continue;
       if (limit > 0 && items.length === limit) {
         continueToken = encodeContinue(snapshot, items[items.length - 1]!.key);
-        if (noSelectors) remaining = candidates.length - i;
+        if (noSelectors) remaining = scan.total - seen + 1;
         break;
       }
       items.push(c);
@@ -556,7 +559,8 @@ export class ApiHandler {
     }
     const apiVersion = apiVersionString(t.r.group, t.r.version);
     const head = `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;
-    this.#send(res, 200, head + items.map((s) => withApiVersion(s.json, apiVersion)).join(',') + ']}');
+    const encoded = t.r.custom ? items.map((s) => withApiVersion(s.json, apiVersion)) : items.map((s) => s.json);
+    this.#send(res, 200, `${head}${encoded.join(',')}]}`);
   }
 
   #getLog(t: Target, q: URLSearchParams, res: ServerResponse): void {

@@ -65,6 +65,18 @@ class ObjectStore {
   }
 }
 
+/** Index of the first key >= `key` in a sorted array. */
+function lowerBound(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Byte-wise key order, as etcd ranges are ordered. */
 export function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -254,6 +266,30 @@ export class Storage {
       if (v !== undefined) out.push(v);
     }
     return out;
+  }
+
+  /**
+   * Like {@link Storage.listAt}, but lazy: `items` yields the objects in key order and `total` is how
+   * many there are in range. At the current revision this costs O(log n) plus the items consumed, so
+   * paging through a large resource stays linear overall.
+   */
+  scan(store: string, revision: number, options: { namespace?: string; startKey?: string } = {}): { total: number; items: Iterable<StoredObject> } {
+    const s = this.#stores.get(store);
+    if (revision < this.#revision || s === undefined) {
+      const all = this.listAt(store, revision, options);
+      return { total: all.length, items: all };
+    }
+    const keys = s.sortedKeys();
+    const prefix = options.namespace === undefined || options.namespace === '' ? '' : `${options.namespace}/`;
+    const start = options.startKey !== undefined && options.startKey > prefix ? options.startKey : prefix;
+    const lo = lowerBound(keys, start);
+    // '0' is the character after '/', so every key with the prefix sorts before `${namespace}0`.
+    const hi = prefix === '' ? keys.length : lowerBound(keys, `${options.namespace}0`);
+    const items = s.items;
+    function* iterate(): Generator<StoredObject> {
+      for (let i = lo; i < hi; i++) yield items.get(keys[i]!)!;
+    }
+    return { total: Math.max(0, hi - lo), items: iterate() };
   }
 
   /** Removes every object of a resource without recording changes (used when a CRD goes away). */
