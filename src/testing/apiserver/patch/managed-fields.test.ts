@@ -128,3 +128,32 @@ test('trackUpdate: updates of an object without managed fields leave it untracke
   assert.equal(managedFields(updated), undefined);
   assert.deepEqual(updated, pod('nginx:2'));
 });
+
+test('property: after any sequence of updates, managers own only fields the object has, and inputs stay untouched', async () => {
+  const fc = (await import('fast-check')).default;
+  const { FieldSet } = await import('./fieldpath.ts');
+  const { collectNodes } = await import('./managed-fields.ts');
+  const { schemaFor } = await import('./patch-merge-keys.ts');
+  const name = fc.constantFrom('a', 'b', 'c');
+  const podState = fc.record({
+    labels: fc.dictionary(name, fc.constantFrom('1', '2'), { maxKeys: 3, noNullPrototype: true }),
+    containers: fc.uniqueArray(fc.record({ name, image: fc.constantFrom('x', 'y') }, { requiredKeys: ['name'], noNullPrototype: true }), { selector: (c) => c.name, maxLength: 3 }),
+  }).map(({ labels, containers }) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels }, spec: { containers } }));
+  const step = fc.record({ manager: fc.constantFrom('m1', 'm2', 'm3'), state: podState });
+  fc.assert(fc.property(podState, fc.array(step, { maxLength: 6 }), (initial, steps) => {
+    let object: Record<string, unknown> = trackUpdate(undefined, initial, { manager: 'creator', now: t0, apiVersion: 'v1' });
+    for (const { manager, state } of steps) {
+      const previous = object;
+      const previousBefore = structuredClone(previous);
+      const input = { ...state, metadata: { ...state.metadata, managedFields: managedFields(object) } };
+      const inputBefore = structuredClone(input);
+      object = trackUpdate(previous, input, { manager, now: t1, apiVersion: 'v1' });
+      assert.deepEqual(previous, previousBefore);
+      assert.deepEqual(input, inputBefore);
+    }
+    const present = new Set([...collectNodes(object, schemaFor({ group: '', kind: 'Pod' })).values()].map((n) => JSON.stringify(n.path)));
+    for (const entry of (managedFields(object) as Array<{ fieldsV1: unknown }> | undefined) ?? []) {
+      for (const path of FieldSet.fromFieldsV1(entry.fieldsV1)) assert.ok(present.has(JSON.stringify(path)), `owned ${JSON.stringify(path)} is missing`);
+    }
+  }));
+});

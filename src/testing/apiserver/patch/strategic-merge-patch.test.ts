@@ -130,3 +130,17 @@ test('applyStrategicMergePatch: failures carry the status kube-apiserver answers
     }, name);
   }
 });
+
+test('property: without lists or directives, a strategic merge patch is a JSON merge patch', async () => {
+  const fc = (await import('fast-check')).default;
+  const { applyMergePatch } = await import('./merge-patch.ts');
+  const key = fc.constantFrom('a', 'b', 'c');
+  const tree = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, fc.integer(), fc.string({ maxLength: 2 }), fc.constant(null), tie('object')),
+    object: fc.dictionary(key, tie('value'), { maxKeys: 3, noNullPrototype: true }),
+  })).object;
+  fc.assert(fc.property(tree, tree, (doc, patch) => {
+    const kind = { group: '', version: 'v1', kind: 'ConfigMap' };
+    assert.deepEqual(applyStrategicMergePatch(doc, patch, kind), applyMergePatch(doc, patch));
+  }));
+});
