@@ -6,6 +6,7 @@ import { ResourceClient } from '../../kubernetes/resource-client.ts';
 import { startApiServer } from '../../testing/index.ts';
 import { FakeClock } from '../../util/clock/clock.ts';
 import { newListWatchFromClient } from '../cache/listwatch.ts';
+import { SharedIndexInformer } from '../cache/shared-informer.ts';
 import type { WatchEvent } from '../../apimachinery/watch.ts';
 import { untilWithoutRetry, untilWithSync, waitFor, WaitTimeoutError, WatchClosedError, type InformerEventSource } from './until.ts';
 
@@ -127,4 +128,27 @@ test('waitFor resolves with the first cached or future object matching, and remo
   await clock.step(50);
   await timedOut;
   assert.equal(handlers.size, 0);
+});
+
+test('waitFor over a running SharedIndexInformer against the API server', async (t) => {
+  const server = await startApiServer();
+  const rest = new RestClient({ host: server.url });
+  const stop = new AbortController();
+  const cms = new ResourceClient<ConfigMap>(rest, { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, namespace: 'default' });
+  await cms.create({ metadata: { name: 'a' }, data: { v: '1' } });
+  const informer = new SharedIndexInformer<ConfigMap>(newListWatchFromClient(cms));
+  const running = informer.run({ signal: stop.signal });
+  t.after(async () => {
+    stop.abort();
+    await running;
+    await rest.close();
+    await server.stop();
+  });
+  // Present in the cache already.
+  assert.equal((await waitFor(informer, (cm) => cm.data?.['v'] === '1', { timeoutMs: 20_000 })).metadata?.name, 'a');
+  // Arrives later.
+  const later = waitFor(informer, (cm) => cm.metadata?.name === 'b' && cm.data?.['v'] === '2', { timeoutMs: 20_000 });
+  await cms.create({ metadata: { name: 'b' }, data: { v: '1' } });
+  await cms.patch('b', 'application/merge-patch+json', { data: { v: '2' } });
+  assert.equal((await later).data?.['v'], '2');
 });
