@@ -243,6 +243,8 @@ export function capUpdateManagers(entries: readonly ManagerEntry[]): ManagerEntr
 /** Returns `object` with `metadata.managedFields` set to `entries` (removed when empty). */
 export function withManagedFields(object: JsonObject, entries: readonly ManagerEntry[]): JsonObject {
   const out = cloneJson(object);
+  // Malformed metadata is left for validation to reject, not replaced.
+  if (out.metadata !== undefined && !isObject(out.metadata)) return out;
   const meta: JsonObject = isObject(out.metadata) ? out.metadata : {};
   const encoded = encodeManagedFields(capUpdateManagers(entries));
   if (encoded.length > 0) meta.managedFields = encoded;
