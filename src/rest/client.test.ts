@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { FakeClock } from '../util/clock/clock.ts';
 import { isNotFound, isTooManyRequests, isUnauthorized, StatusError } from '../apimachinery/errors.ts';
 import { RestClient, defaultUserAgent, raiseWatchErrors } from './client.ts';
@@ -216,9 +217,11 @@ test('bearerTokenFile is read, cached for a minute, then re-read', async () => {
   }
 });
 
-test('credentials are never sent in clear text to a non-loopback host unless allowed', async () => {
-  const c = client({ host: 'http://10.255.255.1:8080', bearerToken: 't' });
-  await assert.rejects(c.json(buildGet(podLoc('a'))), InsecureCredentialsError);
+test('credentials are never sent in clear text to a non-loopback host unless allowed, nor shown when the client is printed', async () => {
+  const c = client({ host: 'http://10.255.255.1:8080', bearerToken: 'top-secret', password: 'pw', username: 'u' });
+  await assert.rejects(c.json(buildGet(podLoc('a'))), (e) => e instanceof InsecureCredentialsError && !e.message.includes('top-secret'));
+  assert.equal(inspect(c), "RestClient { host: 'http://10.255.255.1:8080' }");
+  assert.equal(JSON.stringify({ c }), '{"c":{"host":"http://10.255.255.1:8080"}}');
   await c.close();
 });
 

@@ -175,6 +175,16 @@ export class RestClient {
     this.#dispatcher = newDispatcher(config);
   }
 
+  /** Inspection shows where the client points, never its credentials. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `RestClient { host: '${this.baseUrl}' }`;
+  }
+
+  /** JSON form without credentials (for logs). */
+  toJSON(): { host: string } {
+    return { host: this.baseUrl };
+  }
+
   /** The clock this client waits on. */
   get clock(): Clock {
     return this.#clock;
