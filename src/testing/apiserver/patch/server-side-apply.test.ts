@@ -279,3 +279,12 @@ function sortedLists(value: unknown): unknown {
   }
   return value;
 }
+
+test('status sent through the main resource neither conflicts with nor takes over status owners', () => {
+  const live = stored(applyServerSideApply(undefined, config(), apply('kubectl', t0)));
+  const withStatus = applyServerSideApply(live, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, status: { replicas: 2 } },
+    { ...apply('controller', t1), subresource: 'status' });
+  const reapplied = applyServerSideApply(withStatus, { ...config(), status: { replicas: 7 } }, apply('kubectl', t2));
+  assert.deepEqual(managed(reapplied).map((e) => e.manager), ['kubectl', 'controller']);
+  assert.deepEqual(managed(reapplied)[1]!.fieldsV1, { 'f:status': { 'f:replicas': {} } });
+});

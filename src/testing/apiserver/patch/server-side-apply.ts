@@ -110,8 +110,10 @@ function applyConfig(liveContent: JsonObject, decoded: readonly ManagerEntry[], 
   let merged = mergeValues(liveContent, config, schema) as JsonObject;
   if (previous !== undefined) merged = prune(merged, config, previous.set, configSet, others, schema);
 
+  // Fields outside this endpoint's reach (status through the main resource, ...) neither conflict nor move.
   const comparison = compareObjects(liveContent, merged, schema);
-  const changed = comparison.added.union(comparison.modified);
+  const changed = withoutIgnoredFields(comparison.added.union(comparison.modified), options.subresource);
+  const removed = withoutIgnoredFields(comparison.removed, options.subresource);
   const conflicts: PathConflict[] = [];
   for (const entry of others) {
     for (const path of entry.set.intersection(changed)) {
@@ -119,7 +121,7 @@ function applyConfig(liveContent: JsonObject, decoded: readonly ManagerEntry[], 
     }
   }
   if (conflicts.length > 0 && !force) throw new ConflictsFound(conflicts);
-  for (const entry of others) entry.set = entry.set.difference(changed).difference(comparison.removed);
+  for (const entry of others) entry.set = entry.set.difference(changed).difference(removed);
 
   // Upstream refreshes the entry's time only when the object changed.
   const objectChanged = !jsonEqual(liveContent, merged);
