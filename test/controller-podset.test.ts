@@ -213,7 +213,8 @@ test('two replicas: only the Lease holder reconciles; the other takes over when 
   await waitFor(() => b.isLeader());
   await env.podSets.patch('web', PatchType.Merge, { spec: { replicas: 3 } });
   await waitForPods(env, (all) => all.filter(ownedBy(ps)).length === 3);
-  assert.ok(b.podSetController.counts.podsCreated >= 1);
+  // The watch event can reach the test before b has processed its create's response.
+  await waitFor(() => b.podSetController.counts.podsCreated === 1);
   assert.equal(a.podSetController.counts.podsCreated, 2);
 });
 
