@@ -221,3 +221,23 @@ spec:
   assert.match((await ok('get', 'gz')).split('\n')[1]!, /^g1\s+\d+s$/);
   assert.equal(await ok('delete', '-f', cr), 'gizmo.example.com "g1" deleted\n');
 });
+
+test('kubectl over TLS with a bearer token, using the kubeconfig as written', async (t) => {
+  if (kubectl === undefined) return t.skip('kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)');
+  const secure = await startApiServer({ tls: true, token: 'kubectl-token' });
+  try {
+    const path = join(dir, 'tls-kubeconfig');
+    await secure.writeKubeconfig(path);
+    const { stdout } = await run(kubectl!, ['get', 'namespaces', '-o', 'name', '--cache-dir', join(dir, 'cache-tls')], { env: { ...env, KUBECONFIG: path }, timeout: 60_000 });
+    assert.deepEqual(stdout.trim().split('\n'), ['namespace/default', 'namespace/kube-node-lease', 'namespace/kube-public', 'namespace/kube-system']);
+    // Without the token the server refuses.
+    await writeFile(path, secure.kubeconfig.replace(/token: .*/, 'token: wrong'));
+    const denied = await run(kubectl!, ['get', 'namespaces', '--cache-dir', join(dir, 'cache-tls2')], { env: { ...env, KUBECONFIG: path }, timeout: 60_000 }).then(
+      () => '',
+      (err: { stderr?: string }) => err.stderr ?? 'failed',
+    );
+    assert.match(denied, /Unauthorized|must be logged in/);
+  } finally {
+    await secure.stop();
+  }
+});
