@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
+import http2 from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { generate } from 'selfsigned';
 import { RestClient } from './client.ts';
@@ -60,6 +61,31 @@ test('client certificates from the config or a credential provider are presented
     assert.throws(() => new RestClient({ host, tls: { certData: alice.cert } }), /must be set together/);
   } finally {
     srv.closeAllConnections();
+    await new Promise<void>((r) => srv.close(() => r()));
+  }
+});
+
+test('allowH2 multiplexes requests over one HTTP/2 connection when the server offers it', async () => {
+  const server = await pem('server', 'server');
+  const srv = http2.createSecureServer({ key: server.key, cert: server.cert, allowHTTP1: true }, (req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ metadata: { name: req.httpVersion } }));
+  });
+  let connections = 0;
+  srv.on('secureConnection', () => connections++);
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const host = `https://127.0.0.1:${(srv.address() as { port: number }).port}`;
+  const get = buildGet({ group: '', version: 'v1', resource: 'nodes', name: 'n' });
+  try {
+    const h2 = new RestClient({ host, qps: -1, tls: { caData: server.cert } }, { allowH2: true });
+    const versions = await Promise.all(Array.from({ length: 20 }, async () => (await h2.json<{ metadata: { name: string } }>(get)).metadata.name));
+    assert.deepEqual(new Set(versions), new Set(['2.0']));
+    assert.equal(connections, 1);
+    await h2.close();
+    const h1 = new RestClient({ host, qps: -1, tls: { caData: server.cert } });
+    assert.equal((await h1.json<{ metadata: { name: string } }>(get)).metadata.name, '1.1');
+    await h1.close();
+  } finally {
     await new Promise<void>((r) => srv.close(() => r()));
   }
 });

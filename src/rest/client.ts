@@ -18,7 +18,7 @@ import { InsecureCredentialsError, NetworkError, RequestTimeoutError, ResponseDe
 import { requestUrl, type RestRequest } from './request.ts';
 import { TokenBucketRateLimiter, unlimitedRateLimiter } from './token-bucket.ts';
 import { CachedTokenFile } from './token-file.ts';
-import { newDispatcher, parseHost, type ClientCertificate } from './transport.ts';
+import { newDispatcher, parseHost, type ClientCertificate, type TransportOptions } from './transport.ts';
 import { WarningLogger, parseWarningHeaders, type WarningHandler } from './warnings.ts';
 import { WatchStreamDecoder } from './watch-decoder.ts';
 
@@ -39,6 +39,8 @@ export interface RestClientOptions {
   warningHandler?: WarningHandler;
   /** Retry-After retries per request (default 10, as client-go); 0 disables them. */
   maxRetries?: number;
+  /** Use HTTP/2 with servers that offer it over TLS: every request multiplexed on one connection (default false). */
+  allowH2?: boolean;
 }
 
 /** A completed response with its whole body. */
@@ -159,6 +161,7 @@ export class RestClient {
   readonly #maxRetries: number;
   readonly #tokenFile: CachedTokenFile | undefined;
   readonly #dispatcher: Dispatcher;
+  readonly #transport: TransportOptions;
   // A second pool for a client certificate supplied by the credential provider (replaced on rotation).
   #certDispatcher: { key: string; dispatcher: Dispatcher } | undefined;
   #closed = false;
@@ -172,7 +175,8 @@ export class RestClient {
     const qps = config.qps ?? DefaultQPS;
     this.#limiter = config.rateLimiter ?? (qps < 0 ? unlimitedRateLimiter : new TokenBucketRateLimiter({ qps: qps === 0 ? DefaultQPS : qps, burst: config.burst || DefaultBurst, clock: this.#clock }));
     this.#tokenFile = config.bearerTokenFile !== undefined && config.bearerTokenFile !== '' ? new CachedTokenFile(config.bearerTokenFile, this.#clock) : undefined;
-    this.#dispatcher = newDispatcher(config);
+    this.#transport = options.allowH2 === true ? { allowH2: true } : {};
+    this.#dispatcher = newDispatcher(config, undefined, this.#transport);
   }
 
   /** Inspection shows where the client points, never its credentials. */
@@ -338,7 +342,7 @@ export class RestClient {
     const key = `${cert.certData}\u0000${cert.keyData}`;
     if (this.#certDispatcher?.key === key) return this.#certDispatcher.dispatcher;
     const previous = this.#certDispatcher?.dispatcher;
-    this.#certDispatcher = { key, dispatcher: newDispatcher(this.config, cert) };
+    this.#certDispatcher = { key, dispatcher: newDispatcher(this.config, cert, this.#transport) };
     // Requests already on the old pool finish; the pool then closes.
     if (previous !== undefined) void previous.close().catch(() => undefined);
     return this.#certDispatcher.dispatcher;

@@ -58,11 +58,17 @@ export function parseHost(config: RestConfig): URL {
   return url;
 }
 
+/** Transport choices that are not part of RestConfig. */
+export interface TransportOptions {
+  /** Negotiate HTTP/2 over TLS when the server offers it (ALPN); off by default. */
+  allowH2?: boolean;
+}
+
 /**
  * Builds the dispatcher for a config. `cert` overrides the config's client certificate (credentials
  * from a CredentialProvider); a config with a certificate but no key (or the reverse) is refused.
  */
-export function newDispatcher(config: RestConfig, cert?: ClientCertificate): Dispatcher {
+export function newDispatcher(config: RestConfig, cert?: ClientCertificate, transport: TransportOptions = {}): Dispatcher {
   const tls = config.tls;
   let certificate = cert;
   if (certificate === undefined && (tls?.certData !== undefined || tls?.keyData !== undefined)) {
@@ -70,8 +76,9 @@ export function newDispatcher(config: RestConfig, cert?: ClientCertificate): Dis
     certificate = { certData: tls.certData!, keyData: tls.keyData! };
   }
   const connect = tlsOptions(tls, certificate);
+  const allowH2 = transport.allowH2 === true;
   if (config.proxyUrl !== undefined && config.proxyUrl !== '') {
-    return new ProxyAgent({ uri: config.proxyUrl, requestTls: connect, keepAliveTimeout: keepAliveTimeoutMs });
+    return new ProxyAgent({ uri: config.proxyUrl, requestTls: connect, keepAliveTimeout: keepAliveTimeoutMs, allowH2 });
   }
-  return new Agent({ connect, keepAliveTimeout: keepAliveTimeoutMs });
+  return new Agent({ connect, keepAliveTimeout: keepAliveTimeoutMs, allowH2 });
 }
