@@ -18,7 +18,7 @@ import { WatchStream, type ObjectEncoder } from './watch-stream.ts';
 import { fieldsOf, validateFieldSelector } from './selectable-fields.ts';
 import { partialMetadata, toTable, type IncludeObject } from './table.ts';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } from './discovery.ts';
-import { acceptedCrdStatus, customResourcesOf, deepEqual, generateName, isNoop, isObject, metaOf, specChanged, validateName } from './object-meta.ts';
+import { acceptedCrdStatus, customResourcesOf, generateName, isNoop, isObject, metaOf, specChanged, validateName } from './object-meta.ts';
 import {
   alreadyExists,
   badRequest,
@@ -1126,10 +1126,5 @@ export class ApiHandler {
     const t: Target = { r, namespace: typeof meta.namespace === 'string' ? meta.namespace : '', name: undefined, subresource: undefined, watchPath: false };
     const { name, obj: prepared } = this.#prepareCreate(t, obj);
     this.#commitCreate(t, name, prepared, false, (o) => o);
-  }
-
-  /** Whether two encoded states are equal (exposed for tests of no-op updates). */
-  static sameObject(a: Obj, b: Obj): boolean {
-    return deepEqual(a, b);
   }
 }
