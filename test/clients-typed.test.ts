@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ConfigMap, Pod } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap, Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import { FakeClock } from '../src/util/clock/clock.ts';
 import { isAlreadyExists, isConflict, isNotFound, StatusError } from '../src/apimachinery/errors.ts';
 import { PatchType } from '../src/apimachinery/options.ts';
 import type { RestConfig } from '../src/rest/index.ts';
-import { newClientset, resourceTable, resourceTableRows, type Clientset } from '../src/kubernetes/index.ts';
+import { newClientset, resourceTable, resourceTableRows, type Clientset, type ResourceClient } from '../src/kubernetes/index.ts';
 import { DefaultRetry, retryOnConflict } from '../src/util/retry/index.ts';
 import { ListPager } from '../src/tools/pager/index.ts';
 
@@ -48,6 +48,18 @@ test('the table covers the required groups and every accessor maps to its resour
     assert.deepEqual([client.group, client.resource, client.namespaced, client.kind], [row.group, row.resource, row.namespaced, row.kind]);
   }
   assert.equal(resourceTable.coreV1.resources.pods.namespaced, true);
+  // The accessors are typed from the table: these lines are checked by tsc.
+  const pods: ResourceClient<Pod> = cs.coreV1().pods('ns');
+  const deployments: ResourceClient<Deployment> = cs.appsV1().deployments();
+  const nodes: ResourceClient<Node> = cs.coreV1().nodes();
+  // Never called: tsc must reject both marked lines.
+  const _mistakes = (): void => {
+    // @ts-expect-error cluster-scoped accessors take no namespace
+    cs.coreV1().nodes('ns');
+    // @ts-expect-error a Pod client does not accept a ConfigMap
+    void pods.create({ metadata: { name: 'x' }, data: { a: 'b' } } satisfies ConfigMap);
+  };
+  assert.deepEqual([pods.targetNamespace, deployments.targetNamespace, nodes.targetNamespace], ['ns', '', '']);
   void cs.close();
 });
 
