@@ -241,3 +241,14 @@ test('kubectl over TLS with a bearer token, using the kubeconfig as written', as
     await secure.stop();
   }
 });
+
+test('kubectl logs reads the lines set with setPodLogs', async (t) => {
+  if (kubectl === undefined) return t.skip('kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)');
+  const r = await call(server, 'POST', '/api/v1/namespaces/default/pods', {
+    body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'chatty' }, spec: { containers: [{ name: 'main', image: 'busybox' }] } },
+  });
+  assert.equal(r.status, 201);
+  server.setPodLogs('default', 'chatty', ['hello', 'world'], 'main');
+  assert.equal(await ok('logs', 'chatty'), 'hello\nworld\n');
+  assert.equal(await ok('logs', 'chatty', '-c', 'main', '--tail', '1'), 'world\n');
+});
