@@ -3,6 +3,9 @@
  * embedded API server), drives a workload against the controller and prints a summary; with one
  * it runs the controller against that cluster until interrupted.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { isAlreadyExists, isNotFound } from '../apimachinery/errors.ts';
@@ -129,6 +132,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
   let runtime: DemoRuntime | undefined;
   let progress: Progress | undefined;
   const errors: string[] = [];
+  // Holds the kubeconfig written for kubectl in --serve mode; removed on exit.
+  let kubeconfigDir: string | undefined;
   try {
     const crd = await ensureCrd(rest, namespace, options.signal);
     runtime = new DemoRuntime({
@@ -202,8 +207,17 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     out.write(formatSummary(summary));
     const ok = results.length > 0 && results.every((r) => r.converged) && results.length === 6;
     if (options.serve === true && ok) {
-      out.write(`serving until Ctrl-C: KUBECONFIG with server ${server?.url ?? ''}, metrics at ${metrics.url}/metrics\n`);
+      let hint = '';
+      if (server !== undefined) {
+        const dir = await mkdtemp(path.join(tmpdir(), 'kubeloom-demo-'));
+        kubeconfigDir = dir;
+        const file = path.join(dir, 'kubeconfig');
+        await server.writeKubeconfig(file);
+        hint = `; try: KUBECONFIG=${file} kubectl get podsets,pods -n ${workloadNamespace}`;
+      }
+      out.write(`serving until Ctrl-C (the controller keeps reconciling)${hint}\n`);
       progress.setStep('serving');
+      progress.setConvergence(undefined);
       progress.start();
       await waitForStop(options.signal, runtime);
       progress.stop();
@@ -215,6 +229,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     await metrics?.stop();
     await rest.close();
     await server?.stop();
+    if (kubeconfigDir !== undefined) await rm(kubeconfigDir, { recursive: true, force: true });
   }
 }
 

@@ -77,8 +77,8 @@ export class Progress {
     this.#step = step;
   }
 
-  /** Records the latest convergence check. */
-  setConvergence(c: ConvergenceResult): void {
+  /** Records the latest convergence check (undefined: none running, hide it). */
+  setConvergence(c: ConvergenceResult | undefined): void {
     this.#convergence = c;
   }
 
