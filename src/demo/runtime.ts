@@ -6,11 +6,11 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { Event } from 'kubernetes-types/events/v1.js';
 import type { Registry } from 'prom-client';
 import type { RestClient } from '../rest/client.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
+import { newClientset } from '../kubernetes/clientset.ts';
 import { newListWatchFromClient } from '../tools/cache/listwatch.ts';
 import { SharedIndexInformer } from '../tools/cache/shared-informer.ts';
 import { EventBroadcaster } from '../tools/events/event-broadcaster.ts';
@@ -74,12 +74,13 @@ export class DemoRuntime {
     this.identity = options.identity ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
     this.leaseName = options.leaseName ?? 'podset-controller';
     this.leaseNamespace = options.leaseNamespace;
+    const clientset = newClientset(rest);
+    // PodSets are not in the typed clientset's table: the same generic client, typed by hand.
     const podSets = (namespace: string): ResourceClient<PodSet> =>
       new ResourceClient<PodSet>(rest, { group: podSetGroup, version: podSetVersion, resource: podSetResource, kind: podSetKind, namespaced: true, namespace });
-    const pods = (namespace: string): ResourceClient<Pod> => new ResourceClient<Pod>(rest, { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, namespace });
-    const events = (namespace: string): ResourceClient<Event> =>
-      new ResourceClient<Event>(rest, { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, namespace });
-    const leases = new ResourceClient<Lease>(rest, { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, namespace: options.leaseNamespace });
+    const pods = (namespace: string): ResourceClient<Pod> => clientset.coreV1().pods(namespace);
+    const events = (namespace: string): ResourceClient<Event> => clientset.eventsV1().events(namespace);
+    const leases = clientset.coordinationV1().leases(options.leaseNamespace);
 
     this.podSetInformer = new SharedIndexInformer<PodSet>(newListWatchFromClient(podSets(ns)), { objectDescription: 'podsets', clock });
     this.podInformer = new SharedIndexInformer<Pod>(newListWatchFromClient(pods(ns)), { objectDescription: 'pods', clock, indexers: { [controllerUidIndex]: controllerUidIndexFunc } });
