@@ -471,7 +471,12 @@ export class PodSetController {
       // The pod informer's delete events bring us back here; the finalizer goes once the cache is empty.
       return;
     }
-    await removeFinalizer(this.#podSetClient(ns), ps, podSetFinalizer, { signal });
+    try {
+      await removeFinalizer(this.#podSetClient(ns), ps, podSetFinalizer, { signal });
+    } catch (err) {
+      // An earlier pass removed it and the PodSet is gone; the cache has not caught up yet.
+      if (!isNotFound(err)) throw err;
+    }
   }
 }
 
