@@ -507,6 +507,8 @@ export class Reflector<T> {
     let idleTimer = this.#clock.afterFunc(idleMs, check);
     try {
       for (;;) {
+        // Checked before every read too: a source may not notice a signal aborted before it looked.
+        if (signal.aborted) return { err: stopRequested, bookmarkReceived };
         let step: IteratorResult<WatchEvent<T>>;
         try {
           step = await w.iterator.next();
