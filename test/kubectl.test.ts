@@ -252,3 +252,15 @@ test('kubectl logs reads the lines set with setPodLogs', async (t) => {
   assert.equal(await ok('logs', 'chatty'), 'hello\nworld\n');
   assert.equal(await ok('logs', 'chatty', '-c', 'main', '--tail', '1'), 'world\n');
 });
+
+test('kubectl create namespace/configmap/secret/serviceaccount (protobuf request bodies)', async (t) => {
+  if (kubectl === undefined) return t.skip('kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)');
+  assert.equal(await ok('create', 'namespace', 'team'), 'namespace/team created\n');
+  assert.equal(await ok('create', 'configmap', 'settings', '--from-literal=a=1', '--from-literal=b=2', '-n', 'team'), 'configmap/settings created\n');
+  assert.equal(await ok('create', 'secret', 'generic', 'creds', '--from-literal=password=hunter2', '-n', 'team'), 'secret/creds created\n');
+  assert.equal(await ok('create', 'serviceaccount', 'robot', '-n', 'team'), 'serviceaccount/robot created\n');
+  assert.deepEqual((await call(server, 'GET', '/api/v1/namespaces/team/configmaps/settings')).body.data, { a: '1', b: '2' });
+  const secret = (await call(server, 'GET', '/api/v1/namespaces/team/secrets/creds')).body;
+  assert.deepEqual([secret.type, Buffer.from(secret.data.password, 'base64').toString()], ['Opaque', 'hunter2']);
+  assert.equal((await call(server, 'GET', '/api/v1/namespaces/team/serviceaccounts/robot')).status, 200);
+});

@@ -37,6 +37,10 @@ import {
 } from './status.ts';
 import { PodLogs } from './pod-logs.ts';
 import { openApiV3GroupVersion, openApiV3Root } from './openapi.ts';
+import { decodeKubernetesProtobuf } from './protobuf.ts';
+
+// kubectl's generator commands send this; a few core kinds are decoded (see protobuf.ts).
+const protobufMediaType = 'application/vnd.kubernetes.protobuf';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, trackUpdate, PatchError, ApplyConflictError } from './patch/index.ts';
 
 type Obj = Record<string, unknown>;
@@ -400,7 +404,13 @@ export class ApiHandler {
     try {
       if (type === '' || type === 'application/json') value = JSON.parse(body.toString('utf8'));
       else if (type === 'application/yaml') value = parseYaml(body.toString('utf8'));
-      else throw unsupportedMediaType(type, ['application/json', 'application/yaml']);
+      else if (type === protobufMediaType) {
+        try {
+          value = decodeKubernetesProtobuf(body);
+        } catch (err) {
+          throw unsupportedMediaType(`${type}: ${err instanceof Error ? err.message : String(err)}`, ['application/json', 'application/yaml']);
+        }
+      } else throw unsupportedMediaType(type, ['application/json', 'application/yaml']);
     } catch (err) {
       if (err instanceof StatusError) throw err;
       throw badRequest(`the body of the request was in an unknown format - ${err instanceof Error ? err.message : String(err)}`);
