@@ -34,7 +34,11 @@ export type ReconcileFunc = (key: string, context: ReconcileContext) => Promise<
 export interface ControllerOptions {
   /** Names the queue and labels the metrics. */
   name: string;
-  /** Caches that must have synced before workers start. Default: none. */
+  /**
+   * Caches that must have synced before workers start: informers, or the registrations their
+   * `addEventHandler` returned (which also wait for the handler to have seen the initial list).
+   * Default: none.
+   */
   informers?: readonly HasSynced[];
   /** The reconcile function. */
   reconcile: ReconcileFunc;
