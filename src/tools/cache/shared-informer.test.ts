@@ -306,3 +306,27 @@ test('SharedIndexInformer.notifications yields every notification and ends with 
   stop.abort();
   await running;
 });
+
+test('SharedIndexInformer: a delta that cannot be applied is reported; the rest of the batch is applied', async () => {
+  const { lw, informer, errors, stop, start } = setup({
+    indexers: {
+      byNode: (p) => {
+        if (p.metadata.name === 'bad') throw new Error('index function failed');
+        return [p.spec?.node ?? ''];
+      },
+    },
+  });
+  const h = recorder();
+  informer.addEventHandler(h);
+  lw.pushList(list('10', []));
+  const w = lw.pushWatch(new FakeWatch<Pod>());
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  w.add(pod('a', '11')).add(pod('bad', '12')).add(pod('c', '13'));
+  await flush();
+  assert.deepEqual(h.log, ['add a@11', 'add c@13']);
+  assert.deepEqual(informer.getStore().listKeys().sort(), ['ns/a', 'ns/c']);
+  assert.equal(errors.length, 1);
+  stop.abort();
+  await running;
+});

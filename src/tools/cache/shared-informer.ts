@@ -382,9 +382,19 @@ export class SharedIndexInformer<T> {
 
   /** Applies popped deltas to the cache and distributes the notifications (HandleDeltas / processDeltas). */
   #handleDeltas(deltas: Delta<T>[], isInInitialList: boolean): void {
-    const indexer = this.#indexer;
     for (let i = 0; i < deltas.length; i++) {
-      const d = deltas[i]!;
+      try {
+        this.#handleDelta(deltas[i]!, isInInitialList);
+      } catch (err) {
+        // As upstream's batch processing: one delta that cannot be applied does not lose the others.
+        this.#report(err, undefined);
+      }
+    }
+  }
+
+  #handleDelta(d: Delta<T>, isInInitialList: boolean): void {
+    const indexer = this.#indexer;
+    {
       switch (d.type) {
         case DeltaType.ReplacedAll:
           this.#replaceAll(d.object, isInInitialList);
