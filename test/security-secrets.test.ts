@@ -20,12 +20,12 @@ import { startApiServer } from '../src/testing/index.ts';
 async function captureConsole(fn: () => Promise<void>): Promise<string> {
   const lines: string[] = [];
   const methods = ['log', 'info', 'warn', 'error', 'debug'] as const;
-  const saved = methods.map((m) => console[m]);
+  const saved = methods.map((m) => Object.getOwnPropertyDescriptor(console, m)!);
   for (const m of methods) console[m] = (...args: unknown[]) => void lines.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 8 }))).join(' '));
   try {
     await fn();
   } finally {
-    methods.forEach((m, i) => (console[m] = saved[i]!));
+    methods.forEach((m, i) => Object.defineProperty(console, m, saved[i]!));
   }
   return lines.join('\n');
 }
