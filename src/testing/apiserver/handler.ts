@@ -626,7 +626,8 @@ export class ApiHandler {
         return JSON.stringify({ ...table, apiVersion: render.apiVersion });
       };
     } else if (render.as === 'metadata') encode = (s) => JSON.stringify(partialMetadata(s.obj));
-    else if (this.registry.resources(t.r.group, t.r.version).length > 0 && t.r.custom) encode = (s) => withApiVersion(s.json, apiVersion);
+    // Custom resources may be stored under another served version: convert (strategy None) per watcher.
+    else if (t.r.custom) encode = (s) => withApiVersion(s.json, apiVersion);
 
     // Decide the starting point before writing anything so that a too-old version still gets a 200 stream.
     // sendInitialEvents=false with no resourceVersion starts from now, without a replay.
