@@ -147,6 +147,43 @@ test('expectations: a second sync before the cache observes the creations create
   assert.equal(created.metadata?.uid, withFinalizer.metadata?.uid);
 });
 
+test('slow start: creates go out in batches of 1, 2, 4, …; a failed batch skips the rest and lowers the expectations', async (t) => {
+  const env = await setup(t);
+  const podSetInformer = new ManualInformer<PodSet>();
+  const podInformer = new ManualInformer<Pod>({ [controllerUidIndex]: controllerUidIndexFunc });
+  const calls: string[] = [];
+  const pods = {
+    create: async (pod: Pod, options?: Parameters<typeof env.pods.create>[1]) => {
+      calls.push('+');
+      try {
+        return await env.pods.create(pod, options);
+      } finally {
+        calls.push('-');
+      }
+    },
+    delete: env.pods.delete.bind(env.pods),
+    patch: env.pods.patch.bind(env.pods),
+  };
+  const events: string[] = [];
+  const recorder = { eventf: (_r: unknown, _rel: unknown, type: string, reason: string) => void events.push(`${type} ${reason}`) };
+  const controller = new PodSetController({ podSetInformer, podInformer, pods: () => pods, podSets: () => env.podSets, recorder });
+  await env.podSets.create({ ...podSet('web', 7), metadata: { name: 'web', namespace: ns, finalizers: [podSetFinalizer] } });
+  podSetInformer.add(await env.podSets.get('web'));
+  const signal = new AbortController().signal;
+
+  env.server.faults.failNext({ verb: 'create', resource: 'pods', status: 500, message: 'etcd is sad' });
+  await assert.rejects(controller.sync('default/web', signal), /etcd is sad/);
+  assert.equal(calls.join(''), '+-', 'the first batch (1) failed, the other 6 creates were skipped');
+  assert.equal(controller.expectations.satisfiedExpectations('default/web'), true, 'the skipped and failed creates were lowered');
+  assert.deepEqual(events, ['Warning FailedCreate']);
+
+  calls.length = 0;
+  await controller.sync('default/web', signal);
+  assert.equal(calls.join(''), '+-++--++++----', 'batches of 1, 2 and 4');
+  assert.equal((await env.pods.list()).items.length, 7);
+  assert.equal(events.filter((e) => e === 'Normal SuccessfulCreate').length, 7);
+});
+
 test('adoption, release, status and finalizer deletion through the running controller', async (t) => {
   const env = await setup(t);
   const registry = new Registry();
