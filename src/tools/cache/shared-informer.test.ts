@@ -330,3 +330,29 @@ test('SharedIndexInformer: a delta that cannot be applied is reported; the rest 
   stop.abort();
   await running;
 });
+
+test('SharedIndexInformer: a relisted object with an unchanged resourceVersion is a resync, delivered only to handlers whose resync is due', async () => {
+  const { clock, lw, informer, stop, start } = setup({ defaultEventHandlerResyncPeriodMs: 60_000 });
+  const resyncing = recorder();
+  const never = recorder();
+  informer.addEventHandler(resyncing);
+  informer.addEventHandler(never, { resyncPeriodMs: 0 });
+  lw.pushList(list('10', [pod('a', '1'), pod('b', '2')]));
+  const w = lw.pushWatch(new FakeWatch<Pod>());
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  await flush();
+  // The periodic check marks which handlers take part in resyncs.
+  await clock.step(60_000);
+  await flush();
+  w.error(gone);
+  lw.pushList(list('20', [pod('a', '1'), pod('b', '3')]));
+  await flush();
+  await clock.step(1000);
+  await lw.waitForCalls({ list: 2 });
+  await flush();
+  assert.deepEqual(never.log, ['add a@1 initial', 'add b@2 initial', 'update b@2->b@3']);
+  assert.deepEqual(resyncing.log, ['add a@1 initial', 'add b@2 initial', 'update a@1->a@1', 'update b@2->b@2', 'update a@1->a@1', 'update b@2->b@3']);
+  stop.abort();
+  await running;
+});
