@@ -184,6 +184,29 @@ test('slow start: creates go out in batches of 1, 2, 4, …; a failed batch skip
   assert.equal(events.filter((e) => e === 'Normal SuccessfulCreate').length, 7);
 });
 
+test('scale down deletes unready pods first, then the newest, with deletion expectations per pod', async (t) => {
+  const env = await setup(t);
+  const podSetInformer = new ManualInformer<PodSet>();
+  const podInformer = new ManualInformer<Pod>({ [controllerUidIndex]: controllerUidIndexFunc });
+  const controller = new PodSetController({ podSetInformer, podInformer, pods: () => env.pods, podSets: () => env.podSets });
+  await env.podSets.create({ ...podSet('web', 1), metadata: { name: 'web', namespace: ns, finalizers: [podSetFinalizer] } });
+  const ps = await env.podSets.get('web');
+  podSetInformer.add(ps);
+  const ref = { apiVersion: 'demo.kubeloom.dev/v1alpha1', kind: 'PodSet', name: 'web', uid: ps.metadata?.uid ?? '', controller: true };
+  const make = async (name: string, created: string, ready: boolean): Promise<void> => {
+    const pod = await env.pods.create({ metadata: { name, namespace: ns, labels: { app: 'web' }, ownerReferences: [ref] }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    // The cache's view: creation times and readiness as a kubelet would have reported them.
+    podInformer.add({ ...pod, metadata: { ...pod.metadata, creationTimestamp: created }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] } });
+  };
+  await make('old-ready', '2024-01-01T00:00:00Z', true);
+  await make('new-ready', '2024-01-02T00:00:00Z', true);
+  await make('unready', '2023-01-01T00:00:00Z', false);
+  await controller.sync('default/web', new AbortController().signal);
+  assert.deepEqual((await env.pods.list()).items.map((p) => p.metadata?.name), ['old-ready']);
+  assert.deepEqual([...(controller.expectations.getUIDs('default/web') ?? [])].sort(), ['default/new-ready', 'default/unready']);
+  assert.equal(controller.expectations.satisfiedExpectations('default/web'), false);
+});
+
 test('adoption, release, status and finalizer deletion through the running controller', async (t) => {
   const env = await setup(t);
   const registry = new Registry();
