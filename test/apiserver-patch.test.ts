@@ -119,7 +119,7 @@ test('server-side apply: fieldManager required, creates when missing, conflicts 
   assert.equal(conflict.status, 409);
   assert.equal(conflict.body.reason, 'Conflict');
   assert.equal(conflict.body.message, 'Apply failed with 1 conflict: conflict with "alice": .spec.replicas');
-  assert.deepEqual(conflict.body.details.causes, [{ type: 'FieldManagerConflict', reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.spec.replicas' }]);
+  assert.deepEqual(conflict.body.details.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.spec.replicas' }]);
   const forced = await call(s, 'PATCH', `${deployments}/ssa?fieldManager=bob&force=true`, { raw: deployYaml(2), contentType: apply });
   assert.equal(forced.status, 200);
   assert.equal(forced.body.spec.replicas, 2);

@@ -800,12 +800,8 @@ export class ApiHandler {
 
   #patchFailure(err: unknown): unknown {
     if (err instanceof ApplyConflictError) {
-      const n = err.conflicts.length;
-      const lines = err.conflicts.map((c) => `conflict with "${c.manager}": ${c.field}`);
-      const message = n === 1 ? `Apply failed with 1 conflict: ${lines[0]}` : `Apply failed with ${n} conflicts: ${lines.join('\n')}`;
-      return new StatusError(
-        newStatus(409, StatusReason.Conflict, message, { causes: err.conflicts.map((c) => ({ type: 'FieldManagerConflict', reason: 'FieldManagerConflict', message: `conflict with "${c.manager}"`, field: c.field })) }),
-      );
+      // The patch engine words the message and causes as the apiserver's fieldmanager does.
+      return new StatusError(newStatus(409, StatusReason.Conflict, err.message, { causes: err.causes() }));
     }
     if (err instanceof PatchError) return new StatusError(newStatus(err.statusCode, err.reason, err.message));
     return err;

@@ -81,10 +81,13 @@ export function specChanged(r: ApiResource, a: Obj, b: Obj): boolean {
   return !deepEqual(strip(a), strip(b));
 }
 
-/** Whether an update changes nothing but bookkeeping (resourceVersion, managedFields): such writes are skipped. */
+/**
+ * Whether an update changes nothing but the resourceVersion: such writes are skipped. A change of
+ * managedFields alone (an apply that only adds a co-owner) is a real write, as in kube-apiserver.
+ */
 export function isNoop(a: Obj, b: Obj): boolean {
   const strip = (o: Obj): Obj => {
-    const { resourceVersion: _rv, managedFields: _mf, ...meta } = (o.metadata as Obj | undefined) ?? {};
+    const { resourceVersion: _rv, ...meta } = (o.metadata as Obj | undefined) ?? {};
     return { ...o, metadata: meta };
   };
   return deepEqual(strip(a), strip(b));

@@ -63,9 +63,12 @@ export class ApplyConflictError extends KubeloomError {
     this.conflicts = conflicts;
   }
 
-  /** The Status causes kube-apiserver sends with the 409: type FieldManagerConflict, one per field. */
-  causes(): Array<{ type: string; message: string; field: string }> {
-    return this.conflicts.map((c) => ({ type: 'FieldManagerConflict', message: `conflict with ${c.owner}`, field: c.field }));
+  /**
+   * The Status causes kube-apiserver sends with the 409, one per field. metav1.StatusCause serialises
+   * its Type as `reason`, so the wire form is `{ reason: 'FieldManagerConflict', message, field }`.
+   */
+  causes(): Array<{ reason: string; message: string; field: string }> {
+    return this.conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.owner}`, field: c.field }));
   }
 }
 

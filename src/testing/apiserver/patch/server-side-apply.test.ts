@@ -84,7 +84,7 @@ test('changing a field another manager owns is a conflict naming the manager and
     assert.ok(err instanceof ApplyConflictError);
     assert.deepEqual(err.conflicts.map(({ manager, field }) => ({ manager, field })), [{ manager: 'kubectl-scale', field: '.spec.replicas' }]);
     assert.equal(err.message, 'Apply failed with 1 conflict: conflict with "kubectl-scale" using apps/v1: .spec.replicas');
-    assert.deepEqual(err.causes(), [{ type: 'FieldManagerConflict', message: 'conflict with "kubectl-scale" using apps/v1', field: '.spec.replicas' }]);
+    assert.deepEqual(err.causes(), [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-scale" using apps/v1', field: '.spec.replicas' }]);
     return true;
   });
 });
