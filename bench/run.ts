@@ -5,9 +5,11 @@
  *
  * Flags:
  *   --quick      smaller sizes (a 1-2 minute smoke run; its output is not meant to be committed)
- *   --cpu-prof   write V8 CPU profiles of the kubeloom informer scenarios to bench/results/profiles
+ *   --cpu-prof   write V8 CPU profiles of the informer scenarios to bench/results/profiles
  *   --out DIR    write BENCHMARKS.md and the charts under DIR instead of the repository root
  *   --only LIST  comma-separated parts to run: ceiling,sync,watch,workqueue,rest (default all)
+ *   --variants LIST  informer variants to run (default all; see bench/lib/types.ts)
+ *   --sync-pods LIST comma-separated initial-sync sizes, overriding the defaults (for profiling)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
@@ -63,6 +65,11 @@ const profileDir = path.join(root, 'bench', 'results', 'profiles');
 const sizes = quick
   ? { syncPods: [2_000, 10_000], watchPods: 2_000, watchEvents: 20_000, restGets: 200, ceilingRounds: 2, queueItems: 200_000 }
   : { syncPods: [10_000, 100_000], watchPods: 10_000, watchEvents: 200_000, restGets: 1_000, ceilingRounds: 3, queueItems: 1_000_000 };
+
+const syncOverride = option('--sync-pods');
+if (syncOverride !== undefined) sizes.syncPods = syncOverride.split(',').map(Number);
+const variantFilter = option('--variants')?.split(',');
+const wanted = (v: InformerVariant): boolean => variantFilter === undefined || variantFilter.includes(v);
 
 const log = (msg: string): void => {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
@@ -130,9 +137,10 @@ if (only.has('sync')) {
     const bare = await runScenario<BareJsonResult>('bare-json', bareInput);
     results.bare.push(bare);
     log(`bare JSON.parse of ${n} pods: ${Math.round(bare.heapBytes / bare.pods)} heap bytes/pod`);
-    for (const variant of informerVariants) {
+    // freezeObjects: false only in the watch comparison unless asked for: it keeps the full run short.
+    for (const variant of informerVariants.filter((v) => wanted(v) && (v !== 'kubeloom-nofreeze' || variantFilter !== undefined))) {
       const input: InformerInput = { url: server.url, kubeconfig: server.kubeconfig, namespace, pods: n, variant, watchEvents: 0 };
-      const execArgv = variant.startsWith('kubeloom') ? profileArgs(`sync-${variant}-${n}`) : [];
+      const execArgv = profileArgs(`sync-${variant}-${n}`);
       const r = await runScenario<InformerResult>('informer', input, { execArgv });
       results.sync.push(r);
       log(`sync ${variant} ${n}: ${r.sync.ms.toFixed(0)} ms (cpu ${r.sync.cpuMs.toFixed(0)} ms), peak rss ${(r.peakRss / 2 ** 20).toFixed(0)} MiB, ${Math.round(r.heapBytes / n)} heap bytes/pod`);
@@ -142,14 +150,14 @@ if (only.has('sync')) {
 
 // 3. Watch throughput: sync the watch namespace, then the server writes the MODIFIED burst.
 if (only.has('watch')) {
-  const variants: InformerVariant[] = ['kubeloom', 'kubeloom-strip', 'client-node'];
-  for (const variant of variants) {
+  const variants: InformerVariant[] = ['kubeloom', 'kubeloom-strip', 'kubeloom-nofreeze', 'client-node'];
+  for (const variant of variants.filter(wanted)) {
     const input: InformerInput = { url: server.url, kubeconfig: server.kubeconfig, namespace: watchNs, pods: sizes.watchPods, variant, watchEvents: sizes.watchEvents };
-    const execArgv = variant.startsWith('kubeloom') ? profileArgs(`watch-${variant}`) : [];
+    const execArgv = profileArgs(`watch-${variant}`);
     const r = await runScenario<InformerResult>('informer', input, { execArgv, ...writerOn('synced', () => undefined) });
     results.watch.push(r);
     const w = r.watch!;
-    log(`watch ${variant}: ${Math.round(w.events / (w.ms / 1000))} events/s (${Math.round(w.events / (w.cpuMs / 1000))} per CPU-s)`);
+    log(`watch ${variant}: ${Math.round(w.events / (w.ms / 1000))} events/s (${Math.round(w.events / (w.cpuMs / 1000))} per CPU-s)${cpuProf ? `; profile from ${r.syncedAtMs.toFixed(0)} ms on is the watch phase` : ''}`);
   }
 }
 

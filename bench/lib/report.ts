@@ -31,6 +31,7 @@ const labels: Record<InformerVariant, string> = {
   kubeloom: 'kubeloom (full objects)',
   'kubeloom-strip': 'kubeloom + stripManagedFields',
   'kubeloom-metadata': 'kubeloom metadata-only',
+  'kubeloom-nofreeze': 'kubeloom, freezeObjects: false',
   'client-node': 'client-node makeInformer',
 };
 
@@ -215,7 +216,7 @@ export async function writeReport(r: Results, outDir: string): Promise<void> {
     sections.push('Heap after GC of the synced informer divided by the number of Pods, against the heap of the same LIST\'s items kept as bare `JSON.parse` output. The informer figure includes everything the informer keeps (indexes, keys, handler bookkeeping).');
     sections.push('');
     const header = ['variant', ...r.sizes.syncPods.flatMap((n) => [`bytes/Pod (${n0(n)})`, `× bare JSON (${n0(n)})`])];
-    const variants: Array<InformerVariant | 'bare'> = ['bare', ...(Object.keys(labels) as InformerVariant[])];
+    const variants: Array<InformerVariant | 'bare'> = ['bare', ...(Object.keys(labels) as InformerVariant[]).filter((v) => r.sync.some((s) => s.variant === v))];
     const perPod = (v: InformerVariant | 'bare', n: number): number | undefined => {
       if (v === 'bare') {
         const b = r.bare.find((x) => x.pods === n);

@@ -2,7 +2,7 @@
 import type { Span } from './measure.ts';
 
 /** Informer variants measured. */
-export const informerVariants = ['kubeloom', 'kubeloom-strip', 'kubeloom-metadata', 'client-node'] as const;
+export const informerVariants = ['kubeloom', 'kubeloom-strip', 'kubeloom-metadata', 'kubeloom-nofreeze', 'client-node'] as const;
 /** One informer variant. */
 export type InformerVariant = (typeof informerVariants)[number];
 
@@ -29,6 +29,8 @@ export interface InformerResult {
   /** Heap after GC before the informer started (bytes): the process and its modules. */
   baseHeap: number;
   watch?: Span & { events: number };
+  /** performance.now() when the sync ended: where a CPU profile's watch phase starts. */
+  syncedAtMs: number;
 }
 
 

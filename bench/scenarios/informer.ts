@@ -5,7 +5,7 @@
  * one handler, from the first update the handler sees to the last.
  *
  * Variants: kubeloom (full objects, frozen), kubeloom-strip (stripManagedFields transform),
- * kubeloom-metadata (metadata-only informer), client-node (@kubernetes/client-node's makeInformer).
+ * kubeloom-metadata (metadata-only informer), kubeloom-nofreeze (full objects, freezeObjects: false), client-node (@kubernetes/client-node's makeInformer).
  * Only the library under test is loaded (dynamic imports), so its process carries no other code.
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
@@ -59,7 +59,9 @@ async function load(input: InformerInput, c: Counters): Promise<() => Promise<()
       void informer.run({ signal });
       return () => informer.hasSynced();
     }
-    const informer = new SharedIndexInformer<Pod>(newListWatchFromClient(newClientset(config).coreV1().pods(input.namespace)));
+    const informer = new SharedIndexInformer<Pod>(newListWatchFromClient(newClientset(config).coreV1().pods(input.namespace)), {
+      freezeObjects: input.variant !== 'kubeloom-nofreeze',
+    });
     if (input.variant === 'kubeloom-strip') informer.setTransform(stripManagedFields);
     informer.addEventHandler({ onAdd, onUpdate });
     void informer.run({ signal });
@@ -82,7 +84,7 @@ scenario<InformerInput, InformerResult>(async (input) => {
   const sync = end();
   const rss = peakRss();
   const heapBytes = (await heapAfterGc()) - baseHeap;
-  const result: InformerResult = { variant: input.variant, pods: input.pods, sync, peakRss: rss, heapBytes, baseHeap };
+  const result: InformerResult = { variant: input.variant, pods: input.pods, sync, peakRss: rss, heapBytes, baseHeap, syncedAtMs: performance.now() };
   if (input.watchEvents > 0) {
     await sendMessage({ type: 'synced' });
     await updatesDone;
