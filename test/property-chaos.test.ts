@@ -5,7 +5,9 @@
  */
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { withWorld, sleep, watchConnections, type World } from './chaos/harness.ts';
+import { withWorld, sleep, watchConnections, type World, printTotalsAfterAll } from './chaos/harness.ts';
+
+printTotalsAfterAll('property');
 
 type Action =
   | { kind: 'write'; n: number }

@@ -15,6 +15,7 @@
  *    (a relist re-delivering an unchanged object) only after a relist, at most one per object per relist.
  */
 import assert from 'node:assert/strict';
+import { after } from 'node:test';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { startApiServer, startChaosProxy, type ApiServer, type ChaosConnection, type ChaosFault, type ChaosProxy } from '../../src/testing/index.ts';
 import { newClientset, type Clientset } from '../../src/kubernetes/index.ts';
@@ -259,14 +260,38 @@ const watchIdleTimeoutMs = 1_200;
 const bookmarkIntervalMs = 200;
 
 /** Totals over every scenario of a process, for the report. */
-export const totals = { scenarios: 0, faults: 0, notifications: 0, writes: 0, relists: 0 };
+export const totals = { scenarios: 0, proxyFaults: 0, serverFaults: 0, notifications: 0, writes: 0, relists: 0 };
+
+/** Prints {@link totals} once the file's tests are done (figures for docs/reliability.md). */
+export function printTotalsAfterAll(file: string): void {
+  after(() => console.log(`chaos totals (${file}): ${JSON.stringify(totals)}`));
+}
 
 /**
  * Runs `fn` in a fresh world and then checks the invariants: stops the writer, waits until the
  * store, the handler's view and the server agree, and asserts there was no violation.
  */
 export async function withWorld(options: WorldOptions & { start?: boolean }, fn: (w: World) => Promise<void>): Promise<World> {
-  const server = await startApiServer({ bookmarkIntervalMs });
+  const realServer = await startApiServer({ bookmarkIntervalMs });
+  // Counts the server faults a scenario injects (reset() is not a fault).
+  let serverFaults = 0;
+  const faults = new Proxy(realServer.faults, {
+    get: (target, p, receiver) => {
+      const v: unknown = Reflect.get(target, p, receiver);
+      if (typeof v !== 'function') return v;
+      return (...args: unknown[]): unknown => {
+        if (p !== 'reset') serverFaults++;
+        return (v as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  const server = new Proxy(realServer, {
+    get: (target, p) => {
+      if (p === 'faults') return faults;
+      const v: unknown = Reflect.get(target, p, target);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
   const proxy = await startChaosProxy({ targetPort: Number(new URL(server.url).port) });
   const direct = newClientset({ host: server.url, qps: -1 });
   const viaProxy = newClientset({ host: `http://${proxy.address}`, qps: -1, timeoutMs: listTimeoutMs });
@@ -341,7 +366,8 @@ export async function withWorld(options: WorldOptions & { start?: boolean }, fn:
     assert.ok(recorder.sameVersionUpdates <= extraRelists * 12, `${recorder.sameVersionUpdates} same-version updates for ${extraRelists} relists`);
     totals.scenarios++;
     const stats = proxy.stats();
-    totals.faults += Object.values(stats.faults).reduce((a, b) => a + b, 0);
+    totals.proxyFaults += Object.values(stats.faults).reduce((a, b) => a + b, 0);
+    totals.serverFaults += serverFaults;
     totals.notifications += recorder.notifications;
     totals.writes += writer.writes;
     totals.relists += extraRelists;

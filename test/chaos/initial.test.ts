@@ -3,7 +3,9 @@
  * first LIST (or watch-list); the writer keeps writing while the informer syncs.
  */
 import { test } from 'node:test';
-import { withWorld, until, sleep, type World } from './harness.ts';
+import { withWorld, until, sleep, type World, printTotalsAfterAll } from './harness.ts';
+
+printTotalsAfterAll('initial');
 
 interface Scenario {
   name: string;

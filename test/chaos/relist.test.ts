@@ -4,7 +4,9 @@
  * itself meets a fault.
  */
 import { test } from 'node:test';
-import { withWorld, until, sleep, forceRelist, liveWatch, type World } from './harness.ts';
+import { withWorld, until, sleep, forceRelist, liveWatch, type World, printTotalsAfterAll } from './harness.ts';
+
+printTotalsAfterAll('relist');
 
 interface Scenario {
   name: string;

@@ -4,7 +4,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withWorld, until, sleep, injectWatch, liveWatch, type World } from './harness.ts';
+import { withWorld, until, sleep, injectWatch, liveWatch, type World, printTotalsAfterAll } from './harness.ts';
+
+printTotalsAfterAll('watch');
 
 interface Scenario {
   name: string;
