@@ -40,6 +40,8 @@ interface Sample {
   events: number;
   rssMB: number;
   heapMB: number;
+  /** Memory of Buffers and other objects outside the V8 heap. */
+  externalMB: number;
 }
 
 /** Least-squares slope of y over x. */
@@ -103,7 +105,8 @@ async function load(): Promise<void> {
 }
 
 async function soak(): Promise<void> {
-  const durationS = values.seconds !== undefined ? Number(values.seconds) : Number(values.minutes ?? (values.events !== undefined ? '1000000' : '1')) * 60;
+  // --events alone runs until that many events; otherwise the duration defaults to one minute.
+  const durationS = values.seconds !== undefined ? Number(values.seconds) : values.minutes !== undefined ? Number(values.minutes) * 60 : values.events !== undefined ? Infinity : 60;
   const maxEvents = values.events !== undefined ? Number(values.events) : Infinity;
   const reportS = Number(values['report-seconds'] ?? (durationS < 60 ? '1' : '60'));
   const informerCount = Number(values.informers);
@@ -158,14 +161,14 @@ async function soak(): Promise<void> {
   const sample = (start: number): Sample => {
     gc?.();
     const m = process.memoryUsage();
-    return { seconds: (performance.now() - start) / 1000, events, rssMB: m.rss / 2 ** 20, heapMB: m.heapUsed / 2 ** 20 };
+    return { seconds: (performance.now() - start) / 1000, events, rssMB: m.rss / 2 ** 20, heapMB: m.heapUsed / 2 ** 20, externalMB: m.external / 2 ** 20 };
   };
   const fmt = (s: Sample): string =>
-    `${s.seconds.toFixed(0).padStart(6)} s  events ${String(s.events).padStart(10)}  rss ${s.rssMB.toFixed(1).padStart(7)} MB  heap ${s.heapMB.toFixed(1).padStart(7)} MB`;
+    `${s.seconds.toFixed(0).padStart(6)} s  events ${String(s.events).padStart(10)}  rss ${s.rssMB.toFixed(1).padStart(7)} MB  heap ${s.heapMB.toFixed(1).padStart(7)} MB  external ${s.externalMB.toFixed(1).padStart(6)} MB`;
   const start = performance.now();
   const samples: Sample[] = [sample(start)];
   console.log(
-    `soak: ${informerCount} informers over ${objects} objects, ${writers} writers, ${durationS} s${Number.isFinite(maxEvents) ? ` or ${maxEvents} events` : ''}, a sample every ${reportS} s${gc === undefined ? ' (run with --expose-gc for exact heap figures)' : ''}`,
+    `soak: ${informerCount} informers over ${objects} objects, ${writers} writers, ${[Number.isFinite(durationS) ? `${durationS} s` : '', Number.isFinite(maxEvents) ? `${maxEvents} events` : ''].filter(Boolean).join(' or ')}, a sample every ${reportS} s${gc === undefined ? ' (run with --expose-gc for exact heap figures)' : ''}`,
   );
   console.log(fmt(samples[0]!));
   let nextReport = start + reportS * 1000;
@@ -193,8 +196,9 @@ async function soak(): Promise<void> {
   // Sockets and servers finish closing on the next turns of the event loop.
   await new Promise((r) => setTimeout(r, 50));
 
-  // Warm-up: the first fifth of the run (at least the first sample) is left out of the slopes.
-  const warm = samples.slice(Math.max(1, Math.floor(samples.length / 5)));
+  // Warm-up: the first third of the run (at least the first sample) is left out of the slopes; the heap
+  // settles only after a few major collections have sized the old generation.
+  const warm = samples.slice(Math.max(1, Math.floor(samples.length / 3)));
   const last = samples[samples.length - 1]!;
   const summary = {
     seconds: Number(last.seconds.toFixed(1)),
@@ -208,13 +212,14 @@ async function soak(): Promise<void> {
     rssMB: Number(last.rssMB.toFixed(1)),
     heapSlopeMBPerMin: Number(slope(warm.map((s) => [s.seconds / 60, s.heapMB])).toFixed(3)),
     rssSlopeMBPerMin: Number(slope(warm.map((s) => [s.seconds / 60, s.rssMB])).toFixed(3)),
+    externalSlopeMBPerMin: Number(slope(warm.map((s) => [s.seconds / 60, s.externalMB])).toFixed(3)),
     heapSlopeMBPerMillionEvents: Number(slope(warm.map((s) => [s.events / 1e6, s.heapMB])).toFixed(3)),
     loadExitCode: code,
     // Handles other than stdio still open after stop: each one is a leak that would keep the process alive.
     activeHandles: process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap' && r !== 'PipeWrap'),
   };
   console.log(
-    `stopped: ${events} events (${summary.eventsPerSecond}/s) from ${summary.writes} writes, ${processed} work items, ${resets} connection resets; heap ${summary.heapMB} MB, slope after warm-up ${summary.heapSlopeMBPerMin} MB/min = ${summary.heapSlopeMBPerMillionEvents} MB per million events; rss slope ${summary.rssSlopeMBPerMin} MB/min; active handles: ${summary.activeHandles.length === 0 ? 'none' : summary.activeHandles.join(', ')}`,
+    `stopped: ${events} events (${summary.eventsPerSecond}/s) from ${summary.writes} writes, ${processed} work items, ${resets} connection resets; heap ${summary.heapMB} MB, slope after warm-up ${summary.heapSlopeMBPerMin} MB/min = ${summary.heapSlopeMBPerMillionEvents} MB per million events; external slope ${summary.externalSlopeMBPerMin} MB/min; rss slope ${summary.rssSlopeMBPerMin} MB/min; active handles: ${summary.activeHandles.length === 0 ? 'none' : summary.activeHandles.join(', ')}`,
   );
   if (values.json) console.log(JSON.stringify(summary));
 }
