@@ -11,11 +11,11 @@ export type IndexFunc<T> = (obj: T) => readonly string[];
 /** Index functions by index name (cache.Indexers). */
 export type Indexers<T> = Readonly<Record<string, IndexFunc<T>>>;
 
-/** Thrown when querying an index that was never registered. */
+/** Thrown when querying an index that was never registered (message as upstream's). */
 export class UnknownIndexError extends KubeloomError {
   readonly indexName: string;
   constructor(indexName: string) {
-    super('ERR_CACHE_UNKNOWN_INDEX', `index with name ${indexName} does not exist`);
+    super('ERR_CACHE_UNKNOWN_INDEX', `Index with name ${indexName} does not exist`);
     this.indexName = indexName;
   }
 }
@@ -39,15 +39,16 @@ export class IndexFuncError extends KubeloomError {
 }
 
 /**
- * A {@link Store} that also maintains named indexes (cache.Indexer). Every query throws
- * {@link UnknownIndexError} for an index name that was never registered.
+ * A {@link Store} that also maintains named indexes (cache.Indexer). `index`, `indexKeys` and
+ * `byIndex` throw {@link UnknownIndexError} for an index name that was never registered;
+ * `listIndexFuncValues` returns no values for it, as upstream's (which has no error result).
  */
 export interface Indexer<T> extends Store<T> {
   /** Objects sharing at least one index value with `obj` under index `indexName`. */
   index(indexName: string, obj: T): T[];
   /** Keys of the objects whose index `indexName` contains `indexedValue`. */
   indexKeys(indexName: string, indexedValue: string): string[];
-  /** Every value index `indexName` currently holds. */
+  /** Every value index `indexName` currently holds ([] for an unknown index, as upstream). */
   listIndexFuncValues(indexName: string): string[];
   /** Objects whose index `indexName` contains `indexedValue`. */
   byIndex(indexName: string, indexedValue: string): T[];

@@ -132,7 +132,8 @@ export class ThreadSafeMap<T> implements ThreadSafeStore<T> {
   }
 
   listIndexFuncValues(indexName: string): string[] {
-    return Array.from(this.#indexOrThrow(indexName).keys());
+    const index = this.#indices.get(indexName);
+    return index === undefined ? [] : Array.from(index.keys());
   }
 
   byIndex(indexName: string, indexedValue: string): T[] {
