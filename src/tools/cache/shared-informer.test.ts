@@ -356,3 +356,26 @@ test('SharedIndexInformer: a relisted object with an unchanged resourceVersion i
   stop.abort();
   await running;
 });
+
+test('SharedIndexInformer: an update between objects without resourceVersion counts as a resync, as upstream compares the two (empty) versions', async () => {
+  const { clock, lw, informer, stop, start } = setup({ defaultEventHandlerResyncPeriodMs: 60_000 });
+  const resyncing = recorder();
+  const never = recorder();
+  informer.addEventHandler(resyncing);
+  informer.addEventHandler(never, { resyncPeriodMs: 0 });
+  const bare = (node: string): Pod => ({ metadata: { namespace: 'ns', name: 'a' }, spec: { node } });
+  lw.pushList(list('10', [bare('n1')]));
+  const w = lw.pushWatch(new FakeWatch<Pod>());
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  await flush();
+  await clock.step(60_000);
+  await flush();
+  w.modify(bare('n2'));
+  await flush();
+  assert.deepEqual(never.log, ['add a@ initial']);
+  assert.deepEqual(resyncing.log, ['add a@ initial', 'update a@->a@', 'update a@->a@']);
+  assert.equal(informer.getStore().getByKey('ns/a')?.spec?.node, 'n2');
+  stop.abort();
+  await running;
+});

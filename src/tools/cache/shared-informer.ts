@@ -128,8 +128,9 @@ class SharedProcessor<T> {
   }
 }
 
-function resourceVersionOf(obj: unknown): string | undefined {
-  return (obj as KubeObject | undefined)?.metadata?.resourceVersion;
+/** The object's resourceVersion, '' when it has none (as meta.Accessor's GetResourceVersion). */
+function resourceVersionOf(obj: unknown): string {
+  return (obj as KubeObject | undefined)?.metadata?.resourceVersion ?? '';
 }
 
 /**
@@ -421,10 +422,12 @@ export class SharedIndexInformer<T> {
     }
   }
 
-  /** An update whose resourceVersion did not change is a resync (relists re-deliver unchanged objects). */
+  /**
+   * An update whose resourceVersion did not change is a resync (relists re-deliver unchanged
+   * objects); like upstream's OnUpdate, two objects without a resourceVersion compare equal.
+   */
   #onUpdate(oldObj: T, newObj: T): void {
-    const rv = resourceVersionOf(newObj);
-    const isSync = rv !== undefined && rv === resourceVersionOf(oldObj);
+    const isSync = resourceVersionOf(newObj) === resourceVersionOf(oldObj);
     this.#processor.distribute({ type: 'update', oldObject: oldObj, object: newObj }, isSync);
   }
 
