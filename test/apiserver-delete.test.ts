@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../src/util/clock/index.ts';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
-import { call, create, configMap, watch, brief, type Json } from './apiserver-helpers.ts';
+import { call, create, configMap, pod, watch, brief, type Json } from './apiserver-helpers.ts';
 
 async function withServer(fn: (s: ApiServer) => Promise<void>, clock?: FakeClock): Promise<void> {
   const s = await startApiServer(clock === undefined ? {} : { clock });
@@ -15,15 +15,26 @@ async function withServer(fn: (s: ApiServer) => Promise<void>, clock?: FakeClock
 
 const cms = '/api/v1/namespaces/default/configmaps';
 
-test('DELETE without finalizers removes the object at once and returns it', async () => {
+test('DELETE without finalizers removes the object at once and answers as its registry does: a Success Status, or the object for pods, services, ...', async () => {
   await withServer(async (s) => {
     const created = await create(s, cms, configMap('a'));
     const r = await call(s, 'DELETE', `${cms}/a`);
     assert.equal(r.status, 200);
-    assert.equal(r.body.kind, 'ConfigMap');
-    assert.equal(r.body.metadata.uid, created.metadata.uid);
-    assert.equal(r.body.metadata.resourceVersion, String(s.revision()));
+    assert.deepEqual(r.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'a', kind: 'configmaps', uid: created.metadata.uid } });
     assert.equal((await call(s, 'GET', `${cms}/a`)).status, 404);
+    const deploy = await create(s, '/apis/apps/v1/namespaces/default/deployments', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+    });
+    const d = await call(s, 'DELETE', '/apis/apps/v1/namespaces/default/deployments/d');
+    assert.deepEqual(d.body.details, { name: 'd', group: 'apps', kind: 'deployments', uid: deploy.metadata.uid });
+    const p = await create(s, '/api/v1/namespaces/default/pods', pod('p'));
+    const pr = await call(s, 'DELETE', '/api/v1/namespaces/default/pods/p');
+    assert.equal(pr.body.kind, 'Pod');
+    assert.equal(pr.body.metadata.uid, p.metadata.uid);
+    assert.equal(pr.body.metadata.resourceVersion, String(s.revision()));
   });
 });
 

@@ -66,6 +66,12 @@ interface Target {
 type Render = { as: 'object' } | { as: 'table'; apiVersion: string } | { as: 'metadata' };
 
 const crdGroupResource = 'customresourcedefinitions.apiextensions.k8s.io';
+
+/**
+ * Stores whose DELETE answers with the deleted object (`ReturnDeletedObject: true` in their registries, or
+ * a custom Delete that returns the object); every other resource answers with a Success Status.
+ */
+const returnsDeletedObject: ReadonlySet<string> = new Set(['pods', 'services', 'serviceaccounts', 'persistentvolumeclaims', 'namespaces', crdGroupResource]);
 const namespacesStore = 'namespaces';
 
 const patchTypes = {
@@ -1061,24 +1067,35 @@ export class ApiHandler {
     if (typeof pre.resourceVersion === 'string' && pre.resourceVersion !== meta.resourceVersion) {
       throw conflict(t.r, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta.resourceVersion)}`);
     }
-    this.#send(res, 200, this.#deleteOne(t, existing, dryRun));
+    const out = this.#deleteOne(t, existing, dryRun);
+    // The object stays (finalizers pending) or the registry returns deleted objects: answer with it.
+    if (out.pending || returnsDeletedObject.has(this.#store(t))) {
+      this.#send(res, 200, out.json);
+      return;
+    }
+    // Otherwise the generic registry answers with a Success Status naming what went (details.kind is the plural).
+    const details: Obj = { name, ...(t.r.group === '' ? {} : { group: t.r.group }), kind: t.r.resource, uid: meta.uid };
+    this.#send(res, 200, JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }));
   }
 
-  /** Deletes (or marks for deletion, with finalizers) one object; returns the encoded response object. */
-  #deleteOne(t: Target, existing: StoredObject, dryRun: boolean): string {
+  /**
+   * Deletes (or marks for deletion, with finalizers) one object; returns the encoded object and whether
+   * it is still there, waiting for its finalizers.
+   */
+  #deleteOne(t: Target, existing: StoredObject, dryRun: boolean): { json: string; pending: boolean } {
     const meta = existing.obj.metadata as Obj;
     const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers : [];
     const store = this.#store(t);
     if (finalizers.length > 0) {
-      if (meta.deletionTimestamp !== undefined || dryRun) return this.#json(t, existing);
+      if (meta.deletionTimestamp !== undefined || dryRun) return { json: this.#json(t, existing), pending: true };
       const next = structuredClone(existing.obj);
       const m = metaOf(next);
       m.deletionTimestamp = this.#now();
       m.deletionGracePeriodSeconds = 0;
-      return this.#json(t, this.storage.write(store, existing.key, 'MODIFIED', next));
+      return { json: this.#json(t, this.storage.write(store, existing.key, 'MODIFIED', next)), pending: true };
     }
-    if (dryRun) return this.#json(t, existing);
-    return this.#json(t, this.#remove(store, existing.key, existing.obj));
+    if (dryRun) return { json: this.#json(t, existing), pending: false };
+    return { json: this.#json(t, this.#remove(store, existing.key, existing.obj)), pending: false };
   }
 
   /** Removes an object for good, with the side effects of namespaces and CRDs going away. */
@@ -1119,7 +1136,7 @@ export class ApiHandler {
     const items: string[] = [];
     for (const s of this.storage.listAt(store, this.storage.revision, { namespace: t.namespace })) {
       if (!filter(s.obj)) continue;
-      items.push(this.#deleteOne(t, s, dryRun));
+      items.push(this.#deleteOne(t, s, dryRun).json);
     }
     const apiVersion = apiVersionString(t.r.group, t.r.version);
     this.#send(res, 200, `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${this.storage.revision}"},"items":[${items.join(',')}]}`);
