@@ -4,7 +4,7 @@ import { FakeClock } from '../../util/clock/clock.ts';
 import { newStatus, type Status } from '../../apimachinery/errors.ts';
 import type { KubeList } from '../../apimachinery/object.ts';
 import { FakeListerWatcher, FakeWatch } from './testing/fake-lister-watcher.ts';
-import { Reflector, ReflectorListError, type ReflectorOptions } from './reflector.ts';
+import { Reflector, ReflectorListError, ReflectorStoreError, type ReflectorOptions } from './reflector.ts';
 import type { ReflectorStore } from './delta.ts';
 import { DeltaFIFO } from './delta-fifo.ts';
 import { newStore } from './store.ts';
@@ -365,4 +365,32 @@ test('Reflector.run returns promptly when stopped during a list, a watch or a ba
     await running;
     assert.equal(clock.hasWaiters(), false, phase);
   }
+});
+
+test('Reflector reports a watch event the store rejects and keeps watching from its revision, without relisting', async () => {
+  const clock = new FakeClock();
+  const lw = new FakeListerWatcher<Obj>({ watchListUnsupported: true });
+  const store = new RecordingStore();
+  store.add = (obj: Obj): void => {
+    if (obj.metadata.name === '') throw new Error('object has no name');
+    store.ops.push(`add ${obj.metadata.name}@${obj.metadata.resourceVersion ?? ''}`);
+  };
+  const errors: unknown[] = [];
+  const reflector = new Reflector<Obj>(lw, store, { clock, random: () => 0.5, backoffManager: { nextDelay: () => 1000 }, watchErrorHandler: (_r, err) => errors.push(err) });
+  const stop = new AbortController();
+  const running = reflector.run({ signal: stop.signal });
+  lw.pushList(list('10', []));
+  const w = lw.pushWatch(new FakeWatch<Obj>());
+  await lw.waitForCalls({ list: 1, watch: 1 });
+  w.add(o('', '11')).add(o('b', '12'));
+  await flush();
+  assert.deepEqual(store.ops, ['replace []@10', 'add b@12']);
+  assert.equal(errors.length, 1);
+  assert.ok(errors[0] instanceof ReflectorStoreError);
+  assert.equal(errors[0].eventType, 'ADDED');
+  assert.equal(reflector.lastSyncResourceVersion(), '12');
+  assert.equal(lw.listCalls.length, 1);
+  assert.equal(lw.watchCalls.length, 1);
+  stop.abort();
+  await running;
 });

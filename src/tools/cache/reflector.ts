@@ -30,12 +30,20 @@ export const defaultMinWatchTimeoutMs = 5 * 60 * 1000;
  */
 export const defaultWatchIdleGraceMs = 30_000;
 
-/** Called when a list or watch attempt fails (cache.WatchErrorHandler). Should return quickly. */
+/**
+ * Called when a list or watch attempt fails (cache.WatchErrorHandler), and with a
+ * {@link ReflectorStoreError} when the store rejects a single watch event (which does not end the
+ * watch; upstream logs those through utilruntime.HandleError). Should return quickly.
+ */
 export type WatchErrorHandler = (reflector: Reflector<unknown>, err: unknown) => void;
 
 /** Logs reflector errors as upstream's DefaultWatchErrorHandler: expired watches are routine and stay quiet. */
 export function defaultWatchErrorHandler(reflector: Reflector<unknown>, err: unknown): void {
   if (isExpired(err)) return;
+  if (err instanceof ReflectorStoreError) {
+    console.error(err.message);
+    return;
+  }
   console.error(`${reflector.name}: failed to watch ${reflector.typeDescription}:`, err instanceof Error ? err.message : err);
 }
 
@@ -90,6 +98,19 @@ export class WatchIdleTimeoutError extends KubeloomError {
 export class ReflectorListError extends KubeloomError {
   constructor(typeDescription: string, cause: unknown) {
     super('ERR_REFLECTOR_LIST', `failed to list ${typeDescription}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/**
+ * The store rejected one watch event (e.g. an object without a name, or a failing transform). The
+ * event is skipped and the watch goes on from its resourceVersion, as upstream's handleAnyWatch.
+ */
+export class ReflectorStoreError extends KubeloomError {
+  /** The watch event type the store rejected: ADDED, MODIFIED or DELETED. */
+  readonly eventType: string;
+  constructor(name: string, eventType: string, cause: unknown) {
+    super('ERR_REFLECTOR_STORE', `${name}: unable to apply ${eventType} watch event to the store: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.eventType = eventType;
   }
 }
 
@@ -527,22 +548,28 @@ export class Reflector<T> {
         const obj = event.object as KubeObject | undefined;
         if (typeof obj !== 'object' || obj === null) continue;
         const rv = obj.metadata?.resourceVersion ?? '';
-        switch (event.type) {
-          case 'ADDED':
-            store.add(event.object);
-            break;
-          case 'MODIFIED':
-            store.update(event.object);
-            break;
-          case 'DELETED':
-            store.delete(event.object);
-            break;
-          case 'BOOKMARK':
-            // A bookmark only moves the resourceVersion forward.
-            if (obj.metadata?.annotations?.[InitialEventsEndAnnotation] === 'true') bookmarkReceived = true;
-            break;
-          default:
-            continue;
+        try {
+          switch (event.type) {
+            case 'ADDED':
+              store.add(event.object);
+              break;
+            case 'MODIFIED':
+              store.update(event.object);
+              break;
+            case 'DELETED':
+              store.delete(event.object);
+              break;
+            case 'BOOKMARK':
+              // A bookmark only moves the resourceVersion forward.
+              if (obj.metadata?.annotations?.[InitialEventsEndAnnotation] === 'true') bookmarkReceived = true;
+              break;
+            default:
+              continue;
+          }
+        } catch (err) {
+          // One event the store cannot take must not cost a relist of everything: report it and go
+          // on from its resourceVersion, as upstream does.
+          this.#watchErrorHandler(this as Reflector<unknown>, new ReflectorStoreError(this.name, event.type, err));
         }
         setResourceVersion(rv);
         eventCount++;
