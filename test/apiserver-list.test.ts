@@ -124,8 +124,40 @@ test('a continue token whose revision was compacted is 410 Expired', async () =>
     const r = await call(s, 'GET', `${cms}?limit=1&continue=${encodeURIComponent(first.body.metadata.continue)}`);
     assert.equal(r.status, 410);
     assert.equal(r.body.reason, 'Expired');
+    assert.match(r.body.message, /^The provided continue parameter is too old to display a consistent list result\. You can start a new list without the continue parameter, or use the continue token in this response/);
+    // As the etcd3 store: the 410 carries a token that continues after the same key at the latest revision.
+    const rest = await call(s, 'GET', `${cms}?limit=10&continue=${encodeURIComponent(r.body.metadata.continue)}`);
+    assert.equal(rest.status, 200);
+    assert.deepEqual(names(rest), ['b', 'c', 'd']);
+    assert.equal(rest.body.metadata.resourceVersion, String(s.revision()));
     const garbage = await call(s, 'GET', `${cms}?limit=1&continue=garbage`);
     assert.equal(garbage.status, 400);
+    assert.match(garbage.body.message, /^invalid continue token: /);
+  });
+});
+
+test('list and watch options are validated as apimachinery ValidateListOptions: 422 ListOptions.meta.k8s.io with every cause', async () => {
+  await withServer(async (s) => {
+    const cases: [string, string][] = [
+      ['resourceVersionMatch=Exact', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
+      ['resourceVersion=0&resourceVersionMatch=Exact', 'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
+      ['resourceVersion=1&resourceVersionMatch=Newest', 'resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""'],
+      ['continue=x&resourceVersionMatch=NotOlderThan', '[resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided]'],
+      ['sendInitialEvents=false', 'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list'],
+      ['watch=true&resourceVersionMatch=NotOlderThan', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'],
+      ['watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=Exact', '[resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"]'],
+    ];
+    for (const [query, detail] of cases) {
+      const r = await call(s, 'GET', `${cms}?${query}`);
+      assert.equal(r.status, 422, query);
+      assert.equal(r.body.reason, 'Invalid');
+      assert.equal(r.body.message, `ListOptions.meta.k8s.io "" is invalid: ${detail}`, query);
+      assert.equal(r.body.details.kind, 'ListOptions');
+      assert.equal(r.body.details.group, 'meta.k8s.io');
+    }
+    const both = await call(s, 'GET', `${cms}?resourceVersion=5&continue=x`);
+    assert.equal(both.status, 400);
+    assert.equal(both.body.message, 'specifying resource version is not allowed when using continue');
   });
 });
 
@@ -164,10 +196,12 @@ test('resourceVersion semantics: unset, "0", Exact and NotOlderThan', async () =
     const future = await call(s, 'GET', `${cms}?resourceVersion=${current + 100}&resourceVersionMatch=NotOlderThan`);
     assert.equal(future.status, 504);
     assert.equal(future.body.reason, 'Timeout');
+    assert.equal(future.body.message, `Timeout: Too large resource version: ${current + 100}, current: ${current}`);
     s.faults.compact();
     const gone = await call(s, 'GET', `${cms}?resourceVersion=${atA}&resourceVersionMatch=Exact`);
     assert.equal(gone.status, 410);
     assert.equal(gone.body.reason, 'Expired');
+    assert.equal(gone.body.message, 'The resourceVersion for the provided list is too old.');
     const badMatch = await call(s, 'GET', `${cms}?resourceVersionMatch=Exact`);
     assert.equal(badMatch.status, 422);
   });

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StatusCause } from 'kubernetes-types/meta/v1.js';
 import { parse as parseYaml } from 'yaml';
 import { StatusError, newStatus, StatusReason } from '../../apimachinery/errors.ts';
 import { parseSelector, type LabelSelector } from '../../apimachinery/labels.ts';
@@ -142,14 +143,58 @@ function encodeContinue(rv: number, lastKey: string): string {
   return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start: `${lastKey}\u0000` })).toString('base64url');
 }
 
+/** Decodes a continue token; rv -1 (handed out with a 410 for a compacted snapshot) means "continue at the latest revision". */
 function decodeContinue(token: string): ContinueToken {
   try {
     const o = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
-    if (isObject(o) && o.v === 'meta.k8s.io/v1' && typeof o.rv === 'number' && typeof o.start === 'string') return { rv: o.rv, start: o.start };
+    if (isObject(o) && o.v === 'meta.k8s.io/v1' && typeof o.rv === 'number' && o.rv !== 0 && typeof o.start === 'string') return { rv: o.rv, start: o.start };
   } catch {
     // fall through
   }
-  throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  // storage.DecodeContinue's error wrapped by the etcd3 store's GetList.
+  throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+}
+
+// etcd3 store's messages for lists at a compacted revision (apiserver/pkg/storage/etcd3/store.go).
+const expiredListMessage = 'The resourceVersion for the provided list is too old.';
+const inconsistentContinueMessage =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+function forbidden(field: string, detail: string): StatusCause {
+  return { reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` };
+}
+
+function notSupported(field: string, value: string, supported: readonly string[]): StatusCause {
+  return { reason: 'FieldValueNotSupported', field, message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((v) => JSON.stringify(v)).join(', ')}` };
+}
+
+/**
+ * The checks of apimachinery's ValidateListOptions (meta/internalversion/validation) for lists and
+ * watches, in its order; any failure is one 422 Invalid ListOptions.meta.k8s.io "" with every cause.
+ */
+function validateListOptions(q: URLSearchParams, watch: boolean): void {
+  const rv = q.get('resourceVersion') ?? '';
+  const match = q.get('resourceVersionMatch') ?? '';
+  const cont = q.get('continue') ?? '';
+  const sendInitial = q.get('sendInitialEvents');
+  const causes: StatusCause[] = [];
+  if (watch) {
+    if (sendInitial !== null && match !== 'NotOlderThan') causes.push(forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+    if (match !== '') {
+      if (sendInitial === null) causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+      if (match !== 'NotOlderThan') causes.push(notSupported('resourceVersionMatch', match, ['NotOlderThan']));
+      if (cont !== '') causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    }
+  } else {
+    if (match !== '') {
+      if (rv === '') causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+      if (cont !== '') causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+      if (match !== 'Exact' && match !== 'NotOlderThan') causes.push(notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+      if (match === 'Exact' && rv === '0') causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    }
+    if (sendInitial !== null) causes.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  }
+  if (causes.length > 0) throw invalid('meta.k8s.io', 'ListOptions', '', causes);
 }
 
 /** Pulls the manager name out of a User-Agent, as kube-apiserver does: the product before the first '/'. */
@@ -509,31 +554,32 @@ export class ApiHandler {
     const cont = q.get('continue') ?? '';
     let limit = Number(q.get('limit') ?? '0');
     if (!Number.isFinite(limit) || limit < 0) limit = 0;
-    if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') throw invalid('meta.k8s.io', 'ListOptions', '', [{ reason: 'FieldValueNotSupported', field: 'resourceVersionMatch', message: `Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"` }]);
-    if (match !== '' && rvParam === '') throw invalid('meta.k8s.io', 'ListOptions', '', [{ reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided' }]);
+    validateListOptions(q, false);
     if (cont !== '' && rvParam !== '' && rvParam !== '0') throw badRequest('specifying resource version is not allowed when using continue');
     let snapshot = this.storage.revision;
     let startKey: string | undefined;
     if (cont !== '') {
       const token = decodeContinue(cont);
-      if (token.rv <= this.storage.compactedRevision && token.rv < this.storage.revision) {
-        throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
+      if (token.rv > 0 && token.rv <= this.storage.compactedRevision && token.rv < this.storage.revision) {
+        // As handleCompactedErrorForPaginatedList: 410 Expired carrying a token that continues at the latest revision.
+        const status = newStatus(410, StatusReason.Expired, inconsistentContinueMessage);
+        const latest = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: -1, start: token.start })).toString('base64url');
+        throw new StatusError({ ...status, metadata: { continue: latest } });
       }
-      if (token.rv <= this.storage.compactedRevision) throw expired('The provided continue parameter is too old to display a consistent list result.');
-      snapshot = token.rv;
+      snapshot = token.rv < 0 ? this.storage.revision : token.rv;
       startKey = token.start;
     } else if (rvParam !== '') {
       const n = Number(rvParam);
       if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid resource version: ${rvParam}`);
       if (n > this.storage.revision) {
-        const status = newStatus(504, StatusReason.Timeout, `Too large resource version: ${n}, current: ${this.storage.revision}`, {
+        const status = newStatus(504, StatusReason.Timeout, `Timeout: Too large resource version: ${n}, current: ${this.storage.revision}`, {
           causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
           retryAfterSeconds: 1,
         });
         throw new StatusError(status);
       }
       if (match === 'Exact') {
-        if (n < this.storage.compactedRevision) throw expired(`too old resource version: ${n} (${this.storage.compactedRevision})`);
+        if (n < this.storage.compactedRevision) throw expired(expiredListMessage);
         snapshot = n;
       }
       // "0" (any) is served from the latest state, like the watch cache, and ignores limit.
@@ -543,7 +589,7 @@ export class ApiHandler {
     try {
       scan = this.storage.scan(store, snapshot, { namespace: t.namespace, ...(startKey === undefined ? {} : { startKey }) });
     } catch (err) {
-      if (err instanceof RevisionCompactedError) throw expired(`too old resource version: ${snapshot} (${err.compacted})`);
+      if (err instanceof RevisionCompactedError) throw expired(expiredListMessage);
       throw err;
     }
     const noSelectors = sel.label === undefined && sel.field === undefined;
@@ -605,17 +651,10 @@ export class ApiHandler {
     const filter = this.#filter(t, sel, t.name);
     const store = storageKey(t.r.group, t.r.resource);
     const rvParam = q.get('resourceVersion') ?? '';
-    const match = q.get('resourceVersionMatch') ?? '';
     const bookmarks = boolParam(q, 'allowWatchBookmarks');
     const sendInitial = q.get('sendInitialEvents');
-    if (sendInitial !== null) {
-      const causes = [];
-      if (match !== 'NotOlderThan') causes.push({ reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' });
-      if (sendInitial === 'true' && !bookmarks) causes.push(requiredCause('allowWatchBookmarks', 'sendInitialEvents requires setting allowWatchBookmarks to true'));
-      if (causes.length > 0) throw invalid('meta.k8s.io', 'ListOptions', '', causes);
-    } else if (match !== '') {
-      throw invalid('meta.k8s.io', 'ListOptions', '', [{ reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided' }]);
-    }
+    validateListOptions(q, true);
+    if (sendInitial === 'true' && !bookmarks) throw invalid('meta.k8s.io', 'ListOptions', '', [requiredCause('allowWatchBookmarks', 'sendInitialEvents requires setting allowWatchBookmarks to true')]);
     const n = rvParam === '' ? 0 : Number(rvParam);
     if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid resource version: ${rvParam}`);
     const timeoutParam = q.get('timeoutSeconds');
