@@ -379,3 +379,20 @@ test('SharedIndexInformer: an update between objects without resourceVersion cou
   stop.abort();
   await running;
 });
+
+test('SharedIndexInformer.addIndexers indexes cached objects while running and is refused once stopped, as upstream', async () => {
+  const { lw, informer, stop, start } = setup();
+  lw.pushList(list('10', [pod('a', '1', { spec: { node: 'n1' } })]));
+  lw.pushWatch(new FakeWatch<Pod>());
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  await flush();
+  informer.addIndexers({ byNode: (p) => (p.spec?.node === undefined ? [] : [p.spec.node]) });
+  assert.deepEqual(informer.getIndexer().indexKeys('byNode', 'n1'), ['ns/a']);
+  stop.abort();
+  await running;
+  assert.throws(
+    () => informer.addIndexers({ other: () => [] }),
+    (err: unknown) => err instanceof InformerStateError && err.message === 'indexer was not added because it has stopped already',
+  );
+});

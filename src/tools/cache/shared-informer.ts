@@ -192,8 +192,12 @@ export class SharedIndexInformer<T> {
     return this.#indexer;
   }
 
-  /** Adds indexes, indexing what is already cached. */
+  /**
+   * Adds indexes, indexing what is already cached. Throws {@link InformerStateError} once the
+   * informer stopped, as upstream's AddIndexers.
+   */
   addIndexers(indexers: Indexers<T>): void {
+    if (this.#stopped) throw new InformerStateError('indexer was not added because it has stopped already');
     this.#indexer.addIndexers(indexers);
   }
 
