@@ -17,7 +17,8 @@ function normalize(options: WaitForCacheSyncOptions): { signal: AbortSignal | un
 
 /**
  * Resolves true once every function returns true (checked at once, then every 100 ms), or false if
- * the signal aborts first (cache.WaitForCacheSync).
+ * the signal aborts first (cache.WaitForCacheSync). As upstream's immediate poll, the functions
+ * are always checked once, so caches that already synced give true even after the signal aborted.
  *
  * @example
  * if (!(await waitForCacheSync(signal, () => pods.hasSynced(), () => nodes.hasSynced()))) return;
@@ -25,8 +26,8 @@ function normalize(options: WaitForCacheSyncOptions): { signal: AbortSignal | un
 export async function waitForCacheSync(options: WaitForCacheSyncOptions, ...cacheSyncs: (() => boolean)[]): Promise<boolean> {
   const { signal, clock, pollIntervalMs } = normalize(options);
   for (;;) {
-    if (signal?.aborted) return false;
     if (cacheSyncs.every((f) => f())) return true;
+    if (signal?.aborted) return false;
     try {
       await clock.sleep(pollIntervalMs, signal);
     } catch {
