@@ -210,7 +210,11 @@ export class Reflector<T> {
   /** Set when the first LIST (at resourceVersion "0") came back paginated: the server pages, so keep paging. */
   #paginatedResult = false;
   #lastSyncResourceVersion = '';
-  /** The last list or watch at lastSyncResourceVersion failed with Expired/Gone or "too large". */
+  /**
+   * The last LIST (or watch-list request) at lastSyncResourceVersion failed with Expired/Gone or
+   * "too large", so the next one reads at "" (consistent). A plain watch's 410 does not set it: the
+   * relist first tries the last revision, which the server may still serve.
+   */
   #lastSyncResourceVersionUnavailable = false;
   #running = false;
 
