@@ -292,3 +292,48 @@ test('the scale subresource reads and writes spec.replicas as an autoscaling/v1 
   assert.equal(deploy.metadata.generation, 3);
   assert.equal((await call(server, 'GET', '/api/v1/namespaces/default/configmaps/x/scale')).status, 404);
 });
+
+test('Tables carry the columns and cells of kube-apiserver printers (priority 1 = -o wide)', async () => {
+  const accept = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+  const table = async (path: string): Promise<{ columns: string[]; wide: string[]; cells: unknown[] }> => {
+    const r = await call(server, 'GET', path, { headers: { accept } });
+    assert.equal(r.status, 200, r.text);
+    const defs: Json[] = r.body.columnDefinitions;
+    return { columns: defs.filter((c) => c.priority === 0).map((c) => c.name), wide: defs.filter((c) => c.priority === 1).map((c) => c.name), cells: r.body.rows[0].cells };
+  };
+  const template = { metadata: { labels: { app: 't' } }, spec: { containers: [{ name: 'c', image: 'img:1' }] } };
+  await create(server, '/apis/apps/v1/namespaces/default/replicasets', { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'rs-t' }, spec: { replicas: 3, selector: { matchLabels: { app: 't' } }, template } });
+  await create(server, '/apis/batch/v1/namespaces/default/jobs', { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'job-t' }, spec: { completions: 2, template } });
+  await create(server, '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-t', labels: { 'node-role.kubernetes.io/control-plane': '' } } });
+  await call(server, 'PATCH', '/api/v1/nodes/node-t/status', {
+    contentType: 'application/merge-patch+json',
+    body: { status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { kubeletVersion: 'v1.32.0' }, addresses: [{ type: 'InternalIP', address: '10.0.0.5' }] } },
+  });
+  await create(server, '/api/v1/namespaces/default/events', {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: 'ev-t' },
+    involvedObject: { kind: 'Pod', name: 'web' },
+    reason: 'Pulled',
+    type: 'Normal',
+    message: ' pulled ',
+    count: 3,
+    firstTimestamp: new Date(clock.now() - 3_600_000).toISOString(),
+    lastTimestamp: new Date(clock.now() - 120_000).toISOString(),
+    source: { component: 'kubelet', host: 'node-t' },
+  });
+  await create(server, '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'role-t' }, rules: [] });
+  const cases: [string, string[], string[], unknown[]][] = [
+    ['/apis/apps/v1/namespaces/default/replicasets', ['Name', 'Desired', 'Current', 'Ready', 'Age'], ['Containers', 'Images', 'Selector'], ['rs-t', 3, 0, 0, '0s', 'c', 'img:1', 'app=t']],
+    ['/apis/batch/v1/namespaces/default/jobs', ['Name', 'Status', 'Completions', 'Duration', 'Age'], ['Containers', 'Images', 'Selector'], ['job-t', 'Running', '0/2', '', '0s', 'c', 'img:1']],
+    ['/api/v1/nodes', ['Name', 'Status', 'Roles', 'Age', 'Version'], ['Internal-IP', 'External-IP', 'OS-Image', 'Kernel-Version', 'Container-Runtime'], ['node-t', 'Ready', 'control-plane', '0s', 'v1.32.0', '10.0.0.5', '<none>', '<unknown>', '<unknown>', '<unknown>']],
+    ['/api/v1/namespaces/default/events', ['Last Seen', 'Type', 'Reason', 'Object', 'Message'], ['Subobject', 'Source', 'First Seen', 'Count', 'Name'], ['2m', 'Normal', 'Pulled', 'pod/web', '', 'kubelet, node-t', 'pulled', '60m', 3, 'ev-t']],
+    ['/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', ['Name', 'Created At'], [], ['role-t', new Date(clock.now()).toISOString().replace('.000Z', 'Z')]],
+  ];
+  for (const [path, columns, wide, cells] of cases) {
+    const t = await table(path);
+    assert.deepEqual(t.columns, columns, path);
+    assert.deepEqual(t.wide, wide, path);
+    assert.deepEqual(t.cells.slice(0, cells.length), cells, path);
+  }
+});

@@ -81,60 +81,425 @@ function col(name: string, type: string, cell: Column['cell'], priority = 0): Co
   return { name, type, priority, description: name, cell };
 }
 
-function podStatus(o: Obj): string {
-  if (get(o, ['metadata', 'deletionTimestamp']) !== undefined) return 'Terminating';
-  const reason = get(o, ['status', 'reason']);
-  if (typeof reason === 'string' && reason !== '') return reason;
-  for (const cs of arr(get(o, ['status', 'containerStatuses']))) {
-    const waiting = get(cs, ['state', 'waiting', 'reason']);
-    if (typeof waiting === 'string' && waiting !== '') return waiting;
-  }
-  return str(get(o, ['status', 'phase']), 'Pending');
+function num(v: unknown): number {
+  return typeof v === 'number' ? v : 0;
 }
 
+function keys(v: unknown): number {
+  return typeof v === 'object' && v !== null ? Object.keys(v).length : 0;
+}
+
+/** translateTimestampSince: the age of a timestamp, `<unknown>` when unset. */
+function since(ts: unknown, now: number): string {
+  const t = typeof ts === 'string' ? Date.parse(ts) : NaN;
+  return Number.isNaN(t) ? '<unknown>' : humanDuration(now - t);
+}
+
+/** labels.FormatLabels: sorted `k=v` pairs, `<none>` when empty. */
+function formatLabels(v: unknown): string {
+  const entries = typeof v === 'object' && v !== null ? Object.entries(v as Obj) : [];
+  if (entries.length === 0) return '<none>';
+  return entries
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, x]) => `${k}=${str(x, '')}`)
+    .join(',');
+}
+
+/** metav1.LabelSelectorAsSelector(...).String(): requirements sorted by key; '' when empty. */
+function selectorString(sel: unknown): string {
+  const reqs: [string, string][] = [];
+  for (const [k, v] of Object.entries((get(sel, ['matchLabels']) as Obj | undefined) ?? {})) reqs.push([k, `${k}=${str(v, '')}`]);
+  for (const e of arr(get(sel, ['matchExpressions']))) {
+    const key = str(e.key, '');
+    const values = (Array.isArray(e.values) ? e.values.map((x) => str(x, '')) : []).sort().join(',');
+    if (e.operator === 'In') reqs.push([key, `${key} in (${values})`]);
+    else if (e.operator === 'NotIn') reqs.push([key, `${key} notin (${values})`]);
+    else if (e.operator === 'Exists') reqs.push([key, key]);
+    else if (e.operator === 'DoesNotExist') reqs.push([key, `!${key}`]);
+  }
+  return reqs
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, r]) => r)
+    .join(',');
+}
+
+/** metav1.FormatLabelSelector: the selector string, `<none>` when empty. */
+function formatSelector(sel: unknown): string {
+  const s = selectorString(sel);
+  return s === '' ? '<none>' : s;
+}
+
+/** layoutContainerCells: container names and images of a pod template, comma-separated (`-o wide`). */
+function containerCells(path: readonly string[]): Column[] {
+  const containers = (x: Obj): Obj[] => arr(get(x, [...path, 'containers']));
+  return [
+    col('Containers', 'string', (x) => containers(x).map((c) => str(c.name, '')).join(','), 1),
+    col('Images', 'string', (x) => containers(x).map((c) => str(c.image, '')).join(','), 1),
+  ];
+}
+
+const templateContainers = containerCells(['spec', 'template', 'spec']);
+
+/** printPod's STATUS: the phase or reason, overridden by init and container states, then Terminating. */
+function podStatus(o: Obj): { reason: string; ready: number; total: number; restarts: number } {
+  const phase = str(get(o, ['status', 'phase']), '');
+  let reason = str(get(o, ['status', 'reason']), '') || phase;
+  for (const c of arr(get(o, ['status', 'conditions']))) if (c.type === 'PodScheduled' && c.reason === 'SchedulingGated') reason = 'SchedulingGated';
+  const initSpecs = arr(get(o, ['spec', 'initContainers']));
+  const restartable = new Set(initSpecs.filter((c) => c.restartPolicy === 'Always').map((c) => c.name));
+  const total = arr(get(o, ['spec', 'containers'])).length + restartable.size;
+  let ready = 0;
+  let restarts = 0;
+  let initializing = false;
+  const inits = arr(get(o, ['status', 'initContainerStatuses']));
+  for (let i = 0; i < inits.length; i++) {
+    const c = inits[i]!;
+    restarts += num(c.restartCount);
+    const terminated = get(c, ['state', 'terminated']) as Obj | undefined;
+    const waiting = str(get(c, ['state', 'waiting', 'reason']), '');
+    if (terminated !== undefined && num(terminated.exitCode) === 0) continue;
+    if (restartable.has(c.name) && c.started === true) {
+      if (c.ready === true) ready++;
+      continue;
+    }
+    if (terminated !== undefined) {
+      const r = str(terminated.reason, '');
+      reason = r !== '' ? `Init:${r}` : num(terminated.signal) !== 0 ? `Init:Signal:${num(terminated.signal)}` : `Init:ExitCode:${num(terminated.exitCode)}`;
+    } else if (waiting !== '' && waiting !== 'PodInitializing') reason = `Init:${waiting}`;
+    else reason = `Init:${i}/${initSpecs.length}`;
+    initializing = true;
+    break;
+  }
+  const initialized = arr(get(o, ['status', 'conditions'])).some((c) => c.type === 'Initialized' && c.status === 'True');
+  if (!initializing || initialized) {
+    restarts = inits.filter((c) => restartable.has(c.name)).reduce((n, c) => n + num(c.restartCount), 0);
+    let running = false;
+    const statuses = arr(get(o, ['status', 'containerStatuses']));
+    for (let i = statuses.length - 1; i >= 0; i--) {
+      const c = statuses[i]!;
+      restarts += num(c.restartCount);
+      const waiting = str(get(c, ['state', 'waiting', 'reason']), '');
+      const terminated = get(c, ['state', 'terminated']) as Obj | undefined;
+      if (waiting !== '') reason = waiting;
+      else if (terminated !== undefined && str(terminated.reason, '') !== '') reason = str(terminated.reason);
+      else if (terminated !== undefined) reason = num(terminated.signal) !== 0 ? `Signal:${num(terminated.signal)}` : `ExitCode:${num(terminated.exitCode)}`;
+      else if (c.ready === true && get(c, ['state', 'running']) !== undefined) {
+        running = true;
+        ready++;
+      }
+    }
+    if (reason === 'Completed' && running) {
+      reason = arr(get(o, ['status', 'conditions'])).some((c) => c.type === 'Ready' && c.status === 'True') ? 'Running' : 'NotReady';
+    }
+  }
+  if (get(o, ['metadata', 'deletionTimestamp']) !== undefined) {
+    if (get(o, ['status', 'reason']) === 'NodeLost') reason = 'Unknown';
+    else if (phase !== 'Succeeded' && phase !== 'Failed') reason = 'Terminating';
+  }
+  return { reason, ready, total, restarts };
+}
+
+function serviceExternalIP(o: Obj): string {
+  const external = (get(o, ['spec', 'externalIPs']) as unknown[] | undefined) ?? [];
+  const joined = external.map((x) => str(x, '')).join(',');
+  switch (get(o, ['spec', 'type'])) {
+    case 'ClusterIP':
+    case 'NodePort':
+      return joined === '' ? '<none>' : joined;
+    case 'LoadBalancer': {
+      const lb = [...new Set(arr(get(o, ['status', 'loadBalancer', 'ingress'])).map((i) => str(i.ip, '') || str(i.hostname, '')).filter((x) => x !== ''))];
+      const all = [...lb, ...external.map((x) => str(x, ''))];
+      return all.length > 0 ? all.join(',') : '<pending>';
+    }
+    case 'ExternalName':
+      return str(get(o, ['spec', 'externalName']), '');
+    default:
+      return '<unknown>';
+  }
+}
+
+function servicePorts(o: Obj): string {
+  const s = arr(get(o, ['spec', 'ports']))
+    .map((p) => (num(p.nodePort) > 0 ? `${num(p.port)}:${num(p.nodePort)}/${str(p.protocol, '')}` : `${num(p.port)}/${str(p.protocol, '')}`))
+    .join(',');
+  return s === '' ? '<none>' : s;
+}
+
+function nodeAddress(o: Obj, type: string): string {
+  return str(arr(get(o, ['status', 'addresses'])).find((a) => a.type === type)?.address);
+}
+
+/** Core events and events.k8s.io/v1 events print alike (one internal type upstream): map the latter's field names. */
+function coreEvent(o: Obj): Obj {
+  if (typeof get(o, ['apiVersion']) !== 'string' || !String(o.apiVersion).startsWith('events.k8s.io/')) return o;
+  return {
+    ...o,
+    involvedObject: o.regarding,
+    message: o.note,
+    source: o.deprecatedSource,
+    firstTimestamp: o.deprecatedFirstTimestamp,
+    lastTimestamp: o.deprecatedLastTimestamp,
+    count: o.deprecatedCount,
+  };
+}
+
+function eventTimes(raw: Obj, now: number): { first: string; last: string; count: number } {
+  const o = coreEvent(raw);
+  const first = o.firstTimestamp !== undefined && o.firstTimestamp !== null ? since(o.firstTimestamp, now) : since(o.eventTime, now);
+  let last = o.lastTimestamp !== undefined && o.lastTimestamp !== null ? since(o.lastTimestamp, now) : first;
+  let count = num(o.count);
+  if (isObj(o.series)) {
+    last = since(o.series.lastObservedTime, now);
+    count = num(o.series.count);
+  } else if (count === 0) count = 1;
+  return { first, last, count };
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const eventColumns: Column[] = [
+  col('Last Seen', 'string', (o, now) => eventTimes(o, now).last),
+  col('Type', 'string', (o) => str(coreEvent(o).type, '')),
+  col('Reason', 'string', (o) => str(coreEvent(o).reason, '')),
+  col('Object', 'string', (o) => {
+    const e = coreEvent(o);
+    const kind = str(get(e, ['involvedObject', 'kind']), '').toLowerCase();
+    const name = str(get(e, ['involvedObject', 'name']), '');
+    return name === '' ? kind : `${kind}/${name}`;
+  }),
+  col('Subobject', 'string', (o) => str(get(coreEvent(o), ['involvedObject', 'fieldPath']), ''), 1),
+  col(
+    'Source',
+    'string',
+    (o) => {
+      const e = coreEvent(o);
+      const component = str(get(e, ['source', 'component']), '') || str(e.reportingController, '');
+      const instance = str(get(e, ['source', 'host']), '') || str(e.reportingInstance, '');
+      return instance === '' ? component : `${component}, ${instance}`;
+    },
+    1,
+  ),
+  col('Message', 'string', (o) => str(coreEvent(o).message, '').trim()),
+  col('First Seen', 'string', (o, now) => eventTimes(o, now).first, 1),
+  col('Count', 'string', (o, now) => eventTimes(o, now).count, 1),
+  { ...nameColumn, priority: 1 },
+];
+
+function bindingColumns(): Column[] {
+  const subjects = (o: Obj, kind: string): string =>
+    arr(get(o, ['subjects']))
+      .filter((s) => s.kind === kind)
+      .map((s) => (kind === 'ServiceAccount' ? `${str(s.namespace, '')}/${str(s.name, '')}` : str(s.name, '')))
+      .join(', ');
+  return [
+    nameColumn,
+    col('Role', 'string', (o) => `${str(get(o, ['roleRef', 'kind']), '')}/${str(get(o, ['roleRef', 'name']), '')}`),
+    ageColumn,
+    col('Users', 'string', (o) => subjects(o, 'User'), 1),
+    col('Groups', 'string', (o) => subjects(o, 'Group'), 1),
+    col('ServiceAccounts', 'string', (o) => subjects(o, 'ServiceAccount'), 1),
+  ];
+}
+
+const accessModeOrder = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
+const accessModeShort: Record<string, string> = { ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' };
+
+// The columns of kube-apiserver's printers (pkg/printers/internalversion/printers.go), priority 1 = `-o wide`.
 const columnsByResource: Record<string, Column[]> = {
   '/pods': [
     nameColumn,
     col('Ready', 'string', (o) => {
-      const statuses = arr(get(o, ['status', 'containerStatuses']));
-      return `${statuses.filter((c) => c.ready === true).length}/${arr(get(o, ['spec', 'containers'])).length}`;
+      const s = podStatus(o);
+      return `${s.ready}/${s.total}`;
     }),
-    col('Status', 'string', podStatus),
-    col('Restarts', 'string', (o) => String(arr(get(o, ['status', 'containerStatuses'])).reduce((n, c) => n + (typeof c.restartCount === 'number' ? c.restartCount : 0), 0))),
+    col('Status', 'string', (o) => podStatus(o).reason),
+    // Restarts show "N (age ago)" upstream when a container's last termination is known.
+    col('Restarts', 'string', (o, now) => {
+      const { restarts } = podStatus(o);
+      let last = NaN;
+      for (const c of [...arr(get(o, ['status', 'containerStatuses'])), ...arr(get(o, ['status', 'initContainerStatuses']))]) {
+        const t = Date.parse(str(get(c, ['lastState', 'terminated', 'finishedAt']), ''));
+        if (!Number.isNaN(t) && !(t <= last)) last = t;
+      }
+      return restarts !== 0 && !Number.isNaN(last) ? `${restarts} (${humanDuration(now - last)} ago)` : String(restarts);
+    }),
     ageColumn,
-    col('IP', 'string', (o) => str(get(o, ['status', 'podIP'])), 1),
+    col('IP', 'string', (o) => str(get(o, ['status', 'podIPs', 0, 'ip']) ?? get(o, ['status', 'podIP'])), 1),
     col('Node', 'string', (o) => str(get(o, ['spec', 'nodeName'])), 1),
     col('Nominated Node', 'string', (o) => str(get(o, ['status', 'nominatedNodeName'])), 1),
-    col('Readiness Gates', 'string', (o) => str(arr(get(o, ['spec', 'readinessGates'])).length === 0 ? undefined : 'gates'), 1),
+    col(
+      'Readiness Gates',
+      'string',
+      (o) => {
+        const gates = arr(get(o, ['spec', 'readinessGates']));
+        if (gates.length === 0) return '<none>';
+        const conditions = arr(get(o, ['status', 'conditions']));
+        const ok = gates.filter((g) => conditions.find((c) => c.type === g.conditionType)?.status === 'True').length;
+        return `${ok}/${gates.length}`;
+      },
+      1,
+    ),
   ],
   'apps/deployments': [
     nameColumn,
-    col('Ready', 'string', (o) => `${Number(get(o, ['status', 'readyReplicas']) ?? 0)}/${Number(get(o, ['spec', 'replicas']) ?? 1)}`),
-    col('Up-to-date', 'integer', (o) => Number(get(o, ['status', 'updatedReplicas']) ?? 0)),
-    col('Available', 'integer', (o) => Number(get(o, ['status', 'availableReplicas']) ?? 0)),
+    col('Ready', 'string', (o) => `${num(get(o, ['status', 'readyReplicas']))}/${num(get(o, ['spec', 'replicas']))}`),
+    col('Up-to-date', 'string', (o) => num(get(o, ['status', 'updatedReplicas']))),
+    col('Available', 'string', (o) => num(get(o, ['status', 'availableReplicas']))),
     ageColumn,
-    col('Containers', 'string', (o) => arr(get(o, ['spec', 'template', 'spec', 'containers'])).map((c) => str(c.name)).join(','), 1),
-    col('Images', 'string', (o) => arr(get(o, ['spec', 'template', 'spec', 'containers'])).map((c) => str(c.image)).join(','), 1),
+    ...templateContainers,
+    col('Selector', 'string', (o) => selectorString(get(o, ['spec', 'selector'])), 1),
   ],
-  '/namespaces': [nameColumn, col('Status', 'string', (o) => str(get(o, ['status', 'phase']), 'Active')), ageColumn],
-  '/configmaps': [nameColumn, col('Data', 'integer', (o) => Object.keys((get(o, ['data']) as Obj | undefined) ?? {}).length + Object.keys((get(o, ['binaryData']) as Obj | undefined) ?? {}).length), ageColumn],
-  '/secrets': [
+  'apps/replicasets': [
     nameColumn,
-    col('Type', 'string', (o) => str(get(o, ['type']), 'Opaque')),
-    col('Data', 'integer', (o) => Object.keys((get(o, ['data']) as Obj | undefined) ?? {}).length),
+    col('Desired', 'integer', (o) => num(get(o, ['spec', 'replicas']))),
+    col('Current', 'integer', (o) => num(get(o, ['status', 'replicas']))),
+    col('Ready', 'integer', (o) => num(get(o, ['status', 'readyReplicas']))),
     ageColumn,
+    ...templateContainers,
+    col('Selector', 'string', (o) => formatSelector(get(o, ['spec', 'selector'])), 1),
   ],
+  'apps/statefulsets': [nameColumn, col('Ready', 'string', (o) => `${num(get(o, ['status', 'readyReplicas']))}/${num(get(o, ['spec', 'replicas']))}`), ageColumn, ...templateContainers],
+  'apps/daemonsets': [
+    nameColumn,
+    col('Desired', 'integer', (o) => num(get(o, ['status', 'desiredNumberScheduled']))),
+    col('Current', 'integer', (o) => num(get(o, ['status', 'currentNumberScheduled']))),
+    col('Ready', 'integer', (o) => num(get(o, ['status', 'numberReady']))),
+    col('Up-to-date', 'integer', (o) => num(get(o, ['status', 'updatedNumberScheduled']))),
+    col('Available', 'integer', (o) => num(get(o, ['status', 'numberAvailable']))),
+    col('Node Selector', 'string', (o) => formatLabels(get(o, ['spec', 'template', 'spec', 'nodeSelector']))),
+    ageColumn,
+    ...templateContainers,
+    col('Selector', 'string', (o) => formatSelector(get(o, ['spec', 'selector'])), 1),
+  ],
+  'batch/jobs': [
+    nameColumn,
+    col('Status', 'string', (o) => {
+      const has = (type: string): boolean => arr(get(o, ['status', 'conditions'])).find((c) => c.type === type)?.status === 'True';
+      if (has('Complete')) return 'Complete';
+      if (has('Failed')) return 'Failed';
+      if (get(o, ['metadata', 'deletionTimestamp']) !== undefined) return 'Terminating';
+      if (has('Suspended')) return 'Suspended';
+      if (has('FailureTarget')) return 'FailureTarget';
+      return 'Running';
+    }),
+    col('Completions', 'string', (o) => {
+      const succeeded = num(get(o, ['status', 'succeeded']));
+      const completions = get(o, ['spec', 'completions']);
+      if (typeof completions === 'number') return `${succeeded}/${completions}`;
+      const parallelism = num(get(o, ['spec', 'parallelism']));
+      return parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
+    }),
+    col('Duration', 'string', (o, now) => {
+      const start = Date.parse(str(get(o, ['status', 'startTime']), ''));
+      if (Number.isNaN(start)) return '';
+      const done = Date.parse(str(get(o, ['status', 'completionTime']), ''));
+      return humanDuration((Number.isNaN(done) ? now : done) - start);
+    }),
+    ageColumn,
+    ...templateContainers,
+    col('Selector', 'string', (o) => formatSelector(get(o, ['spec', 'selector'])), 1),
+  ],
+  '/namespaces': [nameColumn, col('Status', 'string', (o) => str(get(o, ['status', 'phase']), '')), ageColumn],
+  '/configmaps': [nameColumn, col('Data', 'string', (o) => keys(get(o, ['data'])) + keys(get(o, ['binaryData']))), ageColumn],
+  '/secrets': [nameColumn, col('Type', 'string', (o) => str(get(o, ['type']), '')), col('Data', 'string', (o) => keys(get(o, ['data']))), ageColumn],
+  '/serviceaccounts': [nameColumn, col('Secrets', 'string', (o) => arr(get(o, ['secrets'])).length), ageColumn],
   '/services': [
     nameColumn,
-    col('Type', 'string', (o) => str(get(o, ['spec', 'type']), 'ClusterIP')),
-    col('Cluster-IP', 'string', (o) => str(get(o, ['spec', 'clusterIP']))),
-    col('External-IP', 'string', (o) => str((get(o, ['spec', 'externalIPs']) as string[] | undefined)?.join(','))),
-    col('Port(s)', 'string', (o) => str(arr(get(o, ['spec', 'ports'])).map((p) => `${str(p.port)}/${str(p.protocol, 'TCP')}`).join(','))),
+    col('Type', 'string', (o) => str(get(o, ['spec', 'type']), '')),
+    col('Cluster-IP', 'string', (o) => str(get(o, ['spec', 'clusterIPs', 0]))),
+    col('External-IP', 'string', serviceExternalIP),
+    col('Port(s)', 'string', servicePorts),
+    ageColumn,
+    col('Selector', 'string', (o) => formatLabels(get(o, ['spec', 'selector'])), 1),
+  ],
+  '/endpoints': [
+    nameColumn,
+    col('Endpoints', 'string', (o) => {
+      const subsets = arr(get(o, ['subsets']));
+      if (subsets.length === 0) return '<none>';
+      const list: string[] = [];
+      let count = 0;
+      for (const ss of subsets) {
+        const addrs = arr(ss.addresses);
+        const ports = arr(ss.ports);
+        if (ports.length === 0) {
+          count += addrs.length;
+          for (const a of addrs) list.push(str(a.ip, ''));
+          continue;
+        }
+        for (const p of ports) {
+          count += addrs.length;
+          for (const a of addrs) {
+            const ip = str(a.ip, '');
+            list.push(`${ip.includes(':') ? `[${ip}]` : ip}:${num(p.port)}`);
+          }
+        }
+      }
+      return count > 3 ? `${list.slice(0, 3).join(',')} + ${count - 3} more...` : list.join(',');
+    }),
     ageColumn,
   ],
-  '/nodes': [nameColumn, col('Status', 'string', () => 'Unknown'), ageColumn],
+  '/nodes': [
+    nameColumn,
+    col('Status', 'string', (o) => {
+      const ready = arr(get(o, ['status', 'conditions'])).find((c) => c.type === 'Ready');
+      const status = [ready === undefined ? 'Unknown' : ready.status === 'True' ? 'Ready' : 'NotReady'];
+      if (get(o, ['spec', 'unschedulable']) === true) status.push('SchedulingDisabled');
+      return status.join(',');
+    }),
+    col('Roles', 'string', (o) => {
+      const roles = new Set<string>();
+      for (const [k, v] of Object.entries((get(o, ['metadata', 'labels']) as Obj | undefined) ?? {})) {
+        if (k.startsWith('node-role.kubernetes.io/') && k.length > 'node-role.kubernetes.io/'.length) roles.add(k.slice('node-role.kubernetes.io/'.length));
+        else if (k === 'kubernetes.io/role' && v !== '') roles.add(str(v, ''));
+      }
+      return roles.size === 0 ? '<none>' : [...roles].sort().join(',');
+    }),
+    ageColumn,
+    col('Version', 'string', (o) => str(get(o, ['status', 'nodeInfo', 'kubeletVersion']), '')),
+    col('Internal-IP', 'string', (o) => nodeAddress(o, 'InternalIP'), 1),
+    col('External-IP', 'string', (o) => nodeAddress(o, 'ExternalIP'), 1),
+    col('OS-Image', 'string', (o) => str(get(o, ['status', 'nodeInfo', 'osImage']), '<unknown>'), 1),
+    col('Kernel-Version', 'string', (o) => str(get(o, ['status', 'nodeInfo', 'kernelVersion']), '<unknown>'), 1),
+    col('Container-Runtime', 'string', (o) => str(get(o, ['status', 'nodeInfo', 'containerRuntimeVersion']), '<unknown>'), 1),
+  ],
+  '/events': eventColumns,
+  'events.k8s.io/events': eventColumns,
+  '/persistentvolumeclaims': [
+    nameColumn,
+    col('Status', 'string', (o) => (get(o, ['metadata', 'deletionTimestamp']) !== undefined ? 'Terminating' : str(get(o, ['status', 'phase']), ''))),
+    col('Volume', 'string', (o) => str(get(o, ['spec', 'volumeName']), '')),
+    col('Capacity', 'string', (o) => (str(get(o, ['spec', 'volumeName']), '') === '' ? '' : str(get(o, ['status', 'capacity', 'storage']), ''))),
+    col('Access Modes', 'string', (o) => {
+      if (str(get(o, ['spec', 'volumeName']), '') === '') return '';
+      const modes = new Set(((get(o, ['status', 'accessModes']) as unknown[] | undefined) ?? []).map((m) => str(m, '')));
+      return accessModeOrder.filter((m) => modes.has(m)).map((m) => accessModeShort[m]).join(',');
+    }),
+    col('StorageClass', 'string', (o) => str(get(o, ['spec', 'storageClassName']) ?? get(o, ['metadata', 'annotations', 'volume.beta.kubernetes.io/storage-class']), '')),
+    col('VolumeAttributesClass', 'string', (o) => str(get(o, ['spec', 'volumeAttributesClassName']), '<unset>')),
+    ageColumn,
+    col('VolumeMode', 'string', (o) => str(get(o, ['spec', 'volumeMode']), '<unset>'), 1),
+  ],
   'coordination.k8s.io/leases': [nameColumn, col('Holder', 'string', (o) => str(get(o, ['spec', 'holderIdentity']), '')), ageColumn],
+  'rbac.authorization.k8s.io/rolebindings': bindingColumns(),
+  'rbac.authorization.k8s.io/clusterrolebindings': bindingColumns(),
 };
+
+// rest.NewDefaultTableConvertor: resources without a printer (roles, clusterroles, CRDs) show Name and Created At.
+const defaultColumns: Column[] = [
+  nameColumn,
+  {
+    name: 'Created At',
+    type: 'date',
+    description: ageColumn.description,
+    cell: (o) => {
+      const ts = get(o, ['metadata', 'creationTimestamp']);
+      return typeof ts === 'string' ? ts : '';
+    },
+  },
+];
 
 // A small JSONPath subset for CRD printer columns: .a.b, .a[0].b
 function jsonPathCell(path: string): Column['cell'] {
@@ -146,17 +511,52 @@ function jsonPathCell(path: string): Column['cell'] {
   };
 }
 
+/** cellForJSONValue of the CRD table convertor: typed values, `date` as an age, anything else null. */
+function crCell(type: string, path: string): Column['cell'] {
+  const value = jsonPathCell(path);
+  return (o, now) => {
+    const v = value(o, now);
+    if (v === null || v === undefined) return null;
+    switch (type) {
+      case 'integer':
+        return typeof v === 'number' ? Math.trunc(v) : null;
+      case 'number':
+        return typeof v === 'number' ? v : null;
+      case 'boolean':
+        return typeof v === 'boolean' ? v : null;
+      case 'date': {
+        if (typeof v !== 'string') return null;
+        const t = Date.parse(v);
+        return Number.isNaN(t) ? '<invalid>' : humanDuration(now - t);
+      }
+      default:
+        // String columns print any value through JSONPath: strings bare, other values as JSON.
+        return typeof v === 'string' ? v : JSON.stringify(v);
+    }
+  };
+}
+
+// serveDefaultColumnsIfEmpty: a CRD version without printer columns shows Age.
+const defaultCrColumns: readonly PrinterColumn[] = [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: ageColumn.description }];
+
 function columnsFor(r: ApiResource): Column[] {
-  if (r.custom && r.printerColumns.length > 0) {
+  if (r.custom) {
+    const columns = r.printerColumns.length > 0 ? r.printerColumns : defaultCrColumns;
     return [
       nameColumn,
-      ...r.printerColumns.map((c: PrinterColumn): Column => {
-        const cell = c.type === 'date' ? ageColumn.cell : jsonPathCell(c.jsonPath);
-        return { name: c.name, type: c.type === 'date' ? 'string' : c.type, priority: c.priority ?? 0, description: c.description ?? '', cell, ...(c.format === undefined ? {} : { format: c.format }) };
-      }),
+      ...columns.map(
+        (c: PrinterColumn): Column => ({
+          name: c.name,
+          type: c.type,
+          priority: c.priority ?? 0,
+          description: c.description ?? `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
+          cell: crCell(c.type, c.jsonPath),
+          ...(c.format === undefined ? {} : { format: c.format }),
+        }),
+      ),
     ];
   }
-  return columnsByResource[`${r.group}/${r.resource}`] ?? [nameColumn, ageColumn];
+  return columnsByResource[`${r.group}/${r.resource}`] ?? defaultColumns;
 }
 
 /** metav1.PartialObjectMetadata for one object. */
