@@ -60,8 +60,13 @@ export class Writer {
   readonly #names: string[];
   /** key → resourceVersions of live states (creates, updates). */
   readonly live = new Map<string, Set<number>>();
-  /** key → resourceVersions of deletions. */
-  readonly deletions = new Map<string, Set<number>>();
+  /**
+   * key → revision ranges [first, last] each holding one deletion of it. A DELETE answers with a
+   * Status, not the deleted object, so a deletion's revision is known to lie between the server's
+   * revision before the call and after it.
+   */
+  readonly deletions = new Map<string, Array<[number, number]>>();
+  readonly #revision: () => number;
   /** Keys whose outcome is unknown (a write failed in flight); their history is not checked. */
   readonly uncertain = new Set<string>();
   readonly #present = new Set<string>();
@@ -69,17 +74,23 @@ export class Writer {
   #loop: Promise<void> | undefined;
   #stop = false;
 
-  constructor(cs: Clientset, seed: number, poolSize = 12) {
+  constructor(cs: Clientset, revision: () => number, seed: number, poolSize = 12) {
     this.#cs = cs;
+    this.#revision = revision;
     this.#random = prng(seed);
     this.#names = Array.from({ length: poolSize }, (_, i) => `cm-${i}`);
   }
 
-  #record(map: Map<string, Set<number>>, obj: ConfigMap): void {
+  #record(obj: ConfigMap): void {
     const key = keyOf(obj);
-    let set = map.get(key);
-    if (set === undefined) map.set(key, (set = new Set()));
+    let set = this.live.get(key);
+    if (set === undefined) this.live.set(key, (set = new Set()));
     set.add(rvOf(obj));
+  }
+
+  /** True when `rv` can be the revision of a deletion of `key`. */
+  deletedAt(key: string, rv: number): boolean {
+    return (this.deletions.get(key) ?? []).some(([first, last]) => rv >= first && rv <= last);
   }
 
   /** One random write: create an absent name, else update (2/3) or delete (1/3) it. */
@@ -89,12 +100,16 @@ export class Writer {
     const client = this.#cs.coreV1().configMaps(namespace);
     try {
       if (!this.#present.has(key)) {
-        this.#record(this.live, await client.create({ metadata: { name }, data: { v: String(this.writes) } }));
+        this.#record(await client.create({ metadata: { name }, data: { v: String(this.writes) } }));
         this.#present.add(key);
       } else if (this.#random() < 2 / 3) {
-        this.#record(this.live, await client.update({ metadata: { name }, data: { v: String(this.writes) } }));
+        this.#record(await client.update({ metadata: { name }, data: { v: String(this.writes) } }));
       } else {
-        this.#record(this.deletions, (await client.delete(name)) as ConfigMap);
+        const first = this.#revision() + 1;
+        await client.delete(name);
+        let ranges = this.deletions.get(key);
+        if (ranges === undefined) this.deletions.set(key, (ranges = []));
+        ranges.push([first, this.#revision()]);
         this.#present.delete(key);
       }
       this.writes++;
@@ -166,8 +181,8 @@ export class HistoryRecorder {
   checkKnown(): void {
     for (const { live, key, rv, what } of this.#pending.splice(0)) {
       if (this.#writer.uncertain.has(key)) continue;
-      const map = live ? this.#writer.live : this.#writer.deletions;
-      if (map.get(key)?.has(rv) !== true) this.#violation(`${what} ${key}@${rv}: not a resourceVersion the writer produced for it`);
+      const known = live ? this.#writer.live.get(key)?.has(rv) === true : this.#writer.deletedAt(key, rv);
+      if (!known) this.#violation(`${what} ${key}@${rv}: not a resourceVersion the writer produced for it`);
     }
   }
 
@@ -295,7 +310,7 @@ export async function withWorld(options: WorldOptions & { start?: boolean }, fn:
   const proxy = await startChaosProxy({ targetPort: Number(new URL(server.url).port) });
   const direct = newClientset({ host: server.url, qps: -1 });
   const viaProxy = newClientset({ host: `http://${proxy.address}`, qps: -1, timeoutMs: listTimeoutMs });
-  const writer = new Writer(direct, options.seed ?? 1);
+  const writer = new Writer(direct, () => realServer.revision(), options.seed ?? 1);
   const recorder = new HistoryRecorder(writer);
   const relists: ListOptions[] = [];
   const watches: ListOptions[] = [];
