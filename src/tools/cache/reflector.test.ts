@@ -394,3 +394,15 @@ test('Reflector reports a watch event the store rejects and keeps watching from 
   stop.abort();
   await running;
 });
+
+test('Reflector does not apply a LIST that completes after the stop', async () => {
+  const { lw, store, reflector, stop, running } = setup();
+  lw.pushList(() => {
+    stop.abort();
+    return list('10', [o('a', '1')]);
+  });
+  await running;
+  assert.deepEqual(store.ops, []);
+  assert.equal(reflector.lastSyncResourceVersion(), '');
+  assert.equal(lw.watchCalls.length, 0);
+});

@@ -344,6 +344,8 @@ export class Reflector<T> {
       if (signal.aborted) return;
       throw new ReflectorListError(this.typeDescription, err);
     }
+    // A list that completes after the stop is not applied, as upstream's list returns on stopCh.
+    if (signal.aborted) return;
     if (options.resourceVersion === '0' && result.paginated) this.#paginatedResult = true;
     this.#lastSyncResourceVersionUnavailable = false;
     const rv = result.list.metadata?.resourceVersion ?? '';
