@@ -337,3 +337,33 @@ test('Tables carry the columns and cells of kube-apiserver printers (priority 1 
     assert.deepEqual(t.cells.slice(0, cells.length), cells, path);
   }
 });
+
+test('Services get a cluster IP, protocols, target ports and node ports; an update that omits them keeps them; Jobs get a generated selector', async () => {
+  const svcs = '/api/v1/namespaces/default/services';
+  const svc = await create(server, svcs, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc-d' }, spec: { type: 'NodePort', selector: { app: 'x' }, ports: [{ port: 80 }] } });
+  assert.match(svc.spec.clusterIP, /^10\.96\.\d+\.\d+$/);
+  assert.deepEqual(svc.spec.clusterIPs, [svc.spec.clusterIP]);
+  assert.deepEqual(svc.spec.ports, [{ port: 80, protocol: 'TCP', targetPort: 80, nodePort: svc.spec.ports[0].nodePort }]);
+  assert.ok(svc.spec.ports[0].nodePort >= 30000 && svc.spec.ports[0].nodePort <= 32767);
+  assert.equal(svc.spec.sessionAffinity, 'None');
+  assert.deepEqual(svc.spec.ipFamilies, ['IPv4']);
+  assert.deepEqual(svc.status, { loadBalancer: {} });
+  const { clusterIP: _ip, clusterIPs: _ips, ...specWithoutIp } = svc.spec;
+  const put = await call(server, 'PUT', `${svcs}/svc-d`, { body: { ...svc, spec: { ...specWithoutIp, ports: [{ port: 80 }] } } });
+  assert.equal(put.status, 200, put.text);
+  assert.equal(put.body.spec.clusterIP, svc.spec.clusterIP);
+  assert.equal(put.body.spec.ports[0].nodePort, svc.spec.ports[0].nodePort);
+  // Nothing but defaults was left out: the update is a no-op.
+  assert.equal(put.body.metadata.resourceVersion, svc.metadata.resourceVersion);
+  const other = await create(server, svcs, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc-e' }, spec: { ports: [{ port: 81 }] } });
+  assert.notEqual(other.spec.clusterIP, svc.spec.clusterIP);
+  const job = await create(server, '/apis/batch/v1/namespaces/default/jobs', {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'job-d' },
+    spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } } },
+  });
+  assert.deepEqual([job.spec.completions, job.spec.parallelism, job.spec.backoffLimit, job.spec.completionMode], [1, 1, 6, 'NonIndexed']);
+  assert.deepEqual(job.spec.selector, { matchLabels: { 'batch.kubernetes.io/controller-uid': job.metadata.uid } });
+  assert.equal(job.spec.template.metadata.labels['batch.kubernetes.io/job-name'], 'job-d');
+});

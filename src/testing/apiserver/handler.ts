@@ -37,6 +37,7 @@ import {
   unsupportedMediaType,
 } from './status.ts';
 import { PodLogs } from './pod-logs.ts';
+import { ServiceAllocator, applyCreateDefaults, applyUpdateDefaults } from './defaults.ts';
 import { openApiV3GroupVersion, openApiV3Root } from './openapi.ts';
 import { decodeKubernetesProtobuf } from './protobuf.ts';
 
@@ -211,6 +212,7 @@ export class ApiHandler {
   readonly logs: PodLogs;
   readonly #config: HandlerConfig;
   readonly #watches = new Set<WatchStream>();
+  readonly #allocator = new ServiceAllocator();
   #serverAddress = '127.0.0.1:0';
 
   constructor(registry: ResourceRegistry, storage: Storage, faults: Faults, config: HandlerConfig) {
@@ -792,9 +794,8 @@ export class ApiHandler {
       if (isObject(obj.spec) && obj.spec.replicas === undefined) obj.spec.replicas = 1;
     } else if (r.group === '' && r.resource === 'secrets') {
       obj.type ??= 'Opaque';
-    } else if (r.group === '' && r.resource === 'services') {
-      if (isObject(obj.spec)) obj.spec.type ??= 'ClusterIP';
     }
+    applyCreateDefaults(r, obj, this.#allocator);
   }
 
   #store(t: Target): string {
@@ -934,6 +935,7 @@ export class ApiHandler {
         if (old.status === undefined) delete next.status;
         else next.status = structuredClone(old.status);
       }
+      applyUpdateDefaults(t.r, old, next, this.#allocator);
       if (t.r.tracksGeneration && specChanged(t.r, old, next)) meta.generation = (typeof oldMeta.generation === 'number' ? oldMeta.generation : 0) + 1;
     }
     metaOf(next).resourceVersion = oldMeta.resourceVersion;

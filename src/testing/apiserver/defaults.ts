@@ -1,0 +1,134 @@
+/**
+ * Defaults kube-apiserver applies to Services and Jobs (SetDefaults_* of core/v1 and batch/v1, plus the
+ * allocations and generated selectors of their registries) that clients and kubectl rely on: a Service
+ * has a cluster IP, protocols and target ports; a Job has completions, parallelism and a selector.
+ */
+import type { ApiResource } from './resources.ts';
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Hands out service cluster IPs and node ports, as the registry's allocators (sequentially here). */
+export class ServiceAllocator {
+  // kube-apiserver's default service CIDR is 10.96.0.0/12; 10.96.0.1 belongs to the `kubernetes` service.
+  #nextIp = 10;
+  // The default node port range is 30000-32767.
+  #nextNodePort = 30000;
+
+  /** The next free cluster IP. */
+  clusterIP(): string {
+    const n = this.#nextIp++;
+    return `10.${96 + Math.floor(n / 65536)}.${Math.floor(n / 256) % 256}.${n % 256}`;
+  }
+
+  /** The next free node port (wraps within the range). */
+  nodePort(): number {
+    const p = this.#nextNodePort;
+    this.#nextNodePort = p === 32767 ? 30000 : p + 1;
+    return p;
+  }
+}
+
+function isService(r: ApiResource): boolean {
+  return r.group === '' && r.resource === 'services';
+}
+
+function isJob(r: ApiResource): boolean {
+  return r.group === 'batch' && r.resource === 'jobs';
+}
+
+// SetDefaults_Service and SetDefaults_ServicePort: fields that are defaulted on every write.
+function serviceFieldDefaults(spec: Obj): void {
+  spec.type ??= 'ClusterIP';
+  spec.sessionAffinity ??= 'None';
+  const type = spec.type;
+  if (type !== 'ExternalName') spec.internalTrafficPolicy ??= 'Cluster';
+  if (type === 'NodePort' || type === 'LoadBalancer') spec.externalTrafficPolicy ??= 'Cluster';
+  if (type === 'LoadBalancer') spec.allocateLoadBalancerNodePorts ??= true;
+  for (const p of Array.isArray(spec.ports) ? spec.ports.filter(isObj) : []) {
+    p.protocol ??= 'TCP';
+    if (p.targetPort === undefined && p.port !== undefined) p.targetPort = p.port;
+  }
+}
+
+function allocateService(spec: Obj, alloc: ServiceAllocator, old: Obj | undefined): void {
+  const type = spec.type;
+  if (type !== 'ExternalName') {
+    // An update that leaves the cluster IP out keeps the allocated one (the registry's patchAllocatedValues).
+    if ((spec.clusterIP === undefined || spec.clusterIP === '') && old !== undefined && typeof old.clusterIP === 'string' && old.clusterIP !== '') {
+      spec.clusterIP = old.clusterIP;
+      if (spec.clusterIPs === undefined && old.clusterIPs !== undefined) spec.clusterIPs = structuredClone(old.clusterIPs);
+    }
+    if (spec.clusterIP === undefined || spec.clusterIP === '') spec.clusterIP = alloc.clusterIP();
+    spec.clusterIPs ??= [spec.clusterIP];
+    spec.ipFamilies ??= ['IPv4'];
+    spec.ipFamilyPolicy ??= 'SingleStack';
+  }
+  if (type === 'NodePort' || type === 'LoadBalancer') {
+    const oldPorts = old !== undefined && Array.isArray(old.ports) ? old.ports.filter(isObj) : [];
+    for (const p of Array.isArray(spec.ports) ? spec.ports.filter(isObj) : []) {
+      if (p.nodePort !== undefined) continue;
+      const prev = oldPorts.find((q) => q.port === p.port && (q.protocol ?? 'TCP') === p.protocol);
+      p.nodePort = typeof prev?.nodePort === 'number' ? prev.nodePort : alloc.nodePort();
+    }
+  }
+}
+
+// SetDefaults_Job and the job strategy's generated selector and template labels.
+function jobDefaults(obj: Obj, uid: unknown, name: unknown): void {
+  const spec = isObj(obj.spec) ? obj.spec : (obj.spec = {});
+  if (spec.completions === undefined && spec.parallelism === undefined) {
+    spec.completions = 1;
+    spec.parallelism = 1;
+  }
+  spec.parallelism ??= 1;
+  spec.backoffLimit ??= 6;
+  spec.completionMode ??= 'NonIndexed';
+  spec.suspend ??= false;
+  if (spec.podFailurePolicy === undefined) spec.podReplacementPolicy ??= 'TerminatingOrFailed';
+  if (spec.manualSelector !== true && typeof uid === 'string') {
+    spec.selector = { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } };
+    const template = isObj(spec.template) ? spec.template : (spec.template = {});
+    const meta = isObj(template.metadata) ? template.metadata : (template.metadata = {});
+    meta.labels = {
+      ...(isObj(meta.labels) ? meta.labels : {}),
+      'batch.kubernetes.io/controller-uid': uid,
+      'batch.kubernetes.io/job-name': String(name),
+      'controller-uid': uid,
+      'job-name': String(name),
+    };
+  }
+}
+
+/** Create-time defaults and allocations for `obj` (metadata.uid and name already set). */
+export function applyCreateDefaults(r: ApiResource, obj: Obj, alloc: ServiceAllocator): void {
+  const meta = isObj(obj.metadata) ? obj.metadata : {};
+  if (isService(r)) {
+    const spec = isObj(obj.spec) ? obj.spec : (obj.spec = {});
+    serviceFieldDefaults(spec);
+    allocateService(spec, alloc, undefined);
+    obj.status = { loadBalancer: {} };
+  } else if (isJob(r)) jobDefaults(obj, meta.uid, meta.name);
+}
+
+/** Update-time defaults: the same field defaults, allocated values carried over from `old`. */
+export function applyUpdateDefaults(r: ApiResource, old: Obj, next: Obj, alloc: ServiceAllocator): void {
+  if (isService(r) && isObj(next.spec)) {
+    serviceFieldDefaults(next.spec);
+    allocateService(next.spec, alloc, isObj(old.spec) ? old.spec : undefined);
+  } else if (isJob(r) && isObj(next.spec)) {
+    const spec = next.spec;
+    const oldSpec = isObj(old.spec) ? old.spec : {};
+    // The generated selector is immutable: an update that leaves it out keeps it.
+    if (spec.selector === undefined && oldSpec.selector !== undefined) spec.selector = structuredClone(oldSpec.selector);
+    spec.parallelism ??= oldSpec.parallelism ?? 1;
+    spec.completions ??= oldSpec.completions;
+    spec.backoffLimit ??= 6;
+    spec.completionMode ??= 'NonIndexed';
+    spec.suspend ??= false;
+    if (spec.podFailurePolicy === undefined) spec.podReplacementPolicy ??= 'TerminatingOrFailed';
+  }
+}
