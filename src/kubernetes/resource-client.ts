@@ -7,6 +7,7 @@ import type { Status } from 'kubernetes-types/meta/v1.js';
 import type { KubeList, KubeObject } from '../apimachinery/object.ts';
 import type { ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchTypeValue, UpdateOptions } from '../apimachinery/options.ts';
 import type { RestClient, WatchStream } from '../rest/client.ts';
+import { ResponseDecodeError } from '../rest/errors.ts';
 import {
   RequestConstructionError,
   buildApply,
@@ -86,10 +87,14 @@ function nameOfObject(obj: unknown, verb: string): string {
 
 /**
  * Fills apiVersion and kind on list items that lack them (the API server omits them inside lists),
- * so LIST, GET and WATCH hand out the same shapes. Mutates and returns `list`.
+ * so LIST, GET and WATCH hand out the same shapes. Mutates and returns `list`. Missing or null items
+ * mean an empty list; items that are not an array throw {@link ResponseDecodeError}, as decoding
+ * fails in client-go (taking them for an empty list would make an informer drop its whole cache).
  */
 export function completeListItems<T>(list: KubeList<T>, apiVersion: string | undefined, kind: string | undefined): KubeList<T> {
-  if (!Array.isArray(list.items)) list.items = [];
+  const items: unknown = list.items;
+  if (items === undefined || items === null) list.items = [];
+  else if (!Array.isArray(items)) throw new ResponseDecodeError(`${kind ?? 'object'} list: items is ${typeof items}, not an array`);
   if (apiVersion === undefined || kind === undefined || kind === '') return list;
   for (const item of list.items) {
     const o = item as KubeObject;
