@@ -104,6 +104,19 @@ test('a 2xx response that is not JSON, empty, or a list cut short is a typed err
   }
 });
 
+test('a LIST whose items is not an array is a decode error, not an empty list', async () => {
+  // An empty list would make an informer delete everything it caches; client-go fails to decode it.
+  const s = await scripted(send(200, '{"kind":"ConfigMapList","metadata":{"resourceVersion":"5"},"items":"oops"}', { 'content-type': 'application/json' }));
+  const cs = newClientset({ host: s.url, qps: -1 }, { maxRetries: 0 });
+  try {
+    const err = await errorOf(cs.coreV1().configMaps('default').list());
+    assert.ok(err instanceof ResponseDecodeError, err.message);
+  } finally {
+    await cs.close();
+    await s.close();
+  }
+});
+
 const added = (name: string, rv: number): string => `${JSON.stringify({ type: 'ADDED', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name, namespace: 'default', resourceVersion: String(rv) } } })}\n`;
 
 test('watch lines that are not events raise a WatchDecodeError after the events before them', async () => {
