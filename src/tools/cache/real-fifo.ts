@@ -228,10 +228,11 @@ export class RealFIFO<T> implements Queue<T, Delta<T>[]> {
 }
 
 /**
- * Compares a relist with what is queued and known (cache.reconcileReplacement): calls `onDelete`
- * with a tombstone for every queued key (in first-queued order, unless its last queued delta is
- * already a deletion) and every known-but-unqueued key missing from `newItems`, then `onReplace`
- * for every new item in list order.
+ * Compares a relist with what is queued and known (cache.reconcileReplacement). For keys missing
+ * from `newItems` it calls `onDelete` with a tombstone: first the queued ones, in first-queued
+ * order, carrying their last queued object (skipped when that last delta is already a deletion);
+ * then the known ones with nothing queued, carrying the known object. Then it calls `onReplace` for
+ * every new item in list order. ReplacedAll / SyncAll items in the queue are ignored.
  */
 export function reconcileReplacement<T>(
   queued: Iterable<Delta<T>>,
