@@ -103,11 +103,15 @@ test('malformed bodies are 400, a missing name is 422 Invalid with causes', asyn
   const bad = await call(server, 'POST', cms, { raw: '{"apiVersion": "v1", "kind": ' });
   assert.equal(bad.status, 400);
   assert.equal(bad.body.reason, 'BadRequest');
+  // Worded as the create handler's transformDecodeError, with the body summarised to 30 bytes.
+  assert.match(bad.body.message, /^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: .* \(\{"apiVersion": "v1", "kind": \)$/);
   const notObject = await call(server, 'POST', cms, { raw: '[1,2]' });
   assert.equal(notObject.status, 400);
+  assert.match(notObject.body.message, /\(5b312c325d\)$/);
   const kind = await call(server, 'POST', cms, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } } });
   assert.equal(kind.status, 400);
   assert.equal(kind.body.reason, 'BadRequest');
+  assert.equal(kind.body.message, 'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion');
   const version = await call(server, 'POST', cms, { body: { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'x' } } });
   assert.equal(version.status, 400);
   const noName = await call(server, 'POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} } });

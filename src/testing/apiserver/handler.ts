@@ -124,6 +124,14 @@ function withApiVersion(json: string, apiVersion: string): string {
   return `{"apiVersion":${JSON.stringify(apiVersion)}${json.slice(m[0].length)}`;
 }
 
+/** summarizeData of the apiserver's decode errors: a JSON body's first 30 bytes, anything else in hex. */
+function summarizeData(body: Buffer): string {
+  if (body.length === 0) return '<empty>';
+  const head = body.subarray(0, 30);
+  const text = body[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
+  return body.length > 30 ? `${text} ...` : text;
+}
+
 /** A JSON value as text for a message: strings bare, anything else as JSON. */
 function display(v: unknown): string {
   return typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
@@ -451,7 +459,7 @@ export class ApiHandler {
 
   // ---- decoding and rendering -------------------------------------------------------------
 
-  #decodeObject(req: IncomingMessage, body: Buffer): Obj {
+  #decodeObject(req: IncomingMessage, body: Buffer, kind: string): Obj {
     const type = mediaType(req.headers['content-type']);
     let value: unknown;
     try {
@@ -466,9 +474,10 @@ export class ApiHandler {
       } else throw unsupportedMediaType(type, ['application/json', 'application/yaml']);
     } catch (err) {
       if (err instanceof StatusError) throw err;
-      throw badRequest(`the body of the request was in an unknown format - ${err instanceof Error ? err.message : String(err)}`);
+      // The create/update handlers' transformDecodeError wording.
+      throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)} (${summarizeData(body)})`);
     }
-    if (!isObject(value)) throw badRequest('the body of the request must be a JSON object');
+    if (!isObject(value)) throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: the body is not a JSON object (${summarizeData(body)})`);
     return value;
   }
 
@@ -477,7 +486,12 @@ export class ApiHandler {
     const expected = apiVersionString(t.r.group, t.r.version);
     if (obj.kind === undefined || obj.kind === '') obj.kind = t.r.kind;
     if (obj.apiVersion === undefined || obj.apiVersion === '') obj.apiVersion = expected;
-    if (obj.kind !== t.r.kind) throw badRequest(`the object provided is unrecognized: kind ${JSON.stringify(obj.kind)} does not match the expected kind ${JSON.stringify(t.r.kind)} of ${t.r.resource}`);
+    if (obj.kind !== t.r.kind) {
+      const version = typeof obj.apiVersion === 'string' ? (obj.apiVersion.split('/')[1] ?? obj.apiVersion) : '';
+      const internalGroup = t.r.group === '' ? 'core' : t.r.group.split('.')[0]!;
+      // transformDecodeError around the scheme's failed conversion of the decoded kind into the resource's.
+      throw badRequest(`${display(obj.kind)} in version ${JSON.stringify(version)} cannot be handled as a ${t.r.kind}: converting (${version}.${display(obj.kind)}) to (${internalGroup}.${t.r.kind}): unknown conversion`);
+    }
     if (obj.apiVersion !== expected) {
       const other = typeof obj.apiVersion === 'string' ? obj.apiVersion.split('/') : [];
       const group = other.length === 2 ? other[0]! : '';
@@ -805,7 +819,7 @@ export class ApiHandler {
   async #create(t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
     if (t.subresource !== undefined) throw methodNotAllowed();
     const dryRun = this.#dryRun(q);
-    const { name, obj } = this.#prepareCreate(t, this.#decodeObject(req, body));
+    const { name, obj } = this.#prepareCreate(t, this.#decodeObject(req, body, t.r.kind));
     this.#send(res, 201, this.#commitCreate(t, name, obj, dryRun, this.#tracker(t, this.#manager(q, req))));
   }
 
@@ -855,7 +869,7 @@ export class ApiHandler {
 
   async #update(t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
     const dryRun = this.#dryRun(q);
-    const obj = this.#decodeObject(req, body);
+    const obj = this.#decodeObject(req, body, t.r.kind);
     this.#checkType(t, obj);
     const meta = metaOf(obj);
     const name = t.name!;
@@ -1056,7 +1070,7 @@ export class ApiHandler {
       } catch (err) {
         throw this.#patchFailure(err);
       }
-    } else scale = this.#decodeObject(req, body);
+    } else scale = this.#decodeObject(req, body, 'Scale');
     if (!isObject(scale) || (scale.kind !== undefined && scale.kind !== 'Scale')) throw badRequest('the body must be an autoscaling/v1 Scale');
     const meta = isObject(scale.metadata) ? scale.metadata : {};
     if (meta.name !== undefined && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
