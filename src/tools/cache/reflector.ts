@@ -73,6 +73,7 @@ export interface ReflectorOptions {
   maxInternalErrorRetryDurationMs?: number;
   /** Called for failed list/watch attempts (default {@link defaultWatchErrorHandler}). */
   watchErrorHandler?: WatchErrorHandler;
+  /** Time source for backoffs, resyncs, watch timeouts and idle checks (default: the real clock). */
   clock?: Clock;
   /** Backoff between attempts (default: 800 ms → 30 s, ×2, jitter 1.0, reset after 2 min, as upstream). */
   backoffManager?: BackoffManager;

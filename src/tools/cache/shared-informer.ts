@@ -36,6 +36,7 @@ export interface SharedIndexInformerOptions<T> {
   indexers?: Indexers<T>;
   /** For messages, e.g. "pods" or "apps/v1, Resource=deployments". */
   objectDescription?: string;
+  /** Time source for the reflector and resync bookkeeping (default: the real clock). */
   clock?: Clock;
   /**
    * Where failures go (default: console.error): a throwing or rejecting handler (with the
@@ -267,6 +268,7 @@ export class SharedIndexInformer<T> {
     return this.#reflector?.lastSyncResourceVersion() ?? '';
   }
 
+  /** True once {@link SharedIndexInformer.run} was called (configuration is then frozen). */
   hasStarted(): boolean {
     return this.#started;
   }
