@@ -371,3 +371,15 @@ test('Services get a cluster IP, protocols, target ports and node ports; an upda
   assert.deepEqual(job.spec.selector, { matchLabels: { 'batch.kubernetes.io/controller-uid': job.metadata.uid } });
   assert.equal(job.spec.template.metadata.labels['batch.kubernetes.io/job-name'], 'job-d');
 });
+
+test('pods start Pending with their QoS class and, as in v1.32, without metadata.generation', async () => {
+  const pods = '/api/v1/namespaces/default/pods';
+  const best = await create(server, pods, pod('qos-best'));
+  assert.deepEqual(best.status, { phase: 'Pending', qosClass: 'BestEffort' });
+  assert.equal(best.metadata.generation, undefined);
+  const limits = { cpu: '100m', memory: '64Mi' };
+  const guaranteed = await create(server, pods, pod('qos-guaranteed', { spec: { containers: [{ name: 'c', image: 'x', resources: { limits } }] } }));
+  assert.equal(guaranteed.status.qosClass, 'Guaranteed');
+  const burstable = await create(server, pods, pod('qos-burstable', { spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '50m' } } }] } }));
+  assert.equal(burstable.status.qosClass, 'Burstable');
+});

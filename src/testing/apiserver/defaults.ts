@@ -103,6 +103,27 @@ function jobDefaults(obj: Obj, uid: unknown, name: unknown): void {
   }
 }
 
+/** qos.GetPodQOS: BestEffort without requests or limits, Guaranteed when every container limits cpu and memory to its requests. */
+export function podQOSClass(spec: unknown): string {
+  const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as unknown[]).filter(isObj) : []);
+  const containers = isObj(spec) ? [...list(spec.containers), ...list(spec.initContainers)] : [];
+  let any = false;
+  let guaranteed = true;
+  for (const c of containers) {
+    const res = isObj(c.resources) ? c.resources : {};
+    const limits = isObj(res.limits) ? res.limits : {};
+    const requests = isObj(res.requests) ? res.requests : {};
+    for (const r of ['cpu', 'memory']) {
+      const limit = limits[r];
+      const request = requests[r] ?? limit;
+      if (limit !== undefined || request !== undefined) any = true;
+      if (limit === undefined || JSON.stringify(limit) !== JSON.stringify(request)) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
 /** Create-time defaults and allocations for `obj` (metadata.uid and name already set). */
 export function applyCreateDefaults(r: ApiResource, obj: Obj, alloc: ServiceAllocator): void {
   const meta = isObj(obj.metadata) ? obj.metadata : {};

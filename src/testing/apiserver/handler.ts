@@ -37,7 +37,7 @@ import {
   unsupportedMediaType,
 } from './status.ts';
 import { PodLogs } from './pod-logs.ts';
-import { ServiceAllocator, applyCreateDefaults, applyUpdateDefaults } from './defaults.ts';
+import { ServiceAllocator, applyCreateDefaults, applyUpdateDefaults, podQOSClass } from './defaults.ts';
 import { openApiV3GroupVersion, openApiV3Root } from './openapi.ts';
 import { decodeKubernetesProtobuf } from './protobuf.ts';
 
@@ -802,7 +802,9 @@ export class ApiHandler {
     if (r.group === '' && r.resource === 'namespaces') {
       obj.spec = { finalizers: ['kubernetes'], ...(isObject(obj.spec) ? obj.spec : {}) };
       obj.status = { phase: 'Active' };
-    } else if (r.group === '' && (r.resource === 'pods' || r.resource === 'persistentvolumeclaims')) {
+    } else if (r.group === '' && r.resource === 'pods') {
+      obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec) };
+    } else if (r.group === '' && r.resource === 'persistentvolumeclaims') {
       obj.status = { phase: 'Pending' };
     } else if (r.group === 'apps' && (r.resource === 'deployments' || r.resource === 'replicasets' || r.resource === 'statefulsets')) {
       if (isObject(obj.spec) && obj.spec.replicas === undefined) obj.spec.replicas = 1;

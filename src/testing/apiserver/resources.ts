@@ -77,7 +77,8 @@ interface BuiltinSpec {
 // The built-in table, as kube-apiserver v1.32 publishes these resources in discovery.
 const builtins: readonly BuiltinSpec[] = [
   { g: '', v: 'v1', r: 'namespaces', kind: 'Namespace', ns: false, short: ['ns'], status: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] },
-  { g: '', v: 'v1', r: 'pods', kind: 'Pod', ns: true, short: ['po'], cat: ['all'], status: true, generation: true },
+  // Pods carry no metadata.generation before PodObservedGenerationTracking (v1.33+); this server is v1.32.
+  { g: '', v: 'v1', r: 'pods', kind: 'Pod', ns: true, short: ['po'], cat: ['all'], status: true },
   { g: '', v: 'v1', r: 'services', kind: 'Service', ns: true, short: ['svc'], cat: ['all'], status: true },
   { g: '', v: 'v1', r: 'configmaps', kind: 'ConfigMap', ns: true, short: ['cm'] },
   { g: '', v: 'v1', r: 'secrets', kind: 'Secret', ns: true },
