@@ -109,6 +109,11 @@ test('deleting a namespace deletes what it contains', async () => {
     await create(s, '/api/v1/namespaces/team/configmaps', configMap('x'));
     const r = await call(s, 'DELETE', '/api/v1/namespaces/team');
     assert.equal(r.status, 200);
+    // The namespace is answered as the namespace registry does: the object, Terminating, finalizers done.
+    assert.equal(r.body.kind, 'Namespace');
+    assert.equal(r.body.status.phase, 'Terminating');
+    assert.equal(typeof r.body.metadata.deletionTimestamp, 'string');
+    assert.deepEqual(r.body.spec, {});
     assert.equal((await call(s, 'GET', '/api/v1/namespaces/team/configmaps/x')).status, 404);
     assert.equal((await call(s, 'POST', '/api/v1/namespaces/team/configmaps', { body: configMap('y') })).status, 404);
   });

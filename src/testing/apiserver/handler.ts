@@ -1157,8 +1157,19 @@ export class ApiHandler {
 
   /** Removes an object for good, with the side effects of namespaces and CRDs going away. */
   #remove(store: string, key: string, finalState: Obj): StoredObject {
+    if (store === namespacesStore) {
+      // As the namespace controller: the contents go first, then the namespace, last seen Terminating with
+      // its deletionTimestamp set and the `kubernetes` finalizer gone.
+      this.#emptyNamespace(key);
+      const last = structuredClone(finalState);
+      const meta = metaOf(last);
+      meta.deletionTimestamp ??= this.#now();
+      meta.deletionGracePeriodSeconds ??= 0;
+      last.spec = {};
+      last.status = { ...(isObject(last.status) ? last.status : {}), phase: 'Terminating' };
+      return this.storage.write(store, key, 'DELETED', last);
+    }
     const gone = this.storage.write(store, key, 'DELETED', finalState);
-    if (store === namespacesStore) this.#emptyNamespace(key);
     if (store === crdGroupResource) this.#dropCustomResource(key);
     return gone;
   }
