@@ -78,6 +78,10 @@ test('without faults the proxy is a transparent byte pipe and records HTTP reque
     await until('the response', () => c.data().toString().endsWith('hello'));
     assert.equal(c.data().toString(), 'HTTP/1.1 200 OK\r\n\r\nhello');
     assert.deepEqual(p.connections().map((x) => x.requests), [['GET /api/v1/pods?watch=true HTTP/1.1']]);
+    assert.equal(p.connections()[0]!.responseBytes, c.data().length);
+    c.socket.write('GET /again HTTP/1.1\r\n\r\n');
+    await until('the second request upstream', () => Buffer.concat(t.received).toString().includes('/again'));
+    assert.equal(p.connections()[0]!.responseBytes, 0, 'counted per response');
     t.sockets[0]!.end();
     assert.equal(await c.ended, 'end');
     assert.deepEqual(p.stats(), { connections: 1, faults: { reset: 0, stall: 0, delay: 0, cut: 0 } });
@@ -116,6 +120,12 @@ test('stall: bytes are accepted both ways and nothing is delivered, not even the
     assert.equal(Buffer.concat(t.received).length, 0);
     assert.equal(c.socket.destroyed, false);
     assert.deepEqual(p.connections().map((x) => x.requests), [['GET / HTTP/1.1']]);
+    // Final: a later cut or delay does not revive it (that would deliver bytes after a gap).
+    p.injectAll({ type: 'cut', afterBytes: 100 });
+    p.injectAll({ type: 'delay', ms: 1 });
+    t.sockets[0]!.write('more');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(c.data().length, 0);
     p.resetAll();
     assert.equal(await c.ended, 'ECONNRESET');
     assert.deepEqual(p.stats().faults, { reset: 1, stall: 1, delay: 0, cut: 0 });

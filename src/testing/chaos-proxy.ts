@@ -11,7 +11,9 @@ import { realClock, type Clock, type Timer } from '../util/clock/clock.ts';
  * A fault applied to one proxied connection.
  * - `reset`: both sides are destroyed with a TCP RST.
  * - `stall`: half-open: the proxy keeps accepting bytes in both directions and delivers nothing, and
- *   never closes the connection (a peer gone without a FIN, a black-holing middlebox).
+ *   never closes the connection (a peer gone without a FIN, a black-holing middlebox). Final: a
+ *   stalled connection only ever ends by a `reset` (or the client giving up), since TCP never skips
+ *   bytes to deliver later ones.
  * - `delay`: every later chunk in both directions is delivered `ms` late (order kept).
  * - `cut`: exactly `afterBytes` more bytes are delivered from the server to the client, then both
  *   sides are destroyed (a stream cut at an arbitrary byte offset).
@@ -39,10 +41,12 @@ export interface ChaosConnection {
   /** Bytes delivered client → server and server → client. */
   readonly bytesUp: number;
   readonly bytesDown: number;
+  /** Bytes delivered server → client since the last request line: > 0 once the current request is being answered. */
+  readonly responseBytes: number;
   /** The fault currently applied, if any. */
   readonly fault: ChaosFault | undefined;
   readonly closed: boolean;
-  /** Applies a fault to this connection now. */
+  /** Applies a fault to this connection now (on a stalled or cut connection, only `reset` still applies). */
   inject(fault: ChaosFault): void;
 }
 
@@ -106,6 +110,7 @@ class Connection implements ChaosConnection {
   readonly requests: string[] = [];
   bytesUp = 0;
   bytesDown = 0;
+  responseBytes = 0;
   fault: ChaosFault | undefined;
   closed = false;
   readonly #client: Socket;
@@ -150,6 +155,8 @@ class Connection implements ChaosConnection {
 
   inject(fault: ChaosFault): void {
     if (this.closed) return;
+    // Stalls and cuts are final: lifting one would deliver bytes after a gap, which TCP never does.
+    if ((this.fault?.type === 'stall' || this.#cutting) && fault.type !== 'reset') return;
     this.#proxy.count(fault);
     this.fault = fault;
     switch (fault.type) {
@@ -194,6 +201,7 @@ class Connection implements ChaosConnection {
     }
     if (this.fault?.type === 'cut') this.#cutRemaining -= chunk.length;
     this.bytesDown += chunk.length;
+    this.responseBytes += chunk.length;
     this.#deliver(() => this.#client.write(chunk));
   }
 
@@ -202,6 +210,7 @@ class Connection implements ChaosConnection {
     this.#cutting = true;
     this.#cutRemaining = 0;
     this.bytesDown += last.length;
+    this.responseBytes += last.length;
     this.#server.destroy();
     this.#deliver(() => {
       if (last.length > 0) this.#client.write(last);
@@ -240,6 +249,7 @@ class Connection implements ChaosConnection {
     for (const line of lines) {
       if (!requestLine.test(line)) continue;
       this.requests.push(line);
+      this.responseBytes = 0;
       const rule = this.#proxy.takeRule(line);
       if (rule !== undefined) this.inject(rule);
       if (this.closed) return;

@@ -439,8 +439,12 @@ export async function injectWatch(w: World, fault: ChaosFault): Promise<void> {
   for (const c of watchConnections(w)) c.inject(fault);
 }
 
-/** Waits until the informer received an event written after this call (the writer must be running): a watch is live now. */
+/**
+ * Waits until a watch is live now: a proxied watch connection, unfaulted, is being answered (the
+ * server registered it), and the informer received an event written after this call (the writer
+ * must be running).
+ */
 export async function liveWatch(w: World): Promise<void> {
   const rv = w.server.revision();
-  await until('a live watch', () => Number(w.informer.lastSyncResourceVersion()) > rv);
+  await until('a live watch', () => Number(w.informer.lastSyncResourceVersion()) > rv && watchConnections(w).some((c) => c.fault === undefined && c.responseBytes > 0));
 }
