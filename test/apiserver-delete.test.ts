@@ -79,6 +79,9 @@ test('preconditions on uid and resourceVersion are 409 Conflict when they do not
     assert.equal(ok.status, 200);
     const badBody = await call(s, 'DELETE', `${cms}/p`, { raw: '{nope' });
     assert.equal(badBody.status, 400);
+    const badGrace = await call(s, 'DELETE', `${cms}/p?gracePeriodSeconds=soon`);
+    assert.equal(badGrace.status, 400);
+    assert.equal(badGrace.body.message, 'strconv.ParseInt: parsing "soon": invalid syntax');
   });
 });
 

@@ -382,4 +382,9 @@ test('pods start Pending with their QoS class and, as in v1.32, without metadata
   assert.equal(guaranteed.status.qosClass, 'Guaranteed');
   const burstable = await create(server, pods, pod('qos-burstable', { spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '50m' } } }] } }));
   assert.equal(burstable.status.qosClass, 'Burstable');
+  // A finished pod's Table row carries printPod's Completed condition.
+  await call(server, 'PATCH', `${pods}/qos-best/status`, { contentType: 'application/merge-patch+json', body: { status: { phase: 'Succeeded' } } });
+  const t = await call(server, 'GET', `${pods}?fieldSelector=metadata.name%3Dqos-best`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+  assert.deepEqual(t.body.rows[0].conditions, [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }]);
+  assert.equal(t.body.rows[0].cells[2], 'Succeeded');
 });

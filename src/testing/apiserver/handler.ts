@@ -1102,7 +1102,11 @@ export class ApiHandler {
       opts = v;
     }
     const grace = q.get('gracePeriodSeconds');
-    if (grace !== null) opts.gracePeriodSeconds = Number(grace);
+    if (grace !== null) {
+      // The parameter codec's strconv error, as a 400.
+      if (!/^[-+]?\d+$/.test(grace)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(grace)}: invalid syntax`);
+      opts.gracePeriodSeconds = Number(grace);
+    }
     const policy = q.get('propagationPolicy');
     if (policy !== null) opts.propagationPolicy = policy;
     const pp = opts.propagationPolicy;

@@ -559,6 +559,14 @@ function columnsFor(r: ApiResource): Column[] {
   return columnsByResource[`${r.group}/${r.resource}`] ?? defaultColumns;
 }
 
+/** printPod's row conditions: finished pods are marked Completed (kubectl uses them to tell finished rows apart). */
+function podRowConditions(o: Obj): Obj[] | undefined {
+  const phase = get(o, ['status', 'phase']);
+  if (phase === 'Succeeded') return [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }];
+  if (phase === 'Failed') return [{ type: 'Completed', status: 'True', reason: 'Failed', message: 'The pod failed.' }];
+  return undefined;
+}
+
 /** metav1.PartialObjectMetadata for one object. */
 export function partialMetadata(o: Obj): Obj {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
@@ -569,6 +577,8 @@ export function toTable(r: ApiResource, objects: readonly StoredObject[], option
   const columns = columnsFor(r);
   const rows = objects.map((s) => {
     const row: Obj = { cells: columns.map((c) => c.cell(s.obj, options.now)) };
+    const conditions = r.group === '' && r.resource === 'pods' ? podRowConditions(s.obj) : undefined;
+    if (conditions !== undefined) row.conditions = conditions;
     if (options.includeObject === 'Object') row.object = s.obj;
     else if (options.includeObject === 'Metadata') row.object = partialMetadata(s.obj);
     return row;
