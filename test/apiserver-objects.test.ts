@@ -388,3 +388,29 @@ test('pods start Pending with their QoS class and, as in v1.32, without metadata
   assert.deepEqual(t.body.rows[0].conditions, [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }]);
   assert.equal(t.body.rows[0].cells[2], 'Succeeded');
 });
+
+test('pod specs and workload templates get SetDefaults_PodSpec/Container; deployments their strategy; an update that omits defaults changes nothing', async () => {
+  const p = await create(server, '/api/v1/namespaces/default/pods', pod('defaulted', { spec: { containers: [{ name: 'a', image: 'nginx', ports: [{ containerPort: 80 }] }, { name: 'b', image: 'nginx:1.27', resources: { limits: { cpu: '1' } } }] } }));
+  assert.deepEqual(
+    [p.spec.restartPolicy, p.spec.dnsPolicy, p.spec.terminationGracePeriodSeconds, p.spec.schedulerName, p.spec.enableServiceLinks, p.spec.securityContext],
+    ['Always', 'ClusterFirst', 30, 'default-scheduler', true, {}],
+  );
+  assert.deepEqual(p.spec.containers[0], { name: 'a', image: 'nginx', ports: [{ containerPort: 80, protocol: 'TCP' }], terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'Always', resources: {} });
+  assert.equal(p.spec.containers[1].imagePullPolicy, 'IfNotPresent');
+  assert.deepEqual(p.spec.containers[1].resources, { limits: { cpu: '1' }, requests: { cpu: '1' } });
+  const deploys = '/apis/apps/v1/namespaces/default/deployments';
+  const sent = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'defaulted' },
+    spec: { selector: { matchLabels: { app: 'd' } }, template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'img:1' }] } } },
+  };
+  const d = await create(server, deploys, sent);
+  assert.deepEqual(d.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+  assert.deepEqual([d.spec.replicas, d.spec.revisionHistoryLimit, d.spec.progressDeadlineSeconds], [1, 10, 600]);
+  assert.equal(d.spec.template.spec.containers[0].imagePullPolicy, 'IfNotPresent');
+  const again = await call(server, 'PUT', `${deploys}/defaulted`, { body: { ...sent, metadata: { ...sent.metadata, resourceVersion: d.metadata.resourceVersion } } });
+  assert.equal(again.status, 200);
+  assert.equal(again.body.metadata.resourceVersion, d.metadata.resourceVersion);
+  assert.equal(again.body.metadata.generation, 1);
+});

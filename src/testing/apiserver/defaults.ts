@@ -105,7 +105,6 @@ function jobDefaults(obj: Obj, uid: unknown, name: unknown): void {
 
 /** qos.GetPodQOS: BestEffort without requests or limits, Guaranteed when every container limits cpu and memory to its requests. */
 export function podQOSClass(spec: unknown): string {
-  const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as unknown[]).filter(isObj) : []);
   const containers = isObj(spec) ? [...list(spec.containers), ...list(spec.initContainers)] : [];
   let any = false;
   let guaranteed = true;
@@ -124,9 +123,88 @@ export function podQOSClass(spec: unknown): string {
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
+// SetDefaults_Container: the pull policy follows the image's tag (latest or none → Always).
+function pullPolicy(image: unknown): string {
+  if (typeof image !== 'string') return 'IfNotPresent';
+  if (image.includes('@')) return 'IfNotPresent';
+  const last = image.slice(image.lastIndexOf('/') + 1);
+  const colon = last.lastIndexOf(':');
+  return colon < 0 || last.slice(colon + 1) === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function list(v: unknown): Obj[] {
+  return Array.isArray(v) ? (v as unknown[]).filter(isObj) : [];
+}
+
+/** SetDefaults_PodSpec and SetDefaults_Container (plus, for pods, SetDefaults_Pod's requests-from-limits). */
+function podSpecDefaults(spec: Obj, isPod: boolean): void {
+  spec.restartPolicy ??= 'Always';
+  spec.dnsPolicy ??= 'ClusterFirst';
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.securityContext ??= {};
+  spec.schedulerName ??= 'default-scheduler';
+  if (isPod) spec.enableServiceLinks ??= true;
+  for (const c of [...list(spec.initContainers), ...list(spec.containers)]) {
+    c.terminationMessagePath ??= '/dev/termination-log';
+    c.terminationMessagePolicy ??= 'File';
+    c.imagePullPolicy ??= pullPolicy(c.image);
+    c.resources ??= {};
+    for (const port of list(c.ports)) port.protocol ??= 'TCP';
+    const res = c.resources;
+    if (isPod && isObj(res) && isObj(res.limits)) {
+      const requests = isObj(res.requests) ? res.requests : {};
+      for (const [k, v] of Object.entries(res.limits)) requests[k] ??= v;
+      res.requests = requests;
+    }
+  }
+}
+
+function templateSpec(obj: Obj): Obj | undefined {
+  const spec = isObj(obj.spec) ? obj.spec : undefined;
+  const template = spec !== undefined && isObj(spec.template) ? spec.template : undefined;
+  return template !== undefined && isObj(template.spec) ? template.spec : undefined;
+}
+
+// SetDefaults_Deployment / StatefulSet / DaemonSet (apps/v1) and the pod template defaults of every workload.
+function workloadDefaults(r: ApiResource, obj: Obj): void {
+  if (r.group === '' && r.resource === 'pods') {
+    if (isObj(obj.spec)) podSpecDefaults(obj.spec, true);
+    return;
+  }
+  const isWorkload = (r.group === 'apps' && ['deployments', 'replicasets', 'statefulsets', 'daemonsets'].includes(r.resource)) || isJob(r);
+  if (!isWorkload) return;
+  const pod = templateSpec(obj);
+  // Job templates must choose their restart policy: validation, not defaulting, decides there.
+  if (pod !== undefined) {
+    const restart = pod.restartPolicy;
+    podSpecDefaults(pod, false);
+    if (isJob(r) && restart === undefined) delete pod.restartPolicy;
+  }
+  const spec = isObj(obj.spec) ? obj.spec : undefined;
+  if (spec === undefined || r.group !== 'apps') return;
+  if (r.resource !== 'daemonsets') spec.replicas ??= 1;
+  if (r.resource === 'deployments') {
+    spec.strategy ??= { type: 'RollingUpdate' };
+    if (isObj(spec.strategy) && spec.strategy.type === 'RollingUpdate') spec.strategy.rollingUpdate ??= { maxUnavailable: '25%', maxSurge: '25%' };
+    spec.revisionHistoryLimit ??= 10;
+    spec.progressDeadlineSeconds ??= 600;
+  } else if (r.resource === 'statefulsets') {
+    spec.podManagementPolicy ??= 'OrderedReady';
+    spec.updateStrategy ??= { type: 'RollingUpdate' };
+    if (isObj(spec.updateStrategy) && spec.updateStrategy.type === 'RollingUpdate') spec.updateStrategy.rollingUpdate ??= { partition: 0 };
+    spec.revisionHistoryLimit ??= 10;
+    spec.persistentVolumeClaimRetentionPolicy ??= { whenDeleted: 'Retain', whenScaled: 'Retain' };
+  } else if (r.resource === 'daemonsets') {
+    spec.updateStrategy ??= { type: 'RollingUpdate' };
+    if (isObj(spec.updateStrategy) && spec.updateStrategy.type === 'RollingUpdate') spec.updateStrategy.rollingUpdate ??= { maxUnavailable: 1, maxSurge: 0 };
+    spec.revisionHistoryLimit ??= 10;
+  }
+}
+
 /** Create-time defaults and allocations for `obj` (metadata.uid and name already set). */
 export function applyCreateDefaults(r: ApiResource, obj: Obj, alloc: ServiceAllocator): void {
   const meta = isObj(obj.metadata) ? obj.metadata : {};
+  workloadDefaults(r, obj);
   if (isService(r)) {
     const spec = isObj(obj.spec) ? obj.spec : (obj.spec = {});
     serviceFieldDefaults(spec);
@@ -137,6 +215,8 @@ export function applyCreateDefaults(r: ApiResource, obj: Obj, alloc: ServiceAllo
 
 /** Update-time defaults: the same field defaults, allocated values carried over from `old`. */
 export function applyUpdateDefaults(r: ApiResource, old: Obj, next: Obj, alloc: ServiceAllocator): void {
+  workloadDefaults(r, next);
+  if (r.group === '' && r.resource === 'secrets') next.type ??= 'Opaque';
   if (isService(r) && isObj(next.spec)) {
     serviceFieldDefaults(next.spec);
     allocateService(next.spec, alloc, isObj(old.spec) ? old.spec : undefined);
