@@ -122,6 +122,18 @@ test('deleting a namespace deletes what it contains', async () => {
   });
 });
 
+test('default, kube-system and kube-public may not be deleted (403, as NamespaceLifecycle answers)', async () => {
+  await withServer(async (s) => {
+    for (const ns of ['default', 'kube-system', 'kube-public']) {
+      const r = await call(s, 'DELETE', `/api/v1/namespaces/${ns}`);
+      assert.equal(r.status, 403);
+      assert.equal(r.body.reason, 'Forbidden');
+      assert.equal(r.body.message, `namespaces "${ns}" is forbidden: this namespace may not be deleted`);
+      assert.deepEqual(r.body.details, { name: ns, kind: 'namespaces' });
+    }
+  });
+});
+
 test('dryRun DELETE leaves the object in place', async () => {
   await withServer(async (s) => {
     await create(s, cms, configMap('keep'));

@@ -25,6 +25,7 @@ import {
   badRequest,
   conflict,
   expired,
+  forbidden as forbiddenError,
   internalError,
   invalid,
   methodNotAllowed,
@@ -75,6 +76,8 @@ const crdGroupResource = 'customresourcedefinitions.apiextensions.k8s.io';
  */
 const returnsDeletedObject: ReadonlySet<string> = new Set(['pods', 'services', 'serviceaccounts', 'persistentvolumeclaims', 'namespaces', crdGroupResource]);
 const namespacesStore = 'namespaces';
+// NamespaceLifecycle's immortal namespaces (plugin/pkg/admission/namespace/lifecycle).
+const immortalNamespaces: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
 
 const patchTypes = {
   json: 'application/json-patch+json',
@@ -1120,6 +1123,8 @@ export class ApiHandler {
     const dryRun = this.#dryRun(q);
     const opts = this.#deleteOptions(body, q);
     const name = t.name!;
+    // The NamespaceLifecycle admission plugin keeps its immortal namespaces.
+    if (this.#store(t) === namespacesStore && immortalNamespaces.has(name)) throw forbiddenError(t.r, name, 'this namespace may not be deleted');
     const existing = this.storage.get(this.#store(t), this.#key(t.namespace, name));
     if (existing === undefined) throw notFound(t.r, name);
     const pre = isObject(opts.preconditions) ? opts.preconditions : {};

@@ -26,6 +26,11 @@ export function notFound(r: ResourceRef, name: string): StatusError {
   return new StatusError(newStatus(404, StatusReason.NotFound, `${qualified(r)} "${name}" not found`, details(r, name)));
 }
 
+/** 403 Forbidden for one object, as errors.NewForbidden words it. */
+export function forbidden(r: ResourceRef, name: string, why: string): StatusError {
+  return new StatusError(newStatus(403, StatusReason.Forbidden, `${qualified(r)} "${name}" is forbidden: ${why}`, details(r, name)));
+}
+
 /** 409 AlreadyExists. */
 export function alreadyExists(r: ResourceRef, name: string): StatusError {
   return new StatusError(newStatus(409, StatusReason.AlreadyExists, `${qualified(r)} "${name}" already exists`, details(r, name)));
