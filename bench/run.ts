@@ -63,8 +63,8 @@ const profileDir = path.join(root, 'bench', 'results', 'profiles');
 
 /** Sizes of the full run (committed figures) and of --quick. */
 const sizes = quick
-  ? { syncPods: [2_000, 10_000], watchPods: 2_000, watchEvents: 20_000, restGets: 200, ceilingRounds: 2, queueItems: 200_000 }
-  : { syncPods: [10_000, 100_000], watchPods: 10_000, watchEvents: 200_000, restGets: 1_000, ceilingRounds: 3, queueItems: 1_000_000 };
+  ? { syncPods: [2_000, 10_000], watchPods: 2_000, watchEvents: 20_000, restGets: 200, ceilingRounds: 2, watchRounds: 1, queueItems: 200_000 }
+  : { syncPods: [10_000, 100_000], watchPods: 10_000, watchEvents: 200_000, restGets: 1_000, ceilingRounds: 3, watchRounds: 2, queueItems: 1_000_000 };
 
 const syncOverride = option('--sync-pods');
 if (syncOverride !== undefined) sizes.syncPods = syncOverride.split(',').map(Number);
@@ -117,6 +117,7 @@ function writerOn(ready: string, sink: (w: WriteFigures) => void): { onMessage: 
   };
 }
 
+let ceilingFile: string | undefined;
 // 1. Ceiling: the exact watch bytes, captured by a minimal reader, then split + JSON.parse'd.
 if (only.has('ceiling') || only.has('watch')) {
   const file = path.join(os.tmpdir(), `kubeloom-bench-watch-${process.pid}.ndjson`);
@@ -126,7 +127,7 @@ if (only.has('ceiling') || only.has('watch')) {
   const ceilingInput: CeilingInput = { file, rounds: sizes.ceilingRounds };
   results.ceiling = await runScenario<CeilingResult>('ceiling', ceilingInput);
   log(`ceiling: ${Math.round(results.ceiling.events / (results.ceiling.ms / 1000))} events/s, ${(results.ceiling.bytes / results.ceiling.ms / 1000).toFixed(0)} MB/s`);
-  await rm(file, { force: true });
+  ceilingFile = file;
 }
 
 // 2 + 4. Initial sync and heap per cached Pod, each variant in a fresh process; bare JSON.parse for reference.
@@ -151,15 +152,29 @@ if (only.has('sync')) {
 // 3. Watch throughput: sync the watch namespace, then the server writes the MODIFIED burst.
 if (only.has('watch')) {
   const variants: InformerVariant[] = ['kubeloom', 'kubeloom-strip', 'kubeloom-nofreeze', 'client-node'];
-  for (const variant of variants.filter(wanted)) {
-    const input: InformerInput = { url: server.url, kubeconfig: server.kubeconfig, namespace: watchNs, pods: sizes.watchPods, variant, watchEvents: sizes.watchEvents };
-    const execArgv = profileArgs(`watch-${variant}`);
-    const r = await runScenario<InformerResult>('informer', input, { execArgv, ...writerOn('synced', () => undefined) });
-    results.watch.push(r);
-    const w = r.watch!;
-    log(`watch ${variant}: ${Math.round(w.events / (w.ms / 1000))} events/s (${Math.round(w.events / (w.cpuMs / 1000))} per CPU-s)${cpuProf ? `; profile from ${r.syncedAtMs.toFixed(0)} ms on is the watch phase` : ''}`);
+  const best = new Map<InformerVariant, InformerResult>();
+  const perCpu = (x: InformerResult): number => x.watch!.events / x.watch!.cpuMs;
+  // Rounds run the variants interleaved, so that a busy moment on a shared machine hits them alike; the best round counts.
+  for (let round = 0; round < sizes.watchRounds; round++) {
+    for (const variant of variants.filter(wanted)) {
+      const input: InformerInput = { url: server.url, kubeconfig: server.kubeconfig, namespace: watchNs, pods: sizes.watchPods, variant, watchEvents: sizes.watchEvents };
+      const execArgv = profileArgs(`watch-${variant}-${round}`);
+      const r = await runScenario<InformerResult>('informer', input, { execArgv, ...writerOn('synced', () => undefined) });
+      const prev = best.get(variant);
+      if (prev === undefined || perCpu(r) > perCpu(prev)) best.set(variant, r);
+      const w = r.watch!;
+      log(`watch ${variant} (round ${round + 1}): ${Math.round(w.events / (w.ms / 1000))} events/s (${Math.round(w.events / (w.cpuMs / 1000))} per CPU-s)${cpuProf ? `; profile from ${r.syncedAtMs.toFixed(0)} ms on is the watch phase` : ''}`);
+    }
+  }
+  results.watch = [...best.values()];
+  // The ceiling once more, now that the watch runs are done: the better of the two measurements counts.
+  if (ceilingFile !== undefined && results.ceiling !== undefined && sizes.watchRounds > 1) {
+    const again = await runScenario<CeilingResult>('ceiling', { file: ceilingFile, rounds: sizes.ceilingRounds } satisfies CeilingInput);
+    if (again.cpuMs < results.ceiling.cpuMs) results.ceiling = again;
+    log(`ceiling after the watch runs: ${Math.round(again.events / (again.ms / 1000))} events/s`);
   }
 }
+if (ceilingFile !== undefined) await rm(ceilingFile, { force: true });
 
 // 5. WorkQueue, with bench/workqueue.ts's scenarios.
 if (only.has('workqueue')) {
