@@ -414,3 +414,13 @@ test('pod specs and workload templates get SetDefaults_PodSpec/Container; deploy
   assert.equal(again.body.metadata.resourceVersion, d.metadata.resourceVersion);
   assert.equal(again.body.metadata.generation, 1);
 });
+
+test('PUT of a missing object creates it where the strategy allows create-on-update (leases, endpoints, events, RBAC), else 404', async () => {
+  const leases = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
+  const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'put-created' }, spec: { holderIdentity: 'me' } };
+  const r = await call(server, 'PUT', `${leases}/put-created`, { body: lease });
+  assert.equal(r.status, 201);
+  assert.equal(r.body.spec.holderIdentity, 'me');
+  assert.match(r.body.metadata.uid, /^[0-9a-f-]{36}$/);
+  assert.equal((await call(server, 'PUT', `${cms}/put-missing`, { body: configMap('put-missing') })).status, 404);
+});

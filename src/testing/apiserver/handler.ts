@@ -76,6 +76,17 @@ const crdGroupResource = 'customresourcedefinitions.apiextensions.k8s.io';
  */
 const returnsDeletedObject: ReadonlySet<string> = new Set(['pods', 'services', 'serviceaccounts', 'persistentvolumeclaims', 'namespaces', crdGroupResource]);
 const namespacesStore = 'namespaces';
+// Stores whose registry strategies answer AllowCreateOnUpdate() with true: a PUT of a missing object creates it.
+const createsOnUpdate: ReadonlySet<string> = new Set([
+  'leases.coordination.k8s.io',
+  'endpoints',
+  'events',
+  'events.events.k8s.io',
+  'roles.rbac.authorization.k8s.io',
+  'rolebindings.rbac.authorization.k8s.io',
+  'clusterroles.rbac.authorization.k8s.io',
+  'clusterrolebindings.rbac.authorization.k8s.io',
+]);
 // NamespaceLifecycle's immortal namespaces (plugin/pkg/admission/namespace/lifecycle).
 const immortalNamespaces: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
 
@@ -881,7 +892,15 @@ export class ApiHandler {
     if (meta.name !== undefined && meta.name !== '' && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
     if (t.r.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== t.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     const existing = this.storage.get(this.#store(t), this.#key(t.namespace, name));
-    if (existing === undefined) throw notFound(t.r, name);
+    if (existing === undefined) {
+      // Strategies with AllowCreateOnUpdate (leases, endpoints, events, RBAC) create on PUT.
+      if (t.subresource !== undefined || !createsOnUpdate.has(this.#store(t))) throw notFound(t.r, name);
+      meta.name = name;
+      delete meta.resourceVersion;
+      const { obj: prepared } = this.#prepareCreate(t, obj);
+      this.#send(res, 201, this.#commitCreate(t, name, prepared, dryRun, this.#tracker(t, this.#manager(q, req))));
+      return;
+    }
     if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
     const out = this.#commitUpdate(t, existing, obj, { manager: this.#manager(q, req), dryRun, apply: undefined });
     this.#send(res, 200, out);
