@@ -486,6 +486,11 @@ export class Reflector<T> {
     }
   }
 
+  /** How long a watch may stay silent (no headers, no event) before it is taken for a broken connection. */
+  #watchIdleMs(timeoutSeconds: number): number {
+    return this.#idleTimeoutMs ?? (timeoutSeconds > 0 ? timeoutSeconds * 1000 : this.#minWatchTimeoutMs * 2) + defaultWatchIdleGraceMs;
+  }
+
   #randomTimeoutSeconds(): number {
     return Math.floor((this.#minWatchTimeoutMs / 1000) * (this.#random() + 1));
   }
@@ -496,12 +501,18 @@ export class Reflector<T> {
     if (signal.aborted) abort.abort(signal.reason);
     else signal.addEventListener('abort', onStop, { once: true });
     const unlink = (): void => signal.removeEventListener('abort', onStop);
+    // The idle timeout also covers the wait for the response headers: a watch request sent on a
+    // connection that went half-open gets no answer, and the stream's own idle timer never starts.
+    const idleMs = this.#watchIdleMs(options.timeoutSeconds ?? 0);
+    const headersTimer = this.#clock.afterFunc(idleMs, () => abort.abort(new WatchIdleTimeoutError(idleMs)));
     let watch: Watch<T>;
     try {
       watch = await this.#lw.watch({ ...options, signal: abort.signal });
     } catch (err) {
       unlink();
       throw err;
+    } finally {
+      headersTimer.stop();
     }
     return { iterator: watch[Symbol.asyncIterator](), abort, unlink };
   }
@@ -524,7 +535,7 @@ export class Reflector<T> {
   ): Promise<{ err: unknown; bookmarkReceived: boolean }> {
     let bookmarkReceived = false;
     let eventCount = 0;
-    const idleMs = this.#idleTimeoutMs ?? (timeoutSeconds > 0 ? timeoutSeconds * 1000 : this.#minWatchTimeoutMs * 2) + defaultWatchIdleGraceMs;
+    const idleMs = this.#watchIdleMs(timeoutSeconds);
     let lastEvent = this.#clock.now();
     // One timer per watch, not per event: it re-arms itself for the remaining idle time.
     const check = (): void => {
