@@ -25,6 +25,14 @@ function silentWatch(signal: AbortSignal | undefined): Watch<ConfigMap> {
   };
 }
 
+/** A watch call whose response headers never arrive: it settles only when aborted. */
+function hangingWatchCall(signal: AbortSignal | undefined): Promise<Watch<ConfigMap>> {
+  return new Promise((_resolve, reject) => {
+    if (signal?.aborted) reject(signal.reason as Error);
+    signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+  });
+}
+
 async function run(watchImpl: (o: ListOptions) => Promise<Watch<ConfigMap>>): Promise<{ watches: number; stop: () => Promise<void>; clock: FakeClock }> {
   const clock = new FakeClock();
   let watches = 0;
@@ -66,6 +74,22 @@ test('a watch that goes silent (half-open after the headers) is dropped after wa
     await r.clock.step(1);
     await settle();
     assert.equal(r.watches, 2);
+  } finally {
+    await r.stop();
+  }
+});
+
+// Found by the chaos suite: the idle timeout used to start only once a watch's response headers
+// arrived, so a watch request sent on a connection that went half-open (accepted by the network, never
+// answered) waited for the HTTP client's own headers timeout (undici: 300 s).
+test('a watch request whose response headers never arrive is abandoned after watchIdleTimeoutMs and retried', async () => {
+  const r = await run((o) => hangingWatchCall(o.signal));
+  try {
+    await settle();
+    assert.equal(r.watches, 1);
+    await r.clock.step(1_000);
+    await settle();
+    assert.equal(r.watches, 2, 'the hanging watch request was given up and a new one made');
   } finally {
     await r.stop();
   }

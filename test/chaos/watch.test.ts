@@ -38,6 +38,14 @@ const scenarios: Scenario[] = [
       await newWatch(w, before);
     },
   },
+  {
+    name: 'a network partition: every connection, the watch and idle pooled ones, goes half-open',
+    fault: async (w) => {
+      const before = attempts(w);
+      w.proxy.injectAll({ type: 'stall' });
+      await newWatch(w, before);
+    },
+  },
   ...[1, 57, 300, 1999].map(
     (afterBytes): Scenario => ({
       name: `the watch stream is cut after ${afterBytes} more bytes`,
