@@ -157,3 +157,13 @@ test('RingBuffer keeps FIFO order across growth and wrap-around', () => {
   }
   assert.equal(ring.at(-1), undefined);
 });
+
+test('RealFIFO (atomic) refuses a relist holding an object without a key, leaving the queue unsynced', () => {
+  const fifo = new RealFIFO<Obj>();
+  const bad = { v: 1 } as unknown as Obj;
+  assert.throws(() => fifo.replace([o('a'), bad], '7'), { name: 'KeyError' });
+  assert.equal(fifo.length, 0, 'nothing was queued');
+  assert.equal(fifo.hasSynced(), false, 'a refused list does not count as the initial population');
+  fifo.replace([o('a')], '8');
+  assert.equal(fifo.length, 1);
+});

@@ -166,6 +166,9 @@ export class RealFIFO<T> implements Queue<T, Delta<T>[]> {
    */
   replace(list: readonly T[], resourceVersion: string): void {
     if (this.#atomic) {
+      // As upstream, a list holding an object whose key cannot be computed is refused whole (the
+      // reflector then retries the list) rather than queued and dropped later.
+      for (const obj of list) this.#keyOfObject(obj);
       let objects: readonly T[] = list;
       if (this.#transformer !== undefined) {
         const t = this.#transformer;
