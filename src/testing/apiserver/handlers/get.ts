@@ -1,0 +1,39 @@
+/**
+ * GET of one object, and of a pod's log (canned lines from `PodLogs`, optionally followed).
+ */
+import type { ServerResponse } from 'node:http';
+import { notFound } from '../status.ts';
+import { boolParam } from './request-info.ts';
+import { renderOne, send, type Render } from './response.ts';
+import { objectKey, storeOf, type RequestScope, type Target } from './scope.ts';
+
+/** Serves GET of a named object in the negotiated encoding; 404 when it does not exist. */
+export function getResource(scope: RequestScope, t: Target, render: Render, res: ServerResponse): void {
+  const s = scope.storage.get(storeOf(t), objectKey(t.namespace, t.name!));
+  if (s === undefined) throw notFound(t.r, t.name!);
+  send(res, 200, renderOne(scope, t, s, render));
+}
+
+/**
+ * Serves GET .../pods/{name}/log: the container's lines (`container`, `tailLines`), then, with
+ * `follow`, keeps the response open for lines appended later. 404 only when neither the pod nor logs exist.
+ */
+export function getLog(scope: RequestScope, t: Target, q: URLSearchParams, res: ServerResponse): void {
+  const { storage, logs } = scope;
+  const name = t.name!;
+  const pod = storage.get('pods', objectKey(t.namespace, name));
+  const container = q.get('container') ?? undefined;
+  const lines = logs.get(t.namespace, name, container);
+  if (pod === undefined && lines === undefined) throw notFound(t.r, name);
+  let out = lines ?? [];
+  const tail = q.get('tailLines');
+  if (tail !== null && Number(tail) >= 0) out = Number(tail) === 0 ? [] : out.slice(-Number(tail));
+  res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
+  const text = out.map((l) => `${l}\n`).join('');
+  if (!boolParam(q, 'follow')) {
+    res.end(text);
+    return;
+  }
+  if (text !== '') res.write(text);
+  logs.follow(t.namespace, name, container, res);
+}
