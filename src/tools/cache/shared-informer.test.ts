@@ -267,6 +267,37 @@ test('SharedIndexInformer freezes cached objects after the transform, which runs
   assert.throws(() => informer.addEventHandler({}), InformerStateError);
 });
 
+test('SharedIndexInformer: a new version takes over the unchanged, frozen parts of the cached one', async () => {
+  const { clock, lw, informer, stop, start } = setup();
+  const seen: Array<[Pod, Pod]> = [];
+  informer.addEventHandler({ onUpdate: (o, n) => void seen.push([o, n]) });
+  lw.pushList(list('10', [pod('a', '1', { spec: { node: 'n1' } })]));
+  lw.pushList(list('12', [pod('a', '11', { spec: { node: 'n1' } })]));
+  const w = lw.pushWatch(new FakeWatch<Pod>());
+  lw.pushWatch(new FakeWatch<Pod>());
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  w.modify(pod('a', '11', { spec: { node: 'n1' } }));
+  await flush();
+  const cached = informer.getStore().getByKey('ns/a')!;
+  const [[old, updated]] = seen as [[Pod, Pod]];
+  assert.equal(updated, cached);
+  assert.notEqual(updated, old);
+  assert.equal(updated.spec, old.spec, 'the unchanged spec is the cached object, not a copy');
+  assert.ok(Object.isFrozen(updated) && Object.isFrozen(updated.metadata) && Object.isFrozen(updated.spec));
+  // A relist that brings the same object again hands over the cached object itself (a resync).
+  w.error(gone);
+  await flush();
+  await clock.step(1000);
+  await lw.waitForCalls({ list: 2 });
+  await flush();
+  assert.equal(seen.length, 2);
+  assert.equal(seen[1]![1], cached);
+  assert.equal(informer.getStore().getByKey('ns/a'), cached);
+  stop.abort();
+  await running;
+});
+
 test('SharedIndexInformer.setWatchErrorHandler receives failed lists', async () => {
   const { clock, lw, informer, stop, start } = setup();
   const seen: unknown[] = [];

@@ -7,7 +7,7 @@
 import { KubeloomError } from '../../apimachinery/errors.ts';
 import type { KubeObject } from '../../apimachinery/object.ts';
 import { realClock, type Clock } from '../../util/clock/clock.ts';
-import { deepFreeze } from './deep-freeze.ts';
+import { deepFreeze, freezeReusing } from './deep-freeze.ts';
 import { DeltaType, FIFOClosedError, type Delta, type ReplacedAllInfo, type TransformFunc } from './delta.ts';
 import type { ResourceEventHandler } from './event-handlers.ts';
 import type { Indexer, Indexers } from './indexer.ts';
@@ -285,13 +285,9 @@ export class SharedIndexInformer<T> {
   async run({ signal }: { signal: AbortSignal }): Promise<void> {
     if (this.#started || this.#stopped) return;
     this.#started = true;
-    const userTransform = this.#transform;
-    const freeze = this.#freeze;
-    let transformer: TransformFunc<T> | undefined;
-    if (userTransform !== undefined && freeze) transformer = (obj) => deepFreeze(userTransform(obj));
-    else if (userTransform !== undefined) transformer = userTransform;
-    else if (freeze) transformer = deepFreeze;
-    const fifo = new RealFIFO<T>({ keyFunction: deletionHandlingMetaNamespaceKeyFunc, transformer });
+    // Freezing happens when a delta is applied (#handleDelta), where the cached version is at hand
+    // for freezeReusing to take its unchanged parts over.
+    const fifo = new RealFIFO<T>({ keyFunction: deletionHandlingMetaNamespaceKeyFunc, transformer: this.#transform });
     this.#fifo = fifo;
     const reflector = new Reflector<T>(this.#lw, fifo, {
       ...this.#reflectorOptions,
@@ -409,13 +405,16 @@ export class SharedIndexInformer<T> {
         case DeltaType.SyncAll:
           for (const obj of indexer.list()) this.#processor.distribute({ type: 'update', oldObject: obj, object: obj }, true);
           break;
-        case DeltaType.Deleted:
-          indexer.delete(d.object);
-          this.#processor.distribute({ type: 'delete', object: d.object }, false);
+        case DeltaType.Deleted: {
+          const obj = this.#freeze ? deepFreeze(d.object) : d.object;
+          indexer.delete(obj);
+          this.#processor.distribute({ type: 'delete', object: obj }, false);
           break;
+        }
         default: {
-          const obj = d.object as T;
+          let obj = d.object as T;
           const old = indexer.get(obj);
+          if (this.#freeze) obj = freezeReusing(obj, old);
           if (old !== undefined) {
             indexer.update(obj);
             this.#onUpdate(old, obj);
@@ -447,11 +446,15 @@ export class SharedIndexInformer<T> {
     const objects = info.objects;
     const items = new Map<string, T>();
     const olds = new Array<T | undefined>(objects.length);
+    const applied = new Array<T>(objects.length);
     for (let i = 0; i < objects.length; i++) {
-      const obj = objects[i]!;
-      const key = indexer.keyOf(obj);
+      const listed = objects[i]!;
+      const key = indexer.keyOf(listed);
+      const old = indexer.getByKey(key);
+      const obj = this.#freeze ? freezeReusing(listed, old) : listed;
+      applied[i] = obj;
       items.set(key, obj);
-      olds[i] = indexer.getByKey(key);
+      olds[i] = old;
     }
     const deletions: DeletedFinalStateUnknown<T>[] = [];
     for (const key of indexer.listKeys()) {
@@ -461,8 +464,8 @@ export class SharedIndexInformer<T> {
     for (const tomb of deletions) this.#processor.distribute({ type: 'delete', object: tomb }, false);
     for (let i = 0; i < objects.length; i++) {
       const old = olds[i];
-      if (old !== undefined) this.#onUpdate(old, objects[i]!);
-      else this.#processor.distribute({ type: 'add', object: objects[i]!, isInInitialList }, false);
+      if (old !== undefined) this.#onUpdate(old, applied[i]!);
+      else this.#processor.distribute({ type: 'add', object: applied[i]!, isInInitialList }, false);
     }
   }
 }
