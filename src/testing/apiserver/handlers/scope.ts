@@ -16,10 +16,15 @@ export type Obj = Record<string, unknown>;
 
 /** Settings the handler needs from the server options. */
 export interface HandlerConfig {
+  /** Bearer token every request must carry; undefined: no authentication. */
   token: string | undefined;
+  /** Period of BOOKMARK events on watches that allow them. */
   bookmarkIntervalMs: number;
+  /** Watch timeout when the request sets no timeoutSeconds. */
   defaultWatchTimeoutSeconds: number;
+  /** Largest accepted request body; larger ones are 413. */
   maxRequestBodyBytes: number;
+  /** Time source for timestamps, bookmarks, watch timeouts and injected delays. */
   clock: Clock;
 }
 
