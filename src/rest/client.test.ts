@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { FakeClock } from '../util/clock/clock.ts';
 import { isNotFound, isTooManyRequests, isUnauthorized, StatusError } from '../apimachinery/errors.ts';
-import { RestClient, defaultUserAgent, raiseWatchErrors } from './client.ts';
-import { InsecureCredentialsError, NetworkError, RequestTimeoutError, WatchDecodeError } from './errors.ts';
+import { RestClient, defaultReadIdleTimeoutMs, defaultUserAgent, raiseWatchErrors } from './client.ts';
+import { InsecureCredentialsError, NetworkError, ReadIdleTimeoutError, RequestTimeoutError, WatchDecodeError } from './errors.ts';
 import { buildCreate, buildGet, buildList, buildWatch } from './request.ts';
 import type { RestConfig } from './config.ts';
 import type { WarningHeader } from './warnings.ts';
@@ -51,6 +51,11 @@ const json = (res: http.ServerResponse, code: number, value: unknown, headers: R
   res.writeHead(code, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(value));
 };
+
+/** Waits until the client sleeps before a retry: the nearest timer is due in exactly `ms`. */
+async function retryWaitPending(clock: FakeClock, ms: number): Promise<void> {
+  while (clock.nextTimerIn() !== ms) await new Promise((r) => setImmediate(r));
+}
 
 function client(config: Omit<RestConfig, 'qps'> & { qps?: number }, clock = new FakeClock()): RestClient {
   return new RestClient({ qps: -1, ...config }, { clock, warningHandler: { handleWarning: () => undefined } });
@@ -129,10 +134,11 @@ test('429 and 5xx with Retry-After are retried after the advertised delay, up to
   const c = client({ host: s.url }, clock);
   try {
     const created = c.json(buildCreate({ group: '', version: 'v1', namespace: 'ns', resource: 'pods' }, pod('p')));
-    await clock.waitForWaiters(1);
+    // The Retry-After wait is the nearest timer (the read idle timeout guards only a request in flight).
+    await retryWaitPending(clock, 2000);
     assert.equal(s.requests.length, 1);
     await clock.step(2000);
-    await clock.waitForWaiters(1);
+    await retryWaitPending(clock, 2000);
     assert.equal(s.requests.length, 2);
     await clock.step(2000);
     assert.deepEqual(await created, pod('p'));
@@ -402,5 +408,73 @@ test('proxyUrl sends every request through the proxy', async () => {
     proxy.closeAllConnections();
     await new Promise<void>((r) => proxy.close(() => r()));
     await target.close();
+  }
+});
+
+/** Waits (in real time, bounded by the test runner) until the server has seen `n` requests. */
+async function requestsSeen(s: TestServer, n: number): Promise<void> {
+  while (s.requests.length < n) await new Promise((r) => setImmediate(r));
+}
+
+test('a GET whose response never starts is abandoned after the read idle timeout and retried after 1 s on a new connection', async () => {
+  // The first request is never answered, as on a connection gone half-open; the second is.
+  const s = await serve((req, res) => {
+    if (s.requests.length > 1) json(res, 200, pod('a'));
+  });
+  const clock = new FakeClock();
+  const c = client({ host: s.url }, clock);
+  try {
+    const pending = c.json<{ metadata: { name: string } }>(buildGet(podLoc('a')));
+    await requestsSeen(s, 1);
+    await clock.step(defaultReadIdleTimeoutMs - 1);
+    assert.equal(s.requests.length, 1);
+    await clock.step(1);
+    await clock.waitForWaiters(1);
+    await clock.step(1_000);
+    assert.equal((await pending).metadata.name, 'a');
+    assert.equal(s.requests.length, 2);
+    assert.equal(s.connections, 2, 'the silent connection was closed, not reused');
+  } finally {
+    await c.close();
+    await s.close();
+  }
+});
+
+test('a response body that stops arriving fails with ReadIdleTimeoutError; a write is never retried; 0 disables the bound', async () => {
+  const s = await serve((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"kind":"Pod",');
+    }
+  });
+  const clock = new FakeClock();
+  const c = client({ host: s.url }, clock);
+  const unbounded = new RestClient({ host: s.url, qps: -1 }, { clock, readIdleTimeoutMs: 0 });
+  try {
+    const body = c.json(buildGet(podLoc('a'))).catch((e: unknown) => e);
+    await requestsSeen(s, 1);
+    await clock.step(defaultReadIdleTimeoutMs);
+    const err = await body;
+    assert.ok(err instanceof ReadIdleTimeoutError, String(err));
+    assert.equal(err.code, 'ERR_KUBE_READ_IDLE_TIMEOUT');
+    assert.equal(err.idleMs, defaultReadIdleTimeoutMs);
+
+    const write = c.json(buildCreate({ group: '', version: 'v1', namespace: 'ns', resource: 'pods' }, pod('b'))).catch((e: unknown) => e);
+    await requestsSeen(s, 2);
+    await clock.step(defaultReadIdleTimeoutMs);
+    assert.ok((await write) instanceof ReadIdleTimeoutError);
+    assert.equal(s.requests.length, 2, 'a POST whose outcome is unknown is not sent again');
+
+    const controller = new AbortController();
+    const waiting = unbounded.json(buildGet(podLoc('c')), { signal: controller.signal }).catch((e: unknown) => e);
+    await requestsSeen(s, 3);
+    await clock.step(10 * defaultReadIdleTimeoutMs);
+    assert.equal(clock.hasWaiters(), false, 'no timer guards the request');
+    const reason = new Error('caller gave up');
+    controller.abort(reason);
+    assert.equal(await waiting, reason);
+  } finally {
+    await Promise.all([c.close(), unbounded.close()]);
+    await s.close();
   }
 });

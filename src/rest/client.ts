@@ -11,10 +11,10 @@ import type { IncomingHttpHeaders } from 'undici/types/header.js';
 import { isUnauthorized } from '../apimachinery/errors.ts';
 import type { RequestOptions } from '../apimachinery/options.ts';
 import type { Watch, WatchEvent } from '../apimachinery/watch.ts';
-import { realClock, type Clock } from '../util/clock/clock.ts';
+import { realClock, type Clock, type Timer } from '../util/clock/clock.ts';
 import { kubeloomVersion } from '../version.ts';
 import { DefaultBurst, DefaultQPS, type RestConfig, type RequestRateLimiter } from './config.ts';
-import { InsecureCredentialsError, NetworkError, RequestTimeoutError, ResponseDecodeError, WatchDecodeError, errorFromResponse, errorFromWatchStatus } from './errors.ts';
+import { InsecureCredentialsError, NetworkError, ReadIdleTimeoutError, RequestTimeoutError, ResponseDecodeError, WatchDecodeError, errorFromResponse, errorFromWatchStatus } from './errors.ts';
 import { requestUrl, type RestRequest } from './request.ts';
 import { TokenBucketRateLimiter, unlimitedRateLimiter } from './token-bucket.ts';
 import { CachedTokenFile } from './token-file.ts';
@@ -24,6 +24,15 @@ import { WatchStreamDecoder } from './watch-decoder.ts';
 
 /** client-go's default ceiling on Retry-After retries per request (Request.maxRetries). */
 export const DefaultMaxRetries = 10;
+
+/**
+ * How long a non-streaming request may wait without receiving a byte of its response (headers or
+ * body) before its connection is taken for half-open and closed. client-go talks HTTP/2 to API
+ * servers and its connection health check closes a connection after 30 s without a frame
+ * (ReadIdleTimeout, apimachinery util/net) plus 15 s without an answer to a ping (PingTimeout); an
+ * HTTP/1.1 connection cannot be pinged while it carries a request, so the same 45 s bound the wait.
+ */
+export const defaultReadIdleTimeoutMs = 45_000;
 
 /** The default User-Agent: `kubeloom/<version> (node/<version>)`. */
 export const defaultUserAgent = `kubeloom/${kubeloomVersion} (node/${process.versions.node})`;
@@ -41,6 +50,14 @@ export interface RestClientOptions {
   maxRetries?: number;
   /** Use HTTP/2 with servers that offer it over TLS: every request multiplexed on one connection (default false). */
   allowH2?: boolean;
+  /**
+   * A non-streaming request (not a watch, not {@link RestClient.stream}) that receives no byte of its
+   * response for this long is abandoned and its connection closed; a GET is then retried after 1 s on
+   * a new connection, as client-go retries a GET whose connection was lost (default
+   * {@link defaultReadIdleTimeoutMs}, 45 s; 0 disables it). Counted on the client's clock. Without it
+   * a request sent on a pooled connection that went half-open waits for undici's 300 s headers timeout.
+   */
+  readIdleTimeoutMs?: number;
 }
 
 /** A completed response with its whole body. */
@@ -133,15 +150,70 @@ function decodedBody(body: Readable, headers: IncomingHttpHeaders): Readable {
   return body.pipe(gunzip);
 }
 
-async function readAll(body: Readable): Promise<Buffer> {
+async function readAll(body: Readable, onChunk?: () => void): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of body) {
     const buf = chunk as Buffer;
+    onChunk?.();
     chunks.push(buf);
     length += buf.length;
   }
   return Buffer.concat(chunks, length);
+}
+
+/**
+ * Aborts one attempt whose response stays silent for `ms` (no headers, then no body bytes). One
+ * timer per attempt, re-armed for the remaining time rather than reset on every chunk.
+ */
+class ReadIdleGuard {
+  readonly #clock: Clock;
+  readonly #ms: number;
+  readonly #describe: string;
+  readonly #controller = new AbortController();
+  #last: number;
+  #timer: Timer | undefined;
+  /** Set once the guard fired. */
+  error: ReadIdleTimeoutError | undefined;
+
+  constructor(clock: Clock, ms: number, describe: string) {
+    this.#clock = clock;
+    this.#ms = ms;
+    this.#describe = describe;
+    this.#last = clock.now();
+    this.#timer = clock.afterFunc(ms, this.#check);
+  }
+
+  /** Aborted (with a {@link ReadIdleTimeoutError}) when the guard fires. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  readonly #check = (): void => {
+    const idle = this.#clock.since(this.#last);
+    if (idle < this.#ms) {
+      this.#timer = this.#clock.afterFunc(this.#ms - idle, this.#check);
+      return;
+    }
+    this.#timer = undefined;
+    this.error = new ReadIdleTimeoutError(this.#describe, this.#ms);
+    this.#controller.abort(this.error);
+  };
+
+  /** Response bytes arrived. */
+  touch(): void {
+    this.#last = this.#clock.now();
+  }
+
+  stop(): void {
+    this.#timer?.stop();
+    this.#timer = undefined;
+  }
+}
+
+/** A 2xx response from {@link RestClient}'s send loop, with the idle guard still watching its body. */
+interface SentResponse extends StreamResponse {
+  idle: ReadIdleGuard | undefined;
 }
 
 /**
@@ -159,6 +231,7 @@ export class RestClient {
   readonly #limiter: RequestRateLimiter;
   readonly #warnings: WarningHandler;
   readonly #maxRetries: number;
+  readonly #readIdleTimeoutMs: number;
   readonly #tokenFile: CachedTokenFile | undefined;
   readonly #dispatcher: Dispatcher;
   readonly #transport: TransportOptions;
@@ -172,6 +245,7 @@ export class RestClient {
     this.#clock = options.clock ?? realClock;
     this.#warnings = options.warningHandler ?? defaultWarningHandler;
     this.#maxRetries = Math.max(0, options.maxRetries ?? DefaultMaxRetries);
+    this.#readIdleTimeoutMs = Math.max(0, options.readIdleTimeoutMs ?? defaultReadIdleTimeoutMs);
     const qps = config.qps ?? DefaultQPS;
     this.#limiter = config.rateLimiter ?? (qps < 0 ? unlimitedRateLimiter : new TokenBucketRateLimiter({ qps: qps === 0 ? DefaultQPS : qps, burst: config.burst || DefaultBurst, clock: this.#clock }));
     this.#tokenFile = config.bearerTokenFile !== undefined && config.bearerTokenFile !== '' ? new CachedTokenFile(config.bearerTokenFile, this.#clock) : undefined;
@@ -209,7 +283,8 @@ export class RestClient {
   /**
    * Sends `req` and reads the whole response. Resolves for 2xx responses; rejects with a
    * {@link StatusError} for any other status, {@link NetworkError} when no response arrived,
-   * {@link RequestTimeoutError} on timeout, or the signal's reason when aborted.
+   * {@link RequestTimeoutError} on timeout, {@link ReadIdleTimeoutError} when the response stayed
+   * silent past the read idle timeout (GETs are first retried), or the signal's reason when aborted.
    */
   async do(req: RestRequest, options: RequestOptions = {}): Promise<RestResponse> {
     const timeoutMs = options.timeoutMs || this.config.timeoutMs || 0;
@@ -231,16 +306,21 @@ export class RestClient {
             controller.abort(timedOut);
           })
         : undefined;
+    let idle: ReadIdleGuard | undefined;
     try {
-      const resp = await this.#send(req, controller.signal);
-      const body = await readAll(resp.body).catch((err: unknown) => {
-        throw controller.signal.aborted ? controller.signal.reason : new NetworkError(this.#describe(req), err);
+      const resp = await this.#send(req, controller.signal, req.watch ? 0 : this.#readIdleTimeoutMs);
+      idle = resp.idle;
+      const guard = idle;
+      const body = await readAll(resp.body, guard === undefined ? undefined : () => guard.touch()).catch((err: unknown) => {
+        if (controller.signal.aborted) throw controller.signal.reason;
+        throw guard?.error ?? new NetworkError(this.#describe(req), err);
       });
       return { statusCode: resp.statusCode, headers: resp.headers, body };
     } catch (err) {
       if (timedOut !== undefined) throw timedOut;
       throw err;
     } finally {
+      idle?.stop();
       timer?.stop();
       unlink();
     }
@@ -266,9 +346,9 @@ export class RestClient {
     const controller = new AbortController();
     const unlink = linkSignals(options.signal, controller);
     try {
-      const resp = await this.#send(req, controller.signal);
-      resp.body.once('close', unlink);
-      return resp;
+      const { statusCode, headers, body } = await this.#send(req, controller.signal);
+      body.once('close', unlink);
+      return { statusCode, headers, body };
     } catch (err) {
       unlink();
       throw err;
@@ -388,8 +468,13 @@ export class RestClient {
    * maxRetries, any verb since bodies are replayable), connection-reset retries for GETs (an implied
    * Retry-After of 1 s), and one retry with fresh credentials after a 401 when a credential provider
    * is configured. Resolves with a 2xx response whose body is still unread.
+   *
+   * With `readIdleMs` > 0 each attempt is abandoned when no byte of its response arrives for that
+   * long (aborting an undici request destroys its socket, so the half-open connection leaves the
+   * pool); a GET is then retried like one whose connection was reset. The returned guard keeps
+   * watching the body until the caller stops it.
    */
-  async #send(req: RestRequest, signal: AbortSignal): Promise<StreamResponse> {
+  async #send(req: RestRequest, signal: AbortSignal, readIdleMs = 0): Promise<SentResponse> {
     const url = requestUrl(this.baseUrl, req);
     const describe = `${req.verb} ${url}`;
     let attempts = 0;
@@ -402,30 +487,38 @@ export class RestClient {
         'accept-encoding': 'gzip',
       };
       const dispatcher = await this.#authenticate(headers, signal);
+      const idle = readIdleMs > 0 ? new ReadIdleGuard(this.#clock, readIdleMs, describe) : undefined;
       let resp: Dispatcher.ResponseData;
       try {
-        resp = await undiciRequest(url, { dispatcher, method: req.verb, headers, body: req.body ?? null, signal });
+        const attemptSignal = idle === undefined ? signal : AbortSignal.any([signal, idle.signal]);
+        resp = await undiciRequest(url, { dispatcher, method: req.verb, headers, body: req.body ?? null, signal: attemptSignal });
       } catch (err) {
+        idle?.stop();
         if (signal.aborted) throw signal.reason;
-        if (req.verb === 'GET' && isConnectionReset(err) && attempts < this.#maxRetries) {
+        const lost = idle?.error;
+        // A GET whose connection was reset or went silent is safe to send again (on a new connection).
+        if (req.verb === 'GET' && (lost !== undefined || isConnectionReset(err)) && attempts < this.#maxRetries) {
           attempts++;
           await this.#retryWait(1, signal);
           continue;
         }
-        throw new NetworkError(describe, err);
+        throw lost ?? new NetworkError(describe, err);
       }
+      idle?.touch();
       const code = resp.statusCode;
       const body = decodedBody(resp.body, resp.headers);
       for (const w of parseWarningHeaders(headerValues(resp.headers, 'warning'))) this.#warnings.handleWarning(w);
-      if (code >= 200 && code < 300) return { statusCode: code, headers: resp.headers, body };
+      if (code >= 200 && code < 300) return { statusCode: code, headers: resp.headers, body, idle };
 
       let raw: Buffer;
       try {
-        raw = await readAll(body);
+        raw = await readAll(body, idle === undefined ? undefined : () => idle.touch());
       } catch {
         // A truncated error body still yields an error built from the status code.
         if (signal.aborted) throw signal.reason;
         raw = Buffer.alloc(0);
+      } finally {
+        idle?.stop();
       }
       if (code === 401 && this.config.credentialProvider !== undefined && !reauthenticated) {
         reauthenticated = true;

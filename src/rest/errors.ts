@@ -25,6 +25,22 @@ export class RequestTimeoutError extends KubeloomError {
   }
 }
 
+/**
+ * A request received no byte of its response (headers or body) for `idleMs`, so its connection was
+ * taken for half-open and closed: the HTTP/1.1 counterpart of client-go's HTTP/2 connection health
+ * check, which closes a connection that stays silent and does not answer a ping.
+ */
+export class ReadIdleTimeoutError extends KubeloomError {
+  /** The method and URL that went unanswered. */
+  readonly request: string;
+  readonly idleMs: number;
+  constructor(request: string, idleMs: number) {
+    super('ERR_KUBE_READ_IDLE_TIMEOUT', `${request}: no response bytes for ${idleMs} ms; assuming a broken connection`);
+    this.request = request;
+    this.idleMs = idleMs;
+  }
+}
+
 /** A watch stream carried a line that is not a watch event, or ended in the middle of one. */
 export class WatchDecodeError extends KubeloomError {
   constructor(message: string, options?: { cause?: unknown }) {
