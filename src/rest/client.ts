@@ -30,7 +30,8 @@ export const DefaultMaxRetries = 10;
  * body) before its connection is taken for half-open and closed. client-go talks HTTP/2 to API
  * servers and its connection health check closes a connection after 30 s without a frame
  * (ReadIdleTimeout, apimachinery util/net) plus 15 s without an answer to a ping (PingTimeout); an
- * HTTP/1.1 connection cannot be pinged while it carries a request, so the same 45 s bound the wait.
+ * HTTP/1.1 connection cannot be pinged while it carries a request, so the wait for its response is
+ * bounded by the same 45 s.
  */
 export const defaultReadIdleTimeoutMs = 45_000;
 
@@ -56,6 +57,7 @@ export interface RestClientOptions {
    * a new connection, as client-go retries a GET whose connection was lost (default
    * {@link defaultReadIdleTimeoutMs}, 45 s; 0 disables it). Counted on the client's clock. Without it
    * a request sent on a pooled connection that went half-open waits for undici's 300 s headers timeout.
+   * With `allowH2` only the request's stream is reset: the shared session is not replaced.
    */
   readIdleTimeoutMs?: number;
 }
