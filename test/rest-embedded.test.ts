@@ -72,7 +72,8 @@ test('injected 429 and 503 with Retry-After are retried on the client clock; wit
   try {
     await seed(s);
     const clock = new FakeClock(0);
-    const client = new RestClient(configFor(s), { clock });
+    // No read idle timer: the only timer on the clock is then the Retry-After sleep this test pins.
+    const client = new RestClient(configFor(s), { clock, readIdleTimeoutMs: 0 });
     s.faults.failNext({ verb: 'get', resource: 'pods', status: 429, retryAfterSeconds: 3, count: 1 });
     s.faults.failNext({ verb: 'get', resource: 'pods', status: 503, retryAfterSeconds: 1, count: 1 });
     const pending = client.json<Pod>(buildGet({ ...podsLoc('ns'), name: 'a' }));
@@ -87,7 +88,7 @@ test('injected 429 and 503 with Retry-After are retried on the client clock; wit
     s.faults.failNext({ verb: 'get', resource: 'pods', status: 500 });
     await assert.rejects(client.json(buildGet({ ...podsLoc('ns'), name: 'a' })), (e) => isInternalError(e));
     s.faults.failNext({ verb: 'list', resource: 'pods', status: 503, retryAfterSeconds: 1, count: 20 });
-    const capped = new RestClient(configFor(s), { clock, maxRetries: 2 });
+    const capped = new RestClient(configFor(s), { clock, maxRetries: 2, readIdleTimeoutMs: 0 });
     const failing = capped.json(buildList(podsLoc('ns'))).catch((e: unknown) => e);
     for (let i = 0; i < 2; i++) {
       await clock.waitForWaiters(1);
