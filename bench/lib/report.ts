@@ -14,7 +14,7 @@ import type { BareJsonResult, CaptureResult, CeilingResult, InformerResult, Info
 export interface Results {
   quick: boolean;
   machine: MachineInfo;
-  sizes: { syncPods: number[]; watchPods: number; watchEvents: number; restGets: number; ceilingRounds: number; watchRounds: number; queueItems: number };
+  sizes: { syncPods: number[]; watchPods: number; watchEvents: number; restGets: number; ceilingRounds: number; syncRounds: number; watchRounds: number; queueItems: number };
   server: WriteFigures | undefined;
   capture: CaptureResult | undefined;
   ceiling: CeilingResult | undefined;
@@ -116,7 +116,7 @@ export async function writeReport(r: Results, outDir: string): Promise<void> {
     sections.push('## 2. Initial sync into an informer');
     sections.push('');
     sections.push(
-      'From starting the informer until it reports synced and its handler has received every ADDED. kubeloom streams the initial state with a watch-list (sendInitialEvents) by default; client-node LISTs in one request. Peak RSS is the scenario process\'s high-water mark; heap is measured after full GCs once synced, minus the heap before the informer started.',
+      `From starting the informer until it reports synced and its handler has received every ADDED. kubeloom streams the initial state with a watch-list (sendInitialEvents) by default; client-node LISTs in one request. Peak RSS is the scenario process's high-water mark; heap is measured after full GCs once synced, minus the heap before the informer started. Best of ${r.sizes.syncRounds} interleaved round(s) per variant, by CPU time (every figure of a row comes from that round).`,
     );
     sections.push('');
     for (const n of r.sizes.syncPods) {
