@@ -307,6 +307,8 @@ export class SharedIndexInformer<T> {
     const process = (deltas: Delta<T>[], isInInitialList: boolean): void => this.#handleDeltas(deltas, isInInitialList);
     try {
       for (;;) {
+        // As upstream's processLoop: once stopped, deltas still queued are left unapplied.
+        if (signal.aborted) break;
         try {
           await fifo.popBatch(process);
         } catch (err) {
