@@ -279,7 +279,7 @@ export async function writeReport(r: Results, outDir: string): Promise<void> {
   if (r.rest.length > 0) {
     sections.push('## 6. REST GETs');
     sections.push('');
-    sections.push(`${n0(r.sizes.restGets)} GETs of one Pod over plain HTTP through a counting TCP proxy (bench/rest.ts helpers); kubeloom with client-side rate limiting off, as client-node has none. CPU includes the in-process proxy.`);
+    sections.push(`${n0(r.sizes.restGets)} GETs of one Pod over plain HTTP through a counting TCP proxy (bench/rest.ts helpers); kubeloom with client-side rate limiting off, as client-node has none. CPU includes the in-process proxy. Best of two interleaved rounds per client (by wall time).`);
     sections.push('');
     const rows = r.rest.map((x) => {
       const other = r.rest.find((y) => y.concurrency === x.concurrency && y.client !== x.client && y.client.includes('client-node'));
