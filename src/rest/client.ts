@@ -20,7 +20,7 @@ import { TokenBucketRateLimiter, unlimitedRateLimiter } from './token-bucket.ts'
 import { CachedTokenFile } from './token-file.ts';
 import { newDispatcher, parseHost, type ClientCertificate, type TransportOptions } from './transport.ts';
 import { WarningLogger, parseWarningHeaders, type WarningHandler } from './warnings.ts';
-import { WatchStreamDecoder } from './watch-decoder.ts';
+import { WatchEventIterator } from './watch-event-iterator.ts';
 
 /** client-go's default ceiling on Retry-After retries per request (Request.maxRetries). */
 export const DefaultMaxRetries = 10;
@@ -379,36 +379,22 @@ export class RestClient {
       stopped = true;
       body.destroy();
     };
-    async function* events(): AsyncGenerator<WatchEvent<T>, void, undefined> {
-      const decoder = new WatchStreamDecoder<T>();
-      const batch: Array<WatchEvent<T>> = [];
-      try {
-        try {
-          for await (const chunk of body) {
-            const error = decoder.write(chunk as Buffer, batch);
-            for (const event of batch) yield event;
-            batch.length = 0;
-            if (error !== undefined) throw error;
-          }
-        } catch (err) {
-          if (err instanceof WatchDecodeError) throw err;
-          if (controller.signal.aborted) throw controller.signal.reason;
-          if (stopped) return;
-          // The connection dropped: fine between events (the caller re-watches), an error mid-event.
-          if (decoder.midEvent) throw new WatchDecodeError(`${describe}: watch stream cut in the middle of an event`, { cause: err });
-          if (isConnectionReset(err)) return;
-          throw new NetworkError(describe, err);
-        }
-        if (stopped) return;
-        const error = decoder.end(batch);
-        for (const event of batch) yield event;
-        if (error !== undefined) throw error;
-      } finally {
+    const iterable = new WatchEventIterator<T>({
+      chunks: (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator](),
+      readError: (err, midEvent) => {
+        if (controller.signal.aborted) return controller.signal.reason as unknown;
+        if (stopped) return undefined;
+        // The connection dropped: fine between events (the caller re-watches), an error mid-event.
+        if (midEvent) return new WatchDecodeError(`${describe}: watch stream cut in the middle of an event`, { cause: err });
+        if (isConnectionReset(err)) return undefined;
+        return new NetworkError(describe, err);
+      },
+      stopped: () => stopped,
+      cleanup: () => {
         unlink();
         body.destroy();
-      }
-    }
-    const iterable = events();
+      },
+    });
     return {
       stop,
       [Symbol.asyncIterator]: () => iterable,

@@ -1,0 +1,137 @@
+/**
+ * The event iterator of a watch response: decodes the body chunk by chunk and hands out the events
+ * of each chunk from a buffer.
+ *
+ * This is a hot path. An async generator costs several promise hops per `yield` (the yielded value
+ * is awaited, then the consumer's request is resolved); here an event that is already decoded is
+ * returned as one resolved promise, and only the call that needs the next network chunk awaits.
+ */
+import type { WatchEvent } from '../apimachinery/watch.ts';
+import { WatchStreamDecoder } from './watch-decoder.ts';
+
+/** How the stream's owner maps the byte source's failures and ends. */
+export interface WatchEventSource {
+  /** The body's chunks. */
+  readonly chunks: AsyncIterator<Uint8Array>;
+  /**
+   * The error to raise for a failure of `chunks`, or undefined to end the stream cleanly (e.g. a
+   * connection reset between events). `midEvent` tells whether part of an event had arrived.
+   */
+  readError(err: unknown, midEvent: boolean): unknown;
+  /** True when the consumer stopped the stream: its end is then not decoded. */
+  stopped(): boolean;
+  /** Runs once, when the iteration ends for any reason (end, error or `return()`). */
+  cleanup(): void;
+}
+
+const finished: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * An AsyncIterableIterator over a watch stream's events. Events decoded before a bad line or a
+ * failure are handed out first; then the error is thrown once and the iterator is done.
+ */
+export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>> {
+  readonly #source: WatchEventSource;
+  readonly #decoder = new WatchStreamDecoder<T>();
+  #buffer: Array<WatchEvent<T>> = [];
+  #index = 0;
+  #failed = false;
+  #failure: unknown;
+  #ended = false;
+  #cleanedUp = false;
+  /** Calls waiting for a chunk; while there are any, later calls queue behind them (order is kept). */
+  #waiting = 0;
+  #reading: Promise<void> | undefined;
+
+  constructor(source: WatchEventSource) {
+    this.#source = source;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<WatchEvent<T>>> {
+    if (this.#waiting === 0 && this.#index < this.#buffer.length) {
+      return Promise.resolve({ done: false, value: this.#buffer[this.#index++]! });
+    }
+    return this.#nextSlow();
+  }
+
+  /** Ends the iteration: the source is released and every later `next()` is done. */
+  return(): Promise<IteratorResult<WatchEvent<T>>> {
+    this.#ended = true;
+    this.#failed = false;
+    this.#buffer = [];
+    this.#index = 0;
+    this.#cleanup();
+    return Promise.resolve(finished);
+  }
+
+  async #nextSlow(): Promise<IteratorResult<WatchEvent<T>>> {
+    this.#waiting++;
+    try {
+      for (;;) {
+        if (this.#reading !== undefined) {
+          await this.#reading;
+          continue;
+        }
+        if (this.#index < this.#buffer.length) return { done: false, value: this.#buffer[this.#index++]! };
+        if (this.#failed) {
+          this.#failed = false;
+          this.#ended = true;
+          this.#cleanup();
+          throw this.#failure;
+        }
+        if (this.#ended) {
+          this.#cleanup();
+          return finished;
+        }
+        this.#reading = this.#read();
+        try {
+          await this.#reading;
+        } finally {
+          this.#reading = undefined;
+        }
+      }
+    } finally {
+      this.#waiting--;
+    }
+  }
+
+  /** Reads one chunk into the (consumed) buffer, or records the end or the failure. */
+  async #read(): Promise<void> {
+    this.#buffer = [];
+    this.#index = 0;
+    let step: IteratorResult<Uint8Array>;
+    try {
+      step = await this.#source.chunks.next();
+    } catch (err) {
+      if (this.#ended) return;
+      const raised = this.#source.readError(err, this.#decoder.midEvent);
+      if (raised === undefined) this.#ended = true;
+      else this.#fail(raised);
+      return;
+    }
+    if (this.#ended) return;
+    if (step.done === true) {
+      const error = this.#source.stopped() ? undefined : this.#decoder.end(this.#buffer);
+      if (error !== undefined) this.#fail(error);
+      else this.#ended = true;
+      return;
+    }
+    const error = this.#decoder.write(step.value, this.#buffer);
+    if (error !== undefined) this.#fail(error);
+  }
+
+  #fail(err: unknown): void {
+    this.#failed = true;
+    this.#failure = err;
+  }
+
+  #cleanup(): void {
+    if (this.#cleanedUp) return;
+    this.#cleanedUp = true;
+    this.#source.cleanup();
+  }
+}
