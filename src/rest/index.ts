@@ -11,3 +11,4 @@ export * from './token-file.ts';
 export * from './transport.ts';
 export * from './warnings.ts';
 export * from './watch-decoder.ts';
+export * from './watch-event-iterator.ts';

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { WatchEvent } from '../apimachinery/watch.ts';
 import { WatchDecodeError } from './errors.ts';
-import { WatchStreamDecoder, decodeWatchEvents } from './watch-decoder.ts';
+import { WatchStreamDecoder } from './watch-decoder.ts';
+import { decodeWatchEvents } from './watch-event-iterator.ts';
 
 interface Obj {
   metadata: { name: string };

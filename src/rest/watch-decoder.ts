@@ -121,21 +121,3 @@ export class WatchStreamDecoder<T> {
     }
   }
 }
-
-/**
- * Decodes a byte stream into watch events. Throws {@link WatchDecodeError} after yielding every event
- * that preceded a bad line, or when the stream ends mid-event.
- */
-export async function* decodeWatchEvents<T>(source: AsyncIterable<Uint8Array>): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  const decoder = new WatchStreamDecoder<T>();
-  const batch: Array<WatchEvent<T>> = [];
-  for await (const chunk of source) {
-    const error = decoder.write(chunk, batch);
-    for (const event of batch) yield event;
-    batch.length = 0;
-    if (error !== undefined) throw error;
-  }
-  const error = decoder.end(batch);
-  for (const event of batch) yield event;
-  if (error !== undefined) throw error;
-}

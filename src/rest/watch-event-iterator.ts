@@ -135,3 +135,18 @@ export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T
     this.#source.cleanup();
   }
 }
+
+/**
+ * Decodes a byte stream into watch events. Throws a WatchDecodeError after yielding every event
+ * that preceded a bad line, or when the stream ends mid-event; a failure of `source` is rethrown as
+ * it is, after the events decoded before it.
+ */
+export function decodeWatchEvents<T>(source: AsyncIterable<Uint8Array>): AsyncIterableIterator<WatchEvent<T>> {
+  const chunks = source[Symbol.asyncIterator]();
+  return new WatchEventIterator<T>({
+    chunks,
+    readError: (err) => err,
+    stopped: () => false,
+    cleanup: () => void chunks.return?.()?.catch(() => undefined),
+  });
+}
