@@ -1,0 +1,43 @@
+/**
+ * The whole fidelity corpus, area by area. Scenario ids are unique; each has a golden file.
+ */
+import type { Scenario } from './scenario.ts';
+import { apply } from './scenarios/apply.ts';
+import { apps } from './scenarios/apps.ts';
+import { batch } from './scenarios/batch.ts';
+import { core } from './scenarios/core.ts';
+import { crd } from './scenarios/crd.ts';
+import { deleteScenarios } from './scenarios/delete.ts';
+import { discovery } from './scenarios/discovery.ts';
+import { kubectlCreate } from './scenarios/kubectl-create.ts';
+import { listWatch } from './scenarios/list-watch.ts';
+import { patch } from './scenarios/patch.ts';
+import { protocol } from './scenarios/protocol.ts';
+import { rbacScenarios } from './scenarios/rbac.ts';
+import { tables } from './scenarios/tables.ts';
+import { validation } from './scenarios/validation.ts';
+
+/** Every scenario, in a stable order. */
+export const corpus: readonly Scenario[] = [
+  ...core,
+  ...apps,
+  ...batch,
+  ...rbacScenarios,
+  ...crd,
+  ...patch,
+  ...apply,
+  ...validation,
+  ...deleteScenarios,
+  ...listWatch,
+  ...tables,
+  ...kubectlCreate,
+  ...discovery,
+  ...protocol,
+];
+
+const seen = new Set<string>();
+for (const s of corpus) {
+  if (seen.has(s.id)) throw new Error(`duplicate fidelity scenario id ${s.id}`);
+  if (!/^[a-z0-9-]+\/[a-z0-9-]+$/.test(s.id)) throw new Error(`fidelity scenario id must be <area>/<name> in lowercase: ${s.id}`);
+  seen.add(s.id);
+}
