@@ -20,8 +20,39 @@ export interface Difference {
   embedded: unknown;
 }
 
-/** Every leaf where `real` and `embedded` differ. */
+/**
+ * Aligns two lists of lines by their longest common subsequence: the lines only one side has are the
+ * differences (`/i` for a line of the real side at index i, `/+j` for an embedded line at index j), so
+ * one extra line does not shift every line after it.
+ */
+function diffLines(scenario: string, real: readonly string[], embedded: readonly string[], path: string): Difference[] {
+  const n = real.length;
+  const m = embedded.length;
+  const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = real[i] === embedded[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  const out: Difference[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && real[i] === embedded[j]) {
+      i++;
+      j++;
+    } else if (j < m && (i === n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
+      out.push({ scenario, path: `${path}/+${j}`, real: undefined, embedded: embedded[j] });
+      j++;
+    } else {
+      out.push({ scenario, path: `${path}/${i}`, real: real[i], embedded: undefined });
+      i++;
+    }
+  }
+  return out;
+}
+
+const isLines = (v: unknown[]): v is string[] => v.every((x) => typeof x === 'string');
+
+/** Every leaf where `real` and `embedded` differ (lists of lines are aligned, see diffLines). */
 export function diff(scenario: string, real: unknown, embedded: unknown, path = ''): Difference[] {
+  if (Array.isArray(real) && Array.isArray(embedded) && isLines(real) && isLines(embedded) && (real.length > 1 || embedded.length > 1)) return diffLines(scenario, real, embedded, path);
   if (Array.isArray(real) && Array.isArray(embedded)) {
     const out: Difference[] = [];
     for (let i = 0; i < Math.max(real.length, embedded.length); i++) out.push(...diff(scenario, real[i], embedded[i], `${path}/${i}`));

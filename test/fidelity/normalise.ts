@@ -160,6 +160,8 @@ class Context {
       const h = JSON.parse(Buffer.from(header!, 'base64url').toString('utf8')) as Obj;
       const p = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Obj;
       for (const k of ['exp', 'iat', 'nbf']) if (typeof p[k] === 'number') p[k] = '{epoch}';
+      // A token's own id (jti) is random, and not a uid to relate.
+      if (typeof p.jti === 'string') p.jti = '{jti}';
       delete h.kid;
       return this.value({ header: h, payload: p }, []);
     } catch {
@@ -298,6 +300,13 @@ export function pick(v: unknown, paths: readonly string[]): unknown {
       return;
     }
     const [head, ...rest] = parts as [string, ...string[]];
+    if (head === '[]') {
+      // The values at `rest` of every element, as one flat list (compared line by line).
+      if (!Array.isArray(cur)) return;
+      const values = cur.map((x) => (rest.length === 0 ? x : pick(x, [rest.join('.')]))).map((x) => flatten(x));
+      put(done, values);
+      return;
+    }
     if (head === '*') {
       if (Array.isArray(cur)) cur.forEach((x, i) => walk(x, rest, [...done, i]));
       else if (isObj(cur)) for (const k of Object.keys(cur)) walk(cur[k], rest, [...done, k]);
@@ -329,6 +338,13 @@ export function pick(v: unknown, paths: readonly string[]): unknown {
   return compact(out);
 }
 
+// The single leaf of a picked value (`{name: x}` → x).
+function flatten(v: unknown): unknown {
+  let cur = v;
+  while (isObj(cur) && Object.keys(cur).length === 1) cur = cur[Object.keys(cur)[0]!];
+  return cur;
+}
+
 /** Parses an answer body by its media type: JSON, YAML, Kubernetes protobuf or text. */
 export function parseBody(contentType: string, body: Buffer): { type: string; value: unknown } {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
@@ -354,7 +370,17 @@ export function parseBody(contentType: string, body: Buffer): { type: string; va
       return { type, value: { protobufUndecodable: err instanceof Error ? err.message : String(err) } };
     }
   }
-  return { type, value: body.toString('utf8') };
+  const text = body.toString('utf8');
+  // JSON served as text (kube-openapi's documents) is compared as JSON.
+  if (type === 'text/plain' && /^\s*[{[]/.test(text)) {
+    try {
+      return { type, value: JSON.parse(text) as unknown };
+    } catch {
+      // not JSON after all
+    }
+  }
+  // Text answers are compared line by line.
+  return { type, value: text.split('\n') };
 }
 
 function isStructuredOutput(args: string[]): 'json' | 'yaml' | undefined {

@@ -45,15 +45,8 @@ function resourceEntry(r: ApiResource): Obj {
   const e: Obj = { name: r.resource, singularName: r.singularName, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
   if (r.shortNames.length > 0) e.shortNames = r.shortNames;
   if (r.categories.length > 0) e.categories = r.categories;
-  // Upstream publishes a hash of the resource's schema; a stable hash of its identity serves the same purpose.
-  e.storageVersionHash = storageVersionHash(`${r.group}/${r.version}/${r.kind}`);
+  if (r.storageVersionHash !== '') e.storageVersionHash = r.storageVersionHash;
   return e;
-}
-
-function storageVersionHash(s: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
-  return Buffer.from(h.toString(16).padStart(8, '0')).toString('base64').slice(0, 11);
 }
 
 /** /api/v1 or /apis/<group>/<version>: the APIResourceList, subresources included. */
@@ -62,9 +55,17 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
   const resources: Obj[] = [];
   for (const r of registry.resources(group, version)) {
     resources.push(resourceEntry(r));
-    if (r.hasStatus) resources.push({ name: `${r.resource}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] });
-    if (r.hasScale) resources.push({ name: `${r.resource}/scale`, singularName: '', namespaced: r.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
-    if (group === '' && r.resource === 'pods') resources.push({ name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] });
+    for (const sub of r.subresources) {
+      resources.push({
+        name: `${r.resource}/${sub.name}`,
+        singularName: '',
+        namespaced: r.namespaced,
+        ...(sub.group === undefined ? {} : { group: sub.group, version: sub.version }),
+        kind: sub.kind,
+        verbs: sub.verbs,
+      });
+    }
   }
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group === '' ? version : `${group}/${version}`, resources };
+  // The legacy /api/v1 document carries no apiVersion.
+  return group === '' ? { kind: 'APIResourceList', groupVersion: version, resources } : { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources };
 }

@@ -13,24 +13,26 @@
  * One handler serves every resource, built-in or custom, over {@link Storage}.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ServiceAllocator } from './defaults.ts';
 import type { Faults } from './faults.ts';
 import { metaOf } from './object-meta.ts';
 import { PodLogs } from './pod-logs.ts';
+import { ServiceAllocator } from './registry/service-allocator.ts';
 import type { ResourceRegistry } from './resources.ts';
 import { unauthorized } from './status.ts';
 import type { Storage } from './storage.ts';
-import { commitCreate, createResource, prepareCreate } from './handlers/create.ts';
+import { createObject, createResource, createTracker } from './handlers/create.ts';
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
 import { getLog, getResource } from './handlers/get.ts';
 import { listResource } from './handlers/list.ts';
+import { finalizeNamespace } from './handlers/namespace-finalize.ts';
 import { serveNonResource } from './handlers/non-resource.ts';
 import { patchResource } from './handlers/patch.ts';
-import { readBody } from './handlers/request-body.ts';
+import { readBody, typedObject } from './handlers/request-body.ts';
 import { route, verbOf } from './handlers/request-info.ts';
-import { parseAccept, sendError } from './handlers/response.ts';
+import { negotiate, sendError, useFormat } from './handlers/response.ts';
+import { createReview, createToken } from './handlers/reviews.ts';
 import { getScale, writeScale } from './handlers/scale.ts';
-import { formatTime, type HandlerConfig, type Obj, type RequestScope, type Target } from './handlers/scope.ts';
+import { crdGroupResource, formatTime, type HandlerConfig, type Obj, type RequestScope, type Target } from './handlers/scope.ts';
 import { updateResource } from './handlers/update.ts';
 import { watchResource } from './handlers/watch.ts';
 
@@ -103,47 +105,54 @@ export class ApiHandler {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
-    if (serveNonResource(this.registry, this.#serverAddress, method, path, res)) return;
+    const q = url.searchParams;
+    const crdOf = (r: { resource: string; group: string }): Obj | undefined => this.storage.get(crdGroupResource, `${r.resource}.${r.group}`)?.obj;
+    if (serveNonResource(this.registry, crdOf, this.#serverAddress, method, path, q, req.headers.accept, res)) return;
     const target = route(this.registry, path);
-    const verb = verbOf(method, target, url.searchParams);
+    const verb = verbOf(method, target, q);
+    // Errors, including a failed negotiation, are Statuses, which every serialization can carry.
+    useFormat(res, negotiate(req.headers.accept, { protobuf: true }, true).format);
+    const render = negotiate(req.headers.accept, { protobuf: !target.r.custom });
+    useFormat(res, render.format);
     const delay = this.faults.takeDelay(verb, target.r.resource);
     if (delay > 0) await config.clock.sleep(delay);
     const failure = this.faults.takeFailure(verb, target.r.resource);
     if (failure !== undefined) throw failure.error;
-    const body = method === 'GET' ? undefined : await readBody(req, config.maxRequestBodyBytes);
-    const q = url.searchParams;
-    const render = parseAccept(req.headers.accept);
+    const body = method === 'GET' ? Buffer.alloc(0) : await readBody(req, config.maxRequestBodyBytes);
+    const sub = target.subresource;
     switch (verb) {
       case 'get':
-        if (target.subresource === 'log') return getLog(scope, target, q, res);
-        if (target.subresource === 'scale') return getScale(scope, target, res);
-        return getResource(scope, target, render, res);
+        if (sub === 'log') return getLog(scope, target, q, res);
+        if (sub === 'scale') return getScale(scope, target, render, res);
+        return getResource(scope, target, q, render, res);
       case 'list':
         return listResource(scope, target, q, render, res);
       case 'watch':
         return watchResource(scope, target, q, render, res);
       case 'create':
-        return createResource(scope, target, q, req, body!, res);
+        if (sub === 'token') return createToken(scope, target, q, req, body, render, res);
+        if (target.r.group === 'authorization.k8s.io') return createReview(scope, target, q, req, body, render, res);
+        return createResource(scope, target, q, req, body, render, res);
       case 'update':
-        if (target.subresource === 'scale') return writeScale(scope, target, q, req, body!, res, false);
-        return updateResource(scope, target, q, req, body!, res);
+        if (sub === 'scale') return writeScale(scope, target, q, req, body, render, res, false);
+        if (sub === 'finalize') return finalizeNamespace(scope, target, q, req, body, render, res);
+        return updateResource(scope, target, q, req, body, render, res);
       case 'patch':
-        if (target.subresource === 'scale') return writeScale(scope, target, q, req, body!, res, true);
-        return patchResource(scope, target, q, req, body!, res);
+        if (sub === 'scale') return writeScale(scope, target, q, req, body, render, res, true);
+        return patchResource(scope, target, q, req, body, render, res);
       case 'delete':
-        return deleteResource(scope, target, q, body!, res);
+        return deleteResource(scope, target, q, body, render, res);
       case 'deletecollection':
-        return deleteCollection(scope, target, q, body!, res);
+        return deleteCollection(scope, target, q, body, render, res);
     }
   }
 
-  /** Creates an object directly (initial namespaces); bypasses HTTP but not the storage rules. */
+  /** Creates an object directly (initial namespaces and priority classes); bypasses HTTP but not the registry's rules. */
   seed(group: string, version: string, resource: string, obj: Obj): void {
     const r = this.registry.lookup(group, version, resource);
     if (r === undefined) throw new Error(`unknown resource ${resource}`);
     const meta = metaOf(obj);
     const t: Target = { r, namespace: typeof meta.namespace === 'string' ? meta.namespace : '', name: undefined, subresource: undefined, watchPath: false };
-    const { name, obj: prepared } = prepareCreate(this.#scope, t, obj);
-    commitCreate(this.#scope, t, name, prepared, false, (o) => o);
+    createObject(this.#scope, t, typedObject(t, obj), { dryRun: false, manage: createTracker(this.#scope, t, 'kube-apiserver') });
   }
 }

@@ -4,7 +4,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { StatusCause } from 'kubernetes-types/meta/v1.js';
-import type { ApiResource, PrinterColumn } from './resources.ts';
+import { storageVersionHash, type ApiResource, type PrinterColumn, type Subresource } from './resources.ts';
 import { invalidCause, requiredCause } from './status.ts';
 
 type Obj = Record<string, unknown>;
@@ -45,31 +45,6 @@ export function generateName(base: string): string {
   let suffix = '';
   for (let i = 0; i < 5; i++) suffix += nameAlphabet[randomInt(nameAlphabet.length)];
   return prefix + suffix;
-}
-
-const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-/** Validates metadata.name for a resource; returns the causes of a 422. */
-export function validateName(r: ApiResource, name: string): StatusCause[] {
-  // RBAC objects and a few others accept path-segment names (e.g. "system:controller:x").
-  if (r.group === 'rbac.authorization.k8s.io') {
-    return name === '.' || name === '..' || name.includes('/') || name.includes('%') ? [invalidCause('metadata.name', name, 'may not contain "/" or "%"')] : [];
-  }
-  if (r.resource === 'namespaces') {
-    return name.length <= 63 && dns1123Label.test(name)
-      ? []
-      : [invalidCause('metadata.name', name, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")];
-  }
-  return name.length <= 253 && dns1123Subdomain.test(name)
-    ? []
-    : [
-        invalidCause(
-          'metadata.name',
-          name,
-          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-        ),
-      ];
 }
 
 /** Whether the parts of an object that drive metadata.generation differ (everything but metadata and, when it is a subresource, status). */
@@ -114,9 +89,15 @@ export function customResourcesOf(crd: Obj): { entries: ApiResource[]; causes: S
   else if (versions.filter((v) => v.storage === true).length !== 1) causes.push(invalidCause('spec.versions', versions.length, 'must have exactly one version marked as storage version'));
   if (causes.length > 0) return { entries: [], causes };
   const entries: ApiResource[] = [];
+  const storageVersion = String(versions.find((v) => v.storage === true)?.name ?? '');
   for (const v of versions) {
     if (v.served !== true || typeof v.name !== 'string') continue;
-    const subresources = isObject(v.subresources) ? v.subresources : {};
+    const subresourceSpec = isObject(v.subresources) ? v.subresources : {};
+    // The CRD handler lists status before scale.
+    const subresources: Subresource[] = [];
+    if (isObject(subresourceSpec.status)) subresources.push({ name: 'status', kind, verbs: ['get', 'patch', 'update'] });
+    if (isObject(subresourceSpec.scale)) subresources.push({ name: 'scale', kind: 'Scale', verbs: ['get', 'patch', 'update'], group: 'autoscaling', version: 'v1' });
+    const scale = isObject(subresourceSpec.scale) ? subresourceSpec.scale : undefined;
     const printerColumns: PrinterColumn[] = (Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns.filter(isObject) : []).map((c) => {
       const col: PrinterColumn = { name: String(c.name), type: typeof c.type === 'string' ? c.type : 'string', jsonPath: typeof c.jsonPath === 'string' ? c.jsonPath : '' };
       return {
@@ -138,12 +119,23 @@ export function customResourcesOf(crd: Obj): { entries: ApiResource[]; causes: S
       shortNames: Array.isArray(names.shortNames) ? names.shortNames.map(String) : [],
       categories: Array.isArray(names.categories) ? names.categories.map(String) : [],
       verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
-      hasStatus: isObject(subresources.status),
-      hasScale: false,
+      subresources,
+      hasStatus: isObject(subresourceSpec.status),
+      hasScale: scale !== undefined,
+      ...(scale === undefined
+        ? {}
+        : {
+            scale: {
+              specReplicasPath: typeof scale.specReplicasPath === 'string' ? scale.specReplicasPath : '.spec.replicas',
+              statusReplicasPath: typeof scale.statusReplicasPath === 'string' ? scale.statusReplicasPath : '.status.replicas',
+              labelSelectorPath: typeof scale.labelSelectorPath === 'string' ? scale.labelSelectorPath : undefined,
+            },
+          }),
       tracksGeneration: true,
       custom: true,
       printerColumns,
       selectableFields,
+      storageVersionHash: storageVersionHash(group, storageVersion, kind),
     });
   }
   return { entries, causes };

@@ -5,9 +5,29 @@
  * Built-in resources come from one table; custom resources are added and removed as
  * CustomResourceDefinitions are written. Every resource is backed by the same generic storage.
  */
+import { createHash } from 'node:crypto';
 
 /** The verbs of a fully writable resource, in the order kube-apiserver lists them. */
 export const allVerbs: readonly string[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** A subresource as discovery lists it (`pods/status`, `deployments/scale`, `serviceaccounts/token`). */
+export interface Subresource {
+  /** The part after the slash. */
+  readonly name: string;
+  /** The kind the subresource speaks. */
+  readonly kind: string;
+  readonly verbs: readonly string[];
+  /** Group and version of that kind when they are not the parent's (Scale, TokenRequest). */
+  readonly group?: string;
+  readonly version?: string;
+}
+
+/** Where a custom resource keeps what its /scale subresource shows (CRD `subresources.scale`). */
+export interface ScalePaths {
+  readonly specReplicasPath: string;
+  readonly statusReplicasPath: string;
+  readonly labelSelectorPath: string | undefined;
+}
 
 /** One served group/version/resource. */
 export interface ApiResource {
@@ -26,10 +46,14 @@ export interface ApiResource {
   readonly shortNames: readonly string[];
   readonly categories: readonly string[];
   readonly verbs: readonly string[];
+  /** Subresources, in discovery order. */
+  readonly subresources: readonly Subresource[];
   /** Whether the resource has a /status subresource (PUT/PATCH there change only `.status`). */
   readonly hasStatus: boolean;
-  /** Whether the resource has a /scale subresource (autoscaling/v1 Scale over `.spec.replicas`). */
+  /** Whether the resource has a /scale subresource (autoscaling/v1 Scale over the replicas). */
   readonly hasScale: boolean;
+  /** For custom resources with /scale: where replicas and the selector live. */
+  readonly scale?: ScalePaths;
   /** Whether the main resource ignores `.status` on writes and bumps generation on other changes. */
   readonly tracksGeneration: boolean;
   /** True for resources defined by a CustomResourceDefinition (strategic merge patch is refused). */
@@ -38,6 +62,8 @@ export interface ApiResource {
   readonly printerColumns: readonly PrinterColumn[];
   /** Extra field selectors a CRD declares (`selectableFields`). */
   readonly selectableFields: readonly string[];
+  /** Discovery's storageVersionHash ('' for resources that are not stored). */
+  readonly storageVersionHash: string;
 }
 
 /** A column of the server-side table for a custom resource. */
@@ -60,6 +86,14 @@ export function storageKey(group: string, resource: string): string {
   return group === '' ? resource : `${resource}.${group}`;
 }
 
+/**
+ * discovery's storageVersionHash: the first 8 bytes of the SHA-256 of `<group>/<version>/<kind>` of the
+ * storage version, base64 (`apiserver/pkg/endpoints/discovery/storageversionhash.go`).
+ */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
 interface BuiltinSpec {
   g: string;
   v: string;
@@ -68,40 +102,67 @@ interface BuiltinSpec {
   ns: boolean;
   short?: string[];
   cat?: string[];
-  status?: boolean;
   verbs?: string[];
   generation?: boolean;
-  scale?: boolean;
+  sub?: Subresource[];
+  /** Stored as another group's kind (events.k8s.io events share core events' storage). */
+  storedAs?: { g: string; v: string; kind: string };
 }
 
-// The built-in table, as kube-apiserver v1.32 publishes these resources in discovery.
+const status = (kind: string): Subresource => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'] });
+const scale: Subresource = { name: 'scale', kind: 'Scale', verbs: ['get', 'patch', 'update'], group: 'autoscaling', version: 'v1' };
+const createOnly = ['create'];
+
+// The built-in table, in kube-apiserver's discovery order, as v1.32 publishes these resources.
 const builtins: readonly BuiltinSpec[] = [
-  { g: '', v: 'v1', r: 'namespaces', kind: 'Namespace', ns: false, short: ['ns'], status: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] },
-  // Pods carry no metadata.generation before PodObservedGenerationTracking (v1.33+); this server is v1.32.
-  { g: '', v: 'v1', r: 'pods', kind: 'Pod', ns: true, short: ['po'], cat: ['all'], status: true },
-  { g: '', v: 'v1', r: 'services', kind: 'Service', ns: true, short: ['svc'], cat: ['all'], status: true },
   { g: '', v: 'v1', r: 'configmaps', kind: 'ConfigMap', ns: true, short: ['cm'] },
-  { g: '', v: 'v1', r: 'secrets', kind: 'Secret', ns: true },
-  { g: '', v: 'v1', r: 'serviceaccounts', kind: 'ServiceAccount', ns: true, short: ['sa'] },
-  { g: '', v: 'v1', r: 'nodes', kind: 'Node', ns: false, short: ['no'], status: true },
-  { g: '', v: 'v1', r: 'events', kind: 'Event', ns: true, short: ['ev'] },
   { g: '', v: 'v1', r: 'endpoints', kind: 'Endpoints', ns: true, short: ['ep'] },
-  { g: '', v: 'v1', r: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', ns: true, short: ['pvc'], status: true },
-  { g: 'apps', v: 'v1', r: 'deployments', scale: true, kind: 'Deployment', ns: true, short: ['deploy'], cat: ['all'], status: true, generation: true },
-  { g: 'apps', v: 'v1', r: 'replicasets', scale: true, kind: 'ReplicaSet', ns: true, short: ['rs'], cat: ['all'], status: true, generation: true },
-  { g: 'apps', v: 'v1', r: 'statefulsets', scale: true, kind: 'StatefulSet', ns: true, short: ['sts'], cat: ['all'], status: true, generation: true },
-  { g: 'apps', v: 'v1', r: 'daemonsets', kind: 'DaemonSet', ns: true, short: ['ds'], cat: ['all'], status: true, generation: true },
-  { g: 'batch', v: 'v1', r: 'jobs', kind: 'Job', ns: true, cat: ['all'], status: true, generation: true },
-  { g: 'coordination.k8s.io', v: 'v1', r: 'leases', kind: 'Lease', ns: true },
-  { g: 'events.k8s.io', v: 'v1', r: 'events', kind: 'Event', ns: true, short: ['ev'] },
-  { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'roles', kind: 'Role', ns: true },
-  { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'rolebindings', kind: 'RoleBinding', ns: true },
-  { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'clusterroles', kind: 'ClusterRole', ns: false },
+  { g: '', v: 'v1', r: 'events', kind: 'Event', ns: true, short: ['ev'] },
+  { g: '', v: 'v1', r: 'limitranges', kind: 'LimitRange', ns: true, short: ['limits'] },
+  { g: '', v: 'v1', r: 'namespaces', kind: 'Namespace', ns: false, short: ['ns'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], sub: [{ name: 'finalize', kind: 'Namespace', verbs: ['update'] }, status('Namespace')] },
+  { g: '', v: 'v1', r: 'nodes', kind: 'Node', ns: false, short: ['no'], sub: [status('Node')] },
+  { g: '', v: 'v1', r: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', ns: true, short: ['pvc'], sub: [status('PersistentVolumeClaim')] },
+  { g: '', v: 'v1', r: 'persistentvolumes', kind: 'PersistentVolume', ns: false, short: ['pv'], sub: [status('PersistentVolume')] },
+  // Pods carry no metadata.generation before PodObservedGenerationTracking (v1.33+); this server is v1.32.
+  { g: '', v: 'v1', r: 'pods', kind: 'Pod', ns: true, short: ['po'], cat: ['all'], sub: [{ name: 'log', kind: 'Pod', verbs: ['get'] }, status('Pod')] },
+  { g: '', v: 'v1', r: 'podtemplates', kind: 'PodTemplate', ns: true },
+  { g: '', v: 'v1', r: 'replicationcontrollers', kind: 'ReplicationController', ns: true, short: ['rc'], cat: ['all'], generation: true, sub: [scale, status('ReplicationController')] },
+  { g: '', v: 'v1', r: 'resourcequotas', kind: 'ResourceQuota', ns: true, short: ['quota'], sub: [status('ResourceQuota')] },
+  { g: '', v: 'v1', r: 'secrets', kind: 'Secret', ns: true },
+  { g: '', v: 'v1', r: 'serviceaccounts', kind: 'ServiceAccount', ns: true, short: ['sa'], sub: [{ name: 'token', kind: 'TokenRequest', verbs: createOnly, group: 'authentication.k8s.io', version: 'v1' }] },
+  { g: '', v: 'v1', r: 'services', kind: 'Service', ns: true, short: ['svc'], cat: ['all'], sub: [status('Service')] },
+  { g: 'apps', v: 'v1', r: 'controllerrevisions', kind: 'ControllerRevision', ns: true },
+  { g: 'apps', v: 'v1', r: 'daemonsets', kind: 'DaemonSet', ns: true, short: ['ds'], cat: ['all'], generation: true, sub: [status('DaemonSet')] },
+  { g: 'apps', v: 'v1', r: 'deployments', kind: 'Deployment', ns: true, short: ['deploy'], cat: ['all'], generation: true, sub: [scale, status('Deployment')] },
+  { g: 'apps', v: 'v1', r: 'replicasets', kind: 'ReplicaSet', ns: true, short: ['rs'], cat: ['all'], generation: true, sub: [scale, status('ReplicaSet')] },
+  { g: 'apps', v: 'v1', r: 'statefulsets', kind: 'StatefulSet', ns: true, short: ['sts'], cat: ['all'], generation: true, sub: [scale, status('StatefulSet')] },
+  { g: 'events.k8s.io', v: 'v1', r: 'events', kind: 'Event', ns: true, short: ['ev'], storedAs: { g: '', v: 'v1', kind: 'Event' } },
+  { g: 'authentication.k8s.io', v: 'v1', r: 'tokenreviews', kind: 'TokenReview', ns: false, verbs: createOnly },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', ns: true, verbs: createOnly },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', ns: false, verbs: createOnly },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview', ns: false, verbs: createOnly },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'subjectaccessreviews', kind: 'SubjectAccessReview', ns: false, verbs: createOnly },
+  { g: 'batch', v: 'v1', r: 'cronjobs', kind: 'CronJob', ns: true, short: ['cj'], cat: ['all'], generation: true, sub: [status('CronJob')] },
+  { g: 'batch', v: 'v1', r: 'jobs', kind: 'Job', ns: true, cat: ['all'], generation: true, sub: [status('Job')] },
+  { g: 'networking.k8s.io', v: 'v1', r: 'ingressclasses', kind: 'IngressClass', ns: false, generation: true },
+  { g: 'networking.k8s.io', v: 'v1', r: 'ingresses', kind: 'Ingress', ns: true, short: ['ing'], generation: true, sub: [status('Ingress')] },
+  { g: 'networking.k8s.io', v: 'v1', r: 'networkpolicies', kind: 'NetworkPolicy', ns: true, short: ['netpol'], generation: true },
+  { g: 'policy', v: 'v1', r: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', ns: true, short: ['pdb'], generation: true, sub: [status('PodDisruptionBudget')] },
   { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'clusterrolebindings', kind: 'ClusterRoleBinding', ns: false },
-  { g: 'apiextensions.k8s.io', v: 'v1', r: 'customresourcedefinitions', kind: 'CustomResourceDefinition', ns: false, short: ['crd', 'crds'], status: true, generation: true },
+  { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'clusterroles', kind: 'ClusterRole', ns: false },
+  { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'rolebindings', kind: 'RoleBinding', ns: true },
+  { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'roles', kind: 'Role', ns: true },
+  { g: 'apiextensions.k8s.io', v: 'v1', r: 'customresourcedefinitions', kind: 'CustomResourceDefinition', ns: false, short: ['crd', 'crds'], cat: ['api-extensions'], generation: true, sub: [status('CustomResourceDefinition')] },
+  { g: 'scheduling.k8s.io', v: 'v1', r: 'priorityclasses', kind: 'PriorityClass', ns: false, short: ['pc'] },
+  { g: 'coordination.k8s.io', v: 'v1', r: 'leases', kind: 'Lease', ns: true },
 ];
 
+const builtinGroups: ReadonlySet<string> = new Set(builtins.map((b) => b.g));
+
 function builtinResource(s: BuiltinSpec): ApiResource {
+  const verbs = s.verbs ?? allVerbs;
+  const subresources = s.sub ?? [];
+  const stored = s.storedAs ?? { g: s.g, v: s.v, kind: s.kind };
   return {
     group: s.g,
     version: s.v,
@@ -112,13 +173,15 @@ function builtinResource(s: BuiltinSpec): ApiResource {
     namespaced: s.ns,
     shortNames: s.short ?? [],
     categories: s.cat ?? [],
-    verbs: s.verbs ?? allVerbs,
-    hasStatus: s.status ?? false,
-    hasScale: s.scale ?? false,
+    verbs,
+    subresources,
+    hasStatus: subresources.some((x) => x.name === 'status'),
+    hasScale: subresources.some((x) => x.name === 'scale'),
     tracksGeneration: s.generation ?? false,
     custom: false,
     printerColumns: [],
     selectableFields: [],
+    storageVersionHash: verbs.includes('get') ? storageVersionHash(stored.g, stored.v, stored.kind) : '',
   };
 }
 
@@ -208,6 +271,11 @@ export class ResourceRegistry {
     }
     this.#crds.delete(crdName);
     return entries;
+  }
+
+  /** Whether the group is one of the built-in groups (whose unknown versions are answered with a Status). */
+  isBuiltinGroup(group: string): boolean {
+    return builtinGroups.has(group);
   }
 
   /** Whether a resource name in a group is defined by some CRD (any version). */

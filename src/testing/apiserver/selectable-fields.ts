@@ -60,8 +60,10 @@ export function validateFieldSelector(r: ApiResource, selector: FieldSelector): 
   for (const req of selector.requirements()) {
     // Cluster-scoped resources accept metadata.namespace too (it is always empty).
     if (req.field === 'metadata.namespace' || fields.includes(req.field)) continue;
+    // Kinds with a field label conversion of their own word it so; the default conversion lists the metadata fields.
     if (r.custom) throw badRequest(`"${req.field}" is not a known field selector: only ${fields.map((f) => `"${f}"`).join(', ')}`);
-    throw badRequest(`field label not supported: ${req.field}`);
+    if (extraFields[`${r.group}/${r.resource}`] !== undefined) throw badRequest(`field label not supported: ${req.field}`);
+    throw badRequest(`${JSON.stringify(req.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`);
   }
 }
 

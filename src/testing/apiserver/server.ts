@@ -14,6 +14,8 @@ import { ResourceRegistry } from './resources.ts';
 import { Storage } from './storage.ts';
 import { Faults, type ApiServerFaults } from './faults.ts';
 import { ApiHandler } from './handler.ts';
+import { alwaysAllow, type Authorizer } from './authz/authorizer.ts';
+import type { ControllerSettings } from './controllers/deletion.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -35,6 +37,15 @@ export interface ApiServerOptions {
   maxRequestBodyBytes?: number;
   /** Time source for timestamps, bookmarks, watch timeouts and injected delays (default: the real clock). */
   clock?: Clock;
+  /**
+   * The kube-controller-manager behaviour the server models (all on by default): the namespace controller
+   * (a deleted namespace's contents go, then the namespace) and the garbage collector's handling of the
+   * `orphan` and `foregroundDeletion` finalizers. Off, the server behaves like a cluster without
+   * kube-controller-manager: deleted namespaces stay Terminating, those finalizers stay.
+   */
+  controllers?: Partial<ControllerSettings>;
+  /** Decides what access reviews (`kubectl auth can-i`) answer (default: everything is allowed). */
+  authorizer?: Authorizer;
 }
 
 /** A running embedded API server. */
@@ -58,6 +69,12 @@ export interface ApiServer {
   /** Closes every connection (watches included) and the listener. */
   stop(): Promise<void>;
 }
+
+// The priority classes kube-apiserver creates at start: name, value, description.
+const systemPriorityClasses: ReadonlyArray<[string, number, string]> = [
+  ['system-node-critical', 2000001000, 'Used for system critical pods that must not be moved from their current node.'],
+  ['system-cluster-critical', 2000000000, 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.'],
+];
 
 // kube-apiserver's default request body limit (3 MiB).
 const defaultMaxRequestBodyBytes = 3 * 1024 * 1024;
@@ -135,9 +152,15 @@ class EmbeddedApiServer implements ApiServer {
       defaultWatchTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? defaultWatchTimeoutSeconds,
       maxRequestBodyBytes: options.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes,
       clock,
+      controllers: { namespace: options.controllers?.namespace ?? true, garbageCollector: options.controllers?.garbageCollector ?? true },
+      authorizer: options.authorizer ?? alwaysAllow,
     });
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
-      this.#handler.seed('', 'v1', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } });
+      this.#handler.seed('', 'v1', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    }
+    // The scheduling bootstrap's system priority classes (pkg/apis/scheduling/types.go SystemPriorityClasses).
+    for (const [name, value, description] of systemPriorityClasses) {
+      this.#handler.seed('scheduling.k8s.io', 'v1', 'priorityclasses', { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description });
     }
     const listener = (req: IncomingMessage, res: ServerResponse): void => this.#handler.handle(req, res);
     if (tls !== undefined) {

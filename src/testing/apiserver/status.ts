@@ -51,11 +51,11 @@ export function badRequest(message: string): StatusError {
 
 /** 422 Invalid with field causes, as errors.NewInvalid formats them. */
 export function invalid(group: string, kind: string, name: string, causes: StatusCause[]): StatusError {
-  const list = causes.map((c) => `${c.field ?? ''}: ${c.message ?? ''}`);
+  // The message is an aggregate of the errors, which lists each distinct one once (the causes keep them all).
+  const list = [...new Set(causes.map((c) => `${c.field ?? ''}: ${c.message ?? ''}`))];
   const summary = list.length === 1 ? list[0]! : `[${list.join(', ')}]`;
   const qualifiedKind = group === '' ? kind : `${kind}.${group}`;
-  const d: StatusDetails = { name, kind, causes };
-  if (group !== '') d.group = group;
+  const d: StatusDetails = { ...(name === '' ? {} : { name }), ...(group === '' ? {} : { group }), ...(kind === '' ? {} : { kind }), causes };
   return new StatusError(newStatus(422, StatusReason.Invalid, `${qualifiedKind} "${name}" is invalid: ${summary}`, d));
 }
 
@@ -74,6 +74,21 @@ export function resourceNotFound(): StatusError {
   return new StatusError(newStatus(404, StatusReason.NotFound, 'the server could not find the requested resource', {}));
 }
 
+/**
+ * The mux's answer for a path nothing is registered at (an unserved group version): plain text
+ * `404 page not found`, not a Status. Thrown like a StatusError; sendError writes it as text.
+ */
+export class PageNotFound extends StatusError {
+  constructor() {
+    super(newStatus(404, StatusReason.NotFound, '404 page not found'));
+  }
+}
+
+/** The mux's plain-text 404. */
+export function pageNotFound(): PageNotFound {
+  return new PageNotFound();
+}
+
 /** 405 MethodNotAllowed. */
 export function methodNotAllowed(): StatusError {
   return new StatusError(newStatus(405, StatusReason.MethodNotAllowed, 'the server does not allow this method on the requested resource', {}));
@@ -89,13 +104,15 @@ export function tooLarge(limit: number): StatusError {
   return new StatusError(newStatus(413, StatusReason.RequestEntityTooLarge, `Request entity too large: limit is ${limit}`));
 }
 
-/** 415 UnsupportedMediaType. */
-export function unsupportedMediaType(contentType: string, accepted: readonly string[]): StatusError {
-  return new StatusError(
-    newStatus(415, StatusReason.UnsupportedMediaType, `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`, {
-      causes: [{ reason: 'UnsupportedMediaType', message: contentType }],
-    }),
-  );
+/** 415 UnsupportedMediaType from a handler: the body's media type is not one it decodes (no details, as upstream). */
+export function unsupportedMediaType(_contentType: string, accepted: readonly string[]): StatusError {
+  return new StatusError(newStatus(415, StatusReason.UnsupportedMediaType, `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`));
+}
+
+/** An error kube-apiserver answers without a reason (an untyped error surfacing from a library). */
+export function untypedError(code: number, message: string): StatusError {
+  const { reason: _none, ...status } = newStatus(code, StatusReason.Unknown, message);
+  return new StatusError(status);
 }
 
 /** 401 Unauthorized. */

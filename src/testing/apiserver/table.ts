@@ -401,6 +401,24 @@ const columnsByResource: Record<string, Column[]> = {
     ...templateContainers,
     col('Selector', 'string', (o) => formatSelector(get(o, ['spec', 'selector'])), 1),
   ],
+  // printCronJob (v1.32: with the TIMEZONE column).
+  'batch/cronjobs': [
+    nameColumn,
+    col('Schedule', 'string', (o) => str(get(o, ['spec', 'schedule']), '')),
+    col('Timezone', 'string', (o) => str(get(o, ['spec', 'timeZone']))),
+    col('Suspend', 'boolean', (o) => {
+      const v = get(o, ['spec', 'suspend']);
+      return typeof v === 'boolean' ? (v ? 'True' : 'False') : '<unset>';
+    }),
+    col('Active', 'integer', (o) => arr(get(o, ['status', 'active'])).length),
+    col('Last Schedule', 'string', (o, now) => {
+      const ts = get(o, ['status', 'lastScheduleTime']);
+      return ts === undefined || ts === null ? '<none>' : since(ts, now);
+    }),
+    ageColumn,
+    ...containerCells(['spec', 'jobTemplate', 'spec', 'template', 'spec']),
+    col('Selector', 'string', (o) => formatSelector(get(o, ['spec', 'jobTemplate', 'spec', 'selector'])), 1),
+  ],
   '/namespaces': [nameColumn, col('Status', 'string', (o) => str(get(o, ['status', 'phase']), '')), ageColumn],
   '/configmaps': [nameColumn, col('Data', 'string', (o) => keys(get(o, ['data'])) + keys(get(o, ['binaryData']))), ageColumn],
   '/secrets': [nameColumn, col('Type', 'string', (o) => str(get(o, ['type']), '')), col('Data', 'string', (o) => keys(get(o, ['data']))), ageColumn],
@@ -581,6 +599,8 @@ export function toTable(r: ApiResource, objects: readonly StoredObject[], option
     if (conditions !== undefined) row.conditions = conditions;
     if (options.includeObject === 'Object') row.object = s.obj;
     else if (options.includeObject === 'Metadata') row.object = partialMetadata(s.obj);
+    // A RawExtension without an object encodes as null.
+    else row.object = null;
     return row;
   });
   const columnDefinitions = options.noHeaders

@@ -21,6 +21,8 @@ export interface WatchStreamOptions {
   res: ServerResponse;
   /** Plural resource name, for fault matching. */
   resource: string;
+  /** Storage key of the resource (group and plural): what ends when the resource stops being served. */
+  store: string;
   filter: WatchFilter;
   /** Undefined: objects are sent exactly as stored, sharing the encoded line among watchers. */
   encode: ObjectEncoder | undefined;
@@ -36,6 +38,13 @@ export interface WatchStreamOptions {
   onClose: () => void;
 }
 
+/** The state an object that left a watch's selection is reported with: its previous one, at the change's revision. */
+function leftSelection(change: Change): StoredObject {
+  const prev = change.prev!;
+  const obj = { ...prev.obj, metadata: { ...(prev.obj.metadata as Record<string, unknown>), resourceVersion: String(change.rv) } };
+  return { obj, json: JSON.stringify(obj), rv: change.rv, key: prev.key };
+}
+
 // Raw lines are strings ending in '\n'; events are encoded when written.
 const endOfStream: unique symbol = Symbol('end of stream');
 type Item = { type: ChangeType; object: StoredObject; change: Change | undefined } | string | typeof endOfStream;
@@ -46,6 +55,7 @@ const writeBatchBytes = 64 * 1024;
 /** An open watch response. */
 export class WatchStream {
   readonly resource: string;
+  readonly store: string;
   readonly #o: WatchStreamOptions;
   readonly #queue: Item[] = [];
   #qHead = 0;
@@ -58,6 +68,7 @@ export class WatchStream {
   constructor(options: WatchStreamOptions) {
     this.#o = options;
     this.resource = options.resource;
+    this.store = options.store;
     const res = options.res;
     res.on('close', () => this.#cleanup());
     res.on('drain', () => {
@@ -67,7 +78,16 @@ export class WatchStream {
     this.#timer = options.clock.afterFunc(options.timeoutMs, () => this.end());
     this.#ticker =
       options.bookmarkIntervalMs === undefined || options.bookmarkIntervalMs <= 0 ? undefined : options.clock.newTicker(options.bookmarkIntervalMs, () => this.enqueueRaw(options.bookmark(false)));
+    // The watch cache also sends a bookmark right before the watch times out (2 s before its deadline) and,
+    // its bookmark buckets being one second wide, once more a second later.
+    if (this.#ticker !== undefined) {
+      for (const before of [2000, 1000]) {
+        if (options.timeoutMs - before > 0) this.#preTimeout.push(options.clock.afterFunc(options.timeoutMs - before, () => this.enqueueRaw(options.bookmark(false))));
+      }
+    }
   }
+
+  readonly #preTimeout: Timer[] = [];
 
   /** Whether the stream has ended. */
   get closed(): boolean {
@@ -81,20 +101,18 @@ export class WatchStream {
 
   /**
    * Queues a change, translated by the filter: a modification moving the object into the selection is
-   * an ADDED, out of it a DELETED (carrying the new state), as kube-apiserver's watch cache does.
+   * an ADDED, out of it a DELETED carrying the previous state at the change's resourceVersion, as
+   * kube-apiserver's watch cache does (cacheWatcher.convertToWatchEvent).
    */
   enqueueChange(change: Change): void {
     const now = change.type === 'DELETED' ? false : this.#o.filter(change.object.obj);
     const before = change.prev === undefined ? false : this.#o.filter(change.prev.obj);
-    let type: ChangeType;
     if (change.type === 'DELETED') {
       if (!this.#o.filter(change.object.obj) && !before) return;
-      type = 'DELETED';
-    } else if (now && before) type = 'MODIFIED';
-    else if (now) type = 'ADDED';
-    else if (before) type = 'DELETED';
-    else return;
-    this.#push({ type, object: change.object, change });
+      this.#push({ type: 'DELETED', object: change.object, change });
+    } else if (now && before) this.#push({ type: 'MODIFIED', object: change.object, change });
+    else if (now) this.#push({ type: 'ADDED', object: change.object, change });
+    else if (before) this.#push({ type: 'DELETED', object: leftSelection(change), change });
   }
 
   /** Queues a pre-encoded line (bookmarks, errors, malformed lines); a newline is appended. */
@@ -197,6 +215,7 @@ export class WatchStream {
     this.#closed = true;
     this.#timer.stop();
     this.#ticker?.stop();
+    for (const t of this.#preTimeout) t.stop();
     this.#queue.length = 0;
     this.#qHead = 0;
     this.#o.onClose();

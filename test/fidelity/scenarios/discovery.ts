@@ -25,7 +25,7 @@ export const discovery: Scenario[] = [
     namespace: false,
     steps: [
       { req: 'GET /api/v1', pick: resources(['configmaps', 'pods', 'pods/status', 'pods/log', 'namespaces', 'namespaces/status', 'namespaces/finalize', 'services', 'secrets', 'serviceaccounts', 'serviceaccounts/token', 'nodes', 'events', 'endpoints', 'persistentvolumeclaims', 'resourcequotas']) },
-      { req: 'GET /api/v1', pick: ['resources.*.name'] },
+      { req: 'GET /api/v1', pick: ['resources.[].name'] },
     ],
   },
   {
@@ -47,7 +47,7 @@ export const discovery: Scenario[] = [
     namespace: false,
     steps: [
       { req: 'GET /apis/apps/v1', pick: resources(['deployments', 'deployments/status', 'deployments/scale', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale', 'daemonsets', 'daemonsets/status']) },
-      { req: 'GET /apis/apps/v1', pick: ['resources.*.name'] },
+      { req: 'GET /apis/apps/v1', pick: ['resources.[].name'] },
     ],
   },
   {

@@ -54,7 +54,7 @@ export const protocol: Scenario[] = [
       { req: `GET ${cms}/p`, accept: 'text/plain' },
       { req: `GET ${cms}/p`, accept: 'application/xml' },
       { req: `GET ${cms}/p`, accept: '*/*', pick: ['kind'] },
-      { req: `GET ${cms}/p`, accept: 'application/*', pick: ['kind'] },
+      { req: `GET ${cms}/p`, accept: 'application/*' },
       { req: `GET ${cms}/p`, accept: 'application/json;as=Table;v=v9;g=meta.k8s.io' },
       { req: `GET ${cms}/p`, accept: 'application/json;as=Frobnicator;v=v1;g=meta.k8s.io' },
     ],

@@ -1,106 +1,86 @@
 /**
- * CREATE: preparing a new object (type check, namespace, name or generateName, uid, timestamps,
- * generation, create-time defaults) and committing it, including the CRD side effect of starting to
- * serve its custom resources. Also used by create-on-update, server-side apply of a missing object and
- * the server's seeding of initial objects.
+ * CREATE, as `apiserver/pkg/endpoints/handlers/create.go` and the generic store run it: the decoded
+ * object gets its managed fields, passes admission, is prepared and validated by the registry
+ * (`registry/rest.ts`), and is stored unless it exists — with the CRD side effect of starting to serve
+ * its custom resources. Also used by create-on-update, server-side apply of a missing object and the
+ * server's seeding of initial objects.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { applyCreateDefaults, podQOSClass, type ServiceAllocator } from '../defaults.ts';
-import { acceptedCrdStatus, customResourcesOf, generateName, isObject, metaOf, validateName } from '../object-meta.ts';
+import { admit, validateAdmission } from '../admission/admission.ts';
+import { acceptedCrdStatus, customResourcesOf, metaOf } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
+import { beforeCreate, storageForm } from '../registry/rest.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
-import { alreadyExists, badRequest, invalid, methodNotAllowed, notFound, requiredCause } from '../status.ts';
-import type { Storage } from '../storage.ts';
-import { checkType, decodeObject } from './request-body.ts';
-import { encodeStored, send } from './response.ts';
-import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
-import { dryRunOf, fieldManager } from './write-options.ts';
+import { alreadyExists, badRequest, invalid, methodNotAllowed } from '../status.ts';
+import { decodeObject } from './request-body.ts';
+import { encodeStored, sendObject, type Render } from './response.ts';
+import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+import { createOptions } from './write-options.ts';
 
-/** 404 unless the target's namespace exists (namespaced resources only). */
-export function requireNamespace(storage: Storage, t: Target): void {
-  if (!t.r.namespaced) return;
-  if (storage.get(namespacesStore, t.namespace) === undefined) throw notFound({ group: '', resource: 'namespaces' }, t.namespace);
+/** How the new object's managedFields are recorded. */
+export type Manage = (o: Obj) => Obj;
+
+/** Options of {@link createObject}. */
+export interface CreateOptions {
+  dryRun: boolean;
+  /** Records managedFields (an Update entry; identity when server-side apply already did). */
+  manage: Manage;
 }
 
-/**
- * Create-time strategy: resources with a status subresource start with an empty status (nodes keep
- * theirs, as upstream), plus the few defaults clients commonly rely on.
- */
-function createDefaults(r: ApiResource, obj: Obj, allocator: ServiceAllocator): void {
-  if (r.hasStatus && !(r.group === '' && r.resource === 'nodes')) delete obj.status;
-  if (r.group === '' && r.resource === 'namespaces') {
-    obj.spec = { finalizers: ['kubernetes'], ...(isObject(obj.spec) ? obj.spec : {}) };
-    obj.status = { phase: 'Active' };
-  } else if (r.group === '' && r.resource === 'pods') {
-    obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec) };
-  } else if (r.group === '' && r.resource === 'persistentvolumeclaims') {
-    obj.status = { phase: 'Pending' };
-  } else if (r.group === 'apps' && (r.resource === 'deployments' || r.resource === 'replicasets' || r.resource === 'statefulsets')) {
-    if (isObject(obj.spec) && obj.spec.replicas === undefined) obj.spec.replicas = 1;
-  } else if (r.group === '' && r.resource === 'secrets') {
-    obj.type ??= 'Opaque';
-  }
-  applyCreateDefaults(r, obj, allocator);
-}
-
-/** Prepares a new object for storage: names, namespace, uid, timestamps, defaults. Throws on invalid input. */
-export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name: string; obj: Obj } {
-  checkType(scope.registry, t, obj);
+/** 400 when the body names another namespace than the URL. */
+export function checkBodyNamespace(t: Target, obj: Obj): void {
   const meta = metaOf(obj);
-  if (t.r.namespaced) {
-    if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== t.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-    meta.namespace = t.namespace;
-  } else delete meta.namespace;
-  if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') meta.name = generateName(meta.generateName);
-  const name = typeof meta.name === 'string' ? meta.name : '';
-  if (name === '') throw invalid(t.r.group, t.r.kind, '', [requiredCause('metadata.name', 'name or generateName is required')]);
-  const causes = validateName(t.r, name);
-  if (causes.length > 0) throw invalid(t.r.group, t.r.kind, name, causes);
-  meta.uid = randomUUID();
-  meta.creationTimestamp = scope.now();
-  delete meta.resourceVersion;
-  delete meta.deletionTimestamp;
-  delete meta.deletionGracePeriodSeconds;
-  delete meta.selfLink;
-  if (t.r.tracksGeneration) meta.generation = 1;
-  else delete meta.generation;
-  createDefaults(t.r, obj, scope.allocator);
-  return { name, obj };
+  if (t.r.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== t.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
 }
 
 /**
- * Final checks and the write of a new object. `manage` records managedFields (trackUpdate for
- * ordinary creates; identity when server-side apply already did). Returns the encoded object.
+ * Creates a decoded object: managed fields, admission, BeforeCreate (422 when invalid), 409 when it
+ * exists, then the write. Returns the stored object's JSON (or what would be stored, for a dry run).
  */
-export function commitCreate(scope: RequestScope, t: Target, name: string, obj: Obj, dryRun: boolean, manage: (o: Obj) => Obj): string {
-  requireNamespace(scope.storage, t);
+export function createObject(scope: RequestScope, t: Target, decoded: Obj, o: CreateOptions): string {
+  checkBodyNamespace(t, decoded);
+  const obj = o.manage(decoded);
+  const meta = metaOf(obj);
+  const attrs = { operation: 'CREATE' as const, resource: t.r, subresource: '', namespace: t.namespace, name: typeof meta.name === 'string' ? meta.name : '', object: obj, oldObject: undefined, storage: scope.storage };
+  admit(attrs);
+  const name = beforeCreate(t.r, obj, { namespace: t.namespace, now: scope.now(), ctx: scope });
+  validateAdmission({ ...attrs, name });
+  return commitCreate(scope, t, name, obj, o.dryRun);
+}
+
+/** The storage step of a create: 409 when the object exists, CRD bookkeeping, the write. */
+export function commitCreate(scope: RequestScope, t: Target, name: string, obj: Obj, dryRun: boolean): string {
   const store = storeOf(t);
   const key = objectKey(t.namespace, name);
   if (scope.storage.get(store, key) !== undefined) throw alreadyExists(t.r, name);
-  const final = manage(obj);
+  const final = storageForm(t.r, obj);
   let crdEntries: ApiResource[] | undefined;
   if (store === crdGroupResource) {
     const { entries, causes } = customResourcesOf(final);
     if (causes.length > 0) throw invalid(t.r.group, t.r.kind, name, causes);
-    final.status = acceptedCrdStatus(final, scope.now());
     crdEntries = entries;
   }
   if (dryRun) return JSON.stringify(final);
   const stored = scope.storage.write(store, key, 'ADDED', final);
-  if (crdEntries !== undefined) scope.registry.setCustomResource(name, crdEntries);
+  if (crdEntries !== undefined) {
+    // The naming and establishing controllers accept the names and start serving right after the create,
+    // which answers with the status as created.
+    scope.storage.write(store, key, 'MODIFIED', { ...stored.obj, status: acceptedCrdStatus(stored.obj, scope.now()) });
+    scope.registry.setCustomResource(name, crdEntries);
+  }
   return encodeStored(t, stored);
 }
 
 /** Records an Update operation of `manager` in a new object's managedFields. */
-export function createTracker(scope: RequestScope, t: Target, manager: string): (o: Obj) => Obj {
+export function createTracker(scope: RequestScope, t: Target, manager: string): Manage {
   return (o) => trackUpdate(undefined, o, { manager, now: scope.now(), apiVersion: apiVersionString(t.r.group, t.r.version) });
 }
 
 /** Serves POST on a collection: 201 with the created object. */
-export async function createResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
-  if (t.subresource !== undefined) throw methodNotAllowed();
-  const dryRun = dryRunOf(q);
-  const { name, obj } = prepareCreate(scope, t, decodeObject(req, body, t.r.kind));
-  send(res, 201, commitCreate(scope, t, name, obj, dryRun, createTracker(scope, t, fieldManager(q, req))));
+export async function createResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, render: Render, res: ServerResponse): Promise<void> {
+  if (t.subresource !== undefined || t.name !== undefined) throw methodNotAllowed();
+  const opts = createOptions(q, req, 'CreateOptions');
+  const obj = decodeObject(scope.registry, req, body, t);
+  const out = createObject(scope, t, obj, { dryRun: opts.dryRun, manage: createTracker(scope, t, opts.manager) });
+  sendObject(res, 201, out, render);
 }

@@ -4,14 +4,16 @@
 import type { ServerResponse } from 'node:http';
 import { notFound } from '../status.ts';
 import { boolParam } from './request-info.ts';
-import { renderOne, send, type Render } from './response.ts';
+import { checkMetadataShape, renderOne, sendObject, tableOptions, type Render } from './response.ts';
 import { objectKey, storeOf, type RequestScope, type Target } from './scope.ts';
 
 /** Serves GET of a named object in the negotiated encoding; 404 when it does not exist. */
-export function getResource(scope: RequestScope, t: Target, render: Render, res: ServerResponse): void {
+export function getResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): void {
+  const includeObject = tableOptions(q, render);
+  checkMetadataShape(t, render, false);
   const s = scope.storage.get(storeOf(t), objectKey(t.namespace, t.name!));
   if (s === undefined) throw notFound(t.r, t.name!);
-  send(res, 200, renderOne(scope, t, s, render));
+  sendObject(res, 200, renderOne(scope, t, s, render, includeObject), render);
 }
 
 /**

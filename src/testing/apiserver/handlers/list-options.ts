@@ -6,7 +6,8 @@ import type { StatusCause } from 'kubernetes-types/meta/v1.js';
 import { parseFieldSelector, type FieldSelector } from '../../../apimachinery/fields.ts';
 import { parseSelector, type LabelSelector } from '../../../apimachinery/labels.ts';
 import { fieldsOf, validateFieldSelector } from '../selectable-fields.ts';
-import { badRequest, invalid } from '../status.ts';
+import { badRequest, invalid, untypedError } from '../status.ts';
+import { StatusError, newStatus } from '../../../apimachinery/errors.ts';
 import type { WatchFilter } from '../watch-stream.ts';
 import type { Obj, Target } from './scope.ts';
 
@@ -53,6 +54,25 @@ export function validateListOptions(q: URLSearchParams, watch: boolean): void {
   if (causes.length > 0) throw invalid('meta.k8s.io', 'ListOptions', '', causes);
 }
 
+/** An integer query parameter (limit, timeoutSeconds); 400 with strconv's words when it is not one. */
+export function intParam(q: URLSearchParams, name: string): number | undefined {
+  const v = q.get(name);
+  if (v === null) return undefined;
+  if (!/^[-+]?\d+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  return Number(v);
+}
+
+/**
+ * Checks a resourceVersion parameter as the storage layer parses it: a malformed value is an untyped
+ * error (500) for lists and watches, a 400 when resourceVersionMatch=Exact asks for it.
+ */
+export function parseResourceVersion(rv: string, match: string): void {
+  if (rv === '' || /^\d+$/.test(rv)) return;
+  const detail = `resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`;
+  if (match === 'Exact') throw badRequest(`invalid resource version: ${detail}`);
+  throw untypedError(500, detail);
+}
+
 /** Parses labelSelector and fieldSelector (400 when malformed, field selectors checked against the resource). */
 export function parseSelectors(t: Target, q: URLSearchParams): Selectors {
   let label: LabelSelector | undefined;
@@ -67,7 +87,10 @@ export function parseSelectors(t: Target, q: URLSearchParams): Selectors {
     const f = q.get('fieldSelector');
     if (f !== null && f !== '') field = parseFieldSelector(f);
   } catch (err) {
-    throw badRequest(`invalid field selector: ${err instanceof Error ? err.message : String(err)}`);
+    const message = err instanceof Error ? err.message : String(err);
+    // fields.UnescapedRune prints the rune as a number.
+    const unescaped = /unescaped '(.)'/.exec(message);
+    throw badRequest(`invalid field selector: ${unescaped === null ? message : `unescaped character in value: ${unescaped[1]!.codePointAt(0)!}`}`);
   }
   if (field !== undefined) validateFieldSelector(t.r, field);
   if (label?.empty()) label = undefined;

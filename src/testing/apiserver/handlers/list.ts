@@ -9,9 +9,10 @@ import { isObject } from '../object-meta.ts';
 import { apiVersionString } from '../resources.ts';
 import { badRequest, expired } from '../status.ts';
 import { RevisionCompactedError, type StoredObject } from '../storage.ts';
-import { partialMetadata, toTable, type IncludeObject } from '../table.ts';
-import { objectFilter, parseSelectors, validateListOptions } from './list-options.ts';
-import { send, withApiVersion, type Render } from './response.ts';
+import { partialMetadata, toTable } from '../table.ts';
+import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
+import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
+import { checkMetadataShape, sendObject, tableOptions, withApiVersion, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 
 /** Kube's continue token: base64 JSON {v, rv, start}. */
@@ -26,14 +27,19 @@ function encodeContinue(rv: number, lastKey: string): string {
 
 /** Decodes a continue token; rv -1 (handed out with a 410 for a compacted snapshot) means "continue at the latest revision". */
 function decodeContinue(token: string): ContinueToken {
+  // storage.DecodeContinue's errors wrapped by the etcd3 store's GetList.
+  const fail = (why: string): never => {
+    throw badRequest(`invalid continue token: continue key is not valid: ${why}`);
+  };
+  let o: unknown;
   try {
-    const o = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
-    if (isObject(o) && o.v === 'meta.k8s.io/v1' && typeof o.rv === 'number' && o.rv !== 0 && typeof o.start === 'string') return { rv: o.rv, start: o.start };
-  } catch {
-    // fall through
+    o = parseGoJson(Buffer.from(token, 'base64url').toString('latin1'));
+  } catch (err) {
+    if (err instanceof GoJsonSyntaxError) fail(err.message);
+    throw err;
   }
-  // storage.DecodeContinue's error wrapped by the etcd3 store's GetList.
-  throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (isObject(o) && o.v === 'meta.k8s.io/v1' && typeof o.rv === 'number' && o.rv !== 0 && typeof o.start === 'string') return { rv: o.rv, start: o.start };
+  return fail('incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
 }
 
 // etcd3 store's messages for lists at a compacted revision (apiserver/pkg/storage/etcd3/store.go).
@@ -50,9 +56,13 @@ export function listResource(scope: RequestScope, t: Target, q: URLSearchParams,
   const rvParam = q.get('resourceVersion') ?? '';
   const match = q.get('resourceVersionMatch') ?? '';
   const cont = q.get('continue') ?? '';
-  let limit = Number(q.get('limit') ?? '0');
-  if (!Number.isFinite(limit) || limit < 0) limit = 0;
+  let limit = intParam(q, 'limit') ?? 0;
+  if (limit < 0) limit = 0;
+  intParam(q, 'timeoutSeconds');
   validateListOptions(q, false);
+  const includeObject = tableOptions(q, render);
+  checkMetadataShape(t, render, true);
+  parseResourceVersion(rvParam, match);
   if (cont !== '' && rvParam !== '' && rvParam !== '0') throw badRequest('specifying resource version is not allowed when using continue');
   let snapshot = storage.revision;
   let startKey: string | undefined;
@@ -65,10 +75,10 @@ export function listResource(scope: RequestScope, t: Target, q: URLSearchParams,
       throw new StatusError({ ...status, metadata: { continue: latest } });
     }
     snapshot = token.rv < 0 ? storage.revision : token.rv;
-    startKey = token.start;
+    // Tokens carry the key relative to the list's prefix (the namespace's, for a list in a namespace).
+    startKey = t.namespace === '' ? token.start : `${t.namespace}/${token.start}`;
   } else if (rvParam !== '') {
     const n = Number(rvParam);
-    if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid resource version: ${rvParam}`);
     if (n > storage.revision) {
       const status = newStatus(504, StatusReason.Timeout, `Timeout: Too large resource version: ${n}, current: ${storage.revision}`, {
         causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
@@ -99,26 +109,27 @@ export function listResource(scope: RequestScope, t: Target, q: URLSearchParams,
     seen++;
     if (!noSelectors && !filter(c.obj)) continue;
     if (limit > 0 && items.length === limit) {
-      continueToken = encodeContinue(snapshot, items[items.length - 1]!.key);
+      const lastKey = items[items.length - 1]!.key;
+      continueToken = encodeContinue(snapshot, t.namespace === '' ? lastKey : lastKey.slice(t.namespace.length + 1));
       if (noSelectors) remaining = scan.total - seen + 1;
       break;
     }
     items.push(c);
   }
-  const listMeta: Obj = { resourceVersion: String(snapshot) };
+  // Lists of custom resources are unstructured: their ListMeta always carries continue.
+  const listMeta: Obj = t.r.custom && render.as === 'object' ? { continue: '', resourceVersion: String(snapshot) } : { resourceVersion: String(snapshot) };
   if (continueToken !== undefined) listMeta.continue = continueToken;
   if (remaining !== undefined) listMeta.remainingItemCount = remaining;
   if (render.as === 'table') {
-    const includeObject = (q.get('includeObject') ?? 'Metadata') as IncludeObject;
-    send(res, 200, JSON.stringify({ ...toTable(t.r, items, { includeObject, noHeaders: false, now: scope.config.clock.now(), listMeta }), apiVersion: render.apiVersion }));
+    sendObject(res, 200, JSON.stringify({ ...toTable(t.r, items, { includeObject, noHeaders: false, now: scope.config.clock.now(), listMeta }), apiVersion: render.apiVersion }), render);
     return;
   }
   if (render.as === 'metadata') {
-    send(res, 200, JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: items.map((s) => partialMetadata(s.obj)) }));
+    sendObject(res, 200, JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: items.map((s) => partialMetadata(s.obj)) }), render);
     return;
   }
   const apiVersion = apiVersionString(t.r.group, t.r.version);
   const head = `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;
   const encoded = t.r.custom ? items.map((s) => withApiVersion(s.json, apiVersion)) : items.map((s) => s.json);
-  send(res, 200, `${head}${encoded.join(',')}]}`);
+  sendObject(res, 200, `${head}${encoded.join(',')}]}`, render);
 }

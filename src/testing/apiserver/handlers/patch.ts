@@ -1,21 +1,21 @@
 /**
- * PATCH: JSON patch, merge patch, strategic merge patch (built-in kinds only) and server-side apply,
- * which also creates a missing object. The patched object goes through the same commit as PUT.
+ * PATCH, as `apiserver/pkg/endpoints/handlers/patch.go` serves it: JSON patch, merge patch, strategic
+ * merge patch (built-in kinds only) and server-side apply, which also creates a missing object. The
+ * patched object is decoded like a body (Go shape, defaults) and goes through the same commit as PUT.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseYaml } from 'yaml';
 import { isObject, metaOf } from '../object-meta.ts';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch/index.ts';
 import { apiVersionString } from '../resources.ts';
-import { badRequest, conflict, invalid, notFound, optimisticLockMessage, unsupportedMediaType } from '../status.ts';
-import { commitCreate, prepareCreate, requireNamespace } from './create.ts';
+import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
+import { badRequest, notFound, unsupportedMediaType } from '../status.ts';
+import { checkBodyNamespace, createObject } from './create.ts';
 import { applyOrThrow, patchFailure } from './patch-failure.ts';
-import { checkType, display, mediaType } from './request-body.ts';
-import { boolParam } from './request-info.ts';
-import { send } from './response.ts';
-import { objectKey, storeOf, type RequestScope, type Target } from './scope.ts';
-import { commitUpdate } from './update.ts';
-import { dryRunOf, fieldManager } from './write-options.ts';
+import { checkType, display, mediaType, parseKubeYaml, typedObject } from './request-body.ts';
+import { routerUnsupportedMediaType, sendObject, type Render } from './response.ts';
+import { objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+import { checkResourceVersion, commitUpdate } from './update.ts';
+import { createOptions } from './write-options.ts';
 
 /** The Content-Types of the patch strategies. */
 export const patchTypes = {
@@ -25,54 +25,75 @@ export const patchTypes = {
   apply: 'application/apply-patch+yaml',
 } as const;
 
-/** Serves PATCH of a named object (or its /status). */
-export async function patchResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
-  const dryRun = dryRunOf(q);
+const allPatchTypes: readonly string[] = Object.values(patchTypes);
+
+/**
+ * The patch type of a request: the router refuses media types no PATCH route consumes (415 with its
+ * own wording); custom resources refuse strategic merge patch in the handler's words.
+ */
+export function patchTypeOf(t: Target, req: IncomingMessage): string {
   const type = mediaType(req.headers['content-type']);
-  const accepted = t.r.custom ? [patchTypes.json, patchTypes.merge, patchTypes.apply] : [patchTypes.json, patchTypes.merge, patchTypes.strategic, patchTypes.apply];
-  if (!accepted.includes(type as (typeof accepted)[number])) throw unsupportedMediaType(type, accepted);
+  if (!allPatchTypes.includes(type)) throw routerUnsupportedMediaType();
+  if (t.r.custom && type === patchTypes.strategic) throw unsupportedMediaType(type, [patchTypes.json, patchTypes.merge, patchTypes.apply]);
+  return type;
+}
+
+/** Parses a JSON patch document (the json-patch library's and encoding/json's messages). */
+export function parsePatchJson(body: Buffer, type: string): unknown {
   let patch: unknown;
   try {
-    patch = type === patchTypes.apply ? parseYaml(body.toString('utf8')) : JSON.parse(body.toString('utf8'));
+    patch = parseGoJson(body.toString('utf8'));
   } catch (err) {
-    throw badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
+    if (!(err instanceof GoJsonSyntaxError)) throw err;
+    throw badRequest(type === patchTypes.merge ? 'Invalid JSON Patch' : err.message);
   }
+  if (type === patchTypes.json && !Array.isArray(patch)) throw badRequest(`json: cannot unmarshal ${isObject(patch) ? 'object' : typeof patch === 'string' ? 'string' : typeof patch === 'number' ? 'number' : 'bool'} into Go value of type jsonpatch.Patch`);
+  return patch;
+}
+
+/** Serves PATCH of a named object (or its /status). */
+export async function patchResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, render: Render, res: ServerResponse): Promise<void> {
+  const type = patchTypeOf(t, req);
+  const opts = createOptions(q, req, 'PatchOptions', { apply: type === patchTypes.apply });
   const name = t.name!;
   const existing = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
-  const manager = q.get('fieldManager');
   if (type === patchTypes.apply) {
-    if (manager === null || manager === '') throw badRequest('PATCH requests with an apply patch must specify a field manager: fieldManager is required for apply requests');
+    let patch: unknown;
+    try {
+      patch = parseKubeYaml(body.toString('utf8'));
+    } catch (err) {
+      throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${err instanceof Error ? err.message.split('\n')[0]! : String(err)}`);
+    }
     if (!isObject(patch)) throw badRequest('error decoding YAML: the apply patch must be an object');
     const applied = patch;
     checkType(scope.registry, t, applied);
     const meta = metaOf(applied);
+    if (meta.managedFields !== undefined && meta.managedFields !== null) throw badRequest('metadata.managedFields must be nil');
     if (meta.name !== undefined && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
-    if (t.r.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== t.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-    const force = boolParam(q, 'force');
+    checkBodyNamespace(t, applied);
     if (existing === undefined) {
       if (t.subresource !== undefined) throw notFound(t.r, name);
       meta.name = name;
       if (t.r.namespaced) meta.namespace = t.namespace;
-      requireNamespace(scope.storage, t);
-      const merged = applyOrThrow(undefined, applied, { manager, force, now: scope.now(), apiVersion: apiVersionString(t.r.group, t.r.version) });
-      const { obj } = prepareCreate(scope, t, merged);
-      const out = commitCreate(scope, t, name, obj, dryRun, (x) => x);
-      send(res, 201, out);
+      const apiVersion = apiVersionString(t.r.group, t.r.version);
+      const out = createObject(scope, t, applied, {
+        dryRun: opts.dryRun,
+        manage: (o) => typedObject(t, applyOrThrow(undefined, o, { manager: opts.manager, force: opts.force, now: scope.now(), apiVersion })),
+      });
+      sendObject(res, 201, out, render);
       return;
     }
-    if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
-    const out = commitUpdate(scope, t, existing, applied, { manager, dryRun, apply: { force } });
-    send(res, 200, out);
+    checkResourceVersion(t, existing, applied);
+    sendObject(res, 200, commitUpdate(scope, t, existing, applied, { manager: opts.manager, dryRun: opts.dryRun, apply: { force: opts.force } }), render);
     return;
   }
+  const patch = parsePatchJson(body, type);
   if (existing === undefined) throw notFound(t.r, name);
   let patched: unknown;
   const current = structuredClone(existing.obj);
   try {
-    if (type === patchTypes.json) {
-      if (!Array.isArray(patch)) throw badRequest('json patch must be a JSON array of operations');
-      patched = applyJsonPatch(current, patch);
-    } else if (type === patchTypes.merge) patched = applyMergePatch(current, patch);
+    if (type === patchTypes.json) patched = applyJsonPatch(current, patch);
+    else if (type === patchTypes.merge) patched = applyMergePatch(current, patch);
     else patched = applyStrategicMergePatch(current, patch, { group: t.r.group, version: t.r.version, kind: t.r.kind });
   } catch (err) {
     throw patchFailure(err);
@@ -80,8 +101,11 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
   if (!isObject(patched)) throw badRequest('the patched object must be a JSON object');
   checkType(scope.registry, t, patched);
   const meta = metaOf(patched);
-  if (meta.name !== name) throw invalid(t.r.group, t.r.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(meta.name)}: field is immutable` }]);
-  if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
-  const out = commitUpdate(scope, t, existing, patched, { manager: fieldManager(q, req), dryRun, apply: undefined });
-  send(res, 200, out);
+  if (meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
+  checkBodyNamespace(t, patched);
+  const decoded = typedObject(t, patched);
+  checkResourceVersion(t, existing, decoded);
+  sendObject(res, 200, commitUpdate(scope, t, existing, decoded, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined }), render);
 }
+
+export type { Obj };

@@ -1,17 +1,21 @@
 /**
  * From a request line to what it asks for: the resource path parsed into a {@link Target} and the HTTP
- * method mapped onto an API verb, as the apiserver's RequestInfoFactory does. Paths that name no served
- * resource are 404, methods a resource or subresource does not support are 405.
+ * method mapped onto an API verb, as the apiserver's RequestInfoFactory and its routes do. A group
+ * version that is not served is the mux's plain-text 404; a resource or subresource the group version
+ * does not have is a 404 Status; methods a resource or subresource does not support are 405.
  */
 import type { Verb } from '../faults.ts';
 import type { ResourceRegistry } from '../resources.ts';
-import { badRequest, methodNotAllowed, resourceNotFound } from '../status.ts';
+import { badRequest, methodNotAllowed, notFound, pageNotFound, resourceNotFound } from '../status.ts';
 import type { Target } from './scope.ts';
 
-/** A boolean query parameter: `true` or `1`. */
+/**
+ * A boolean query parameter as the apiserver's parameter codec reads it (Convert_Slice_string_To_bool):
+ * absent is false, `0`, `f` and `false` (any case) are false, anything else — `maybe` or nothing — is true.
+ */
 export function boolParam(q: URLSearchParams, name: string): boolean {
   const v = q.get(name);
-  return v === 'true' || v === '1';
+  return v !== null && !(v === '0' || /^f(alse)?$/i.test(v));
 }
 
 /** Parses `/api/{v}/...` or `/apis/{g}/{v}/...` into the served resource, namespace, name and subresource. */
@@ -37,7 +41,10 @@ export function route(registry: ResourceRegistry, path: string): Target {
     group = parts[1]!;
     version = parts[2]!;
     rest = parts.slice(3);
-  } else throw resourceNotFound();
+  } else throw pageNotFound();
+  // Nothing is registered for a group version that is not served: the mux answers (the legacy /api
+  // prefix has a handler of its own, which answers with a Status).
+  if (!registry.hasGroupVersion(group, version)) throw registry.isBuiltinGroup(group) ? resourceNotFound() : pageNotFound();
   let watchPath = false;
   if (rest[0] === 'watch') {
     watchPath = true;
@@ -57,18 +64,31 @@ export function route(registry: ResourceRegistry, path: string): Target {
   if (resource === undefined || extra.length > 0) throw resourceNotFound();
   const r = registry.lookup(group, version, resource);
   if (r === undefined) throw resourceNotFound();
-  if (r.namespaced !== (namespace !== '') && !(r.namespaced && name === undefined)) throw resourceNotFound();
-  const known = (subresource === 'status' && r.hasStatus) || (subresource === 'scale' && r.hasScale) || (subresource === 'log' && r.group === '' && r.resource === 'pods');
-  if (subresource !== undefined && !known) throw resourceNotFound();
+  if (r.namespaced !== (namespace !== '') && !(r.namespaced && name === undefined)) {
+    // The custom resource handler answers a path of the wrong scope with the mux's 404.
+    if (r.custom) throw pageNotFound();
+    throw resourceNotFound();
+  }
+  if (subresource !== undefined && !r.subresources.some((s) => s.name === subresource)) {
+    // The custom resource handler serves /status and /scale of every resource and answers NotFound for the object.
+    if (r.custom && (subresource === 'status' || subresource === 'scale') && name !== undefined) throw notFound(r, name);
+    throw resourceNotFound();
+  }
   return { r, namespace, name, subresource, watchPath };
 }
 
+const verbOfMethod: Readonly<Record<string, Verb>> = { POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete', GET: 'get' };
+
 /** The API verb of a request on a target; throws 405 when the resource or subresource does not support it. */
 export function verbOf(method: string, t: Target, q: URLSearchParams): Verb {
+  if (t.subresource !== undefined) {
+    const sub = t.r.subresources.find((s) => s.name === t.subresource)!;
+    const v = verbOfMethod[method];
+    if (v === undefined || !sub.verbs.includes(v)) throw methodNotAllowed();
+    return v;
+  }
   const allowed = (v: Verb): Verb => {
-    if (t.subresource === undefined && !t.r.verbs.includes(v)) throw methodNotAllowed();
-    if (t.subresource === 'log' && v !== 'get') throw methodNotAllowed();
-    if ((t.subresource === 'status' || t.subresource === 'scale') && v !== 'get' && v !== 'update' && v !== 'patch') throw methodNotAllowed();
+    if (!t.r.verbs.includes(v)) throw methodNotAllowed();
     return v;
   };
   if (t.watchPath) {
@@ -89,7 +109,6 @@ export function verbOf(method: string, t: Target, q: URLSearchParams): Verb {
       if (t.name === undefined) throw methodNotAllowed();
       return allowed('patch');
     case 'DELETE':
-      if (t.subresource !== undefined) throw methodNotAllowed();
       return allowed(t.name === undefined ? 'deletecollection' : 'delete');
     default:
       throw methodNotAllowed();

@@ -1,40 +1,113 @@
 /**
- * Writing answers: JSON bodies, error Statuses, and the output encodings a client can ask for with
- * Accept (plain objects, meta.k8s.io Tables, PartialObjectMetadata).
+ * Writing answers: content negotiation of the Accept header (JSON, YAML, protobuf; meta.k8s.io Tables
+ * and PartialObjectMetadata), encoding objects and error Statuses in the negotiated form, and the
+ * router's own 404/405/406/415 answers.
+ *
+ * Upstream: `apiserver/pkg/endpoints/handlers/negotiation/negotiate.go`,
+ * `endpoints/handlers/responsewriters/writers.go`, and go-restful's route selection for the answers
+ * that come before any handler runs.
  */
 import type { ServerResponse } from 'node:http';
-import { StatusError } from '../../../apimachinery/errors.ts';
+import { stringify as toYaml } from 'yaml';
+import { StatusError, newStatus, StatusReason } from '../../../apimachinery/errors.ts';
+import { canEncodeProtobuf, encodeKubernetesProtobuf, protobufMediaType } from '../protobuf.ts';
 import { apiVersionString } from '../resources.ts';
-import { internalError } from '../status.ts';
+import { badRequest, internalError, PageNotFound } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
-import { partialMetadata, toTable } from '../table.ts';
+import { partialMetadata, toTable, type IncludeObject } from '../table.ts';
 import type { Obj, RequestScope, Target } from './scope.ts';
 
-/** The output encoding negotiated from the Accept header. */
-export type Render = { as: 'object' } | { as: 'table'; apiVersion: string } | { as: 'metadata' };
+/** The serialization of an answer. */
+export type Format = 'json' | 'yaml' | 'protobuf';
+
+/** The output negotiated from the Accept header: what to answer and in which serialization. */
+export type Render = { as: 'object'; format: Format } | { as: 'table'; apiVersion: string; format: Format } | { as: 'metadata'; format: Format; list: boolean };
+
+/** What the server can produce for a request. */
+export interface Producible {
+  /** Whether the target's objects have a protobuf form (built-in kinds). */
+  protobuf: boolean;
+}
+
+const mediaTypes: Readonly<Record<string, Format>> = { 'application/json': 'json', 'application/yaml': 'yaml', [protobufMediaType]: 'protobuf' };
+
+/** 406 from the negotiator: a media type it knows, with parameters it does not. */
+function notAcceptableTypes(): StatusError {
+  return new StatusError(newStatus(406, StatusReason.NotAcceptable, 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf'));
+}
+
+/** 406 from the router: no route produces any of the media types asked for. */
+export function routerNotAcceptable(): StatusError {
+  return new StatusError(newStatus(406, StatusReason.NotAcceptable, '406: Not Acceptable', {}));
+}
+
+/** 415 from the router: no route consumes the request's media type (PATCH with an unknown patch type). */
+export function routerUnsupportedMediaType(): StatusError {
+  return new StatusError(newStatus(415, StatusReason.UnsupportedMediaType, '415: Unsupported Media Type', {}));
+}
+
+interface Clause {
+  type: string;
+  params: Record<string, string>;
+}
+
+function parseClauses(header: string): Clause[] {
+  return header
+    .split(',')
+    .map((part) => {
+      const [type, ...params] = part.split(';').map((s) => s.trim());
+      const p: Record<string, string> = {};
+      for (const kv of params) {
+        const eq = kv.indexOf('=');
+        if (eq > 0) p[kv.slice(0, eq).trim().toLowerCase()] = kv.slice(eq + 1).trim();
+      }
+      return { type: (type ?? '').toLowerCase(), params: p };
+    })
+    .filter((c) => c.type !== '');
+}
 
 /**
- * Picks the first acceptable encoding of an Accept header: JSON objects, or the meta.k8s.io Table /
- * PartialObjectMetadata conversions; anything else offered (protobuf, aggregated discovery) falls back to JSON.
+ * Negotiates the answer's form. The first clause the server can produce wins: a plain media type, or a
+ * Table / PartialObjectMetadata conversion. Throws 406 as the router does when no clause names a media
+ * type the server produces, and as the negotiator does when known media types carry unknown conversions.
  */
-export function parseAccept(header: string | undefined): Render {
-  if (header === undefined || header === '') return { as: 'object' };
-  for (const part of header.split(',')) {
-    const [type, ...params] = part.split(';').map((s) => s.trim());
-    const p: Record<string, string> = {};
-    for (const kv of params) {
-      const eq = kv.indexOf('=');
-      if (eq > 0) p[kv.slice(0, eq).trim().toLowerCase()] = kv.slice(eq + 1).trim();
+export function negotiate(header: string | undefined, producible: Producible = { protobuf: true }, forErrors = false): Render {
+  if (header === undefined || header.trim() === '') return { as: 'object', format: 'json' };
+  if (forErrors) {
+    // The serialization of an error: the first media type offered the server can write a Status in.
+    for (const c of parseClauses(header)) {
+      const format = c.type === '*/*' ? 'json' : mediaTypes[c.type];
+      if (format !== undefined) return { as: 'object', format };
     }
-    const t = (type ?? '').toLowerCase();
-    if (t !== 'application/json' && t !== '*/*' && t !== 'application/*') continue;
-    if (p.as === undefined) return { as: 'object' };
-    if (p.g !== 'meta.k8s.io') continue;
-    if (p.as === 'Table' && (p.v === 'v1' || p.v === 'v1beta1')) return { as: 'table', apiVersion: `meta.k8s.io/${p.v}` };
-    if ((p.as === 'PartialObjectMetadata' || p.as === 'PartialObjectMetadataList') && (p.v === 'v1' || p.v === 'v1beta1')) return { as: 'metadata' };
+    return { as: 'object', format: 'json' };
   }
-  // Only unsupported encodings (protobuf, aggregated discovery) were offered: answer JSON.
-  return { as: 'object' };
+  const clauses = parseClauses(header);
+  let knownType = false;
+  for (const c of clauses) {
+    const format = c.type === '*/*' ? 'json' : mediaTypes[c.type];
+    if (format === undefined) continue;
+    if (format === 'protobuf' && !producible.protobuf) {
+      knownType = true;
+      continue;
+    }
+    knownType = true;
+    const p = c.params;
+    if (p.as === undefined) return { as: 'object', format };
+    if (p.g !== 'meta.k8s.io' || format === 'protobuf') continue;
+    if (p.as === 'Table' && (p.v === 'v1' || p.v === 'v1beta1')) return { as: 'table', apiVersion: `meta.k8s.io/${p.v}`, format };
+    if ((p.as === 'PartialObjectMetadata' || p.as === 'PartialObjectMetadataList') && (p.v === 'v1' || p.v === 'v1beta1')) return { as: 'metadata', format, list: p.as === 'PartialObjectMetadataList' };
+  }
+  if (!knownType) throw routerNotAcceptable();
+  throw notAcceptableTypes();
+}
+
+/** The Accept handling of paths without conversions (discovery, OpenAPI): anything but an explicit other type is JSON. */
+export function parseAccept(header: string | undefined): Render {
+  try {
+    return negotiate(header);
+  } catch {
+    return { as: 'object', format: 'json' };
+  }
 }
 
 /** Replaces the leading apiVersion of an encoded object (objects are stored with apiVersion first). */
@@ -54,24 +127,78 @@ export function encodeStored(t: Target, s: StoredObject): string {
   return withApiVersion(s.json, apiVersionString(t.r.group, t.r.version));
 }
 
-/** One object in the negotiated encoding. */
-export function renderOne(scope: RequestScope, t: Target, s: StoredObject, render: Render): string {
-  if (render.as === 'table') return JSON.stringify({ ...toTable(t.r, [s], { includeObject: 'Metadata', noHeaders: false, now: scope.config.clock.now(), listMeta: { resourceVersion: String(s.rv) } }), apiVersion: render.apiVersion });
+/**
+ * The `includeObject` of a Table request (Metadata by default); 400 for any other value than None,
+ * Metadata and Object, as the table convertor's option validation answers.
+ */
+export function tableOptions(q: URLSearchParams, render: Render): IncludeObject {
+  const v = q.get('includeObject') ?? '';
+  if (render.as !== 'table') return 'Metadata';
+  if (v === '') return 'Metadata';
+  if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
+  throw badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`);
+}
+
+/** The Go type kube-apiserver names in conversion errors: `*core.ConfigMap`, `*apps.DeploymentList`, unstructured for custom resources. */
+function internalType(t: Target, list: boolean): string {
+  if (t.r.custom) return list ? '*unstructured.UnstructuredList' : '*unstructured.Unstructured';
+  const pkg = t.r.group === '' || t.r.group === 'events.k8s.io' ? 'core' : t.r.group.split('.')[0]!;
+  return `*${pkg}.${t.r.kind}${list ? 'List' : ''}`;
+}
+
+/** 406 when PartialObjectMetadata(List) is asked of the other shape (a list for one object, or the reverse). */
+export function checkMetadataShape(t: Target, render: Render, list: boolean): void {
+  if (render.as !== 'metadata' || render.list === list) return;
+  const message = list
+    ? `you requested PartialObjectMetadata, but the requested object is a list (${internalType(t, true)})`
+    : `you requested PartialObjectMetadataList, but the requested object is not a list (${internalType(t, false)})`;
+  throw new StatusError(newStatus(406, StatusReason.NotAcceptable, message));
+}
+
+/** One object in the negotiated conversion, as JSON. */
+export function renderOne(scope: RequestScope, t: Target, s: StoredObject, render: Render, includeObject: IncludeObject = 'Metadata'): string {
+  if (render.as === 'table') return JSON.stringify({ ...toTable(t.r, [s], { includeObject, noHeaders: false, now: scope.config.clock.now(), listMeta: { resourceVersion: String(s.rv) } }), apiVersion: render.apiVersion });
   if (render.as === 'metadata') return JSON.stringify(partialMetadata(s.obj));
   return encodeStored(t, s);
 }
 
-/** Writes a complete answer with its Content-Length. */
+// The serialization each response was negotiated to, so errors raised later answer in it too.
+const negotiated = new WeakMap<ServerResponse, Format>();
+
+/** Records the serialization later errors of this response use. */
+export function useFormat(res: ServerResponse, format: Format): void {
+  negotiated.set(res, format);
+}
+
+function serialize(json: string, format: Format): { body: Buffer; contentType: string } {
+  if (format === 'yaml') return { body: Buffer.from(toYaml(JSON.parse(json) as unknown, { sortMapEntries: true, lineWidth: 0 })), contentType: 'application/yaml' };
+  if (format === 'protobuf') {
+    const obj = JSON.parse(json) as Obj;
+    if (canEncodeProtobuf(String(obj.apiVersion ?? ''), String(obj.kind ?? ''))) return { body: Buffer.from(encodeKubernetesProtobuf(obj)), contentType: protobufMediaType };
+  }
+  return { body: Buffer.from(json), contentType: 'application/json' };
+}
+
+function write(res: ServerResponse, code: number, body: Buffer, contentType: string, extra: Record<string, string> = {}): void {
+  res.writeHead(code, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Content-Length': body.length, ...extra });
+  res.end(body);
+}
+
+/** Writes a complete JSON answer with its Content-Length. */
 export function send(res: ServerResponse, code: number, body: string, contentType = 'application/json'): void {
-  // Encode once: large lists would otherwise be measured and encoded separately.
-  const bytes = Buffer.from(body);
-  res.writeHead(code, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Content-Length': bytes.length });
-  res.end(bytes);
+  write(res, code, Buffer.from(body), contentType);
+}
+
+/** Writes an object (given as JSON) in the negotiated serialization. */
+export function sendObject(res: ServerResponse, code: number, json: string, render: Render): void {
+  const { body, contentType } = serialize(json, render.format);
+  write(res, code, body, contentType);
 }
 
 /**
- * Answers with the Status of a failure (a StatusError's own, or 500 InternalError for anything else),
- * with Retry-After when the Status asks for it; a response already under way is cut off instead.
+ * Answers with the Status of a failure (a StatusError's own, or 500 InternalError for anything else)
+ * in the response's negotiated serialization, with Retry-After when the Status asks for it; a response
+ * already under way is cut off instead.
  */
 export function sendError(res: ServerResponse, err: unknown): void {
   const e = err instanceof StatusError ? err : internalError(err instanceof Error ? err.message : String(err));
@@ -79,10 +206,19 @@ export function sendError(res: ServerResponse, err: unknown): void {
     res.destroy();
     return;
   }
+  if (e instanceof PageNotFound) {
+    sendText(res, 404, '404 page not found\n');
+    return;
+  }
   const code = e.status.code ?? 500;
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' };
+  const extra: Record<string, string> = {};
   const retry = e.status.details?.retryAfterSeconds;
-  if (retry !== undefined && retry > 0) headers['Retry-After'] = String(retry);
-  res.writeHead(code, headers);
-  res.end(JSON.stringify(e.status));
+  if (retry !== undefined && retry > 0) extra['Retry-After'] = String(retry);
+  const { body, contentType } = serialize(JSON.stringify(e.status), negotiated.get(res) ?? 'json');
+  write(res, code, body, contentType, extra);
+}
+
+/** A plain-text answer (health checks, the router's 404 page). */
+export function sendText(res: ServerResponse, code: number, text: string): void {
+  write(res, code, Buffer.from(text), 'text/plain; charset=utf-8', { 'X-Content-Type-Options': 'nosniff' });
 }

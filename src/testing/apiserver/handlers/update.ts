@@ -1,34 +1,27 @@
 /**
- * UPDATE (PUT) and the commit every modifying write shares: what a write through the main resource or
- * /status may change, managed fields, generation, no-op detection, CRD re-validation, and the final
- * removal of an object whose last finalizer went. Strategies that allow create-on-update create on PUT.
+ * UPDATE (PUT) and the commit every modifying write shares, as `endpoints/handlers/update.go` and the
+ * generic store's Update run them: managed fields (or server-side apply's merge), admission,
+ * BeforeUpdate (what the main resource or /status may change, generation, validation), no-op detection,
+ * CRD re-validation, and the final removal of an object whose last finalizer went. Strategies that
+ * allow create-on-update create on PUT.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { applyUpdateDefaults } from '../defaults.ts';
-import { acceptedCrdStatus, customResourcesOf, isNoop, isObject, metaOf, specChanged } from '../object-meta.ts';
+import { admit, validateAdmission } from '../admission/admission.ts';
+import { acceptedCrdStatus, customResourcesOf, isNoop, metaOf } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
+import { beforeUpdate, storageForm } from '../registry/rest.ts';
+import { strategyFor } from '../registry/strategy.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
-import { commitCreate, createTracker, prepareCreate } from './create.ts';
+import { checkBodyNamespace, createObject, createTracker } from './create.ts';
 import { removeObject } from './delete.ts';
+import { reconcileDeletion } from '../controllers/deletion.ts';
 import { applyOrThrow } from './patch-failure.ts';
-import { checkType, decodeObject, display } from './request-body.ts';
-import { encodeStored, send } from './response.ts';
-import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
-import { dryRunOf, fieldManager } from './write-options.ts';
-
-// Stores whose registry strategies answer AllowCreateOnUpdate() with true: a PUT of a missing object creates it.
-const createsOnUpdate: ReadonlySet<string> = new Set([
-  'leases.coordination.k8s.io',
-  'endpoints',
-  'events',
-  'events.events.k8s.io',
-  'roles.rbac.authorization.k8s.io',
-  'rolebindings.rbac.authorization.k8s.io',
-  'clusterroles.rbac.authorization.k8s.io',
-  'clusterrolebindings.rbac.authorization.k8s.io',
-]);
+import { decodeObject, display, typedObject } from './request-body.ts';
+import { encodeStored, sendObject, type Render } from './response.ts';
+import { crdGroupResource, storeOf, objectKey, type Obj, type RequestScope, type Target } from './scope.ts';
+import { createOptions } from './write-options.ts';
 
 /** Options of {@link commitUpdate}. */
 export interface CommitUpdateOptions {
@@ -38,52 +31,56 @@ export interface CommitUpdateOptions {
   apply: { force: boolean } | undefined;
 }
 
+/** 409 when the candidate carries a resourceVersion other than the stored one. */
+export function checkResourceVersion(t: Target, existing: StoredObject, candidate: Obj): void {
+  const rv = metaOf(candidate).resourceVersion;
+  if (typeof rv === 'string' && rv !== '' && rv !== String(existing.rv)) throw conflict(t.r, t.name!, optimisticLockMessage);
+}
+
 /** Serves PUT of a named object (or its /status): 200 with the stored object, 201 when created on update. */
-export async function updateResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
-  const dryRun = dryRunOf(q);
-  const obj = decodeObject(req, body, t.r.kind);
-  checkType(scope.registry, t, obj);
+export async function updateResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, render: Render, res: ServerResponse): Promise<void> {
+  const opts = createOptions(q, req, 'UpdateOptions');
+  const obj = decodeObject(scope.registry, req, body, t);
   const meta = metaOf(obj);
   const name = t.name!;
   if (meta.name !== undefined && meta.name !== '' && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
-  if (t.r.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== t.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  checkBodyNamespace(t, obj);
   const existing = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
   if (existing === undefined) {
-    // Strategies with AllowCreateOnUpdate (leases, endpoints, events, RBAC) create on PUT.
-    if (t.subresource !== undefined || !createsOnUpdate.has(storeOf(t))) throw notFound(t.r, name);
+    if (t.subresource !== undefined || !strategyFor(t.r).allowCreateOnUpdate) throw notFound(t.r, name);
     meta.name = name;
     delete meta.resourceVersion;
-    const { obj: prepared } = prepareCreate(scope, t, obj);
-    send(res, 201, commitCreate(scope, t, name, prepared, dryRun, createTracker(scope, t, fieldManager(q, req))));
+    sendObject(res, 201, createObject(scope, t, obj, { dryRun: opts.dryRun, manage: createTracker(scope, t, opts.manager) }), render);
     return;
   }
-  if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
-  const out = commitUpdate(scope, t, existing, obj, { manager: fieldManager(q, req), dryRun, apply: undefined });
-  send(res, 200, out);
+  checkResourceVersion(t, existing, obj);
+  sendObject(res, 200, commitUpdate(scope, t, existing, obj, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined }), render);
 }
 
 /**
- * The shared tail of PUT and PATCH: merges the candidate with the stored object according to the
- * subresource, tracks managed fields, bumps generation, skips no-ops, and finalises deletions.
- * With `apply`, `candidate` is the applied configuration and is merged by server-side apply first.
+ * The shared tail of PUT, PATCH and /scale writes: merges the candidate with the stored object
+ * (managed fields, or server-side apply), admission, BeforeUpdate, no-op detection, the write.
  * Returns the encoded result.
  */
 export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions): string {
   const old = existing.obj;
   const apiVersion = apiVersionString(t.r.group, t.r.version);
   const subresource = t.subresource === 'status' ? { subresource: 'status' } : {};
-  let next: Obj;
-  if (o.apply !== undefined) {
-    const merged = applyOrThrow(old, candidate, { manager: o.manager, force: o.apply.force, now: scope.now(), apiVersion, ...subresource });
-    next = normalise(scope, t, old, merged);
-  } else {
-    next = trackUpdate(old, normalise(scope, t, old, candidate), { manager: o.manager, now: scope.now(), apiVersion, ...subresource });
-  }
+  const managed =
+    o.apply !== undefined
+      ? typedObject(t, applyOrThrow(old, candidate, { manager: o.manager, force: o.apply.force, now: scope.now(), apiVersion, ...subresource }))
+      : trackUpdate(old, candidate, { manager: o.manager, now: scope.now(), apiVersion, ...subresource });
+  const attrs = { operation: 'UPDATE' as const, resource: t.r, subresource: t.subresource ?? '', namespace: t.namespace, name: t.name!, object: managed, oldObject: old, storage: scope.storage };
+  admit(attrs);
+  const prepared = beforeUpdate(t.r, managed, structuredClone(old), { subresource: t.subresource === 'status' ? 'status' : undefined, ctx: scope });
+  validateAdmission({ ...attrs, object: prepared });
+  metaOf(prepared).resourceVersion = metaOf(old).resourceVersion;
+  let next = storageForm(t.r, prepared);
   let crdEntries: ApiResource[] | undefined;
   if (storeOf(t) === crdGroupResource) {
     const { entries, causes } = customResourcesOf(next);
     if (causes.length > 0) throw invalid(t.r.group, t.r.kind, t.name!, causes);
-    if (t.subresource !== 'status') next.status = acceptedCrdStatus(next, scope.now());
+    if (t.subresource !== 'status') next = { ...next, status: acceptedCrdStatus(next, scope.now()) };
     crdEntries = entries;
   }
   if (isNoop(old, next)) return encodeStored(t, existing);
@@ -92,47 +89,13 @@ export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObj
   const key = existing.key;
   const meta = metaOf(next);
   const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers : [];
-  if (meta.deletionTimestamp !== undefined && finalizers.length === 0) {
-    const gone = removeObject(scope, store, key, next);
-    return encodeStored(t, gone);
+  if (meta.deletionTimestamp !== undefined && meta.deletionTimestamp !== null && finalizers.length === 0) {
+    // The delete event carries the last stored state; the write answers with the object as updated.
+    const gone = removeObject(scope, store, key, old);
+    return encodeStored(t, { ...gone, obj: next, json: JSON.stringify({ ...next, metadata: { ...metaOf(next), resourceVersion: String(gone.rv) } }) });
   }
   const stored = scope.storage.write(store, key, 'MODIFIED', next);
   if (crdEntries !== undefined) scope.registry.setCustomResource(t.name!, crdEntries);
+  if (meta.deletionTimestamp !== undefined && meta.deletionTimestamp !== null) reconcileDeletion(scope, store, stored);
   return encodeStored(t, stored);
-}
-
-/**
- * What a write may change: through /status only `.status` (and managedFields); through the main
- * resource everything but the system metadata and, for resources with a status subresource, `.status`.
- * Bumps metadata.generation when the spec changed.
- */
-function normalise(scope: RequestScope, t: Target, old: Obj, candidate: Obj): Obj {
-  const oldMeta = old.metadata as Obj;
-  const candMeta = isObject(candidate.metadata) ? candidate.metadata : {};
-  let next: Obj;
-  if (t.subresource === 'status') {
-    next = { ...structuredClone(old), status: candidate.status };
-    if (candidate.status === undefined) delete next.status;
-    const meta = metaOf(next);
-    if (candMeta.managedFields !== undefined) meta.managedFields = candMeta.managedFields;
-  } else {
-    next = candidate;
-    const meta = metaOf(next);
-    for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
-      if (oldMeta[k] === undefined) delete meta[k];
-      else meta[k] = oldMeta[k];
-    }
-    meta.name = oldMeta.name;
-    if (t.r.namespaced) meta.namespace = oldMeta.namespace;
-    else delete meta.namespace;
-    delete meta.selfLink;
-    if (t.r.hasStatus && t.r.resource !== 'customresourcedefinitions') {
-      if (old.status === undefined) delete next.status;
-      else next.status = structuredClone(old.status);
-    }
-    applyUpdateDefaults(t.r, old, next, scope.allocator);
-    if (t.r.tracksGeneration && specChanged(t.r, old, next)) meta.generation = (typeof oldMeta.generation === 'number' ? oldMeta.generation : 0) + 1;
-  }
-  metaOf(next).resourceVersion = oldMeta.resourceVersion;
-  return next;
 }

@@ -9,11 +9,11 @@ import { InitialEventsEndAnnotation } from '../../../apimachinery/watch.ts';
 import { apiVersionString } from '../resources.ts';
 import { badRequest, invalid, requiredCause } from '../status.ts';
 import { RevisionCompactedError, type Storage } from '../storage.ts';
-import { partialMetadata, toTable, type IncludeObject } from '../table.ts';
+import { partialMetadata, toTable } from '../table.ts';
 import { WatchStream, type ObjectEncoder } from '../watch-stream.ts';
-import { objectFilter, parseSelectors, validateListOptions } from './list-options.ts';
+import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
 import { boolParam } from './request-info.ts';
-import { withApiVersion, type Render } from './response.ts';
+import { tableOptions, withApiVersion, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 
 /** Serves a watch request; the stream registers itself in `scope.watches` until it closes. */
@@ -27,16 +27,16 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
   const sendInitial = q.get('sendInitialEvents');
   validateListOptions(q, true);
   if (sendInitial === 'true' && !bookmarks) throw invalid('meta.k8s.io', 'ListOptions', '', [requiredCause('allowWatchBookmarks', 'sendInitialEvents requires setting allowWatchBookmarks to true')]);
+  const timeoutParam = intParam(q, 'timeoutSeconds');
+  parseResourceVersion(rvParam, '');
   const n = rvParam === '' ? 0 : Number(rvParam);
-  if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid resource version: ${rvParam}`);
-  const timeoutParam = q.get('timeoutSeconds');
-  const timeoutSeconds = timeoutParam !== null && Number(timeoutParam) > 0 ? Number(timeoutParam) : config.defaultWatchTimeoutSeconds;
+  const timeoutSeconds = timeoutParam !== undefined && timeoutParam > 0 ? timeoutParam : config.defaultWatchTimeoutSeconds;
   const apiVersion = apiVersionString(t.r.group, t.r.version);
 
   let encode: ObjectEncoder | undefined;
   if (render.as === 'table') {
     let first = true;
-    const includeObject = (q.get('includeObject') ?? 'Metadata') as IncludeObject;
+    const includeObject = tableOptions(q, render);
     encode = (s) => {
       const table = toTable(t.r, [s], { includeObject, noHeaders: !first, now: config.clock.now(), listMeta: { resourceVersion: String(s.rv) } });
       first = false;
@@ -66,6 +66,8 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
   const bookmarkLine = (end: boolean): string => {
     const metadata: Obj = { resourceVersion: String(storage.revision) };
     if (end) metadata.annotations = { [InitialEventsEndAnnotation]: 'true' };
+    // Built-in kinds encode their typed (empty) object: its zero creationTimestamp is null.
+    if (!t.r.custom) metadata.creationTimestamp = null;
     const object = render.as === 'metadata' ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata } : { kind, apiVersion, metadata };
     return JSON.stringify({ type: 'BOOKMARK', object });
   };
@@ -73,6 +75,7 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
   const stream = new WatchStream({
     res,
     resource: t.r.resource,
+    store,
     filter,
     encode,
     faults: scope.faults,

@@ -2,21 +2,34 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { StatusError } from '../../../apimachinery/errors.ts';
-import { dryRunOf, fieldManager, managerFromUserAgent } from './write-options.ts';
+import { createOptions, managerFromUserAgent } from './write-options.ts';
 
 const withUserAgent = (ua: string | undefined): IncomingMessage => ({ headers: ua === undefined ? {} : { 'user-agent': ua } }) as IncomingMessage;
 
-test('dryRunOf accepts only dryRun=All', () => {
-  assert.equal(dryRunOf(new URLSearchParams('')), false);
-  assert.equal(dryRunOf(new URLSearchParams('dryRun=All')), true);
-  assert.equal(dryRunOf(new URLSearchParams('dryRun=All&dryRun=All')), true);
-  for (const query of ['dryRun=', 'dryRun=all', 'dryRun=All&dryRun=Some']) {
-    assert.throws(
-      () => dryRunOf(new URLSearchParams(query)),
-      (err: unknown) => err instanceof StatusError && err.status.code === 400 && /^Invalid dry run value: /.test(err.status.message ?? ''),
-      query,
-    );
+/** The 422 message createOptions throws for a query. */
+function failure(query: string, kind: 'CreateOptions' | 'PatchOptions' = 'CreateOptions', apply = false): string {
+  try {
+    createOptions(new URLSearchParams(query), withUserAgent('kubectl/1'), kind, kind === 'PatchOptions' ? { apply } : undefined);
+  } catch (err) {
+    if (err instanceof StatusError) return `${err.status.code}: ${err.status.message}`;
+    throw err;
   }
+  return 'no failure';
+}
+
+test('dryRun accepts only All, and a bad value is a 422 naming the options kind', () => {
+  assert.equal(createOptions(new URLSearchParams(''), withUserAgent(undefined), 'CreateOptions').dryRun, false);
+  assert.equal(createOptions(new URLSearchParams('dryRun=All&dryRun=All'), withUserAgent(undefined), 'CreateOptions').dryRun, true);
+  assert.equal(failure('dryRun=Partial'), '422: CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Partial"}: supported values: "All"');
+  assert.equal(failure('dryRun=All&dryRun=Some', 'PatchOptions'), '422: PatchOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"All", "Some"}: supported values: "All"');
+});
+
+test('fieldManager is validated: at most 128 bytes, printable characters only; apply needs one; force only with apply', () => {
+  assert.equal(failure(`fieldManager=${'m'.repeat(129)}`), '422: CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: must have at most 128 bytes');
+  assert.equal(failure('fieldManager=bad%0Amanager'), '422: CreateOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "bad\\nmanager": invalid character U+000A (at position 3)');
+  assert.equal(failure('', 'PatchOptions', true), '422: PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+  assert.equal(failure('force=true', 'PatchOptions', false), '422: PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch');
+  assert.equal(failure('fieldValidation=Loose'), '422: CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loose": supported values: "", "Ignore", "Strict", "Warn"');
 });
 
 test('the field manager is fieldManager, else the User-Agent product, else "unknown"', () => {
@@ -30,11 +43,9 @@ test('the field manager is fieldManager, else the User-Agent product, else "unkn
     [`${'x'.repeat(200)}/1`, 'x'.repeat(128)],
   ];
   for (const [ua, expected] of cases) assert.equal(managerFromUserAgent(ua), expected, String(ua));
-  assert.equal(fieldManager(new URLSearchParams('fieldManager=mine'), withUserAgent('kubectl/1')), 'mine');
-  assert.equal(fieldManager(new URLSearchParams('fieldManager='), withUserAgent('kubectl/1')), 'kubectl');
-  assert.equal(fieldManager(new URLSearchParams(`fieldManager=${'m'.repeat(128)}`), withUserAgent(undefined)), 'm'.repeat(128));
-  assert.throws(
-    () => fieldManager(new URLSearchParams(`fieldManager=${'m'.repeat(129)}`), withUserAgent(undefined)),
-    (err: unknown) => err instanceof StatusError && err.status.code === 422 && err.status.details?.causes?.[0]?.message === 'Too long: may not be longer than 128',
-  );
+  assert.equal(createOptions(new URLSearchParams('fieldManager=mine'), withUserAgent('kubectl/1'), 'CreateOptions').manager, 'mine');
+  assert.equal(createOptions(new URLSearchParams('fieldManager='), withUserAgent('kubectl/1'), 'CreateOptions').manager, 'kubectl');
+  // The parameter codec reads any value but 0, f and false as true.
+  assert.equal(createOptions(new URLSearchParams('fieldManager=a&force=maybe'), withUserAgent(undefined), 'PatchOptions', { apply: true }).force, true);
+  assert.equal(createOptions(new URLSearchParams('fieldManager=a&force=false'), withUserAgent(undefined), 'PatchOptions', { apply: true }).force, false);
 });

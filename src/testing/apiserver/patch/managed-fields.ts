@@ -57,10 +57,18 @@ export function collectNodes(value: unknown, schema: FieldSchema | undefined): M
       });
       return;
     }
+    // A null is the absence of a value: nobody owns it (creationTimestamp: null of templates).
+    if (node === null && path.length > 0) return;
     if (isObject(node)) {
       const map = nodeSchema?.kind === 'map' ? nodeSchema : undefined;
       if (map?.atomic === true) {
         add(true, true);
+        return;
+      }
+      // An empty struct below the top level is a leaf of the field set (f:resources: {} of a container
+      // without any); an empty top-level struct (spec: {}) is not.
+      if (Object.keys(node).length === 0 && path.length > 1) {
+        add(true, false);
         return;
       }
       // typed.ToFieldSet lists entries of maps with arbitrary keys, never declared (struct) fields themselves.

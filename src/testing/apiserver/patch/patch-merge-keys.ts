@@ -158,7 +158,7 @@ const jobSpec = implicitStruct({ selector: labelSelector, template: podTemplateS
 
 const persistentVolumeClaim = struct({ metadata: objectMeta, spec: implicitStruct({ resources: resourceRequirements }), status: implicitStruct({ conditions }) });
 
-const schemas: ReadonlyMap<string, MapSchema> = new Map<string, MapSchema>([
+const schemas = new Map<string, MapSchema>([
   ['/Pod', kindSchema(podSpec, podStatus)],
   ['/PodTemplate', struct({ metadata: objectMeta, template: podTemplateSpec })],
   ['/ReplicationController', kindSchema(implicitStruct({ selector: atomicStringMap, template: podTemplateSpec }), workloadStatus)],
@@ -197,13 +197,19 @@ const schemas: ReadonlyMap<string, MapSchema> = new Map<string, MapSchema>([
   ['events.k8s.io/Event', struct({ metadata: objectMeta })],
   ['rbac.authorization.k8s.io/Role', struct({ metadata: objectMeta })],
   ['rbac.authorization.k8s.io/ClusterRole', struct({ metadata: objectMeta, aggregationRule: struct() })],
-  ['rbac.authorization.k8s.io/RoleBinding', struct({ metadata: objectMeta, roleRef: implicitStruct() })],
-  ['rbac.authorization.k8s.io/ClusterRoleBinding', struct({ metadata: objectMeta, roleRef: implicitStruct() })],
+  // RoleRef is +structType=atomic: owned as a whole.
+  ['rbac.authorization.k8s.io/RoleBinding', struct({ metadata: objectMeta, roleRef: struct({}, { atomic: true, implicit: true }) })],
+  ['rbac.authorization.k8s.io/ClusterRoleBinding', struct({ metadata: objectMeta, roleRef: struct({}, { atomic: true, implicit: true }) })],
   ['apiextensions.k8s.io/CustomResourceDefinition', kindSchema(
     implicitStruct({ names: implicitStruct() }),
     implicitStruct({ conditions, acceptedNames: implicitStruct() }),
   )],
 ]);
+
+// The create-only kinds answered by the server: their spec and status are Go structs.
+for (const kind of ['authentication.k8s.io/TokenRequest', 'authentication.k8s.io/TokenReview', 'authorization.k8s.io/SelfSubjectAccessReview', 'authorization.k8s.io/SelfSubjectRulesReview', 'authorization.k8s.io/SubjectAccessReview', 'authorization.k8s.io/LocalSubjectAccessReview']) {
+  schemas.set(kind, struct({ metadata: objectMeta, spec: implicitStruct(), status: implicitStruct() }));
+}
 
 // Custom resources and unknown kinds: only the metadata is known; everything else takes the defaults.
 const fallback: MapSchema = struct({ metadata: objectMeta });

@@ -1,0 +1,117 @@
+/**
+ * What the generic registry does to every object before it is stored: `apiserver/pkg/registry/rest`
+ * BeforeCreate and BeforeUpdate (system metadata, generated names, the strategy's preparation,
+ * validation of metadata and of the kind), and the final form an object is stored in (defaults as they
+ * apply on every read, and the Go struct's encoding for built-in kinds).
+ */
+import { randomUUID } from 'node:crypto';
+import { invalid } from '../status.ts';
+import { generateName, metaOf, specChanged } from '../object-meta.ts';
+import type { ApiResource } from '../resources.ts';
+import { apiVersionString } from '../resources.ts';
+import { structOfKind } from '../schema/scheme.ts';
+import { decodeTyped } from '../schema/typed-json.ts';
+import { setDefaults } from './defaults.ts';
+import { strategyFor, type StrategyContext } from './strategy.ts';
+import { causesOf, type FieldError } from './validation/field.ts';
+import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
+
+type Obj = Record<string, unknown>;
+
+/** The kind's group and name for 422 answers. */
+function rejectIfInvalid(r: ApiResource, name: string, errors: readonly FieldError[]): void {
+  if (errors.length > 0) throw invalid(r.group, r.kind, name, causesOf(errors));
+}
+
+// Resources whose status a create keeps (nodes register with theirs).
+const keepsStatusOnCreate: ReadonlySet<string> = new Set(['nodes']);
+
+/**
+ * BeforeCreate: namespace, generated name, uid, creation time, generation, status cleared, the
+ * strategy's preparation, then validation (422). Returns the object's name.
+ */
+export function beforeCreate(r: ApiResource, obj: Obj, o: { namespace: string; now: string; ctx: StrategyContext }): string {
+  const meta = metaOf(obj);
+  if (r.namespaced) meta.namespace = o.namespace;
+  else delete meta.namespace;
+  if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') meta.name = generateName(meta.generateName);
+  meta.uid = randomUUID();
+  meta.creationTimestamp = o.now;
+  delete meta.resourceVersion;
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.selfLink;
+  if (r.tracksGeneration) meta.generation = 1;
+  else delete meta.generation;
+  if (r.hasStatus && !(r.group === '' && keepsStatusOnCreate.has(r.resource))) delete obj.status;
+  const strategy = strategyFor(r);
+  strategy.prepareForCreate?.(obj, o.ctx);
+  const name = typeof meta.name === 'string' ? meta.name : '';
+  rejectIfInvalid(r, name, [...validateObjectMeta(meta, { namespaced: r.namespaced, name: strategy.name }), ...(strategy.validate?.(obj) ?? [])]);
+  return name;
+}
+
+/**
+ * BeforeUpdate of the main resource or /status: what the write may change (status only through
+ * /status; spec not through /status), system metadata from the old object, generation bumped when
+ * the spec changed, the strategy's preparation, then validation (422). Returns the object to store.
+ */
+export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subresource: string | undefined; ctx: StrategyContext }): Obj {
+  const strategy = strategyFor(r);
+  let next: Obj;
+  if (o.subresource === 'status') {
+    if (r.custom) {
+      // Custom resources: a status update changes status (and managedFields) only.
+      next = structuredClone(old);
+      if (candidate.status === undefined) delete next.status;
+      else next.status = candidate.status;
+      const managed = metaOf(candidate).managedFields;
+      if (managed !== undefined) metaOf(next).managedFields = managed;
+    } else {
+      // Built-in status strategies keep the old spec; the rest comes from the request.
+      next = candidate;
+      if (old.spec === undefined) delete next.spec;
+      else next.spec = structuredClone(old.spec);
+      strategy.prepareForStatusUpdate?.(next, old);
+    }
+  } else {
+    next = candidate;
+    if (r.hasStatus && r.resource !== 'customresourcedefinitions') {
+      if (old.status === undefined) delete next.status;
+      else next.status = structuredClone(old.status);
+    }
+    strategy.prepareForUpdate?.(next, old, o.ctx);
+  }
+  const meta = metaOf(next);
+  const oldMeta = metaOf(old);
+  // The request's namespace fills an object that names none.
+  if (r.namespaced && (meta.namespace === undefined || meta.namespace === '')) meta.namespace = oldMeta.namespace;
+  if (meta.name === undefined || meta.name === '') meta.name = oldMeta.name;
+  if (oldMeta.generation === undefined) delete meta.generation;
+  else meta.generation = oldMeta.generation;
+  if (meta.uid === undefined || meta.uid === '') meta.uid = oldMeta.uid;
+  meta.creationTimestamp = oldMeta.creationTimestamp;
+  if (oldMeta.deletionTimestamp !== undefined) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+  if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+  delete meta.selfLink;
+  if (o.subresource === undefined && r.tracksGeneration && specChanged(r, old, next)) meta.generation = (typeof oldMeta.generation === 'number' ? oldMeta.generation : 0) + 1;
+  const rules = { namespaced: r.namespaced, name: strategy.name };
+  // The generic registry and the strategy both check the metadata update rules (their errors repeat).
+  const errors = [...validateObjectMetaUpdate(meta, oldMeta, rules), ...validateObjectMetaUpdate(meta, oldMeta, rules)];
+  if (o.subresource === 'status') errors.push(...(strategy.validateStatusUpdate?.(next, old) ?? []));
+  else errors.push(...(strategy.validateUpdate?.(next, old) ?? strategy.validate?.(next) ?? []));
+  rejectIfInvalid(r, typeof meta.name === 'string' ? meta.name : '', errors);
+  return next;
+}
+
+/**
+ * The form an object is stored in: its defaults (they apply again on every read upstream) and, for
+ * built-in kinds, the encoding of its Go struct.
+ */
+export function storageForm(r: ApiResource, obj: Obj): Obj {
+  setDefaults(r, obj);
+  const s = structOfKind(apiVersionString(r.group, r.version), r.kind);
+  if (s === undefined) return obj;
+  const typed = decodeTyped(s, obj);
+  return typed;
+}

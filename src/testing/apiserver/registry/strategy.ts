@@ -1,0 +1,228 @@
+/**
+ * Per-resource registry strategies, as the `strategy.go` of every `pkg/registry/<group>/<resource>`
+ * defines them: how a new object is prepared (status cleared, generation, allocations, generated
+ * selectors), what an update through the main resource or /status may change, the kind's validation,
+ * whether PUT creates, whether DELETE answers with the object, and the default deletion propagation.
+ *
+ * {@link strategyFor} gives the strategy of any served resource; resources without an entry of their
+ * own (custom resources among them) get the generic one.
+ */
+import { isObject } from '../object-meta.ts';
+import type { ApiResource } from '../resources.ts';
+import type { FieldError } from './validation/field.ts';
+import { nameIsDNSLabel, nameIsDNSSubdomain, nameIsDNS1035Label, namePathSegment, type NameValidator } from './validation/names.ts';
+import * as core from './validation/core.ts';
+import * as workloads from './validation/workloads.ts';
+import * as policy from './validation/policy.ts';
+import { allocateService, type ServiceAllocator } from './service-allocator.ts';
+
+type Obj = Record<string, unknown>;
+
+/** What strategies may use besides the object. */
+export interface StrategyContext {
+  readonly allocator: ServiceAllocator;
+}
+
+/** A resource's registry strategy. */
+export interface Strategy {
+  /** The rule for metadata.name (and generateName). */
+  readonly name: NameValidator;
+  /** A PUT of a missing object creates it. */
+  readonly allowCreateOnUpdate: boolean;
+  /** DELETE answers with the deleted object instead of a Status. */
+  readonly returnsDeletedObject: boolean;
+  /**
+   * Propagation when the request names none: 'Background' (DeleteDependents) or 'Orphan'; 'Unsupported'
+   * ignores propagation altogether (events).
+   */
+  readonly defaultPropagation: 'Background' | 'Orphan' | 'Unsupported';
+  /** PrepareForCreate beyond what every resource gets. */
+  prepareForCreate?(obj: Obj, ctx: StrategyContext): void;
+  /** PrepareForUpdate (main resource) beyond what every resource gets. */
+  prepareForUpdate?(obj: Obj, old: Obj, ctx: StrategyContext): void;
+  /** PrepareForUpdate of /status beyond keeping the old spec. */
+  prepareForStatusUpdate?(obj: Obj, old: Obj): void;
+  /** The kind's validation (metadata is validated by the caller). */
+  validate?(obj: Obj): FieldError[];
+  /** The kind's update validation (metadata update rules are checked by the caller). */
+  validateUpdate?(obj: Obj, old: Obj): FieldError[];
+  /** Validation of a /status update, when the kind has one. */
+  validateStatusUpdate?(obj: Obj, old: Obj): FieldError[];
+}
+
+/** qos.GetPodQOS: BestEffort without requests or limits, Guaranteed when every container limits cpu and memory to its requests. */
+export function podQOSClass(spec: unknown): string {
+  const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObject) : []);
+  const containers = isObject(spec) ? [...list(spec.containers), ...list(spec.initContainers)] : [];
+  let any = false;
+  let guaranteed = true;
+  for (const c of containers) {
+    const res = isObject(c.resources) ? c.resources : {};
+    const limits = isObject(res.limits) ? res.limits : {};
+    const requests = isObject(res.requests) ? res.requests : {};
+    for (const r of ['cpu', 'memory']) {
+      const limit = limits[r];
+      const request = requests[r] ?? limit;
+      if (limit !== undefined || request !== undefined) any = true;
+      if (limit === undefined || JSON.stringify(limit) !== JSON.stringify(request)) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+function child(o: Obj, key: string): Obj {
+  if (!isObject(o[key])) o[key] = {};
+  return o[key] as Obj;
+}
+
+/** The job strategy's generateSelector: the controller-uid selector and template labels (v1.32 sets both label forms). */
+function generateJobSelector(job: Obj): void {
+  const spec = child(job, 'spec');
+  if (spec.manualSelector === true) return;
+  const meta = child(job, 'metadata');
+  const uid = String(meta.uid ?? '');
+  const name = String(meta.name ?? '');
+  const template = child(spec, 'template');
+  const tmeta = child(template, 'metadata');
+  const labels = isObject(tmeta.labels) ? tmeta.labels : {};
+  labels['batch.kubernetes.io/controller-uid'] ??= uid;
+  labels['batch.kubernetes.io/job-name'] ??= name;
+  labels['controller-uid'] ??= uid;
+  labels['job-name'] ??= name;
+  tmeta.labels = labels;
+  const selector = child(spec, 'selector');
+  const matchLabels = isObject(selector.matchLabels) ? selector.matchLabels : {};
+  matchLabels['batch.kubernetes.io/controller-uid'] ??= uid;
+  selector.matchLabels = matchLabels;
+}
+
+const generic: Strategy = { name: nameIsDNSSubdomain, allowCreateOnUpdate: false, returnsDeletedObject: false, defaultPropagation: 'Background' };
+
+function strategy(s: Partial<Strategy>): Strategy {
+  return { ...generic, ...s };
+}
+
+const rbacNames: Partial<Strategy> = { name: namePathSegment, allowCreateOnUpdate: true };
+
+const strategies: Readonly<Record<string, Strategy>> = {
+  pods: strategy({
+    returnsDeletedObject: true,
+    prepareForCreate: (pod) => {
+      pod.status = { phase: 'Pending', qosClass: podQOSClass(pod.spec) };
+    },
+    prepareForStatusUpdate: (pod, old) => {
+      const meta = child(pod, 'metadata');
+      const oldMeta = child(old, 'metadata');
+      // The pods/status endpoint may not touch owner references or the deletion timestamp.
+      if (oldMeta.ownerReferences === undefined) delete meta.ownerReferences;
+      else meta.ownerReferences = oldMeta.ownerReferences;
+    },
+    validate: core.validatePod,
+    validateUpdate: core.validatePodUpdate,
+  }),
+  services: strategy({
+    name: nameIsDNS1035Label,
+    returnsDeletedObject: true,
+    prepareForCreate: (svc, ctx) => {
+      svc.status = { loadBalancer: {} };
+      allocateService(child(svc, 'spec'), ctx.allocator, undefined);
+    },
+    prepareForUpdate: (svc, old, ctx) => {
+      allocateService(child(svc, 'spec'), ctx.allocator, isObject(old.spec) ? old.spec : undefined);
+    },
+    validate: core.validateService,
+    validateUpdate: core.validateServiceUpdate,
+  }),
+  configmaps: strategy({ validate: core.validateConfigMap, validateUpdate: core.validateConfigMapUpdate }),
+  secrets: strategy({
+    validate: core.validateSecret,
+    validateUpdate: core.validateSecretUpdate,
+  }),
+  serviceaccounts: strategy({ returnsDeletedObject: true }),
+  namespaces: strategy({
+    name: nameIsDNSLabel,
+    returnsDeletedObject: true,
+    prepareForCreate: (ns) => {
+      const spec = child(ns, 'spec');
+      const finalizers = Array.isArray(spec.finalizers) ? spec.finalizers.map(String) : [];
+      if (!finalizers.includes('kubernetes')) finalizers.push('kubernetes');
+      spec.finalizers = finalizers;
+      ns.status = { phase: 'Active' };
+    },
+    prepareForUpdate: (ns, old) => {
+      ns.spec = structuredClone(old.spec);
+    },
+    validate: core.validateNamespace,
+  }),
+  nodes: strategy({
+    // Nodes register with their status.
+    prepareForCreate: () => {},
+  }),
+  persistentvolumeclaims: strategy({
+    returnsDeletedObject: true,
+    prepareForCreate: (pvc) => {
+      pvc.status = { phase: 'Pending' };
+    },
+    validate: core.validatePersistentVolumeClaim,
+  }),
+  endpoints: strategy({ allowCreateOnUpdate: true }),
+  events: strategy({ allowCreateOnUpdate: true, defaultPropagation: 'Unsupported' }),
+  'events.events.k8s.io': strategy({ allowCreateOnUpdate: true, defaultPropagation: 'Unsupported' }),
+  'leases.coordination.k8s.io': strategy({ allowCreateOnUpdate: true, validate: policy.validateLease }),
+  resourcequotas: strategy({
+    prepareForCreate: (q) => {
+      q.status = {};
+    },
+    validate: policy.validateResourceQuota,
+  }),
+  replicationcontrollers: strategy({ defaultPropagation: 'Orphan' }),
+  'deployments.apps': strategy({ validate: workloads.validateDeployment, validateUpdate: workloads.validateDeploymentUpdate, prepareForStatusUpdate: keepOldLabels }),
+  'replicasets.apps': strategy({ validate: workloads.validateReplicaSet, validateUpdate: workloads.validateReplicaSetUpdate }),
+  'statefulsets.apps': strategy({ validate: workloads.validateStatefulSet, validateUpdate: workloads.validateStatefulSetUpdate }),
+  'daemonsets.apps': strategy({ validate: workloads.validateDaemonSet, validateUpdate: workloads.validateDaemonSetUpdate }),
+  'jobs.batch': strategy({
+    defaultPropagation: 'Orphan',
+    validate: (job) => {
+      generateJobSelector(job);
+      return workloads.validateJob(job);
+    },
+    validateUpdate: workloads.validateJobUpdate,
+  }),
+  'cronjobs.batch': strategy({ validate: workloads.validateCronJob, validateUpdate: (cj) => workloads.validateCronJob(cj) }),
+  'roles.rbac.authorization.k8s.io': strategy({ ...rbacNames, validate: (r) => policy.validateRole(r, true), validateUpdate: (r) => policy.validateRole(r, true) }),
+  'clusterroles.rbac.authorization.k8s.io': strategy({ ...rbacNames, validate: (r) => policy.validateRole(r, false), validateUpdate: (r) => policy.validateRole(r, false) }),
+  'rolebindings.rbac.authorization.k8s.io': strategy({ ...rbacNames, validate: (b) => policy.validateRoleBinding(b, true), validateUpdate: (b, old) => policy.validateRoleBindingUpdate(b, old, true) }),
+  'clusterrolebindings.rbac.authorization.k8s.io': strategy({ ...rbacNames, validate: (b) => policy.validateRoleBinding(b, false), validateUpdate: (b, old) => policy.validateRoleBindingUpdate(b, old, false) }),
+  'priorityclasses.scheduling.k8s.io': strategy({ validate: policy.validatePriorityClass, validateUpdate: policy.validatePriorityClassUpdate }),
+  'poddisruptionbudgets.policy': strategy({ validate: policy.validatePodDisruptionBudget, validateUpdate: policy.validatePodDisruptionBudget }),
+  'ingresses.networking.k8s.io': strategy({ validate: policy.validateIngress, validateUpdate: policy.validateIngress }),
+  'customresourcedefinitions.apiextensions.k8s.io': strategy({
+    returnsDeletedObject: true,
+    // Status starts empty but for the storage version; the naming controller fills the rest.
+    prepareForCreate: (crd) => {
+      const spec = isObject(crd.spec) ? crd.spec : {};
+      const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [];
+      const storage = versions.find((v) => v.storage === true)?.name;
+      crd.status = { acceptedNames: { plural: '', kind: '' }, conditions: null, storedVersions: typeof storage === 'string' ? [storage] : null };
+    },
+  }),
+};
+
+function keepOldLabels(obj: Obj, old: Obj): void {
+  const meta = child(obj, 'metadata');
+  const oldMeta = child(old, 'metadata');
+  if (oldMeta.labels === undefined) delete meta.labels;
+  else meta.labels = structuredClone(oldMeta.labels);
+}
+
+/** The storage key of a resource's strategy entry. */
+function keyOf(r: ApiResource): string {
+  return r.group === '' ? r.resource : `${r.resource}.${r.group}`;
+}
+
+/** The strategy of a served resource. */
+export function strategyFor(r: ApiResource): Strategy {
+  if (r.custom) return generic;
+  return strategies[keyOf(r)] ?? generic;
+}
