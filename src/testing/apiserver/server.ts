@@ -6,6 +6,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { writeFile, chmod } from 'node:fs/promises';
 import { stringify as toYaml } from 'yaml';
 import { generate } from 'selfsigned';
@@ -14,6 +15,8 @@ import { ResourceRegistry } from './resources.ts';
 import { Storage } from './storage.ts';
 import { Faults, type ApiServerFaults } from './faults.ts';
 import { ApiHandler } from './handler.ts';
+import { StreamingHandler } from './streaming/upgrade.ts';
+import type { PodHandler, PodHandlers } from './streaming/pod-handlers.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -35,6 +38,8 @@ export interface ApiServerOptions {
   maxRequestBodyBytes?: number;
   /** Time source for timestamps, bookmarks, watch timeouts and injected delays (default: the real clock). */
   clock?: Clock;
+  /** What serves pods/exec, pods/attach and pods/portforward (see docs/remotecommand.md). */
+  podHandlers?: PodHandlers;
 }
 
 /** A running embedded API server. */
@@ -55,6 +60,10 @@ export interface ApiServer {
   setPodLogs(namespace: string, pod: string, lines: string[], container?: string): void;
   /** Appends log lines; open `follow=true` streams receive them at once. */
   appendPodLogs(namespace: string, pod: string, lines: string[], container?: string): void;
+  /** Replaces the handlers serving pods/exec, attach and portforward for every pod. */
+  setPodHandlers(handlers: PodHandlers | undefined): void;
+  /** Sets (undefined: removes) the handler of one pod; it wins over {@link ApiServer.setPodHandlers}'. */
+  setPodHandler(namespace: string, pod: string, handler: PodHandler | undefined): void;
   /** Closes every connection (watches included) and the listener. */
   stop(): Promise<void>;
 }
@@ -109,6 +118,7 @@ class EmbeddedApiServer implements ApiServer {
   caCertPem?: string;
   readonly faults: Faults;
   readonly #handler: ApiHandler;
+  readonly #streaming: StreamingHandler;
   readonly #storage: Storage;
   readonly #server: Server;
   readonly #host: string;
@@ -139,6 +149,7 @@ class EmbeddedApiServer implements ApiServer {
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       this.#handler.seed('', 'v1', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } });
     }
+    this.#streaming = new StreamingHandler({ storage: this.#storage, token: options.token, ...(options.podHandlers === undefined ? {} : { handlers: options.podHandlers }) });
     const listener = (req: IncomingMessage, res: ServerResponse): void => this.#handler.handle(req, res);
     if (tls !== undefined) {
       this.caCertPem = tls.cert;
@@ -153,6 +164,7 @@ class EmbeddedApiServer implements ApiServer {
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
     });
+    this.#server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.#streaming.handleUpgrade(req, socket, head));
     this.#server.on('clientError', (_err, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
       else socket.destroy();
@@ -195,10 +207,19 @@ class EmbeddedApiServer implements ApiServer {
     this.#handler.logs.append(namespace, pod, lines, container);
   }
 
+  setPodHandlers(handlers: PodHandlers | undefined): void {
+    this.#streaming.setPodHandlers(handlers);
+  }
+
+  setPodHandler(namespace: string, pod: string, handler: PodHandler | undefined): void {
+    this.#streaming.setPodHandler(namespace, pod, handler);
+  }
+
   async #close(): Promise<void> {
     if (!this.#listening) return;
     this.#listening = false;
     this.#handler.destroyStreams();
+    this.#streaming.destroyAll();
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     for (const s of this.#sockets) s.destroy();
     this.#sockets.clear();
