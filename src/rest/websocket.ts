@@ -14,7 +14,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage } from
 import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import type { Duplex } from 'node:stream';
-import type { Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { KubeloomError } from '../apimachinery/errors.ts';
 import type { RestClient, UpgradeSettings } from './client.ts';
@@ -102,7 +102,7 @@ function proxiedConnection(settings: UpgradeSettings & { proxyUrl: URL }): (opti
         done(null, socket);
         return;
       }
-      const tls = tlsConnect({ socket, servername: url.hostname, ...settings.tls });
+      const tls = tlsConnect({ socket, ...(isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0 ? { servername: url.hostname } : {}), ...settings.tls });
       tls.once('secureConnect', () => done(null, tls));
       tls.once('error', (err: Error) => done(err));
     });

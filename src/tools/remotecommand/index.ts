@@ -8,3 +8,4 @@ export * from './resize.ts';
 export * from './remotecommand.ts';
 export { StreamClosedError } from '../../util/httpstream/wsstream.ts';
 export { UpgradeFailureError } from '../../rest/websocket.ts';
+export * from './cp.ts';

@@ -146,11 +146,22 @@ export async function streamRemoteCommand(client: RestClient, req: RestRequest, 
 
   const status = readWhole(conn.readable(StreamChannel.error));
   const outputs: Array<Promise<void>> = [];
+  // A destination that fails ends the session: its data could no longer be delivered.
+  let failOutput: (err: unknown) => void = () => undefined;
+  const outputFailed = new Promise<never>((_resolve, reject) => {
+    failOutput = reject;
+  });
+  outputFailed.catch(() => undefined);
   const forward = (channel: number, to: Writable | undefined): void => {
     if (to === undefined) return;
     const r = conn.readable(channel);
     r.pipe(to, { end: false });
-    outputs.push(drained(r));
+    const onError = (err: unknown): void => {
+      conn.destroy();
+      failOutput(err);
+    };
+    to.once('error', onError);
+    outputs.push(drained(r).finally(() => to.off('error', onError)));
   };
   forward(StreamChannel.stdout, options.stdout);
   if (!tty) forward(StreamChannel.stderr, options.stderr);
@@ -191,7 +202,7 @@ export async function streamRemoteCommand(client: RestClient, req: RestRequest, 
   aborted.catch(() => undefined);
 
   try {
-    const [message] = await Promise.race([Promise.all([status, ...outputs]), aborted]);
+    const [message] = await Promise.race([Promise.all([status, ...outputs]), aborted, outputFailed]);
     const err = decodeErrorChannel(message);
     if (err !== undefined) throw err;
   } finally {
