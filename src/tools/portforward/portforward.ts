@@ -191,7 +191,8 @@ export class PortForwarder {
     let local = spec.local;
     const failures: string[] = [];
     for (const address of addresses) {
-      const server = createServer((socket) => this.#handleConnection(socket, local, spec.remote));
+      // Half-open: a client that finished sending still receives the pod's answer.
+      const server = createServer({ allowHalfOpen: true }, (socket) => this.#handleConnection(socket, local, spec.remote));
       try {
         await new Promise<void>((resolve, reject) => {
           server.once('error', reject);

@@ -4,7 +4,9 @@
  * function that receives the command and the session's streams and returns the exit code; a port is
  * a TCP address the forwarded connection is dialled to, or a function that serves the connection.
  */
+import { resolve } from 'node:path';
 import type { Duplex, Readable, Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
 
 /** A terminal size in character cells. */
 export interface TerminalSize {
@@ -48,7 +50,7 @@ export interface PodHandler {
   /** Container handlers by container name; `'*'` serves every container of the pod. */
   containers?: Record<string, ContainerHandler>;
   /** Port targets by pod port; `'*'` serves every port. */
-  ports?: Record<number | '*', PortTarget>;
+  ports?: { [port: number]: PortTarget; '*'?: PortTarget };
 }
 
 /**
@@ -85,4 +87,19 @@ export function portTargetFor(handler: PodHandler | undefined, port: number): Po
   const p = handler?.ports;
   if (p === undefined) return undefined;
   return Object.hasOwn(p, port) ? p[port] : p['*'];
+}
+
+/**
+ * Loads the {@link PodHandlers} a module exports by default (`kubeloom apiserver --pod-handlers`).
+ * Throws when the module has no default export of the right shape.
+ */
+export async function loadPodHandlers(path: string): Promise<PodHandlers> {
+  const mod = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
+  const handlers = mod.default;
+  if (typeof handlers === 'function') return handlers as PodHandlers;
+  if (handlers === null || typeof handlers !== 'object') throw new TypeError('the module must export PodHandlers (an object or a function) as its default export');
+  for (const [key, h] of Object.entries(handlers)) {
+    if (h === null || typeof h !== 'object') throw new TypeError(`handler "${key}" is not an object with containers and/or ports`);
+  }
+  return handlers as PodHandlers;
 }
