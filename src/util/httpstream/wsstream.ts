@@ -92,7 +92,11 @@ export class ChannelConnection {
     return this.#sendCloseSignal;
   }
 
-  /** The data the peer sends on `channel`. Ends on the peer's close signal or a normal close. */
+  /**
+   * The data the peer sends on `channel`. Ends on the peer's close signal or a normal close; fails
+   * with a {@link StreamClosedError} on an abnormal one (it carries a no-op 'error' listener, so
+   * check `errored` or add a listener to see that error).
+   */
   readable(channel: number): Readable {
     let r = this.#readables.get(channel);
     if (r !== undefined) return r;
@@ -102,6 +106,8 @@ export class ChannelConnection {
         if (this.#full.delete(channel) && this.#full.size === 0 && !this.#closed) this.socket.resume();
       },
     });
+    // A channel nobody consumes may still fail when the connection breaks: that must not crash.
+    r.on('error', () => undefined);
     // A consumer that stops reading (destroy) must not keep the whole connection paused.
     r.once('close', () => {
       if (this.#full.delete(channel) && this.#full.size === 0 && !this.#closed) this.socket.resume();

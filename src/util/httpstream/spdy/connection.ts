@@ -43,7 +43,12 @@ const maxDataFrame = 64 * 1024;
 // A stream's readable buffers this much before the transport is paused.
 const streamHighWaterMark = 256 * 1024;
 
-/** One SPDY stream: a Duplex whose end sends FIN (half-close); `headers` are the SYN_STREAM's. */
+/**
+ * One SPDY stream: a Duplex whose end sends FIN (half-close); `headers` are the SYN_STREAM's. A reset
+ * or a lost connection destroys it with a {@link SpdyStreamResetError}; the stream carries a no-op
+ * 'error' listener so that a stream nobody listens to yet cannot crash the process (check `errored`
+ * or listen for 'error' to learn why it closed).
+ */
 export class SpdyStream extends Duplex {
   readonly id: number;
   readonly headers: SpdyHeaders;
@@ -58,6 +63,7 @@ export class SpdyStream extends Duplex {
     this.#conn = conn;
     this.id = id;
     this.headers = headers;
+    this.on('error', () => undefined);
   }
 
   /** The first value of a (lower-case) header. */

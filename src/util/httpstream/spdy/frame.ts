@@ -122,6 +122,8 @@ class ZlibStep {
   readonly #z: Deflate | Inflate;
   #out: Buffer[] = [];
   #error: Error | undefined;
+  // The step in progress fails at once when zlib reports an error (its flush callback never runs then).
+  #failPending: ((err: Error) => void) | undefined;
   #chain: Promise<unknown> = Promise.resolve();
 
   constructor(z: Deflate | Inflate) {
@@ -129,6 +131,7 @@ class ZlibStep {
     z.on('data', (chunk: Buffer) => this.#out.push(chunk));
     z.on('error', (err) => {
       this.#error = err;
+      this.#failPending?.(err);
     });
   }
 
@@ -140,8 +143,10 @@ class ZlibStep {
             reject(this.#error);
             return;
           }
+          this.#failPending = reject;
           this.#z.write(input);
           this.#z.flush(zlibConstants.Z_SYNC_FLUSH, () => {
+            this.#failPending = undefined;
             if (this.#error !== undefined) {
               reject(this.#error);
               return;
@@ -157,6 +162,8 @@ class ZlibStep {
   }
 
   close(): void {
+    this.#error ??= new Error('header compression closed');
+    this.#failPending?.(this.#error);
     this.#z.destroy();
   }
 }
