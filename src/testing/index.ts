@@ -7,3 +7,4 @@ export type { ApiServerFaults, FailSpec, DelaySpec, Verb } from './apiserver/fau
 export { startChaosProxy, type ChaosProxy, type ChaosProxyOptions, type ChaosFault, type ChaosConnection, type ChaosRequestRule, type ChaosStats } from './chaos-proxy.ts';
 export type { PodHandlers, PodHandler, ContainerHandler, ExecSession, PortTarget, TerminalSize } from './apiserver/streaming/pod-handlers.ts';
 export { loadPodHandlers } from './apiserver/streaming/pod-handlers.ts';
+export type { NodeMetricsInput, PodMetricsInput, ResourceUsage } from './apiserver/metrics-api.ts';

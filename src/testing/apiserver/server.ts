@@ -14,8 +14,9 @@ import { realClock, type Clock } from '../../util/clock/clock.ts';
 import { ResourceRegistry } from './resources.ts';
 import { Storage } from './storage.ts';
 import { Faults, type ApiServerFaults } from './faults.ts';
-import { ApiHandler } from './handler.ts';
+import { ApiHandler, formatTime } from './handler.ts';
 import { StreamingHandler } from './streaming/upgrade.ts';
+import { MetricsApi, type NodeMetricsInput, type PodMetricsInput } from './metrics-api.ts';
 import type { PodHandler, PodHandlers } from './streaming/pod-handlers.ts';
 
 /** Options of {@link startApiServer}. */
@@ -64,6 +65,10 @@ export interface ApiServer {
   setPodHandlers(handlers: PodHandlers | undefined): void;
   /** Sets (undefined: removes) the handler of one pod; it wins over {@link ApiServer.setPodHandlers}'. */
   setPodHandler(namespace: string, pod: string, handler: PodHandler | undefined): void;
+  /** Replaces the metrics.k8s.io NodeMetrics; the first metrics set makes the server serve that API. */
+  setNodeMetrics(nodes: readonly NodeMetricsInput[]): void;
+  /** Replaces the metrics.k8s.io PodMetrics; the first metrics set makes the server serve that API. */
+  setPodMetrics(pods: readonly PodMetricsInput[]): void;
   /** Closes every connection (watches included) and the listener. */
   stop(): Promise<void>;
 }
@@ -119,6 +124,7 @@ class EmbeddedApiServer implements ApiServer {
   readonly faults: Faults;
   readonly #handler: ApiHandler;
   readonly #streaming: StreamingHandler;
+  readonly #metrics: MetricsApi;
   readonly #storage: Storage;
   readonly #server: Server;
   readonly #host: string;
@@ -149,6 +155,7 @@ class EmbeddedApiServer implements ApiServer {
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       this.#handler.seed('', 'v1', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } });
     }
+    this.#metrics = new MetricsApi(this.#handler.registry, this.#storage, () => formatTime(clock.now()));
     this.#streaming = new StreamingHandler({ storage: this.#storage, token: options.token, ...(options.podHandlers === undefined ? {} : { handlers: options.podHandlers }) });
     const listener = (req: IncomingMessage, res: ServerResponse): void => this.#handler.handle(req, res);
     if (tls !== undefined) {
@@ -205,6 +212,14 @@ class EmbeddedApiServer implements ApiServer {
 
   appendPodLogs(namespace: string, pod: string, lines: string[], container?: string): void {
     this.#handler.logs.append(namespace, pod, lines, container);
+  }
+
+  setNodeMetrics(nodes: readonly NodeMetricsInput[]): void {
+    this.#metrics.setNodeMetrics(nodes);
+  }
+
+  setPodMetrics(pods: readonly PodMetricsInput[]): void {
+    this.#metrics.setPodMetrics(pods);
   }
 
   setPodHandlers(handlers: PodHandlers | undefined): void {
