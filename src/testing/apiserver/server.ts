@@ -157,7 +157,9 @@ class EmbeddedApiServer implements ApiServer {
     }
     this.#metrics = new MetricsApi(this.#handler.registry, this.#storage, () => formatTime(clock.now()));
     this.#streaming = new StreamingHandler({ storage: this.#storage, token: options.token, ...(options.podHandlers === undefined ? {} : { handlers: options.podHandlers }) });
-    const listener = (req: IncomingMessage, res: ServerResponse): void => this.#handler.handle(req, res);
+    const listener = (req: IncomingMessage, res: ServerResponse): void => {
+      if (!this.#streaming.handleRequest(req, res)) this.#handler.handle(req, res);
+    };
     if (tls !== undefined) {
       this.caCertPem = tls.cert;
       this.#server = createHttpsServer({ key: tls.key, cert: tls.cert }, listener);

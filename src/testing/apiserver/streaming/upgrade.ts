@@ -12,15 +12,15 @@
  * A pod with handlers is served even without `spec.nodeName` (tests need no scheduler); a pod without
  * handlers gets kube-apiserver's answer for a pod that has no node, or 503 when it names one.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import type { Status } from 'kubernetes-types/meta/v1.js';
 import { StatusError } from '../../../apimachinery/errors.ts';
 import { StreamProtocolV4Name, StreamProtocolV5Name } from '../../../tools/remotecommand/constants.ts';
 import { badRequest, internalError, notFound, unauthorized } from '../status.ts';
 import type { Storage } from '../storage.ts';
 import { objectKey } from '../handlers/scope.ts';
+import { sendError } from '../handlers/response.ts';
 import { serveExecSession, type ExecRequest } from './exec.ts';
 import { containerHandlerFor, podHandlerFor, type PodHandler, type PodHandlers } from './pod-handlers.ts';
 import { PortForwardProtocolV1Name, SpdyTunnelProtocol, servePortForwardSpdy, servePortForwardTunnel } from './portforward.ts';
@@ -47,11 +47,6 @@ function reject(socket: Duplex, code: number, body: string, headers: Record<stri
 
 function rejectStatus(socket: Duplex, err: StatusError): void {
   reject(socket, err.status.code ?? 500, JSON.stringify(err.status));
-}
-
-function serviceUnavailable(message: string): StatusError {
-  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'ServiceUnavailable', code: 503 };
-  return new StatusError(status);
 }
 
 interface PodSpecLike {
@@ -139,7 +134,22 @@ export class StreamingHandler {
     }
   }
 
-  #route(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  /**
+   * A plain (not upgraded) request for a streaming subresource: answered after the same checks as an
+   * upgrade, with kube-apiserver's 400 "Upgrade request required" when they pass. Returns false for
+   * any other path (the caller serves it).
+   */
+  handleRequest(req: IncomingMessage, res: ServerResponse): boolean {
+    if (!streamingPath.test(new URL(req.url ?? '/', 'http://localhost').pathname)) return false;
+    try {
+      this.#route(req, undefined, Buffer.alloc(0));
+    } catch (err) {
+      sendError(res, err);
+    }
+    return true;
+  }
+
+  #route(req: IncomingMessage, socket: Duplex | undefined, head: Buffer): void {
     if (this.#token !== undefined && req.headers.authorization !== `Bearer ${this.#token}`) throw unauthorized();
     const url = new URL(req.url ?? '/', 'http://localhost');
     const m = streamingPath.exec(url.pathname);
@@ -164,9 +174,13 @@ export class StreamingHandler {
     if (subresource !== 'portforward') container = validateContainer(q.get('container') ?? '', podName, spec);
     const handler = this.#perPod.get(`${namespace}/${podName}`) ?? podHandlerFor(this.#handlers, namespace, podName);
     if (handler === undefined) {
-      if ((spec.nodeName ?? '') === '') throw badRequest(`pod ${podName} does not have a host assigned`);
-      throw serviceUnavailable(`no pod handler serves pod ${namespace}/${podName} in the embedded API server`);
+      const nodeName = spec.nodeName ?? '';
+      if (nodeName === '') throw badRequest(`pod ${podName} does not have a host assigned`);
+      // kube-apiserver 1.24 words a missing node this way (the node lookup reports the pods resource).
+      if (this.#storage.get('nodes', objectKey('', nodeName)) === undefined) throw notFound(podsRef, nodeName);
+      throw internalError(`error dialing backend: no pod handler serves pod ${namespace}/${podName} in the embedded API server`);
     }
+    if (socket === undefined) throw badRequest('Upgrade request required');
 
     if (subresource === 'portforward') {
       if (isWebSocket) {
