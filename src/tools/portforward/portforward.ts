@@ -13,6 +13,7 @@ import type { RestClient } from '../../rest/client.ts';
 import { resourcePath, type RestRequest } from '../../rest/request.ts';
 import { dialWebSocket } from '../../rest/websocket.ts';
 import { SpdyConnection, type SpdyStream } from '../../util/httpstream/spdy/connection.ts';
+import { startHeartbeat, type HeartbeatOptions } from '../../util/httpstream/heartbeat.ts';
 
 /** The port-forward stream protocol (portforward.PortForwardProtocolV1Name). */
 export const PortForwardProtocolV1Name = 'portforward.k8s.io';
@@ -65,6 +66,8 @@ export interface PortForwardOptions {
   signal?: AbortSignal;
   /** Called for each forwarded connection that failed (default: ignore). */
   onError?: (err: ForwardedConnectionError) => void;
+  /** WebSocket ping/pong liveness (default: every 5 s, dropped after 61 s of silence); `false` turns it off. */
+  heartbeat?: HeartbeatOptions | false;
 }
 
 /** Parses one kubectl-style port spec (parsePorts upstream). */
@@ -165,6 +168,7 @@ export class PortForwarder {
         protocols: [PortForwardTunnelProtocol],
         ...(signal === undefined ? {} : { signal }),
       });
+      if (this.#options.heartbeat !== false) startHeartbeat(socket, this.#options.heartbeat);
       const tunnel = createWebSocketStream(socket);
       tunnel.on('error', () => undefined);
       const conn = new SpdyConnection(tunnel, { server: false });

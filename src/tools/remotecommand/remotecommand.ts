@@ -15,6 +15,7 @@ import type { RestClient } from '../../rest/client.ts';
 import { resourcePath, type RestRequest } from '../../rest/request.ts';
 import { dialWebSocket } from '../../rest/websocket.ts';
 import { ChannelConnection } from '../../util/httpstream/wsstream.ts';
+import { startHeartbeat, type HeartbeatOptions } from '../../util/httpstream/heartbeat.ts';
 import { ExitCodeCauseType, NonZeroExitCodeReason, StreamChannel, StreamProtocolV5Name, defaultStreamProtocols } from './constants.ts';
 import { NonZeroExitCodeError, StreamProtocolError } from './errors.ts';
 import { encodeTerminalSize, type TerminalSize, type TerminalSizeQueue } from './resize.ts';
@@ -37,6 +38,11 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** Subprotocols to offer, most preferred first (default v5.channel.k8s.io, v4.channel.k8s.io). */
   protocols?: readonly string[];
+  /**
+   * Ping/pong liveness of the connection (default: a ping every 5 s, dropped after 61 s of silence,
+   * as client-go); `false` turns it off.
+   */
+  heartbeat?: HeartbeatOptions | false;
 }
 
 /** Options of {@link exec}. */
@@ -140,6 +146,7 @@ export async function streamRemoteCommand(client: RestClient, req: RestRequest, 
   const { signal } = options;
   const { socket, protocol } = await dialWebSocket(client, req, { protocols: options.protocols ?? defaultStreamProtocols, ...(signal === undefined ? {} : { signal }) });
   const conn = new ChannelConnection(socket, { closeSignal: protocol === StreamProtocolV5Name });
+  const stopHeartbeat = options.heartbeat === false ? () => undefined : startHeartbeat(socket, options.heartbeat);
   const tty = options.tty === true;
   const work: Array<Promise<unknown>> = [];
   let finished = false;
@@ -207,6 +214,7 @@ export async function streamRemoteCommand(client: RestClient, req: RestRequest, 
     if (err !== undefined) throw err;
   } finally {
     finished = true;
+    stopHeartbeat();
     if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
     if (stdin !== undefined && stdinWriter !== undefined) stdin.unpipe(stdinWriter);
     conn.close();
