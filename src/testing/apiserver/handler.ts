@@ -18,7 +18,6 @@ import type { Faults } from './faults.ts';
 import { metaOf } from './object-meta.ts';
 import { PodLogs } from './pod-logs.ts';
 import type { ResourceRegistry } from './resources.ts';
-import { unauthorized } from './status.ts';
 import type { Storage } from './storage.ts';
 import { commitCreate, createResource, prepareCreate } from './handlers/create.ts';
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
@@ -33,6 +32,10 @@ import { getScale, writeScale } from './handlers/scale.ts';
 import { formatTime, type HandlerConfig, type Obj, type RequestScope, type Target } from './handlers/scope.ts';
 import { updateResource } from './handlers/update.ts';
 import { watchResource } from './handlers/watch.ts';
+import { createReview, isReview } from './handlers/review.ts';
+import { AccessControl } from './authz/access-control.ts';
+import { SystemUsers, userInfo } from './authn/user.ts';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './authz/rbac/bootstrap-policy.ts';
 
 export { formatTime, type HandlerConfig } from './handlers/scope.ts';
 
@@ -42,6 +45,8 @@ export class ApiHandler {
   readonly storage: Storage;
   readonly faults: Faults;
   readonly logs: PodLogs;
+  /** Authentication, authorization and RBAC write checks. */
+  readonly access: AccessControl;
   readonly #scope: RequestScope;
   #serverAddress = '127.0.0.1:0';
 
@@ -50,7 +55,14 @@ export class ApiHandler {
     this.storage = storage;
     this.faults = faults;
     this.logs = new PodLogs();
+    const rbac = config.rbac ?? false;
+    const users = [...(config.token === undefined ? [] : [{ name: 'admin', token: config.token, groups: [SystemUsers.privilegedGroup] }]), ...(config.users ?? [])];
+    const anonymous = config.anonymous ?? (config.token === undefined || rbac);
+    this.access = new AccessControl({ rbac, users, anonymous, serviceAccountIssuer: config.serviceAccountIssuer, clock: config.clock }, storage);
     this.#scope = {
+      access: this.access,
+      // Internal writes (seeding, controllers) act as the server itself.
+      user: userInfo('system:apiserver', { groups: [SystemUsers.privilegedGroup] }),
       registry,
       storage,
       faults,
@@ -97,12 +109,14 @@ export class ApiHandler {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const scope = this.#scope;
-    const { config } = scope;
-    if (config.token !== undefined && req.headers.authorization !== `Bearer ${config.token}`) throw unauthorized();
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
+    // authn → impersonation → authz, before anything about the path is known, as kube-apiserver's filters.
+    const user = await this.access.identify(req);
+    this.access.authorizeRequest(user, method, url.pathname, url.searchParams);
+    const scope: RequestScope = { ...this.#scope, user };
+    const { config } = scope;
+    const path = url.pathname.replace(/\/+$/, '') || '/';
     if (serveNonResource(this.registry, this.#serverAddress, method, path, res)) return;
     const target = route(this.registry, path);
     const verb = verbOf(method, target, url.searchParams);
@@ -123,6 +137,7 @@ export class ApiHandler {
       case 'watch':
         return watchResource(scope, target, q, render, res);
       case 'create':
+        if (isReview(target)) return createReview(scope, target, req, body!, res);
         return createResource(scope, target, q, req, body!, res);
       case 'update':
         if (target.subresource === 'scale') return writeScale(scope, target, q, req, body!, res, false);
@@ -135,6 +150,12 @@ export class ApiHandler {
       case 'deletecollection':
         return deleteCollection(scope, target, q, body!, res);
     }
+  }
+
+  /** Writes the bootstrap RBAC policy (ClusterRoles and ClusterRoleBindings), as kube-apiserver's rbac/bootstrap-roles hook. */
+  seedBootstrapPolicy(): void {
+    for (const role of bootstrapClusterRoles()) this.seed('rbac.authorization.k8s.io', 'v1', 'clusterroles', role as unknown as Obj);
+    for (const binding of bootstrapClusterRoleBindings()) this.seed('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', binding as unknown as Obj);
   }
 
   /** Creates an object directly (initial namespaces); bypasses HTTP but not the storage rules. */

@@ -81,6 +81,12 @@ export class Authenticator {
     return userInfo(SystemUsers.anonymous, { groups: [SystemUsers.allUnauthenticated] });
   }
 
+  /** Authenticates a bare token as the token authenticators do (TokenReview). */
+  async authenticateToken(token: string): Promise<{ user: UserInfo } | { error: string }> {
+    const r = await this.#bearer(`Bearer ${token}`);
+    return 'user' in r ? { user: withAuthenticatedGroup(r.user) } : r;
+  }
+
   // bearertoken.Authenticator: "Bearer <token>" with a non-empty token, offered to each token authenticator.
   async #bearer(header: string): Promise<{ user: UserInfo } | { error: string }> {
     const parts = header.split(' ');

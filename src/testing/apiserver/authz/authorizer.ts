@@ -84,3 +84,26 @@ export function forbidden(a: Attributes, reason: string): StatusError {
   const msg = sanitize(forbiddenMessage(a));
   return forbiddenStatus(a.apiGroup, a.resource, a.name, reason === '' ? msg : `${msg}: ${reason}`);
 }
+
+/**
+ * Allows members of the given groups everything with an empty reason (authorizerfactory's
+ * privilegedGroupAuthorizer): kube-apiserver puts one for system:masters in front of its authorizers.
+ */
+export function privilegedGroups(...groups: string[]): Authorizer {
+  return { authorize: (a) => ({ allowed: a.user.groups.some((g) => groups.includes(g)), reason: '' }) };
+}
+
+/** The first authorizer that allows decides; otherwise the reasons are joined (authorizer union). */
+export function unionAuthorizer(...authorizers: Authorizer[]): Authorizer {
+  return {
+    authorize(a) {
+      const reasons: string[] = [];
+      for (const z of authorizers) {
+        const d = z.authorize(a);
+        if (d.allowed) return d;
+        if (d.reason !== '') reasons.push(d.reason);
+      }
+      return { allowed: false, reason: reasons.join('\n') };
+    },
+  };
+}
