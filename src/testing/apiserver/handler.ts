@@ -19,7 +19,7 @@ import { metaOf } from './object-meta.ts';
 import { PodLogs } from './pod-logs.ts';
 import type { ResourceRegistry } from './resources.ts';
 import type { Storage } from './storage.ts';
-import { commitCreate, createResource, prepareCreate } from './handlers/create.ts';
+import { commitCreate, createResource, createTracker, prepareCreate } from './handlers/create.ts';
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
 import { getLog, getResource } from './handlers/get.ts';
 import { listResource } from './handlers/list.ts';
@@ -34,6 +34,7 @@ import { updateResource } from './handlers/update.ts';
 import { watchResource } from './handlers/watch.ts';
 import { createReview, isReview } from './handlers/review.ts';
 import { AccessControl } from './authz/access-control.ts';
+import { ImpersonationError } from './authz/impersonation.ts';
 import { SystemUsers, userInfo } from './authn/user.ts';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './authz/rbac/bootstrap-policy.ts';
 
@@ -105,7 +106,14 @@ export class ApiHandler {
 
   /** Handles one HTTP request; never throws. */
   handle(req: IncomingMessage, res: ServerResponse): void {
-    this.#handle(req, res).catch((err: unknown) => sendError(res, err));
+    this.#handle(req, res).catch((err: unknown) => {
+      if (err instanceof ImpersonationError && !res.headersSent) {
+        res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+        res.end(`Internal Server Error: ${JSON.stringify(req.url ?? '/')}: ${err.message}\n`);
+        return;
+      }
+      sendError(res, err);
+    });
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -154,17 +162,18 @@ export class ApiHandler {
 
   /** Writes the bootstrap RBAC policy (ClusterRoles and ClusterRoleBindings), as kube-apiserver's rbac/bootstrap-roles hook. */
   seedBootstrapPolicy(): void {
-    for (const role of bootstrapClusterRoles()) this.seed('rbac.authorization.k8s.io', 'v1', 'clusterroles', role as unknown as Obj);
-    for (const binding of bootstrapClusterRoleBindings()) this.seed('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', binding as unknown as Obj);
+    // Recorded as kube-apiserver's own Update, as upstream's managedFields show.
+    for (const role of bootstrapClusterRoles()) this.seed('rbac.authorization.k8s.io', 'v1', 'clusterroles', role as unknown as Obj, 'kube-apiserver');
+    for (const binding of bootstrapClusterRoleBindings()) this.seed('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', binding as unknown as Obj, 'kube-apiserver');
   }
 
   /** Creates an object directly (initial namespaces); bypasses HTTP but not the storage rules. */
-  seed(group: string, version: string, resource: string, obj: Obj): void {
+  seed(group: string, version: string, resource: string, obj: Obj, manager?: string): void {
     const r = this.registry.lookup(group, version, resource);
     if (r === undefined) throw new Error(`unknown resource ${resource}`);
     const meta = metaOf(obj);
     const t: Target = { r, namespace: typeof meta.namespace === 'string' ? meta.namespace : '', name: undefined, subresource: undefined, watchPath: false };
     const { name, obj: prepared } = prepareCreate(this.#scope, t, obj);
-    commitCreate(this.#scope, t, name, prepared, false, (o) => o);
+    commitCreate(this.#scope, t, name, prepared, false, manager === undefined ? (o) => o : createTracker(this.#scope, t, manager));
   }
 }

@@ -146,16 +146,17 @@ export class AccessControl {
       });
       if (bind.allowed && (ref.kind === 'Role' || ref.kind === 'ClusterRole')) return;
       const rules = this.resolver.roleReferenceRules(ref, namespace);
-      // The referenced role's absence is the lister's NotFound, answered as such (404).
-      if ('error' in rules) throw roleRefNotFound(ref, rules.error);
+      // The binding registry reads the role through its REST storage: a plain 404 NotFound.
+      if ('error' in rules) throw roleRefNotFound(ref);
       const why = confirmNoEscalation(this.resolver, user, namespace, rules.rules);
       if (why !== undefined) throw forbiddenStatus(rbacGroup, resource, name, why);
     }
   }
 }
 
-function roleRefNotFound(ref: RoleRef, message: string): StatusError {
-  return new StatusError(newStatus(404, StatusReason.NotFound, message, { name: ref.name, group: rbacGroup, kind: ref.kind === 'Role' ? 'role' : 'clusterrole' }));
+function roleRefNotFound(ref: RoleRef): StatusError {
+  const resource = ref.kind === 'Role' ? 'roles' : 'clusterroles';
+  return new StatusError(newStatus(404, StatusReason.NotFound, `${resource}.${rbacGroup} ${JSON.stringify(ref.name)} not found`, { name: ref.name, group: rbacGroup, kind: resource }));
 }
 
 // IsOnlyMutatingGCFields: ownerReferences, finalizers and managedFields changes need no escalation check.

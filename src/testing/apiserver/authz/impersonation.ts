@@ -8,7 +8,6 @@
  * given. The first check that fails answers 403; groups, uid or extras without a user answer 500.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { internalError } from '../status.ts';
 import { serviceAccountGroups, serviceAccountUsername, splitServiceAccountUsername, SystemUsers, type UserInfo } from '../authn/user.ts';
 import { forbidden, type Authorizer } from './authorizer.ts';
 import type { Attributes } from './request-info.ts';
@@ -27,6 +26,15 @@ function headerValues(rawHeaders: readonly string[], name: string): string[] {
   return out;
 }
 
+/** Malformed impersonation headers: answered with a plain-text 500, as upstream's responsewriters.InternalError. */
+export class ImpersonationError extends Error {
+  readonly code = 'ImpersonationHeadersInvalid';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ImpersonationError';
+  }
+}
+
 /**
  * Applies the impersonation headers: the user to act as (after the authorizer allowed every part),
  * or `requestor` when there are none. Throws a 403 or 500 StatusError otherwise.
@@ -38,7 +46,14 @@ export function impersonate(headers: IncomingHttpHeaders, rawHeaders: readonly s
   const uid = values(headers['impersonate-uid'])[0] ?? '';
   if (requestedUser === '' && groups.length === 0 && extraKeys.length === 0 && uid === '') return requestor;
   if (requestedUser === '') {
-    throw internalError(`requested impersonation of groups, extra or uid without impersonating a user`);
+    // Go's %v of the []ObjectReference built from the headers: {Kind Namespace Name UID APIVersion ResourceVersion FieldPath}.
+    const ref = (kind: string, name: string, apiVersion = '', fieldPath = ''): string => `{${[kind, '', name, '', apiVersion, '', fieldPath].join(' ')}}`;
+    const refs = [
+      ...groups.map((g) => ref('Group', g)),
+      ...extraKeys.flatMap((h) => headerValues(rawHeaders, h).map((v) => ref('UserExtra', v, 'authentication.k8s.io/v1', h.slice(extraPrefix.length)))),
+      ...(uid === '' ? [] : [ref('UID', uid, 'authentication.k8s.io/v1')]),
+    ];
+    throw new ImpersonationError(`requested [${refs.join(' ')}] without impersonating a user`);
   }
   const check = (a: Omit<Attributes, 'user' | 'verb' | 'resourceRequest' | 'path' | 'apiVersion'>): void => {
     const attrs: Attributes = { user: requestor, verb: 'impersonate', resourceRequest: true, path: '', apiVersion: a.apiGroup === '' ? '' : 'v1', ...a };

@@ -76,6 +76,7 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
 export function commitCreate(scope: RequestScope, t: Target, name: string, obj: Obj, dryRun: boolean, manage: (o: Obj) => Obj): string {
   requireNamespace(scope.storage, t);
   const store = storeOf(t);
+  scope.access.checkRbacWrite(scope.user, store, t.namespace, obj, undefined);
   const key = objectKey(t.namespace, name);
   if (scope.storage.get(store, key) !== undefined) throw alreadyExists(t.r, name);
   const final = manage(obj);

@@ -79,6 +79,7 @@ export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObj
   } else {
     next = trackUpdate(old, normalise(scope, t, old, candidate), { manager: o.manager, now: scope.now(), apiVersion, ...subresource });
   }
+  scope.access.checkRbacWrite(scope.user, storeOf(t), t.namespace, next, old);
   let crdEntries: ApiResource[] | undefined;
   if (storeOf(t) === crdGroupResource) {
     const { entries, causes } = customResourcesOf(next);
