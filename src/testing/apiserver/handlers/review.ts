@@ -24,7 +24,7 @@ export async function createReview(scope: RequestScope, t: Target, req: Incoming
   if (t.subresource === 'token') {
     const request = decodeObject(req, body, 'TokenRequest');
     const get = (resource: string, namespace: string, name: string): Obj | undefined => scope.storage.get(storageKey('', resource), objectKey(namespace, name))?.obj;
-    send(res, 201, JSON.stringify(await createToken(request, t.namespace, t.name!, get, access.tokens, scope.now)));
+    send(res, 201, JSON.stringify(await createToken(request, t.namespace, t.name!, get, access.tokens, () => scope.now())));
     return;
   }
   const review = decodeObject(req, body, t.r.kind);
