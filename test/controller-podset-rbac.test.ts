@@ -54,7 +54,8 @@ test('the PodSet controller runs as its ServiceAccount with deploy/rbac.yaml, an
   const token = await call(server, 'POST', `/api/v1/namespaces/${ns}/serviceaccounts/podset-controller/token`, { headers, body: { spec: {} } });
   const rest = new RestClient({ host: server.url, bearerToken: token.body.status.token, qps: -1 });
   const errors: unknown[] = [];
-  const firstError = Promise.withResolvers<unknown>();
+  let reportFirst: (e: unknown) => void = () => {};
+  const firstError = new Promise<unknown>((resolve) => (reportFirst = resolve));
   const runtime = new DemoRuntime({
     rest,
     namespace: ns,
@@ -62,7 +63,7 @@ test('the PodSet controller runs as its ServiceAccount with deploy/rbac.yaml, an
     registry: new Registry(),
     onError: (e) => {
       errors.push(e);
-      firstError.resolve(e);
+      reportFirst(e);
     },
   });
   runtime.start();
@@ -106,7 +107,7 @@ test('the PodSet controller runs as its ServiceAccount with deploy/rbac.yaml, an
   for (const r of role.rules ?? []) if ((r.resources ?? []).includes('pods')) r.verbs = r.verbs.filter((v) => v !== 'create');
   assert.equal((await call(server, 'PUT', `${paths.Role}/podset-controller`, { headers, body: role })).status, 200);
   await podSets.create(podSet('api', 1));
-  const first = await firstError.promise;
+  const first = await firstError;
   assert.ok(isForbidden(first), `a 403, got ${String(first)}`);
   assert.match(String((first as Error).message), /pods is forbidden: User "system:serviceaccount:kubeloom-demo:podset-controller" cannot create resource "pods" in API group "" in the namespace "kubeloom-demo"/);
   assert.equal((await pods.list()).items.length, 0);
