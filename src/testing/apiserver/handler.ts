@@ -35,6 +35,7 @@ import { watchResource } from './handlers/watch.ts';
 import { createReview, isReview } from './handlers/review.ts';
 import { AccessControl } from './authz/access-control.ts';
 import { ImpersonationError } from './authz/impersonation.ts';
+import { WebhookAdmission } from './admission/admission.ts';
 import { SystemUsers, userInfo } from './authn/user.ts';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './authz/rbac/bootstrap-policy.ts';
 
@@ -62,6 +63,7 @@ export class ApiHandler {
     this.access = new AccessControl({ rbac, users, anonymous, serviceAccountIssuer: config.serviceAccountIssuer, clock: config.clock }, storage);
     this.#scope = {
       access: this.access,
+      admission: new WebhookAdmission(storage, registry, config.clock, config.webhookServices ?? (() => undefined)),
       // Internal writes (seeding, controllers) act as the server itself.
       user: userInfo('system:apiserver', { groups: [SystemUsers.privilegedGroup] }),
       registry,

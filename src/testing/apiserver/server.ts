@@ -43,6 +43,12 @@ export interface ApiServerOptions {
   users?: StaticUser[];
   /** Whether requests without credentials are `system:anonymous` (default: true, false when `token` is set without `rbac`). */
   anonymous?: boolean;
+  /**
+   * Where admission webhooks given as clientConfig.service are reached, since there is no cluster network:
+   * `"<namespace>/<name>"` (or `"<namespace>/<name>:<port>"`) → base URL such as `https://127.0.0.1:9443`;
+   * the service's path is appended and its certificate must name `<name>.<namespace>.svc`.
+   */
+  webhookServices?: Record<string, string>;
   /** The `iss` of ServiceAccount tokens (default https://kubernetes.default.svc; also the API audience). */
   serviceAccountIssuer?: string;
   /** Changes kept for watch resumption and paginated lists (default 100,000). */
@@ -202,6 +208,7 @@ class EmbeddedApiServer implements ApiServer {
       users: options.users ?? [],
       ...(options.anonymous === undefined ? {} : { anonymous: options.anonymous }),
       serviceAccountIssuer: options.serviceAccountIssuer,
+      webhookServices: (namespace, name, port) => options.webhookServices?.[`${namespace}/${name}:${port}`] ?? options.webhookServices?.[`${namespace}/${name}`],
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? defaultBookmarkIntervalMs,
       defaultWatchTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? defaultWatchTimeoutSeconds,
       maxRequestBodyBytes: options.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes,

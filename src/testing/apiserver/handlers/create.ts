@@ -16,6 +16,7 @@ import { checkType, decodeObject } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
+import { mutateWrite, validateWrite } from './admit.ts';
 
 /** 404 unless the target's namespace exists (namespaced resources only). */
 export function requireNamespace(storage: Storage, t: Target): void {
@@ -102,6 +103,10 @@ export function createTracker(scope: RequestScope, t: Target, manager: string): 
 export async function createResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
   if (t.subresource !== undefined) throw methodNotAllowed();
   const dryRun = dryRunOf(q);
-  const { name, obj } = prepareCreate(scope, t, decodeObject(req, body, t.r.kind));
+  let { name, obj } = prepareCreate(scope, t, decodeObject(req, body, t.r.kind));
+  // Mutating webhooks see the defaulted object; what they change is defaulted again.
+  const mutated = await mutateWrite(scope, t, 'CREATE', q, res, obj, undefined);
+  if (mutated !== undefined) ({ name, obj } = prepareCreate(scope, t, mutated));
+  await validateWrite(scope, t, 'CREATE', q, res, obj, undefined);
   send(res, 201, commitCreate(scope, t, name, obj, dryRun, createTracker(scope, t, fieldManager(q, req))));
 }

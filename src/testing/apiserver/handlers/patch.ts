@@ -14,7 +14,7 @@ import { checkType, display, mediaType } from './request-body.ts';
 import { boolParam } from './request-info.ts';
 import { send } from './response.ts';
 import { objectKey, storeOf, type RequestScope, type Target } from './scope.ts';
-import { commitUpdate } from './update.ts';
+import { admitUpdate, commitUpdate, type CommitUpdateOptions } from './update.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
 
 /** The Content-Types of the patch strategies. */
@@ -61,8 +61,9 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
       return;
     }
     if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
-    const out = commitUpdate(scope, t, existing, applied, { manager, dryRun, apply: { force } });
-    send(res, 200, out);
+    const o: CommitUpdateOptions = { manager, dryRun, apply: { force } };
+    const candidate = await admitUpdate(scope, t, q, res, existing, applied, o, true);
+    send(res, 200, commitUpdate(scope, t, existing, candidate, o));
     return;
   }
   if (existing === undefined) throw notFound(t.r, name);
@@ -82,6 +83,6 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
   const meta = metaOf(patched);
   if (meta.name !== name) throw invalid(t.r.group, t.r.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(meta.name)}: field is immutable` }]);
   if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
-  const out = commitUpdate(scope, t, existing, patched, { manager: fieldManager(q, req), dryRun, apply: undefined });
-  send(res, 200, out);
+  const o: CommitUpdateOptions = { manager: fieldManager(q, req), dryRun, apply: undefined };
+  send(res, 200, commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, patched, o, true), o));
 }

@@ -13,6 +13,7 @@ import type { WatchStream } from '../watch-stream.ts';
 import type { StaticUser } from '../authn/authenticator.ts';
 import type { UserInfo } from '../authn/user.ts';
 import type { AccessControl } from '../authz/access-control.ts';
+import type { WebhookAdmission } from '../admission/admission.ts';
 
 /** A decoded JSON object as the handlers manipulate it. */
 export type Obj = Record<string, unknown>;
@@ -29,6 +30,8 @@ export interface HandlerConfig {
   anonymous?: boolean;
   /** Issuer of ServiceAccount tokens (default https://kubernetes.default.svc). */
   serviceAccountIssuer?: string | undefined;
+  /** Resolves an admission webhook's clientConfig.service to a base URL (default: none resolve). */
+  webhookServices?: ((namespace: string, name: string, port: number) => string | undefined) | undefined;
   /** Period of BOOKMARK events on watches that allow them. */
   bookmarkIntervalMs: number;
   /** Watch timeout when the request sets no timeoutSeconds. */
@@ -54,6 +57,8 @@ export interface RequestScope {
   now(): string;
   /** Authentication, authorization and RBAC write checks. */
   readonly access: AccessControl;
+  /** Admission webhooks. */
+  readonly admission: WebhookAdmission;
   /** The user the request acts as (after impersonation); the server itself for internal writes. */
   readonly user: UserInfo;
 }

@@ -17,6 +17,7 @@ import { checkType, decodeObject, display } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
+import { mutateWrite, validateWrite } from './admit.ts';
 
 // Stores whose registry strategies answer AllowCreateOnUpdate() with true: a PUT of a missing object creates it.
 const createsOnUpdate: ReadonlySet<string> = new Set([
@@ -58,8 +59,24 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
     return;
   }
   if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
-  const out = commitUpdate(scope, t, existing, obj, { manager: fieldManager(q, req), dryRun, apply: undefined });
-  send(res, 200, out);
+  const o: CommitUpdateOptions = { manager: fieldManager(q, req), dryRun, apply: undefined };
+  send(res, 200, commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, obj, o, false), o));
+}
+
+/**
+ * Admission of an update: the webhooks see the object as the update would store it (computed by a dry
+ * run of the commit); returns the candidate to commit, the mutated object when webhooks changed it.
+ */
+export async function admitUpdate(scope: RequestScope, t: Target, q: URLSearchParams, res: ServerResponse, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions, patch: boolean): Promise<Obj> {
+  if (!scope.admission.active()) return candidate;
+  let next = JSON.parse(commitUpdate(scope, t, existing, structuredClone(candidate), { ...o, dryRun: true })) as Obj;
+  const mutated = await mutateWrite(scope, t, 'UPDATE', q, res, next, existing.obj, patch);
+  if (mutated !== undefined) {
+    next = JSON.parse(commitUpdate(scope, t, existing, mutated, { ...o, dryRun: true, apply: undefined })) as Obj;
+    o.apply = undefined;
+  }
+  await validateWrite(scope, t, 'UPDATE', q, res, next, existing.obj, patch);
+  return mutated === undefined ? candidate : next;
 }
 
 /**
