@@ -19,7 +19,7 @@ interface Hook {
   close(): Promise<void>;
 }
 
-async function webhookServer(answer: (review: Json) => Json | string, names: string[] = ['localhost']): Promise<Hook> {
+async function webhookServer(answer: (review: Json) => Json, names: string[] = ['localhost']): Promise<Hook> {
   const pems = await generate([{ name: 'commonName', value: names[0]! }], {
     keyType: 'ec',
     curve: 'P-256',
