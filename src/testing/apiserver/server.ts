@@ -61,6 +61,11 @@ export interface ApiServerOptions {
   maxRequestBodyBytes?: number;
   /** Time source for timestamps, bookmarks, watch timeouts and injected delays (default: the real clock). */
   clock?: Clock;
+  /**
+   * Validate custom resources against their CRD's openAPIV3Schema and x-kubernetes-validations rules
+   * (default true, as kube-apiserver). Off, objects are still pruned and defaulted but never refused by the schema.
+   */
+  crdSchemaValidation?: boolean;
 }
 
 /** A client certificate and its private key, in PEM. */
@@ -204,6 +209,7 @@ class EmbeddedApiServer implements ApiServer {
     });
     this.#handler = new ApiHandler(new ResourceRegistry(), this.#storage, this.faults, {
       token: this.#token,
+      schemaValidation: options.crdSchemaValidation ?? true,
       rbac,
       users: options.users ?? [],
       ...(options.anonymous === undefined ? {} : { anonymous: options.anonymous }),

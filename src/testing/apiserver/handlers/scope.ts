@@ -32,6 +32,8 @@ export interface HandlerConfig {
   serviceAccountIssuer?: string | undefined;
   /** Resolves an admission webhook's clientConfig.service to a base URL (default: none resolve). */
   webhookServices?: ((namespace: string, name: string, port: number) => string | undefined) | undefined;
+  /** Validate custom resources against their CRD schemas and CEL rules (pruning and defaulting happen regardless). */
+  schemaValidation?: boolean;
   /** Period of BOOKMARK events on watches that allow them. */
   bookmarkIntervalMs: number;
   /** Watch timeout when the request sets no timeoutSeconds. */
