@@ -1,18 +1,22 @@
 /**
- * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--write-kubeconfig PATH]`: runs the
+ * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]`: runs the
  * embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL once it is ready.
  */
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
 import { startApiServer, loadPodHandlers, type PodHandlers } from '../testing/index.ts';
 
-const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--write-kubeconfig PATH] [--pod-handlers MODULE]
+const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--pod-handlers MODULE]
 
 Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted.
   --port N                  port to listen on (default 0: any free port)
   --host H                  address to listen on (default 127.0.0.1)
   --tls                     serve HTTPS with a self-signed certificate (its CA goes into the kubeconfig)
-  --token T                 require "Authorization: Bearer T" on every request
+  --token T                 bearer token of the admin user (system:masters); without --rbac, every
+                            request must then authenticate
+  --rbac                    authorize with RBAC (bootstrap roles, ServiceAccount tokens, impersonation,
+                            reviews); the kubeconfig authenticates as admin (token made at start
+                            unless --token)
   --write-kubeconfig PATH   write a kubeconfig for the server to PATH (mode 0600)
   --pod-handlers MODULE     serve pods/exec, attach and portforward with the module's default export
                             (PodHandlers: see docs/remotecommand.md)
@@ -31,6 +35,7 @@ export const apiserverCommand: Command = {
           host: { type: 'string' },
           tls: { type: 'boolean' },
           token: { type: 'string' },
+          rbac: { type: 'boolean' },
           'write-kubeconfig': { type: 'string' },
           'pod-handlers': { type: 'string' },
           help: { type: 'boolean', short: 'h' },
@@ -65,6 +70,7 @@ export const apiserverCommand: Command = {
       ...(values.host === undefined ? {} : { host: values.host }),
       tls: values.tls === true,
       ...(values.token === undefined ? {} : { token: values.token }),
+      rbac: values.rbac === true,
     });
     const kubeconfigPath = values['write-kubeconfig'];
     if (kubeconfigPath !== undefined) await server.writeKubeconfig(kubeconfigPath);

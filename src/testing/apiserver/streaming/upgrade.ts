@@ -17,7 +17,9 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { StatusError } from '../../../apimachinery/errors.ts';
 import { StreamProtocolV4Name, StreamProtocolV5Name } from '../../../tools/remotecommand/constants.ts';
-import { badRequest, internalError, notFound, unauthorized } from '../status.ts';
+import { badRequest, internalError, notFound } from '../status.ts';
+import type { AccessControl } from '../authz/access-control.ts';
+import { ImpersonationError } from '../authz/impersonation.ts';
 import type { Storage } from '../storage.ts';
 import { objectKey } from '../handlers/scope.ts';
 import { sendError } from '../handlers/response.ts';
@@ -86,22 +88,22 @@ function boolParam(q: URLSearchParams, name: string): boolean {
 /** Options of {@link StreamingHandler}. */
 export interface StreamingHandlerOptions {
   storage: Storage;
-  /** Bearer token every request must carry, if any. */
-  token: string | undefined;
+  /** The server's authentication and authorization: requests pass them before anything else. */
+  access: AccessControl;
   handlers?: PodHandlers;
 }
 
 /** Serves upgrade requests for the streaming subresources; one per server. */
 export class StreamingHandler {
   readonly #storage: Storage;
-  readonly #token: string | undefined;
+  readonly #access: AccessControl;
   #handlers: PodHandlers | undefined;
   readonly #perPod = new Map<string, PodHandler>();
   readonly #sockets = new Set<Duplex>();
 
   constructor(options: StreamingHandlerOptions) {
     this.#storage = options.storage;
-    this.#token = options.token;
+    this.#access = options.access;
     this.#handlers = options.handlers;
   }
 
@@ -127,11 +129,13 @@ export class StreamingHandler {
     this.#sockets.add(socket);
     socket.once('close', () => this.#sockets.delete(socket));
     socket.on('error', () => socket.destroy());
-    try {
-      this.#route(req, socket, head);
-    } catch (err) {
+    this.#route(req, socket, head).catch((err: unknown) => {
+      if (err instanceof ImpersonationError) {
+        reject(socket, 500, `Internal Server Error: ${JSON.stringify(req.url ?? '/')}: ${err.message}\n`, {}, 'text/plain; charset=utf-8');
+        return;
+      }
       rejectStatus(socket, err instanceof StatusError ? err : internalError(err instanceof Error ? err.message : String(err)));
-    }
+    });
   }
 
   /**
@@ -141,17 +145,22 @@ export class StreamingHandler {
    */
   handleRequest(req: IncomingMessage, res: ServerResponse): boolean {
     if (!streamingPath.test(new URL(req.url ?? '/', 'http://localhost').pathname)) return false;
-    try {
-      this.#route(req, undefined, Buffer.alloc(0));
-    } catch (err) {
+    this.#route(req, undefined, Buffer.alloc(0)).catch((err: unknown) => {
+      if (err instanceof ImpersonationError && !res.headersSent) {
+        res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end(`Internal Server Error: ${JSON.stringify(req.url ?? '/')}: ${err.message}\n`);
+        return;
+      }
       sendError(res, err);
-    }
+    });
     return true;
   }
 
-  #route(req: IncomingMessage, socket: Duplex | undefined, head: Buffer): void {
-    if (this.#token !== undefined && req.headers.authorization !== `Bearer ${this.#token}`) throw unauthorized();
+  async #route(req: IncomingMessage, socket: Duplex | undefined, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    // authn → impersonation → authz (create on pods/exec for POST, get for GET), as for every request.
+    const user = await this.#access.identify(req);
+    this.#access.authorizeRequest(user, req.method ?? 'GET', url.pathname, url.searchParams);
     const m = streamingPath.exec(url.pathname);
     if (m === null) {
       // Only the streaming subresources are upgraded; everything else is answered as kube-apiserver
