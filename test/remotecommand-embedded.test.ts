@@ -336,3 +336,23 @@ test('the WebSocket handshake carries the bearer token and TLS of the config, an
   }
 });
 
+
+test('with RBAC, exec over WebSocket needs get on pods/exec (the handshake is a GET): a user without it gets the 403 Status', async () => {
+  const rbac = await startApiServer({ rbac: true, token: 'admin-token', users: [{ name: 'viewer', token: 'viewer-token' }] });
+  const admin = new RestClient({ host: rbac.url, bearerToken: 'admin-token' });
+  const viewer = new RestClient({ host: rbac.url, bearerToken: 'viewer-token' });
+  try {
+    await admin.json({ verb: 'POST', path: '/api/v1/namespaces/default/pods', query: [], headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { containers: [{ name: 'app', image: 'busybox' }] } }) });
+    rbac.setPodHandler('default', 'web', { containers: { app: async (s) => void (await writeAll(s.stdout!, 'ok\n')) } });
+    const out = sink();
+    await exec(admin, { namespace: 'default', pod: 'web', command: ['x'], stdout: out });
+    assert.equal(out.text(), 'ok\n');
+    const err = await exec(viewer, { namespace: 'default', pod: 'web', command: ['x'], stdout: sink() }).catch((e: unknown) => e);
+    assert.ok(err instanceof UpgradeFailureError && isForbidden(err), String(err));
+    assert.match(err.message, /^GET .*pods "web" is forbidden: User "viewer" cannot get resource "pods\/exec" in API group "" in the namespace "default"/);
+  } finally {
+    await admin.close();
+    await viewer.close();
+    await rbac.stop();
+  }
+});

@@ -125,7 +125,8 @@ export async function dialWebSocket(client: RestClient, req: RestRequest, option
   const settings = await client.upgradeSettings(req, signal);
   const url = new URL(settings.url);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  const describe = `${req.verb} ${settings.url.toString()}`;
+  // A WebSocket handshake is always a GET, whatever verb the request was built with (as with gorilla/websocket).
+  const describe = `GET ${settings.url.toString()}`;
   const wsOptions: WebSocket.ClientOptions = {
     headers: settings.headers as Record<string, string>,
     maxPayload: options.maxPayload ?? 64 * 1024 * 1024,
