@@ -184,6 +184,11 @@ try {
   } catch (err) {
     process.stderr.write(`kubectl comparison skipped: ${(err as Error).message}\n`);
   }
+  // kubeloom again, after kubectl, to show how much the order (and the machine's load) moves the figures.
+  const again = await startForwarder(node, [main, 'port-forward', '--address', '127.0.0.1', 'pod/bench', ':1', ':2'], env);
+  children.push(again.child);
+  results.push(await measureForward('kubeloom port-forward (SPDY over WebSocket), second run', again));
+  await stop(again.child);
   const loadEnd = os.loadavg();
   const report = {
     date: new Date().toISOString(),

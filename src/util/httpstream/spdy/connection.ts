@@ -332,6 +332,11 @@ export class SpdyConnection {
       return;
     }
     for (const raw of raws) {
+      // DATA frames need no decompression: with nothing queued before them they are handled at once.
+      if (!raw.control && this.#queuedFrames === 0) {
+        this.#handle({ type: 'data', streamId: raw.streamId, flags: raw.flags, data: raw.payload });
+        continue;
+      }
       this.#queuedFrames++;
       if (this.#queuedFrames >= 64) this.#transport.pause();
       this.#readChain = this.#readChain.then(async () => {
