@@ -170,6 +170,8 @@ export class SpdyConnection {
   #queuedFrames = 0;
   // Frames are written in order even when a header block is still being compressed.
   #writeChain: Promise<void> = Promise.resolve();
+  // Frames in #writeChain not yet written (or written and waiting for the transport to drain).
+  #queuedWrites = 0;
   #closed = false;
   #goneAway = false;
   readonly #closedPromise: Promise<Error | undefined>;
@@ -290,35 +292,93 @@ export class SpdyConnection {
     if (this.#full.size === 0 && this.#queuedFrames < 64 && !this.#closed) this.#transport.resume();
   }
 
+  /**
+   * Writes a frame after every frame queued before it. With nothing queued, a frame that needs no
+   * compression is written at once (the common case: DATA frames), without a trip through the chain.
+   */
   #enqueueWrite(build: () => Buffer | Promise<Buffer>, callback?: (err?: Error | null) => void): void {
-    this.#writeChain = this.#writeChain.then(async () => {
+    let built: Buffer | Promise<Buffer> | undefined;
+    if (this.#queuedWrites === 0) {
+      try {
+        built = build();
+      } catch (err) {
+        callback?.(err as Error);
+        this.destroy(err as Error);
+        return;
+      }
+      if (Buffer.isBuffer(built)) {
+        this.#writeFrame(built, callback);
+        return;
+      }
+      // Compression already started; keep the promise from rejecting unobserved until the chain awaits it.
+      built.catch(() => undefined);
+    }
+    const pending = built;
+    this.#chainWrite(async () => {
       if (this.#transport.destroyed || this.#transport.writableEnded) {
         callback?.(new SpdyStreamResetError('spdy: connection is closed', 0));
         return;
       }
       let frame: Buffer;
       try {
-        frame = await build();
+        frame = await (pending ?? build());
       } catch (err) {
         callback?.(err as Error);
         this.destroy(err as Error);
         return;
       }
-      if (this.#transport.write(frame)) {
-        callback?.();
+      await this.#writeAndDrain(frame, callback);
+    });
+  }
+
+  #chainWrite(step: () => Promise<void>): void {
+    this.#queuedWrites++;
+    this.#writeChain = this.#writeChain
+      .then(step)
+      .catch(() => undefined)
+      .finally(() => {
+        this.#queuedWrites--;
+      });
+  }
+
+  /** Writes now; when the transport is full, later frames wait in the chain until it drained. */
+  #writeFrame(frame: Buffer, callback?: (err?: Error | null) => void): void {
+    if (this.#transport.destroyed || this.#transport.writableEnded) {
+      callback?.(new SpdyStreamResetError('spdy: connection is closed', 0));
+      return;
+    }
+    if (this.#transport.write(frame)) {
+      callback?.();
+      return;
+    }
+    // Listen for 'drain' now: it can be emitted from process.nextTick, before any promise step runs.
+    const drained = this.#drained();
+    this.#chainWrite(() => drained.then(() => callback?.(this.#transport.destroyed ? new SpdyStreamResetError('spdy: connection is closed', 0) : undefined)));
+  }
+
+  async #writeAndDrain(frame: Buffer, callback?: (err?: Error | null) => void): Promise<void> {
+    if (this.#transport.write(frame)) {
+      callback?.();
+      return;
+    }
+    // Hold every later frame until the transport drained: this is the connection's backpressure.
+    await this.#drained();
+    callback?.(this.#transport.destroyed ? new SpdyStreamResetError('spdy: connection is closed', 0) : undefined);
+  }
+
+  #drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (this.#transport.destroyed) {
+        resolve();
         return;
       }
-      // Hold every later frame until the transport drained: this is the connection's backpressure.
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          this.#transport.off('drain', done);
-          this.#transport.off('close', done);
-          resolve();
-        };
-        this.#transport.on('drain', done);
-        this.#transport.on('close', done);
-      });
-      callback?.(this.#transport.destroyed ? new SpdyStreamResetError('spdy: connection is closed', 0) : undefined);
+      const done = (): void => {
+        this.#transport.off('drain', done);
+        this.#transport.off('close', done);
+        resolve();
+      };
+      this.#transport.on('drain', done);
+      this.#transport.on('close', done);
     });
   }
 
