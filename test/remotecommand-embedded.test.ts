@@ -350,6 +350,12 @@ test('with RBAC, exec over WebSocket needs get on pods/exec (the handshake is a 
     const err = await exec(viewer, { namespace: 'default', pod: 'web', command: ['x'], stdout: sink() }).catch((e: unknown) => e);
     assert.ok(err instanceof UpgradeFailureError && isForbidden(err), String(err));
     assert.match(err.message, /^GET .*pods "web" is forbidden: User "viewer" cannot get resource "pods\/exec" in API group "" in the namespace "default"/);
+    // The config's impersonation reaches the handshake too: admin acting as viewer is viewer.
+    const impersonating = new RestClient({ host: rbac.url, bearerToken: 'admin-token', impersonate: { userName: 'viewer' } });
+    const asViewer = await exec(impersonating, { namespace: 'default', pod: 'web', command: ['x'], stdout: sink() }).catch((e: unknown) => e);
+    await impersonating.close();
+    assert.ok(asViewer instanceof UpgradeFailureError && isForbidden(asViewer), String(asViewer));
+    assert.match(asViewer.message, /User "viewer" cannot get resource "pods\/exec"/);
   } finally {
     await admin.close();
     await viewer.close();
