@@ -362,3 +362,18 @@ test('with RBAC, exec over WebSocket needs get on pods/exec (the handshake is a 
     await rbac.stop();
   }
 });
+
+test('an upgrade asked for anywhere else (h2c, as curl --http2 sends) is served as a plain request', async () => {
+  const { request } = await import('node:http');
+  const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(`${server.url}/api/v1/namespaces/default`, { headers: { connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c', 'http2-settings': 'AAMAAABkAAQCAAAAAAIAAAAA' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(reply.status, 200);
+  assert.equal((JSON.parse(reply.body) as { kind: string }).kind, 'Namespace');
+});

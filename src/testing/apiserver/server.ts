@@ -248,14 +248,17 @@ class EmbeddedApiServer implements ApiServer {
     const listener = (req: IncomingMessage, res: ServerResponse): void => {
       if (!this.#streaming.handleRequest(req, res)) this.#handler.handle(req, res);
     };
+    // Only the streaming subresources are upgraded; any other request asking for an upgrade (h2c from
+    // curl --http2) is served as a plain request (Node >= 24.9; older versions send them all to 'upgrade').
+    const upgrades = { shouldUpgradeCallback: (req: IncomingMessage): boolean => this.#streaming.wantsUpgrade(req) };
     if (tls !== undefined) {
       this.caCertPem = tls.cert;
       this.clientCaCertPem = clientCa?.cert;
       // Client certificates are asked for and checked against the client CA; one that does not verify
       // is refused by the authenticator (401), not by the handshake, as kube-apiserver does.
-      this.#server = createHttpsServer({ key: tls.key, cert: tls.cert, requestCert: true, rejectUnauthorized: false, ...(clientCa === undefined ? {} : { ca: clientCa.cert }) }, listener);
+      this.#server = createHttpsServer({ key: tls.key, cert: tls.cert, requestCert: true, rejectUnauthorized: false, ...(clientCa === undefined ? {} : { ca: clientCa.cert }), ...upgrades }, listener);
     } else {
-      this.#server = createHttpServer(listener);
+      this.#server = createHttpServer(upgrades, listener);
     }
     // Watches and log streams stay open for as long as the client wants; no server-side socket timeout.
     this.#server.timeout = 0;

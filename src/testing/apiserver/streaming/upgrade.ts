@@ -138,6 +138,11 @@ export class StreamingHandler {
     });
   }
 
+  /** Whether an upgrade request is one this handler takes (a streaming subresource path). */
+  wantsUpgrade(req: IncomingMessage): boolean {
+    return streamingPath.test(new URL(req.url ?? '/', 'http://localhost').pathname);
+  }
+
   /**
    * A plain (not upgraded) request for a streaming subresource: answered after the same checks as an
    * upgrade, with kube-apiserver's 400 "Upgrade request required" when they pass. Returns false for
