@@ -12,7 +12,6 @@ import { realClock } from '../../src/util/clock/clock.ts';
 import { ResourceRegistry, storageKey } from '../../src/testing/apiserver/resources.ts';
 import { Storage } from '../../src/testing/apiserver/storage.ts';
 import { Faults } from '../../src/testing/apiserver/faults.ts';
-import { alwaysAllow } from '../../src/testing/apiserver/authz/authorizer.ts';
 import { ApiHandler } from '../../src/testing/apiserver/handler.ts';
 import { benchPod, modifiedPod, type BenchPod } from './workload.ts';
 
@@ -60,7 +59,6 @@ export async function startBenchServer(options: { watchHistorySize?: number } = 
     maxRequestBodyBytes: 3 * 1024 * 1024,
     clock: realClock,
     controllers: { namespace: true, garbageCollector: true },
-    authorizer: alwaysAllow,
   });
   const bases = new Map<string, BenchPod[]>();
   const server: Server = createServer((req, res) => handler.handle(req, res));

@@ -162,7 +162,9 @@ class Context {
       for (const k of ['exp', 'iat', 'nbf']) if (typeof p[k] === 'number') p[k] = '{epoch}';
       // A token's own id (jti) is random, and not a uid to relate.
       if (typeof p.jti === 'string') p.jti = '{jti}';
+      // The key id and the signing algorithm follow the cluster's service account key (RSA or ECDSA), not the API.
       delete h.kid;
+      delete h.alg;
       return this.value({ header: h, payload: p }, []);
     } catch {
       return 'undecodable';

@@ -18,9 +18,8 @@ import { metaOf } from './object-meta.ts';
 import { PodLogs } from './pod-logs.ts';
 import { ServiceAllocator } from './registry/service-allocator.ts';
 import type { ResourceRegistry } from './resources.ts';
-import { unauthorized } from './status.ts';
 import type { Storage } from './storage.ts';
-import { createObject, createResource, createTracker } from './handlers/create.ts';
+import { createInternal, createResource, createTracker } from './handlers/create.ts';
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
 import { getLog, getResource } from './handlers/get.ts';
 import { listResource } from './handlers/list.ts';
@@ -30,11 +29,16 @@ import { patchResource } from './handlers/patch.ts';
 import { readBody, typedObject } from './handlers/request-body.ts';
 import { route, verbOf } from './handlers/request-info.ts';
 import { negotiate, sendError, useFormat } from './handlers/response.ts';
-import { createReview, createToken } from './handlers/reviews.ts';
 import { getScale, writeScale } from './handlers/scale.ts';
 import { crdGroupResource, formatTime, type HandlerConfig, type Obj, type RequestScope, type Target } from './handlers/scope.ts';
 import { updateResource } from './handlers/update.ts';
 import { watchResource } from './handlers/watch.ts';
+import { createReview, isReview } from './handlers/review.ts';
+import { AccessControl } from './authz/access-control.ts';
+import { ImpersonationError } from './authz/impersonation.ts';
+import { WebhookAdmission } from './admission/admission.ts';
+import { SystemUsers, userInfo } from './authn/user.ts';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './authz/rbac/bootstrap-policy.ts';
 
 export { formatTime, type HandlerConfig } from './handlers/scope.ts';
 
@@ -44,6 +48,8 @@ export class ApiHandler {
   readonly storage: Storage;
   readonly faults: Faults;
   readonly logs: PodLogs;
+  /** Authentication, authorization and RBAC write checks. */
+  readonly access: AccessControl;
   readonly #scope: RequestScope;
   #serverAddress = '127.0.0.1:0';
 
@@ -52,7 +58,15 @@ export class ApiHandler {
     this.storage = storage;
     this.faults = faults;
     this.logs = new PodLogs();
+    const rbac = config.rbac ?? false;
+    const users = [...(config.token === undefined ? [] : [{ name: 'admin', token: config.token, groups: [SystemUsers.privilegedGroup] }]), ...(config.users ?? [])];
+    const anonymous = config.anonymous ?? (config.token === undefined || rbac);
+    this.access = new AccessControl({ rbac, users, anonymous, serviceAccountIssuer: config.serviceAccountIssuer, clock: config.clock }, storage);
     this.#scope = {
+      access: this.access,
+      admission: new WebhookAdmission(storage, registry, config.clock, config.webhookServices ?? (() => undefined)),
+      // Internal writes (seeding, controllers) act as the server itself.
+      user: userInfo('system:apiserver', { groups: [SystemUsers.privilegedGroup] }),
       registry,
       storage,
       faults,
@@ -95,16 +109,25 @@ export class ApiHandler {
 
   /** Handles one HTTP request; never throws. */
   handle(req: IncomingMessage, res: ServerResponse): void {
-    this.#handle(req, res).catch((err: unknown) => sendError(res, err));
+    this.#handle(req, res).catch((err: unknown) => {
+      if (err instanceof ImpersonationError && !res.headersSent) {
+        res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+        res.end(`Internal Server Error: ${JSON.stringify(req.url ?? '/')}: ${err.message}\n`);
+        return;
+      }
+      sendError(res, err);
+    });
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const scope = this.#scope;
-    const { config } = scope;
-    if (config.token !== undefined && req.headers.authorization !== `Bearer ${config.token}`) throw unauthorized();
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
+    // authn → impersonation → authz, before anything about the path is known, as kube-apiserver's filters.
+    const user = await this.access.identify(req);
+    this.access.authorizeRequest(user, method, url.pathname, url.searchParams);
+    const scope: RequestScope = { ...this.#scope, user };
+    const { config } = scope;
+    const path = url.pathname.replace(/\/+$/, '') || '/';
     const q = url.searchParams;
     const crdOf = (r: { resource: string; group: string }): Obj | undefined => this.storage.get(crdGroupResource, `${r.resource}.${r.group}`)?.obj;
     if (serveNonResource(this.registry, crdOf, this.#serverAddress, method, path, q, req.headers.accept, res)) return;
@@ -130,8 +153,7 @@ export class ApiHandler {
       case 'watch':
         return watchResource(scope, target, q, render, res);
       case 'create':
-        if (sub === 'token') return createToken(scope, target, q, req, body, render, res);
-        if (target.r.group === 'authorization.k8s.io') return createReview(scope, target, q, req, body, render, res);
+        if (isReview(target)) return createReview(scope, target, q, req, body, render, res);
         return createResource(scope, target, q, req, body, render, res);
       case 'update':
         if (sub === 'scale') return writeScale(scope, target, q, req, body, render, res, false);
@@ -147,12 +169,19 @@ export class ApiHandler {
     }
   }
 
-  /** Creates an object directly (initial namespaces and priority classes); bypasses HTTP but not the registry's rules. */
+  /** Writes the bootstrap RBAC policy (ClusterRoles and ClusterRoleBindings), as kube-apiserver's rbac/bootstrap-roles hook. */
+  seedBootstrapPolicy(): void {
+    // Recorded as kube-apiserver's own Update, as upstream's managedFields show.
+    for (const role of bootstrapClusterRoles()) this.seed('rbac.authorization.k8s.io', 'v1', 'clusterroles', role as unknown as Obj);
+    for (const binding of bootstrapClusterRoleBindings()) this.seed('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', binding as unknown as Obj);
+  }
+
+  /** Creates an object directly (initial namespaces, priority classes, bootstrap policy) as kube-apiserver; bypasses HTTP but not the registry's rules. */
   seed(group: string, version: string, resource: string, obj: Obj): void {
     const r = this.registry.lookup(group, version, resource);
     if (r === undefined) throw new Error(`unknown resource ${resource}`);
     const meta = metaOf(obj);
     const t: Target = { r, namespace: typeof meta.namespace === 'string' ? meta.namespace : '', name: undefined, subresource: undefined, watchPath: false };
-    createObject(this.#scope, t, typedObject(t, obj), { dryRun: false, manage: createTracker(this.#scope, t, 'kube-apiserver') });
+    createInternal(this.#scope, t, typedObject(t, obj), createTracker(this.#scope, t, 'kube-apiserver'));
   }
 }

@@ -6,6 +6,7 @@
  * CustomResourceDefinitions are written. Every resource is backed by the same generic storage.
  */
 import { createHash } from 'node:crypto';
+import type { CustomResourceSchema } from './registry/apiextensions/custom-resource-schema.ts';
 
 /** The verbs of a fully writable resource, in the order kube-apiserver lists them. */
 export const allVerbs: readonly string[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -26,7 +27,7 @@ export interface Subresource {
 export interface ScalePaths {
   readonly specReplicasPath: string;
   readonly statusReplicasPath: string;
-  readonly labelSelectorPath: string | undefined;
+  readonly labelSelectorPath?: string;
 }
 
 /** One served group/version/resource. */
@@ -64,6 +65,8 @@ export interface ApiResource {
   readonly selectableFields: readonly string[];
   /** Discovery's storageVersionHash ('' for resources that are not stored). */
   readonly storageVersionHash: string;
+  /** The structural schema of a custom resource version (pruning, defaulting, validation, CEL). */
+  readonly schema?: CustomResourceSchema;
 }
 
 /** A column of the server-side table for a custom resource. */
@@ -152,6 +155,8 @@ const builtins: readonly BuiltinSpec[] = [
   { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'clusterroles', kind: 'ClusterRole', ns: false },
   { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'rolebindings', kind: 'RoleBinding', ns: true },
   { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'roles', kind: 'Role', ns: true },
+  { g: 'admissionregistration.k8s.io', v: 'v1', r: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', ns: false, cat: ['api-extensions'] },
+  { g: 'admissionregistration.k8s.io', v: 'v1', r: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', ns: false, cat: ['api-extensions'] },
   { g: 'apiextensions.k8s.io', v: 'v1', r: 'customresourcedefinitions', kind: 'CustomResourceDefinition', ns: false, short: ['crd', 'crds'], cat: ['api-extensions'], generation: true, sub: [status('CustomResourceDefinition')] },
   { g: 'scheduling.k8s.io', v: 'v1', r: 'priorityclasses', kind: 'PriorityClass', ns: false, short: ['pc'] },
   { g: 'coordination.k8s.io', v: 'v1', r: 'leases', kind: 'Lease', ns: true },

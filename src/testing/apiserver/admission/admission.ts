@@ -1,53 +1,63 @@
 /**
- * Admission: the plugins kube-apiserver runs on every write after the body is decoded and managed
- * fields are recorded, before the registry prepares and validates the object. Mutating plugins first,
- * then validating ones; each may refuse the request with its Status.
- *
- * The embedded server enables the plugins of kube-apiserver's default set whose effect a client can see
- * without other components: NamespaceLifecycle, Priority, DefaultTolerationSeconds and
- * TaintNodesByCondition (`plugin/pkg/admission/...`). ServiceAccount admission is left out, as on a
- * cluster started with `--disable-admission-plugins=ServiceAccount`.
+ * The admission stage of the embedded server: after built-in defaulting, mutating webhooks (and a
+ * second defaulting pass over what they changed), then, after the object's own validation, validating
+ * webhooks — as kube-apiserver's MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins. The
+ * webhook configurations are read from the server's storage on every request, so creating or deleting
+ * one takes effect at once (upstream: within about a second).
  */
-import type { ApiResource } from '../resources.ts';
+import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
+import type { Clock } from '../../../util/clock/clock.ts';
+import type { ResourceRegistry } from '../resources.ts';
 import type { Storage } from '../storage.ts';
-import { namespaceLifecycle } from './namespace-lifecycle.ts';
-import { defaultTolerationSeconds, priority, taintNodesByCondition } from './pods.ts';
+import type { AdmissionAttributes } from './attributes.ts';
+import type { ServiceResolver } from './webhook/call.ts';
+import { runMutatingWebhooks, runValidatingWebhooks, type DispatcherContext } from './webhook/dispatcher.ts';
 
-type Obj = Record<string, unknown>;
+const mutatingStore = 'mutatingwebhookconfigurations.admissionregistration.k8s.io';
+const validatingStore = 'validatingwebhookconfigurations.admissionregistration.k8s.io';
 
-/** The operation being admitted. */
-export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
+/** Webhook admission over the server's stored configurations. */
+export class WebhookAdmission {
+  readonly #storage: Storage;
+  readonly #registry: ResourceRegistry;
+  readonly #clock: Clock;
+  readonly #resolve: ServiceResolver;
 
-/** What a plugin sees of a request. */
-export interface Attributes {
-  readonly operation: Operation;
-  readonly resource: ApiResource;
-  /** '' for the main resource. */
-  readonly subresource: string;
-  readonly namespace: string;
-  readonly name: string;
-  /** The object being written (mutable for mutating plugins); undefined for DELETE. */
-  readonly object: Obj | undefined;
-  readonly oldObject: Obj | undefined;
-  readonly storage: Storage;
-}
+  constructor(storage: Storage, registry: ResourceRegistry, clock: Clock, resolve: ServiceResolver) {
+    this.#storage = storage;
+    this.#registry = registry;
+    this.#clock = clock;
+    this.#resolve = resolve;
+  }
 
-/** An admission plugin: mutates `attrs.object` and/or throws a StatusError to refuse. */
-export interface AdmissionPlugin {
-  readonly name: string;
-  admit?(attrs: Attributes): void;
-  validate?(attrs: Attributes): void;
-}
+  /** Whether any webhook configuration exists (the fast path skips admission otherwise). */
+  active(): boolean {
+    return this.#storage.count(mutatingStore) > 0 || this.#storage.count(validatingStore) > 0;
+  }
 
-/** The enabled plugins, in kube-apiserver's order. */
-export const defaultPlugins: readonly AdmissionPlugin[] = [namespaceLifecycle, taintNodesByCondition, priority, defaultTolerationSeconds];
+  #context(warn: (w: string) => void): DispatcherContext {
+    const registry = this.#registry;
+    return {
+      clock: this.#clock,
+      resolveService: this.#resolve,
+      servedVersions: (group, resource) => registry.all().filter((r) => r.group === group && r.resource === resource).map((r) => r.version),
+      warn,
+    };
+  }
 
-/** Runs the mutating phase of every plugin. */
-export function admit(attrs: Attributes, plugins: readonly AdmissionPlugin[] = defaultPlugins): void {
-  for (const p of plugins) p.admit?.(attrs);
-}
+  /** Runs the mutating webhooks; returns the (possibly patched) object. */
+  async mutate(a: AdmissionAttributes, warn: (w: string) => void): Promise<Record<string, unknown> | undefined> {
+    const configs = this.#storage.listAt(mutatingStore, this.#storage.revision).map((s) => s.obj as unknown as MutatingWebhookConfiguration);
+    const hooks = configs.flatMap((c) => c.webhooks ?? []);
+    if (hooks.length === 0) return a.object;
+    return runMutatingWebhooks(hooks, a, this.#context(warn));
+  }
 
-/** Runs the validating phase of every plugin. */
-export function validateAdmission(attrs: Attributes, plugins: readonly AdmissionPlugin[] = defaultPlugins): void {
-  for (const p of plugins) p.validate?.(attrs);
+  /** Runs the validating webhooks; throws the first rejection. */
+  async validate(a: AdmissionAttributes, warn: (w: string) => void): Promise<void> {
+    const configs = this.#storage.listAt(validatingStore, this.#storage.revision).map((s) => s.obj as unknown as ValidatingWebhookConfiguration);
+    const hooks = configs.flatMap((c) => c.webhooks ?? []);
+    if (hooks.length === 0) return;
+    await runValidatingWebhooks(hooks, a, this.#context(warn));
+  }
 }

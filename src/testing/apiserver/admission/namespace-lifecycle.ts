@@ -6,7 +6,7 @@
 import { StatusError, newStatus, StatusReason } from '../../../apimachinery/errors.ts';
 import { isObject } from '../object-meta.ts';
 import { forbidden, notFound } from '../status.ts';
-import type { AdmissionPlugin, Attributes } from './admission.ts';
+import type { AdmissionPlugin, PluginAttributes } from './plugins.ts';
 
 // The namespaces NamespaceLifecycle never lets go.
 const immortal: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
@@ -14,7 +14,7 @@ const immortal: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-p
 // Access reviews may name any namespace without revealing whether it exists.
 const accessReviews: ReadonlySet<string> = new Set(['localsubjectaccessreviews', 'subjectaccessreviews', 'selfsubjectaccessreviews', 'selfsubjectrulesreviews']);
 
-function check(a: Attributes): void {
+function check(a: PluginAttributes): void {
   const r = a.resource;
   if (r.group === '' && r.resource === 'namespaces') {
     if (a.operation === 'DELETE' && immortal.has(a.name)) throw forbidden({ group: '', resource: 'namespaces' }, a.name, 'this namespace may not be deleted');

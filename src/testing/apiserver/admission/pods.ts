@@ -5,11 +5,11 @@
  */
 import { isObject } from '../object-meta.ts';
 import { forbidden } from '../status.ts';
-import type { AdmissionPlugin, Attributes } from './admission.ts';
+import type { AdmissionPlugin, PluginAttributes } from './plugins.ts';
 
 type Obj = Record<string, unknown>;
 
-function isCreate(a: Attributes, group: string, resource: string): boolean {
+function isCreate(a: PluginAttributes, group: string, resource: string): boolean {
   return a.operation === 'CREATE' && a.subresource === '' && a.resource.group === group && a.resource.resource === resource && a.object !== undefined;
 }
 

@@ -6,25 +6,40 @@
  * server's seeding of initial objects.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { admit, validateAdmission } from '../admission/admission.ts';
+import { admit, validateAdmission, type PluginAttributes } from '../admission/plugins.ts';
 import { acceptedCrdStatus, customResourcesOf, metaOf } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { beforeCreate, storageForm } from '../registry/rest.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { alreadyExists, badRequest, invalid, methodNotAllowed } from '../status.ts';
-import { decodeObject } from './request-body.ts';
+import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
+import { toCauses } from '../registry/field-errors.ts';
+import { duplicateFields, fieldProblems, fieldValidationOf, strictDecodingError, warningHeaders } from '../registry/field-validation.ts';
+import { decodeObject, typedObject } from './request-body.ts';
 import { encodeStored, sendObject, type Render } from './response.ts';
 import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { createOptions } from './write-options.ts';
+import { mutateWrite, validateWrite } from './admit.ts';
 
 /** How the new object's managedFields are recorded. */
 export type Manage = (o: Obj) => Obj;
+
+/** The HTTP request behind a write: its query (fieldValidation, admission options), response (warnings) and body. */
+export interface WriteRequest {
+  q: URLSearchParams;
+  res: ServerResponse;
+  body: Buffer | undefined;
+  /** The request is a PATCH (admission options are PatchOptions). */
+  patch?: boolean;
+}
 
 /** Options of {@link createObject}. */
 export interface CreateOptions {
   dryRun: boolean;
   /** Records managedFields (an Update entry; identity when server-side apply already did). */
   manage: Manage;
+  /** The request, for admission webhooks and fieldValidation; absent for the server's own writes. */
+  request?: WriteRequest;
 }
 
 /** 400 when the body names another namespace than the URL. */
@@ -34,29 +49,92 @@ export function checkBodyNamespace(t: Target, obj: Obj): void {
 }
 
 /**
- * Creates a decoded object: managed fields, admission, BeforeCreate (422 when invalid), 409 when it
- * exists, then the write. Returns the stored object's JSON (or what would be stored, for a dry run).
+ * Applies fieldValidation to a write's unknown and duplicate fields: Strict fails with 400, Warn sets Warning
+ * headers on `res` (also kept when the write then fails), Ignore does nothing.
  */
-export function createObject(scope: RequestScope, t: Target, decoded: Obj, o: CreateOptions): string {
+export function checkFields(t: Target, q: URLSearchParams, res: ServerResponse | undefined, body: Buffer | undefined, unknown: readonly string[]): void {
+  const mode = fieldValidationOf(q);
+  if (mode === 'Ignore' || res === undefined) return;
+  const text = body?.toString('utf8') ?? '';
+  const problems = fieldProblems(unknown, text.trimStart().startsWith('{') ? duplicateFields(text) : []);
+  if (problems.length === 0) return;
+  if (mode === 'Strict') throw strictDecodingError(t.r.kind, t.r.version, problems);
+  res.setHeader('Warning', warningHeaders(problems));
+}
+
+/** The first, mutating half of a create: body namespace, managed fields, the built-in mutating admission plugins. */
+function admitCreate(scope: RequestScope, t: Target, decoded: Obj, manage: Manage): Obj {
   checkBodyNamespace(t, decoded);
-  const obj = o.manage(decoded);
-  const meta = metaOf(obj);
-  const attrs = { operation: 'CREATE' as const, resource: t.r, subresource: '', namespace: t.namespace, name: typeof meta.name === 'string' ? meta.name : '', object: obj, oldObject: undefined, storage: scope.storage };
-  admit(attrs);
+  const obj = manage(decoded);
+  admit(pluginAttributes(scope, t, obj));
+  return obj;
+}
+
+function pluginAttributes(scope: RequestScope, t: Target, obj: Obj): PluginAttributes {
+  const name = metaOf(obj).name;
+  return { operation: 'CREATE', resource: t.r, subresource: '', namespace: t.namespace, name: typeof name === 'string' ? name : '', object: obj, oldObject: undefined, storage: scope.storage };
+}
+
+/**
+ * The second half: BeforeCreate (422 when invalid), the custom resource schema (pruning, defaulting and
+ * validation; the pruned paths are pushed to `unknown`), the built-in validating admission plugins.
+ * Returns the object's name.
+ */
+function validateCreate(scope: RequestScope, t: Target, obj: Obj, unknown: string[]): string {
   const name = beforeCreate(t.r, obj, { namespace: t.namespace, now: scope.now(), ctx: scope });
-  validateAdmission({ ...attrs, name });
-  return commitCreate(scope, t, name, obj, o.dryRun);
+  if (t.r.schema !== undefined) {
+    const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false });
+    unknown.push(...admitted.unknown);
+    if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, name, toCauses(admitted.errors));
+  }
+  validateAdmission(pluginAttributes(scope, t, obj));
+  return name;
+}
+
+/**
+ * Creates a decoded object: managed fields, mutating admission (built-in plugins, then webhooks, whose
+ * output is decoded and defaulted again), BeforeCreate (422 when invalid), the custom resource schema,
+ * validating admission (plugins, then webhooks), fieldValidation, then the write (409 when the object
+ * exists). Returns the stored object's JSON (or what would be stored, for a dry run).
+ */
+export async function createObject(scope: RequestScope, t: Target, decoded: Obj, o: CreateOptions): Promise<string> {
+  const rq = o.request;
+  const unknown: string[] = [];
+  try {
+    let obj = admitCreate(scope, t, decoded, o.manage);
+    if (rq !== undefined) {
+      const mutated = await mutateWrite(scope, t, 'CREATE', rq.q, rq.res, obj, undefined);
+      if (mutated !== undefined) obj = typedObject(t, mutated);
+    }
+    const name = validateCreate(scope, t, obj, unknown);
+    if (rq !== undefined) {
+      await validateWrite(scope, t, 'CREATE', rq.q, rq.res, obj, undefined);
+      checkFields(t, rq.q, rq.res, rq.body, unknown);
+    }
+    return commitCreate(scope, t, name, obj, o.dryRun);
+  } catch (err) {
+    // Strict fieldValidation fails before anything else; Warn's warnings go with the failure too.
+    if (rq !== undefined) checkFields(t, rq.q, rq.res, rq.body, unknown);
+    throw err;
+  }
+}
+
+/** The server's own creates (seeding): every step of {@link createObject} but the webhooks and fieldValidation. */
+export function createInternal(scope: RequestScope, t: Target, decoded: Obj, manage: Manage): string {
+  const obj = admitCreate(scope, t, decoded, manage);
+  return commitCreate(scope, t, validateCreate(scope, t, obj, []), obj, false);
 }
 
 /** The storage step of a create: 409 when the object exists, CRD bookkeeping, the write. */
 export function commitCreate(scope: RequestScope, t: Target, name: string, obj: Obj, dryRun: boolean): string {
   const store = storeOf(t);
+  scope.access.checkRbacWrite(scope.user, store, t.namespace, obj, undefined);
   const key = objectKey(t.namespace, name);
   if (scope.storage.get(store, key) !== undefined) throw alreadyExists(t.r, name);
   const final = storageForm(t.r, obj);
   let crdEntries: ApiResource[] | undefined;
   if (store === crdGroupResource) {
-    const { entries, causes } = customResourcesOf(final);
+    const { entries, causes } = customResourcesOf(final, scope.storage.revision + 1);
     if (causes.length > 0) throw invalid(t.r.group, t.r.kind, name, causes);
     crdEntries = entries;
   }
@@ -81,6 +159,6 @@ export async function createResource(scope: RequestScope, t: Target, q: URLSearc
   if (t.subresource !== undefined || t.name !== undefined) throw methodNotAllowed();
   const opts = createOptions(q, req, 'CreateOptions');
   const obj = decodeObject(scope.registry, req, body, t);
-  const out = createObject(scope, t, obj, { dryRun: opts.dryRun, manage: createTracker(scope, t, opts.manager) });
+  const out = await createObject(scope, t, obj, { dryRun: opts.dryRun, manage: createTracker(scope, t, opts.manager), request: { q, res, body } });
   sendObject(res, 201, out, render);
 }

@@ -9,7 +9,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { StatusError, newStatus } from '../../../apimachinery/errors.ts';
-import { admit } from '../admission/admission.ts';
+import { admit } from '../admission/plugins.ts';
 import { isObject, metaOf } from '../object-meta.ts';
 import { strategyFor } from '../registry/strategy.ts';
 import { causesOf, invalidValue, notSupported, path, type FieldError } from '../registry/validation/field.ts';
@@ -22,6 +22,7 @@ import { objectFilter, parseSelectors } from './list-options.ts';
 import { encodeStored, sendObject, type Render } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunErrors } from './write-options.ts';
+import { mutateWrite, validateWrite } from './admit.ts';
 
 /** The DeleteOptions of a request. */
 interface DeleteOptions {
@@ -113,6 +114,8 @@ export async function deleteResource(scope: RequestScope, t: Target, q: URLSearc
   if (opts.preconditions.resourceVersion !== undefined && opts.preconditions.resourceVersion !== meta.resourceVersion) {
     throw conflict(byKind, name, `the ResourceVersion in the precondition (${opts.preconditions.resourceVersion}) does not match the ResourceVersion in record (${String(meta.resourceVersion)}). The object might have been modified`);
   }
+  await mutateWrite(scope, t, 'DELETE', q, res, undefined, existing.obj);
+  await validateWrite(scope, t, 'DELETE', q, res, undefined, existing.obj);
   const out = deleteOne(scope, t, existing, opts);
   if (!opts.dryRun) reconcileDeletion(scope, storeOf(t), out.stored);
   // The object stays (finalizers pending) or the registry returns deleted objects: answer with it.

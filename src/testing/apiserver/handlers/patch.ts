@@ -76,15 +76,16 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
       meta.name = name;
       if (t.r.namespaced) meta.namespace = t.namespace;
       const apiVersion = apiVersionString(t.r.group, t.r.version);
-      const out = createObject(scope, t, applied, {
+      const out = await createObject(scope, t, applied, {
         dryRun: opts.dryRun,
         manage: (o) => typedObject(t, applyOrThrow(undefined, o, { manager: opts.manager, force: opts.force, now: scope.now(), apiVersion })),
+        request: { q, res, body: undefined, patch: true },
       });
       sendObject(res, 201, out, render);
       return;
     }
     checkResourceVersion(t, existing, applied);
-    sendObject(res, 200, commitUpdate(scope, t, existing, applied, { manager: opts.manager, dryRun: opts.dryRun, apply: { force: opts.force } }), render);
+    sendObject(res, 200, await commitUpdate(scope, t, existing, applied, { manager: opts.manager, dryRun: opts.dryRun, apply: { force: opts.force }, request: { q, res, body: undefined, patch: true } }), render);
     return;
   }
   const patch = parsePatchJson(body, type);
@@ -105,7 +106,9 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
   checkBodyNamespace(t, patched);
   const decoded = typedObject(t, patched);
   checkResourceVersion(t, existing, decoded);
-  sendObject(res, 200, commitUpdate(scope, t, existing, decoded, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined }), render);
+  // Duplicate fields are found in the body of a JSON merge patch only.
+  const request = { q, res, body: type === patchTypes.merge ? body : undefined, patch: true };
+  sendObject(res, 200, await commitUpdate(scope, t, existing, decoded, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined, request }), render);
 }
 
 export type { Obj };

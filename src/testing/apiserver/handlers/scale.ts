@@ -112,6 +112,6 @@ export async function writeScale(scope: RequestScope, t: Target, q: URLSearchPar
   const candidate = structuredClone(existing.obj);
   setPath(candidate, (t.r.scale ?? workloadPaths).specReplicasPath, replicas);
   const main: Target = { ...t, subresource: undefined };
-  const out = commitUpdate(scope, main, existing, candidate, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined });
+  const out = await commitUpdate(scope, main, existing, candidate, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined, request: { q, res, body: undefined, patch } });
   sendObject(res, 200, JSON.stringify(scaleOf(t, JSON.parse(out) as Obj)), render);
 }

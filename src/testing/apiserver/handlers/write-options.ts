@@ -79,6 +79,11 @@ export function createOptions(q: URLSearchParams, req: IncomingMessage, kind: 'C
   };
 }
 
+/** Whether the request asks for a dry run (its values are validated by {@link createOptions} or the DeleteOptions). */
+export function dryRunOf(q: URLSearchParams): boolean {
+  return q.getAll('dryRun').length > 0;
+}
+
 /** Whether a dryRun parameter list is valid (for DeleteOptions, which validate it with their own kind). */
 export function dryRunErrors(values: readonly string[]): FieldError[] {
   return validateDryRun(values);
