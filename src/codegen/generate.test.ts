@@ -4,6 +4,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { builtinModelPath, diffGenerated, generateBuiltinFiles, readModel } from './generate.ts';
 import { buildModelFromOpenApi, serializeModel, sha256 } from './openapi-model.ts';
+import { typeToOpenApi } from './schema-export.ts';
 
 test('regenerating the built-in API from the committed model changes nothing', async () => {
   const files = generateBuiltinFiles(await readModel());
@@ -49,4 +50,9 @@ test('stage 1 over the upstream documents reproduces the committed model byte fo
   const backward = serializeModel(buildModelFromOpenApi([...docs].reverse(), source));
   assert.equal(forward, backward);
   assert.equal(forward, await readFile(builtinModelPath, 'utf8'));
+  // And the model holds everything the documents say about types: exporting gives them back.
+  for (const doc of docs) {
+    const schemas = (JSON.parse(doc.text) as { components: { schemas: Record<string, unknown> } }).components.schemas;
+    for (const [name, schema] of Object.entries(schemas)) assert.deepEqual(typeToOpenApi(committed, name), schema, `${doc.name}: ${name}`);
+  }
 });
