@@ -107,7 +107,7 @@ export function emitTypeModules(model: ApiModel, options: TypeEmitOptions): Emit
     w.body.push(emitObjectType(name, type.schema, type.gvk, ref));
     if (applyTypes.has(name)) {
       const aw = writer(module, 'apply');
-      aw.body.push(emitApplyType(name, type.schema, roots.get(name), refWriter(aw, moduleOf), model));
+      aw.body.push(emitApplyType(name, type.schema, roots.get(name), refWriter(aw, moduleOf), model, moduleOf));
     }
   }
 
@@ -182,7 +182,7 @@ function emitObjectType(name: string, schema: SchemaNode, gvk: ApiModel['types']
   return `${doc}export interface ${simple} {\n${lines.join('')}}\n`;
 }
 
-function emitApplyType(name: string, schema: SchemaNode, root: ApplyRoot | undefined, ref: RefResolver, model: ApiModel): string {
+function emitApplyType(name: string, schema: SchemaNode, root: ApplyRoot | undefined, ref: RefResolver, model: ApiModel, moduleOf: (t: string) => string): string {
   const simple = `${simpleNameOfType(name)}ApplyConfiguration`;
   const lines: string[] = [];
   for (const field of Object.keys(schema.properties!).sort(compare)) {
@@ -205,7 +205,8 @@ function emitApplyType(name: string, schema: SchemaNode, root: ApplyRoot | undef
   }
   if (schema['x-kubernetes-preserve-unknown-fields'] === true) lines.push('  [key: string]: unknown;\n');
   const what = root !== undefined ? `An apply configuration of a whole ${root.kind} (server-side apply): identity required, every other field optional.` : 'An apply configuration (server-side apply): every field optional.';
-  return `/** ${what} See {@link ${ref(name, 'api')}}. */\nexport interface ${simple} {\n${lines.join('')}}\n`;
+  // The object type is named in plain text: a {@link} would import a module only for the comment.
+  return `/** ${what} Object type: \`${simpleNameOfType(name)}\` (${moduleOf(name)}). */\nexport interface ${simple} {\n${lines.join('')}}\n`;
 }
 
 /** The TypeScript type of a schema node in the object layer. */

@@ -3,7 +3,7 @@ import type * as apiextensionsV1 from '../../api/apiextensions/v1.ts';
 import type * as metaV1 from '../../api/meta/v1.ts';
 import type * as metaV1Apply from '../meta/v1.ts';
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.CustomResourceColumnDefinition}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CustomResourceColumnDefinition` (apiextensions/v1). */
 export interface CustomResourceColumnDefinitionApplyConfiguration {
   description?: string;
   format?: string;
@@ -13,13 +13,13 @@ export interface CustomResourceColumnDefinitionApplyConfiguration {
   type?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.CustomResourceConversion}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CustomResourceConversion` (apiextensions/v1). */
 export interface CustomResourceConversionApplyConfiguration {
   strategy?: string;
   webhook?: WebhookConversionApplyConfiguration;
 }
 
-/** An apply configuration of a whole CustomResourceDefinition (server-side apply): identity required, every other field optional. See {@link apiextensionsV1.CustomResourceDefinition}. */
+/** An apply configuration of a whole CustomResourceDefinition (server-side apply): identity required, every other field optional. Object type: `CustomResourceDefinition` (apiextensions/v1). */
 export interface CustomResourceDefinitionApplyConfiguration {
   apiVersion: 'apiextensions.k8s.io/v1';
   kind: 'CustomResourceDefinition';
@@ -28,7 +28,7 @@ export interface CustomResourceDefinitionApplyConfiguration {
   status?: CustomResourceDefinitionStatusApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.CustomResourceDefinitionCondition}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CustomResourceDefinitionCondition` (apiextensions/v1). */
 export interface CustomResourceDefinitionConditionApplyConfiguration {
   lastTransitionTime?: metaV1.Time;
   message?: string;
@@ -37,7 +37,7 @@ export interface CustomResourceDefinitionConditionApplyConfiguration {
   type?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.CustomResourceDefinitionNames}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CustomResourceDefinitionNames` (apiextensions/v1). */
 export interface CustomResourceDefinitionNamesApplyConfiguration {
   categories?: string[];
   kind?: string;
@@ -47,7 +47,7 @@ export interface CustomResourceDefinitionNamesApplyConfiguration {
   singular?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.CustomResourceDefinitionSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CustomResourceDefinitionSpec` (apiextensions/v1). */
 export interface CustomResourceDefinitionSpecApplyConfiguration {
   conversion?: CustomResourceConversionApplyConfiguration;
   group?: string;
@@ -57,14 +57,14 @@ export interface CustomResourceDefinitionSpecApplyConfiguration {
   versions?: CustomResourceDefinitionVersionApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.CustomResourceDefinitionStatus}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CustomResourceDefinitionStatus` (apiextensions/v1). */
 export interface CustomResourceDefinitionStatusApplyConfiguration {
   acceptedNames?: CustomResourceDefinitionNamesApplyConfiguration;
   conditions?: Array<CustomResourceDefinitionConditionApplyConfiguration & { type: string }>;
   storedVersions?: string[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.CustomResourceDefinitionVersion}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CustomResourceDefinitionVersion` (apiextensions/v1). */
 export interface CustomResourceDefinitionVersionApplyConfiguration {
   additionalPrinterColumns?: CustomResourceColumnDefinitionApplyConfiguration[];
   deprecated?: boolean;
@@ -77,31 +77,31 @@ export interface CustomResourceDefinitionVersionApplyConfiguration {
   subresources?: CustomResourceSubresourcesApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.CustomResourceSubresourceScale}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CustomResourceSubresourceScale` (apiextensions/v1). */
 export interface CustomResourceSubresourceScaleApplyConfiguration {
   labelSelectorPath?: string;
   specReplicasPath?: string;
   statusReplicasPath?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.CustomResourceSubresources}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CustomResourceSubresources` (apiextensions/v1). */
 export interface CustomResourceSubresourcesApplyConfiguration {
   scale?: CustomResourceSubresourceScaleApplyConfiguration;
   status?: apiextensionsV1.CustomResourceSubresourceStatus;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.CustomResourceValidation}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CustomResourceValidation` (apiextensions/v1). */
 export interface CustomResourceValidationApplyConfiguration {
   openAPIV3Schema?: JSONSchemaPropsApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.ExternalDocumentation}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ExternalDocumentation` (apiextensions/v1). */
 export interface ExternalDocumentationApplyConfiguration {
   description?: string;
   url?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.JSONSchemaProps}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `JSONSchemaProps` (apiextensions/v1). */
 export interface JSONSchemaPropsApplyConfiguration {
   $ref?: string;
   $schema?: string;
@@ -149,12 +149,12 @@ export interface JSONSchemaPropsApplyConfiguration {
   'x-kubernetes-validations'?: Array<ValidationRuleApplyConfiguration & { rule: string }>;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.SelectableField}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `SelectableField` (apiextensions/v1). */
 export interface SelectableFieldApplyConfiguration {
   jsonPath?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.ServiceReference}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ServiceReference` (apiextensions/v1). */
 export interface ServiceReferenceApplyConfiguration {
   name?: string;
   namespace?: string;
@@ -162,7 +162,7 @@ export interface ServiceReferenceApplyConfiguration {
   port?: number;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.ValidationRule}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ValidationRule` (apiextensions/v1). */
 export interface ValidationRuleApplyConfiguration {
   fieldPath?: string;
   message?: string;
@@ -172,14 +172,14 @@ export interface ValidationRuleApplyConfiguration {
   rule?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.WebhookClientConfig}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `WebhookClientConfig` (apiextensions/v1). */
 export interface WebhookClientConfigApplyConfiguration {
   caBundle?: string;
   service?: ServiceReferenceApplyConfiguration;
   url?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiextensionsV1.WebhookConversion}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `WebhookConversion` (apiextensions/v1). */
 export interface WebhookConversionApplyConfiguration {
   clientConfig?: WebhookClientConfigApplyConfiguration;
   conversionReviewVersions?: string[];

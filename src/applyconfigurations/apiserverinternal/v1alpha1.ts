@@ -3,7 +3,7 @@ import type * as apiserverinternalV1alpha1 from '../../api/apiserverinternal/v1a
 import type * as metaV1 from '../../api/meta/v1.ts';
 import type * as metaV1Apply from '../meta/v1.ts';
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiserverinternalV1alpha1.ServerStorageVersion}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ServerStorageVersion` (apiserverinternal/v1alpha1). */
 export interface ServerStorageVersionApplyConfiguration {
   apiServerID?: string;
   decodableVersions?: string[];
@@ -11,7 +11,7 @@ export interface ServerStorageVersionApplyConfiguration {
   servedVersions?: string[];
 }
 
-/** An apply configuration of a whole StorageVersion (server-side apply): identity required, every other field optional. See {@link apiserverinternalV1alpha1.StorageVersion}. */
+/** An apply configuration of a whole StorageVersion (server-side apply): identity required, every other field optional. Object type: `StorageVersion` (apiserverinternal/v1alpha1). */
 export interface StorageVersionApplyConfiguration {
   apiVersion: 'internal.apiserver.k8s.io/v1alpha1';
   kind: 'StorageVersion';
@@ -20,7 +20,7 @@ export interface StorageVersionApplyConfiguration {
   status?: StorageVersionStatusApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiserverinternalV1alpha1.StorageVersionCondition}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `StorageVersionCondition` (apiserverinternal/v1alpha1). */
 export interface StorageVersionConditionApplyConfiguration {
   lastTransitionTime?: metaV1.Time;
   message?: string;
@@ -30,7 +30,7 @@ export interface StorageVersionConditionApplyConfiguration {
   type?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link apiserverinternalV1alpha1.StorageVersionStatus}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `StorageVersionStatus` (apiserverinternal/v1alpha1). */
 export interface StorageVersionStatusApplyConfiguration {
   commonEncodingVersion?: string;
   conditions?: Array<StorageVersionConditionApplyConfiguration & { type: string }>;

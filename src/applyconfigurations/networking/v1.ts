@@ -2,21 +2,20 @@
 import type * as apimachinery from '../../api/apimachinery.ts';
 import type * as coreV1Apply from '../core/v1.ts';
 import type * as metaV1Apply from '../meta/v1.ts';
-import type * as networkingV1 from '../../api/networking/v1.ts';
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.HTTPIngressPath}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `HTTPIngressPath` (networking/v1). */
 export interface HTTPIngressPathApplyConfiguration {
   backend?: IngressBackendApplyConfiguration;
   path?: string;
   pathType?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.HTTPIngressRuleValue}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `HTTPIngressRuleValue` (networking/v1). */
 export interface HTTPIngressRuleValueApplyConfiguration {
   paths?: HTTPIngressPathApplyConfiguration[];
 }
 
-/** An apply configuration of a whole IPAddress (server-side apply): identity required, every other field optional. See {@link networkingV1.IPAddress}. */
+/** An apply configuration of a whole IPAddress (server-side apply): identity required, every other field optional. Object type: `IPAddress` (networking/v1). */
 export interface IPAddressApplyConfiguration {
   apiVersion: 'networking.k8s.io/v1';
   kind: 'IPAddress';
@@ -24,18 +23,18 @@ export interface IPAddressApplyConfiguration {
   spec?: IPAddressSpecApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.IPAddressSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `IPAddressSpec` (networking/v1). */
 export interface IPAddressSpecApplyConfiguration {
   parentRef?: ParentReferenceApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.IPBlock}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `IPBlock` (networking/v1). */
 export interface IPBlockApplyConfiguration {
   cidr?: string;
   except?: string[];
 }
 
-/** An apply configuration of a whole Ingress (server-side apply): identity required, every other field optional. See {@link networkingV1.Ingress}. */
+/** An apply configuration of a whole Ingress (server-side apply): identity required, every other field optional. Object type: `Ingress` (networking/v1). */
 export interface IngressApplyConfiguration {
   apiVersion: 'networking.k8s.io/v1';
   kind: 'Ingress';
@@ -44,13 +43,13 @@ export interface IngressApplyConfiguration {
   status?: IngressStatusApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.IngressBackend}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `IngressBackend` (networking/v1). */
 export interface IngressBackendApplyConfiguration {
   resource?: coreV1Apply.TypedLocalObjectReferenceApplyConfiguration;
   service?: IngressServiceBackendApplyConfiguration;
 }
 
-/** An apply configuration of a whole IngressClass (server-side apply): identity required, every other field optional. See {@link networkingV1.IngressClass}. */
+/** An apply configuration of a whole IngressClass (server-side apply): identity required, every other field optional. Object type: `IngressClass` (networking/v1). */
 export interface IngressClassApplyConfiguration {
   apiVersion: 'networking.k8s.io/v1';
   kind: 'IngressClass';
@@ -58,7 +57,7 @@ export interface IngressClassApplyConfiguration {
   spec?: IngressClassSpecApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.IngressClassParametersReference}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `IngressClassParametersReference` (networking/v1). */
 export interface IngressClassParametersReferenceApplyConfiguration {
   apiGroup?: string;
   kind?: string;
@@ -67,44 +66,44 @@ export interface IngressClassParametersReferenceApplyConfiguration {
   scope?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.IngressClassSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `IngressClassSpec` (networking/v1). */
 export interface IngressClassSpecApplyConfiguration {
   controller?: string;
   parameters?: IngressClassParametersReferenceApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.IngressLoadBalancerIngress}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `IngressLoadBalancerIngress` (networking/v1). */
 export interface IngressLoadBalancerIngressApplyConfiguration {
   hostname?: string;
   ip?: string;
   ports?: IngressPortStatusApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.IngressLoadBalancerStatus}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `IngressLoadBalancerStatus` (networking/v1). */
 export interface IngressLoadBalancerStatusApplyConfiguration {
   ingress?: IngressLoadBalancerIngressApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.IngressPortStatus}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `IngressPortStatus` (networking/v1). */
 export interface IngressPortStatusApplyConfiguration {
   error?: string;
   port?: number;
   protocol?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.IngressRule}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `IngressRule` (networking/v1). */
 export interface IngressRuleApplyConfiguration {
   host?: string;
   http?: HTTPIngressRuleValueApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.IngressServiceBackend}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `IngressServiceBackend` (networking/v1). */
 export interface IngressServiceBackendApplyConfiguration {
   name?: string;
   port?: ServiceBackendPortApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.IngressSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `IngressSpec` (networking/v1). */
 export interface IngressSpecApplyConfiguration {
   defaultBackend?: IngressBackendApplyConfiguration;
   ingressClassName?: string;
@@ -112,18 +111,18 @@ export interface IngressSpecApplyConfiguration {
   tls?: IngressTLSApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.IngressStatus}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `IngressStatus` (networking/v1). */
 export interface IngressStatusApplyConfiguration {
   loadBalancer?: IngressLoadBalancerStatusApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.IngressTLS}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `IngressTLS` (networking/v1). */
 export interface IngressTLSApplyConfiguration {
   hosts?: string[];
   secretName?: string;
 }
 
-/** An apply configuration of a whole NetworkPolicy (server-side apply): identity required, every other field optional. See {@link networkingV1.NetworkPolicy}. */
+/** An apply configuration of a whole NetworkPolicy (server-side apply): identity required, every other field optional. Object type: `NetworkPolicy` (networking/v1). */
 export interface NetworkPolicyApplyConfiguration {
   apiVersion: 'networking.k8s.io/v1';
   kind: 'NetworkPolicy';
@@ -131,33 +130,33 @@ export interface NetworkPolicyApplyConfiguration {
   spec?: NetworkPolicySpecApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.NetworkPolicyEgressRule}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `NetworkPolicyEgressRule` (networking/v1). */
 export interface NetworkPolicyEgressRuleApplyConfiguration {
   ports?: NetworkPolicyPortApplyConfiguration[];
   to?: NetworkPolicyPeerApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.NetworkPolicyIngressRule}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `NetworkPolicyIngressRule` (networking/v1). */
 export interface NetworkPolicyIngressRuleApplyConfiguration {
   from?: NetworkPolicyPeerApplyConfiguration[];
   ports?: NetworkPolicyPortApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.NetworkPolicyPeer}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `NetworkPolicyPeer` (networking/v1). */
 export interface NetworkPolicyPeerApplyConfiguration {
   ipBlock?: IPBlockApplyConfiguration;
   namespaceSelector?: metaV1Apply.LabelSelectorApplyConfiguration;
   podSelector?: metaV1Apply.LabelSelectorApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.NetworkPolicyPort}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `NetworkPolicyPort` (networking/v1). */
 export interface NetworkPolicyPortApplyConfiguration {
   endPort?: number;
   port?: apimachinery.IntOrString;
   protocol?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.NetworkPolicySpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `NetworkPolicySpec` (networking/v1). */
 export interface NetworkPolicySpecApplyConfiguration {
   egress?: NetworkPolicyEgressRuleApplyConfiguration[];
   ingress?: NetworkPolicyIngressRuleApplyConfiguration[];
@@ -165,7 +164,7 @@ export interface NetworkPolicySpecApplyConfiguration {
   policyTypes?: string[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.ParentReference}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ParentReference` (networking/v1). */
 export interface ParentReferenceApplyConfiguration {
   group?: string;
   name?: string;
@@ -173,13 +172,13 @@ export interface ParentReferenceApplyConfiguration {
   resource?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.ServiceBackendPort}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ServiceBackendPort` (networking/v1). */
 export interface ServiceBackendPortApplyConfiguration {
   name?: string;
   number?: number;
 }
 
-/** An apply configuration of a whole ServiceCIDR (server-side apply): identity required, every other field optional. See {@link networkingV1.ServiceCIDR}. */
+/** An apply configuration of a whole ServiceCIDR (server-side apply): identity required, every other field optional. Object type: `ServiceCIDR` (networking/v1). */
 export interface ServiceCIDRApplyConfiguration {
   apiVersion: 'networking.k8s.io/v1';
   kind: 'ServiceCIDR';
@@ -188,12 +187,12 @@ export interface ServiceCIDRApplyConfiguration {
   status?: ServiceCIDRStatusApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.ServiceCIDRSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ServiceCIDRSpec` (networking/v1). */
 export interface ServiceCIDRSpecApplyConfiguration {
   cidrs?: string[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link networkingV1.ServiceCIDRStatus}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ServiceCIDRStatus` (networking/v1). */
 export interface ServiceCIDRStatusApplyConfiguration {
   conditions?: Array<metaV1Apply.ConditionApplyConfiguration & { type: string }>;
 }

@@ -2,14 +2,13 @@
 import type * as apimachinery from '../../api/apimachinery.ts';
 import type * as coreV1Apply from '../core/v1.ts';
 import type * as metaV1Apply from '../meta/v1.ts';
-import type * as nodeV1 from '../../api/node/v1.ts';
 
-/** An apply configuration (server-side apply): every field optional. See {@link nodeV1.Overhead}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `Overhead` (node/v1). */
 export interface OverheadApplyConfiguration {
   podFixed?: { [key: string]: apimachinery.Quantity };
 }
 
-/** An apply configuration of a whole RuntimeClass (server-side apply): identity required, every other field optional. See {@link nodeV1.RuntimeClass}. */
+/** An apply configuration of a whole RuntimeClass (server-side apply): identity required, every other field optional. Object type: `RuntimeClass` (node/v1). */
 export interface RuntimeClassApplyConfiguration {
   apiVersion: 'node.k8s.io/v1';
   handler?: string;
@@ -19,7 +18,7 @@ export interface RuntimeClassApplyConfiguration {
   scheduling?: SchedulingApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link nodeV1.Scheduling}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `Scheduling` (node/v1). */
 export interface SchedulingApplyConfiguration {
   nodeSelector?: { [key: string]: string };
   tolerations?: coreV1Apply.TolerationApplyConfiguration[];

@@ -2,9 +2,8 @@
 import type * as apimachinery from '../../api/apimachinery.ts';
 import type * as metaV1 from '../../api/meta/v1.ts';
 import type * as metaV1Apply from '../meta/v1.ts';
-import type * as policyV1 from '../../api/policy/v1.ts';
 
-/** An apply configuration of a whole PodDisruptionBudget (server-side apply): identity required, every other field optional. See {@link policyV1.PodDisruptionBudget}. */
+/** An apply configuration of a whole PodDisruptionBudget (server-side apply): identity required, every other field optional. Object type: `PodDisruptionBudget` (policy/v1). */
 export interface PodDisruptionBudgetApplyConfiguration {
   apiVersion: 'policy/v1';
   kind: 'PodDisruptionBudget';
@@ -13,7 +12,7 @@ export interface PodDisruptionBudgetApplyConfiguration {
   status?: PodDisruptionBudgetStatusApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link policyV1.PodDisruptionBudgetSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `PodDisruptionBudgetSpec` (policy/v1). */
 export interface PodDisruptionBudgetSpecApplyConfiguration {
   maxUnavailable?: apimachinery.IntOrString;
   minAvailable?: apimachinery.IntOrString;
@@ -21,7 +20,7 @@ export interface PodDisruptionBudgetSpecApplyConfiguration {
   unhealthyPodEvictionPolicy?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link policyV1.PodDisruptionBudgetStatus}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `PodDisruptionBudgetStatus` (policy/v1). */
 export interface PodDisruptionBudgetStatusApplyConfiguration {
   conditions?: Array<metaV1Apply.ConditionApplyConfiguration & { type: string }>;
   currentHealthy?: number;

@@ -3,9 +3,8 @@ import type * as apimachinery from '../../api/apimachinery.ts';
 import type * as coreV1Apply from '../core/v1.ts';
 import type * as metaV1 from '../../api/meta/v1.ts';
 import type * as metaV1Apply from '../meta/v1.ts';
-import type * as resourceV1beta1 from '../../api/resource/v1beta1.ts';
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.AllocatedDeviceStatus}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `AllocatedDeviceStatus` (resource/v1beta1). */
 export interface AllocatedDeviceStatusApplyConfiguration {
   conditions?: Array<metaV1Apply.ConditionApplyConfiguration & { type: string }>;
   data?: apimachinery.RawExtension;
@@ -16,14 +15,14 @@ export interface AllocatedDeviceStatusApplyConfiguration {
   shareID?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.AllocationResult}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `AllocationResult` (resource/v1beta1). */
 export interface AllocationResultApplyConfiguration {
   allocationTimestamp?: metaV1.Time;
   devices?: DeviceAllocationResultApplyConfiguration;
   nodeSelector?: coreV1Apply.NodeSelectorApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.BasicDevice}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `BasicDevice` (resource/v1beta1). */
 export interface BasicDeviceApplyConfiguration {
   allNodes?: boolean;
   allowMultipleAllocations?: boolean;
@@ -38,61 +37,61 @@ export interface BasicDeviceApplyConfiguration {
   taints?: DeviceTaintApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.CELDeviceSelector}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CELDeviceSelector` (resource/v1beta1). */
 export interface CELDeviceSelectorApplyConfiguration {
   expression?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.CapacityRequestPolicy}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CapacityRequestPolicy` (resource/v1beta1). */
 export interface CapacityRequestPolicyApplyConfiguration {
   default?: apimachinery.Quantity;
   validRange?: CapacityRequestPolicyRangeApplyConfiguration;
   validValues?: apimachinery.Quantity[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.CapacityRequestPolicyRange}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CapacityRequestPolicyRange` (resource/v1beta1). */
 export interface CapacityRequestPolicyRangeApplyConfiguration {
   max?: apimachinery.Quantity;
   min?: apimachinery.Quantity;
   step?: apimachinery.Quantity;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.CapacityRequirements}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CapacityRequirements` (resource/v1beta1). */
 export interface CapacityRequirementsApplyConfiguration {
   requests?: { [key: string]: apimachinery.Quantity };
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.Counter}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `Counter` (resource/v1beta1). */
 export interface CounterApplyConfiguration {
   value?: apimachinery.Quantity;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.CounterSet}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CounterSet` (resource/v1beta1). */
 export interface CounterSetApplyConfiguration {
   counters?: { [key: string]: CounterApplyConfiguration };
   name?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.Device}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `Device` (resource/v1beta1). */
 export interface DeviceApplyConfiguration {
   basic?: BasicDeviceApplyConfiguration;
   name?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceAllocationConfiguration}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceAllocationConfiguration` (resource/v1beta1). */
 export interface DeviceAllocationConfigurationApplyConfiguration {
   opaque?: OpaqueDeviceConfigurationApplyConfiguration;
   requests?: string[];
   source?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceAllocationResult}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceAllocationResult` (resource/v1beta1). */
 export interface DeviceAllocationResultApplyConfiguration {
   config?: DeviceAllocationConfigurationApplyConfiguration[];
   results?: DeviceRequestAllocationResultApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceAttribute}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceAttribute` (resource/v1beta1). */
 export interface DeviceAttributeApplyConfiguration {
   bool?: boolean;
   int?: number;
@@ -100,26 +99,26 @@ export interface DeviceAttributeApplyConfiguration {
   version?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceCapacity}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceCapacity` (resource/v1beta1). */
 export interface DeviceCapacityApplyConfiguration {
   requestPolicy?: CapacityRequestPolicyApplyConfiguration;
   value?: apimachinery.Quantity;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceClaim}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceClaim` (resource/v1beta1). */
 export interface DeviceClaimApplyConfiguration {
   config?: DeviceClaimConfigurationApplyConfiguration[];
   constraints?: DeviceConstraintApplyConfiguration[];
   requests?: DeviceRequestApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceClaimConfiguration}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceClaimConfiguration` (resource/v1beta1). */
 export interface DeviceClaimConfigurationApplyConfiguration {
   opaque?: OpaqueDeviceConfigurationApplyConfiguration;
   requests?: string[];
 }
 
-/** An apply configuration of a whole DeviceClass (server-side apply): identity required, every other field optional. See {@link resourceV1beta1.DeviceClass}. */
+/** An apply configuration of a whole DeviceClass (server-side apply): identity required, every other field optional. Object type: `DeviceClass` (resource/v1beta1). */
 export interface DeviceClassApplyConfiguration {
   apiVersion: 'resource.k8s.io/v1beta1';
   kind: 'DeviceClass';
@@ -127,32 +126,32 @@ export interface DeviceClassApplyConfiguration {
   spec?: DeviceClassSpecApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceClassConfiguration}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceClassConfiguration` (resource/v1beta1). */
 export interface DeviceClassConfigurationApplyConfiguration {
   opaque?: OpaqueDeviceConfigurationApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceClassSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceClassSpec` (resource/v1beta1). */
 export interface DeviceClassSpecApplyConfiguration {
   config?: DeviceClassConfigurationApplyConfiguration[];
   extendedResourceName?: string;
   selectors?: DeviceSelectorApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceConstraint}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceConstraint` (resource/v1beta1). */
 export interface DeviceConstraintApplyConfiguration {
   distinctAttribute?: string;
   matchAttribute?: string;
   requests?: string[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceCounterConsumption}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceCounterConsumption` (resource/v1beta1). */
 export interface DeviceCounterConsumptionApplyConfiguration {
   counterSet?: string;
   counters?: { [key: string]: CounterApplyConfiguration };
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceRequest}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceRequest` (resource/v1beta1). */
 export interface DeviceRequestApplyConfiguration {
   adminAccess?: boolean;
   allocationMode?: string;
@@ -165,7 +164,7 @@ export interface DeviceRequestApplyConfiguration {
   tolerations?: DeviceTolerationApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceRequestAllocationResult}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceRequestAllocationResult` (resource/v1beta1). */
 export interface DeviceRequestAllocationResultApplyConfiguration {
   adminAccess?: boolean;
   bindingConditions?: string[];
@@ -179,12 +178,12 @@ export interface DeviceRequestAllocationResultApplyConfiguration {
   tolerations?: DeviceTolerationApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceSelector}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceSelector` (resource/v1beta1). */
 export interface DeviceSelectorApplyConfiguration {
   cel?: CELDeviceSelectorApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceSubRequest}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceSubRequest` (resource/v1beta1). */
 export interface DeviceSubRequestApplyConfiguration {
   allocationMode?: string;
   capacity?: CapacityRequirementsApplyConfiguration;
@@ -195,7 +194,7 @@ export interface DeviceSubRequestApplyConfiguration {
   tolerations?: DeviceTolerationApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceTaint}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceTaint` (resource/v1beta1). */
 export interface DeviceTaintApplyConfiguration {
   effect?: string;
   key?: string;
@@ -203,7 +202,7 @@ export interface DeviceTaintApplyConfiguration {
   value?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.DeviceToleration}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceToleration` (resource/v1beta1). */
 export interface DeviceTolerationApplyConfiguration {
   effect?: string;
   key?: string;
@@ -212,20 +211,20 @@ export interface DeviceTolerationApplyConfiguration {
   value?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.NetworkDeviceData}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `NetworkDeviceData` (resource/v1beta1). */
 export interface NetworkDeviceDataApplyConfiguration {
   hardwareAddress?: string;
   interfaceName?: string;
   ips?: string[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.OpaqueDeviceConfiguration}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `OpaqueDeviceConfiguration` (resource/v1beta1). */
 export interface OpaqueDeviceConfigurationApplyConfiguration {
   driver?: string;
   parameters?: apimachinery.RawExtension;
 }
 
-/** An apply configuration of a whole ResourceClaim (server-side apply): identity required, every other field optional. See {@link resourceV1beta1.ResourceClaim}. */
+/** An apply configuration of a whole ResourceClaim (server-side apply): identity required, every other field optional. Object type: `ResourceClaim` (resource/v1beta1). */
 export interface ResourceClaimApplyConfiguration {
   apiVersion: 'resource.k8s.io/v1beta1';
   kind: 'ResourceClaim';
@@ -234,7 +233,7 @@ export interface ResourceClaimApplyConfiguration {
   status?: ResourceClaimStatusApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.ResourceClaimConsumerReference}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ResourceClaimConsumerReference` (resource/v1beta1). */
 export interface ResourceClaimConsumerReferenceApplyConfiguration {
   apiGroup?: string;
   name?: string;
@@ -242,19 +241,19 @@ export interface ResourceClaimConsumerReferenceApplyConfiguration {
   uid?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.ResourceClaimSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ResourceClaimSpec` (resource/v1beta1). */
 export interface ResourceClaimSpecApplyConfiguration {
   devices?: DeviceClaimApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.ResourceClaimStatus}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ResourceClaimStatus` (resource/v1beta1). */
 export interface ResourceClaimStatusApplyConfiguration {
   allocation?: AllocationResultApplyConfiguration;
   devices?: Array<AllocatedDeviceStatusApplyConfiguration & { driver: string; device: string; pool: string; shareID: string }>;
   reservedFor?: Array<ResourceClaimConsumerReferenceApplyConfiguration & { uid: string }>;
 }
 
-/** An apply configuration of a whole ResourceClaimTemplate (server-side apply): identity required, every other field optional. See {@link resourceV1beta1.ResourceClaimTemplate}. */
+/** An apply configuration of a whole ResourceClaimTemplate (server-side apply): identity required, every other field optional. Object type: `ResourceClaimTemplate` (resource/v1beta1). */
 export interface ResourceClaimTemplateApplyConfiguration {
   apiVersion: 'resource.k8s.io/v1beta1';
   kind: 'ResourceClaimTemplate';
@@ -262,20 +261,20 @@ export interface ResourceClaimTemplateApplyConfiguration {
   spec?: ResourceClaimTemplateSpecApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.ResourceClaimTemplateSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ResourceClaimTemplateSpec` (resource/v1beta1). */
 export interface ResourceClaimTemplateSpecApplyConfiguration {
   metadata?: metaV1Apply.ObjectMetaApplyConfiguration;
   spec?: ResourceClaimSpecApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.ResourcePool}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ResourcePool` (resource/v1beta1). */
 export interface ResourcePoolApplyConfiguration {
   generation?: number;
   name?: string;
   resourceSliceCount?: number;
 }
 
-/** An apply configuration of a whole ResourceSlice (server-side apply): identity required, every other field optional. See {@link resourceV1beta1.ResourceSlice}. */
+/** An apply configuration of a whole ResourceSlice (server-side apply): identity required, every other field optional. Object type: `ResourceSlice` (resource/v1beta1). */
 export interface ResourceSliceApplyConfiguration {
   apiVersion: 'resource.k8s.io/v1beta1';
   kind: 'ResourceSlice';
@@ -283,7 +282,7 @@ export interface ResourceSliceApplyConfiguration {
   spec?: ResourceSliceSpecApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta1.ResourceSliceSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ResourceSliceSpec` (resource/v1beta1). */
 export interface ResourceSliceSpecApplyConfiguration {
   allNodes?: boolean;
   devices?: DeviceApplyConfiguration[];

@@ -3,9 +3,8 @@ import type * as apimachinery from '../../api/apimachinery.ts';
 import type * as coreV1Apply from '../core/v1.ts';
 import type * as metaV1 from '../../api/meta/v1.ts';
 import type * as metaV1Apply from '../meta/v1.ts';
-import type * as resourceV1beta2 from '../../api/resource/v1beta2.ts';
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.AllocatedDeviceStatus}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `AllocatedDeviceStatus` (resource/v1beta2). */
 export interface AllocatedDeviceStatusApplyConfiguration {
   conditions?: Array<metaV1Apply.ConditionApplyConfiguration & { type: string }>;
   data?: apimachinery.RawExtension;
@@ -16,49 +15,49 @@ export interface AllocatedDeviceStatusApplyConfiguration {
   shareID?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.AllocationResult}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `AllocationResult` (resource/v1beta2). */
 export interface AllocationResultApplyConfiguration {
   allocationTimestamp?: metaV1.Time;
   devices?: DeviceAllocationResultApplyConfiguration;
   nodeSelector?: coreV1Apply.NodeSelectorApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.CELDeviceSelector}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CELDeviceSelector` (resource/v1beta2). */
 export interface CELDeviceSelectorApplyConfiguration {
   expression?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.CapacityRequestPolicy}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CapacityRequestPolicy` (resource/v1beta2). */
 export interface CapacityRequestPolicyApplyConfiguration {
   default?: apimachinery.Quantity;
   validRange?: CapacityRequestPolicyRangeApplyConfiguration;
   validValues?: apimachinery.Quantity[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.CapacityRequestPolicyRange}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CapacityRequestPolicyRange` (resource/v1beta2). */
 export interface CapacityRequestPolicyRangeApplyConfiguration {
   max?: apimachinery.Quantity;
   min?: apimachinery.Quantity;
   step?: apimachinery.Quantity;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.CapacityRequirements}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CapacityRequirements` (resource/v1beta2). */
 export interface CapacityRequirementsApplyConfiguration {
   requests?: { [key: string]: apimachinery.Quantity };
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.Counter}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `Counter` (resource/v1beta2). */
 export interface CounterApplyConfiguration {
   value?: apimachinery.Quantity;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.CounterSet}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CounterSet` (resource/v1beta2). */
 export interface CounterSetApplyConfiguration {
   counters?: { [key: string]: CounterApplyConfiguration };
   name?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.Device}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `Device` (resource/v1beta2). */
 export interface DeviceApplyConfiguration {
   allNodes?: boolean;
   allowMultipleAllocations?: boolean;
@@ -74,20 +73,20 @@ export interface DeviceApplyConfiguration {
   taints?: DeviceTaintApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceAllocationConfiguration}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceAllocationConfiguration` (resource/v1beta2). */
 export interface DeviceAllocationConfigurationApplyConfiguration {
   opaque?: OpaqueDeviceConfigurationApplyConfiguration;
   requests?: string[];
   source?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceAllocationResult}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceAllocationResult` (resource/v1beta2). */
 export interface DeviceAllocationResultApplyConfiguration {
   config?: DeviceAllocationConfigurationApplyConfiguration[];
   results?: DeviceRequestAllocationResultApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceAttribute}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceAttribute` (resource/v1beta2). */
 export interface DeviceAttributeApplyConfiguration {
   bool?: boolean;
   int?: number;
@@ -95,26 +94,26 @@ export interface DeviceAttributeApplyConfiguration {
   version?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceCapacity}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceCapacity` (resource/v1beta2). */
 export interface DeviceCapacityApplyConfiguration {
   requestPolicy?: CapacityRequestPolicyApplyConfiguration;
   value?: apimachinery.Quantity;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceClaim}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceClaim` (resource/v1beta2). */
 export interface DeviceClaimApplyConfiguration {
   config?: DeviceClaimConfigurationApplyConfiguration[];
   constraints?: DeviceConstraintApplyConfiguration[];
   requests?: DeviceRequestApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceClaimConfiguration}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceClaimConfiguration` (resource/v1beta2). */
 export interface DeviceClaimConfigurationApplyConfiguration {
   opaque?: OpaqueDeviceConfigurationApplyConfiguration;
   requests?: string[];
 }
 
-/** An apply configuration of a whole DeviceClass (server-side apply): identity required, every other field optional. See {@link resourceV1beta2.DeviceClass}. */
+/** An apply configuration of a whole DeviceClass (server-side apply): identity required, every other field optional. Object type: `DeviceClass` (resource/v1beta2). */
 export interface DeviceClassApplyConfiguration {
   apiVersion: 'resource.k8s.io/v1beta2';
   kind: 'DeviceClass';
@@ -122,39 +121,39 @@ export interface DeviceClassApplyConfiguration {
   spec?: DeviceClassSpecApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceClassConfiguration}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceClassConfiguration` (resource/v1beta2). */
 export interface DeviceClassConfigurationApplyConfiguration {
   opaque?: OpaqueDeviceConfigurationApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceClassSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceClassSpec` (resource/v1beta2). */
 export interface DeviceClassSpecApplyConfiguration {
   config?: DeviceClassConfigurationApplyConfiguration[];
   extendedResourceName?: string;
   selectors?: DeviceSelectorApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceConstraint}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceConstraint` (resource/v1beta2). */
 export interface DeviceConstraintApplyConfiguration {
   distinctAttribute?: string;
   matchAttribute?: string;
   requests?: string[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceCounterConsumption}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceCounterConsumption` (resource/v1beta2). */
 export interface DeviceCounterConsumptionApplyConfiguration {
   counterSet?: string;
   counters?: { [key: string]: CounterApplyConfiguration };
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceRequest}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceRequest` (resource/v1beta2). */
 export interface DeviceRequestApplyConfiguration {
   exactly?: ExactDeviceRequestApplyConfiguration;
   firstAvailable?: DeviceSubRequestApplyConfiguration[];
   name?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceRequestAllocationResult}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceRequestAllocationResult` (resource/v1beta2). */
 export interface DeviceRequestAllocationResultApplyConfiguration {
   adminAccess?: boolean;
   bindingConditions?: string[];
@@ -168,12 +167,12 @@ export interface DeviceRequestAllocationResultApplyConfiguration {
   tolerations?: DeviceTolerationApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceSelector}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceSelector` (resource/v1beta2). */
 export interface DeviceSelectorApplyConfiguration {
   cel?: CELDeviceSelectorApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceSubRequest}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceSubRequest` (resource/v1beta2). */
 export interface DeviceSubRequestApplyConfiguration {
   allocationMode?: string;
   capacity?: CapacityRequirementsApplyConfiguration;
@@ -184,7 +183,7 @@ export interface DeviceSubRequestApplyConfiguration {
   tolerations?: DeviceTolerationApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceTaint}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceTaint` (resource/v1beta2). */
 export interface DeviceTaintApplyConfiguration {
   effect?: string;
   key?: string;
@@ -192,7 +191,7 @@ export interface DeviceTaintApplyConfiguration {
   value?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.DeviceToleration}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `DeviceToleration` (resource/v1beta2). */
 export interface DeviceTolerationApplyConfiguration {
   effect?: string;
   key?: string;
@@ -201,7 +200,7 @@ export interface DeviceTolerationApplyConfiguration {
   value?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.ExactDeviceRequest}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ExactDeviceRequest` (resource/v1beta2). */
 export interface ExactDeviceRequestApplyConfiguration {
   adminAccess?: boolean;
   allocationMode?: string;
@@ -212,20 +211,20 @@ export interface ExactDeviceRequestApplyConfiguration {
   tolerations?: DeviceTolerationApplyConfiguration[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.NetworkDeviceData}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `NetworkDeviceData` (resource/v1beta2). */
 export interface NetworkDeviceDataApplyConfiguration {
   hardwareAddress?: string;
   interfaceName?: string;
   ips?: string[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.OpaqueDeviceConfiguration}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `OpaqueDeviceConfiguration` (resource/v1beta2). */
 export interface OpaqueDeviceConfigurationApplyConfiguration {
   driver?: string;
   parameters?: apimachinery.RawExtension;
 }
 
-/** An apply configuration of a whole ResourceClaim (server-side apply): identity required, every other field optional. See {@link resourceV1beta2.ResourceClaim}. */
+/** An apply configuration of a whole ResourceClaim (server-side apply): identity required, every other field optional. Object type: `ResourceClaim` (resource/v1beta2). */
 export interface ResourceClaimApplyConfiguration {
   apiVersion: 'resource.k8s.io/v1beta2';
   kind: 'ResourceClaim';
@@ -234,7 +233,7 @@ export interface ResourceClaimApplyConfiguration {
   status?: ResourceClaimStatusApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.ResourceClaimConsumerReference}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ResourceClaimConsumerReference` (resource/v1beta2). */
 export interface ResourceClaimConsumerReferenceApplyConfiguration {
   apiGroup?: string;
   name?: string;
@@ -242,19 +241,19 @@ export interface ResourceClaimConsumerReferenceApplyConfiguration {
   uid?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.ResourceClaimSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ResourceClaimSpec` (resource/v1beta2). */
 export interface ResourceClaimSpecApplyConfiguration {
   devices?: DeviceClaimApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.ResourceClaimStatus}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ResourceClaimStatus` (resource/v1beta2). */
 export interface ResourceClaimStatusApplyConfiguration {
   allocation?: AllocationResultApplyConfiguration;
   devices?: Array<AllocatedDeviceStatusApplyConfiguration & { driver: string; device: string; pool: string; shareID: string }>;
   reservedFor?: Array<ResourceClaimConsumerReferenceApplyConfiguration & { uid: string }>;
 }
 
-/** An apply configuration of a whole ResourceClaimTemplate (server-side apply): identity required, every other field optional. See {@link resourceV1beta2.ResourceClaimTemplate}. */
+/** An apply configuration of a whole ResourceClaimTemplate (server-side apply): identity required, every other field optional. Object type: `ResourceClaimTemplate` (resource/v1beta2). */
 export interface ResourceClaimTemplateApplyConfiguration {
   apiVersion: 'resource.k8s.io/v1beta2';
   kind: 'ResourceClaimTemplate';
@@ -262,20 +261,20 @@ export interface ResourceClaimTemplateApplyConfiguration {
   spec?: ResourceClaimTemplateSpecApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.ResourceClaimTemplateSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ResourceClaimTemplateSpec` (resource/v1beta2). */
 export interface ResourceClaimTemplateSpecApplyConfiguration {
   metadata?: metaV1Apply.ObjectMetaApplyConfiguration;
   spec?: ResourceClaimSpecApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.ResourcePool}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ResourcePool` (resource/v1beta2). */
 export interface ResourcePoolApplyConfiguration {
   generation?: number;
   name?: string;
   resourceSliceCount?: number;
 }
 
-/** An apply configuration of a whole ResourceSlice (server-side apply): identity required, every other field optional. See {@link resourceV1beta2.ResourceSlice}. */
+/** An apply configuration of a whole ResourceSlice (server-side apply): identity required, every other field optional. Object type: `ResourceSlice` (resource/v1beta2). */
 export interface ResourceSliceApplyConfiguration {
   apiVersion: 'resource.k8s.io/v1beta2';
   kind: 'ResourceSlice';
@@ -283,7 +282,7 @@ export interface ResourceSliceApplyConfiguration {
   spec?: ResourceSliceSpecApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link resourceV1beta2.ResourceSliceSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `ResourceSliceSpec` (resource/v1beta2). */
 export interface ResourceSliceSpecApplyConfiguration {
   allNodes?: boolean;
   devices?: DeviceApplyConfiguration[];

@@ -3,9 +3,8 @@ import type * as apimachinery from '../../api/apimachinery.ts';
 import type * as coreV1Apply from '../core/v1.ts';
 import type * as metaV1 from '../../api/meta/v1.ts';
 import type * as metaV1Apply from '../meta/v1.ts';
-import type * as storageV1 from '../../api/storage/v1.ts';
 
-/** An apply configuration of a whole CSIDriver (server-side apply): identity required, every other field optional. See {@link storageV1.CSIDriver}. */
+/** An apply configuration of a whole CSIDriver (server-side apply): identity required, every other field optional. Object type: `CSIDriver` (storage/v1). */
 export interface CSIDriverApplyConfiguration {
   apiVersion: 'storage.k8s.io/v1';
   kind: 'CSIDriver';
@@ -13,7 +12,7 @@ export interface CSIDriverApplyConfiguration {
   spec?: CSIDriverSpecApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link storageV1.CSIDriverSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CSIDriverSpec` (storage/v1). */
 export interface CSIDriverSpecApplyConfiguration {
   attachRequired?: boolean;
   fsGroupPolicy?: string;
@@ -26,7 +25,7 @@ export interface CSIDriverSpecApplyConfiguration {
   volumeLifecycleModes?: string[];
 }
 
-/** An apply configuration of a whole CSINode (server-side apply): identity required, every other field optional. See {@link storageV1.CSINode}. */
+/** An apply configuration of a whole CSINode (server-side apply): identity required, every other field optional. Object type: `CSINode` (storage/v1). */
 export interface CSINodeApplyConfiguration {
   apiVersion: 'storage.k8s.io/v1';
   kind: 'CSINode';
@@ -34,7 +33,7 @@ export interface CSINodeApplyConfiguration {
   spec?: CSINodeSpecApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link storageV1.CSINodeDriver}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CSINodeDriver` (storage/v1). */
 export interface CSINodeDriverApplyConfiguration {
   allocatable?: VolumeNodeResourcesApplyConfiguration;
   name?: string;
@@ -42,12 +41,12 @@ export interface CSINodeDriverApplyConfiguration {
   topologyKeys?: string[];
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link storageV1.CSINodeSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `CSINodeSpec` (storage/v1). */
 export interface CSINodeSpecApplyConfiguration {
   drivers?: Array<CSINodeDriverApplyConfiguration & { name: string }>;
 }
 
-/** An apply configuration of a whole CSIStorageCapacity (server-side apply): identity required, every other field optional. See {@link storageV1.CSIStorageCapacity}. */
+/** An apply configuration of a whole CSIStorageCapacity (server-side apply): identity required, every other field optional. Object type: `CSIStorageCapacity` (storage/v1). */
 export interface CSIStorageCapacityApplyConfiguration {
   apiVersion: 'storage.k8s.io/v1';
   capacity?: apimachinery.Quantity;
@@ -58,7 +57,7 @@ export interface CSIStorageCapacityApplyConfiguration {
   storageClassName?: string;
 }
 
-/** An apply configuration of a whole StorageClass (server-side apply): identity required, every other field optional. See {@link storageV1.StorageClass}. */
+/** An apply configuration of a whole StorageClass (server-side apply): identity required, every other field optional. Object type: `StorageClass` (storage/v1). */
 export interface StorageClassApplyConfiguration {
   allowVolumeExpansion?: boolean;
   allowedTopologies?: coreV1Apply.TopologySelectorTermApplyConfiguration[];
@@ -72,13 +71,13 @@ export interface StorageClassApplyConfiguration {
   volumeBindingMode?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link storageV1.TokenRequest}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `TokenRequest` (storage/v1). */
 export interface TokenRequestApplyConfiguration {
   audience?: string;
   expirationSeconds?: number;
 }
 
-/** An apply configuration of a whole VolumeAttachment (server-side apply): identity required, every other field optional. See {@link storageV1.VolumeAttachment}. */
+/** An apply configuration of a whole VolumeAttachment (server-side apply): identity required, every other field optional. Object type: `VolumeAttachment` (storage/v1). */
 export interface VolumeAttachmentApplyConfiguration {
   apiVersion: 'storage.k8s.io/v1';
   kind: 'VolumeAttachment';
@@ -87,20 +86,20 @@ export interface VolumeAttachmentApplyConfiguration {
   status?: VolumeAttachmentStatusApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link storageV1.VolumeAttachmentSource}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `VolumeAttachmentSource` (storage/v1). */
 export interface VolumeAttachmentSourceApplyConfiguration {
   inlineVolumeSpec?: coreV1Apply.PersistentVolumeSpecApplyConfiguration;
   persistentVolumeName?: string;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link storageV1.VolumeAttachmentSpec}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `VolumeAttachmentSpec` (storage/v1). */
 export interface VolumeAttachmentSpecApplyConfiguration {
   attacher?: string;
   nodeName?: string;
   source?: VolumeAttachmentSourceApplyConfiguration;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link storageV1.VolumeAttachmentStatus}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `VolumeAttachmentStatus` (storage/v1). */
 export interface VolumeAttachmentStatusApplyConfiguration {
   attachError?: VolumeErrorApplyConfiguration;
   attached?: boolean;
@@ -108,7 +107,7 @@ export interface VolumeAttachmentStatusApplyConfiguration {
   detachError?: VolumeErrorApplyConfiguration;
 }
 
-/** An apply configuration of a whole VolumeAttributesClass (server-side apply): identity required, every other field optional. See {@link storageV1.VolumeAttributesClass}. */
+/** An apply configuration of a whole VolumeAttributesClass (server-side apply): identity required, every other field optional. Object type: `VolumeAttributesClass` (storage/v1). */
 export interface VolumeAttributesClassApplyConfiguration {
   apiVersion: 'storage.k8s.io/v1';
   driverName?: string;
@@ -117,14 +116,14 @@ export interface VolumeAttributesClassApplyConfiguration {
   parameters?: { [key: string]: string };
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link storageV1.VolumeError}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `VolumeError` (storage/v1). */
 export interface VolumeErrorApplyConfiguration {
   errorCode?: number;
   message?: string;
   time?: metaV1.Time;
 }
 
-/** An apply configuration (server-side apply): every field optional. See {@link storageV1.VolumeNodeResources}. */
+/** An apply configuration (server-side apply): every field optional. Object type: `VolumeNodeResources` (storage/v1). */
 export interface VolumeNodeResourcesApplyConfiguration {
   count?: number;
 }
