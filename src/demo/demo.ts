@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
+import type { CustomResourceDefinition } from '../api/apiextensions/v1.ts';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { isAlreadyExists, isNotFound } from '../apimachinery/errors.ts';
 import { loadKubeConfig } from '../clientcmd/load.ts';

@@ -3,9 +3,9 @@
  * `spec.template` — a ReplicaSet by another name, so the controller can be compared line by line
  * with kubernetes/pkg/controller/replicaset.
  */
-import type { CustomResourceDefinition, JSONSchemaProps } from 'kubernetes-types/apiextensions/v1.js';
-import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
-import type { LabelSelector, ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import type { CustomResourceDefinition, JSONSchemaProps } from '../api/apiextensions/v1.ts';
+import type { PodTemplateSpec } from '../api/core/v1.ts';
+import type { LabelSelector, ObjectMeta } from '../api/meta/v1.ts';
 
 /** The PodSet API group. */
 export const podSetGroup = 'demo.kubeloom.dev';

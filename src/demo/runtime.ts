@@ -5,8 +5,8 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { Event } from 'kubernetes-types/events/v1.js';
+import type { Pod } from '../api/core/v1.ts';
+import type { Event } from '../api/events/v1.ts';
 import type { Registry } from 'prom-client';
 import type { RestClient } from '../rest/client.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';

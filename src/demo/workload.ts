@@ -4,7 +4,7 @@
  * adopted and relabels a pod to be released, deletes PodSets — and after each step waits (bounded)
  * until the world has converged, confirming it with live LISTs.
  */
-import type { Namespace, Pod } from 'kubernetes-types/core/v1.js';
+import type { Namespace, Pod } from '../api/core/v1.ts';
 import { isAlreadyExists } from '../apimachinery/errors.ts';
 import { keyOf } from '../apimachinery/meta.ts';
 import { PatchType } from '../apimachinery/options.ts';

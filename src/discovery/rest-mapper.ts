@@ -6,7 +6,7 @@
  * cannot be reached at all (a network error, not an error status), built-in kinds and resources are
  * still mapped from the table generated from Kubernetes' OpenAPI documents.
  */
-import type { APIResource } from 'kubernetes-types/meta/v1.js';
+import type { APIResource } from '../api/meta/v1.ts';
 import { KubeloomError } from '../apimachinery/errors.ts';
 import type { GroupVersionKind, GroupVersionResource } from '../apimachinery/object.ts';
 import type { RequestOptions } from '../apimachinery/options.ts';

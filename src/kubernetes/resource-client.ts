@@ -3,7 +3,7 @@
  * typed clients and dynamic.ResourceInterface share this shape): the verbs of one resource, in one
  * namespace (or cluster-wide), on plain JSON objects of type `T`.
  */
-import type { Status } from 'kubernetes-types/meta/v1.js';
+import type { Status } from '../api/meta/v1.ts';
 import type { KubeList, KubeObject } from '../apimachinery/object.ts';
 import type { ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchTypeValue, RequestOptions, UpdateOptions } from '../apimachinery/options.ts';
 import type { RestClient, WatchStream } from '../rest/client.ts';
