@@ -8,3 +8,4 @@ registerCommand('apiserver', async () => (await import('./apiserver-command.ts')
 registerCommand('get', async () => (await import('./get-command.ts')).getCommand);
 registerCommand('demo', async () => (await import('./demo-command.ts')).demoCommand);
 registerCommand('generate', async () => (await import('./generate-command.ts')).generateCommand);
+registerCommand('port-forward', async () => (await import('./port-forward-command.ts')).portForwardCommand);
