@@ -3,7 +3,7 @@
  * an error type and a detail, turned into the StatusCauses of a 422 with the same message text, and the
  * Go value printing (%q for strings, %v for numbers and booleans, %#v for the rest) those messages use.
  */
-import type { StatusCause } from 'kubernetes-types/meta/v1.js';
+import type { StatusCause } from '../../../../api/meta/v1.ts';
 
 /** A field path, built child by child as `field.NewPath("spec").Child("containers").Index(0)`. */
 export class FieldPath {
