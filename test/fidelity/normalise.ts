@@ -73,6 +73,8 @@ const nodePortPattern = /\b(\d+):\d{5}\/(TCP|UDP|SCTP)\b/g;
 // The apiserver's name generator: generateName (cut to 58 characters) plus 5 characters of this alphabet.
 const maxGeneratedPrefix = 58;
 const generatedSuffix = '[bcdfghjklmnpqrstvwxz2456789]{5}';
+// The content hash of an OpenAPI v3 group-version document in the root's URLs (the documents are compared themselves).
+const openApiHashPattern = /\?hash=[0-9A-F]{128}\b/g;
 const agePattern = /(?<=^|\s)(?:\d+[smhdy])(?:\d+[smh])?(?=\s|$)/g;
 
 /** Options of {@link normaliseRun}. */
@@ -134,6 +136,7 @@ class Context {
   text(s: string): string {
     let out = s;
     for (const m of this.#masks) out = out.replace(new RegExp(m.source, m.flags.includes('g') ? m.flags : `${m.flags}g`), '{masked}');
+    out = out.replace(openApiHashPattern, '?hash={hash}');
     out = out.replace(jwtPattern, (jwt) => `{jwt:${JSON.stringify(this.claims(jwt))}}`);
     out = out.replace(uuidPattern, (u) => this.uid(u));
     for (const p of this.#prefixes) {

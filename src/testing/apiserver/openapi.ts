@@ -2,8 +2,8 @@
  * OpenAPI documents: v2 (/openapi/v2) and v3 (/openapi/v3 and /openapi/v3/<group-version>), with the
  * schemas of every served kind so that `kubectl explain` and schema-driven clients work:
  *
- * - built-in kinds: derived from the server's Go type table (schema/go-types.ts) — field names, types,
- *   formats and required fields; the descriptions of upstream's documents are not carried;
+ * - built-in kinds: from the API model the generator keeps (api-model.ts; Kubernetes' own OpenAPI
+ *   documents, descriptions included), exported back to OpenAPI by src/codegen/schema-export.ts;
  * - custom resources: each served version's `openAPIV3Schema` from its CRD, with apiVersion, kind and
  *   metadata added as kube-apiserver's CRD OpenAPI builder adds them.
  *
@@ -13,10 +13,11 @@
  * Upstream: `kube-openapi/pkg/handler` and `handler3`, `apiextensions-apiserver/pkg/controller/openapi/builder`.
  */
 import { createHash } from 'node:crypto';
+import type { SchemaNode } from '../../codegen/model.ts';
+import { toOpenApiSchema, typeClosure, typeToOpenApi, type OpenApiVersion } from '../../codegen/schema-export.ts';
+import { apiModel, modelResource } from './api-model.ts';
 import { isObject } from './object-meta.ts';
 import type { ApiResource, ResourceRegistry } from './resources.ts';
-import { goStruct, structOfKind, type GoStruct, type GoType } from './schema/scheme.ts';
-import { apiVersionString } from './resources.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -24,101 +25,54 @@ function gvPath(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;
 }
 
-const packagePrefixes: Readonly<Record<string, string>> = {
-  meta: 'io.k8s.apimachinery.pkg.apis.meta',
-};
+const objectMeta = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+// The meta types every group-version document references from its operations.
+const metaRoots = ['DeleteOptions', 'Status', 'WatchEvent', 'APIResourceList', 'Patch'].map((k) => `io.k8s.apimachinery.pkg.apis.meta.v1.${k}`);
 
-/** The OpenAPI definition name of a Go struct (`core/v1.Pod` → `io.k8s.api.core.v1.Pod`). */
-export function definitionName(struct: string): string {
-  const pkg = struct.slice(0, struct.indexOf('/'));
-  const rest = struct.slice(struct.indexOf('/') + 1);
-  return `${packagePrefixes[pkg] ?? `io.k8s.api.${pkg}`}.${rest}`;
+// The v2 document carries no `default`s (kube-openapi publishes them in v3 only).
+function withoutDefaults(v: unknown): Obj {
+  const strip = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(strip);
+    if (!isObject(x)) return x;
+    return Object.fromEntries(Object.entries(x).filter(([k]) => k !== 'default').map(([k, y]) => [k, k === 'enum' || k === 'example' ? y : strip(y)]));
+  };
+  return strip(v) as Obj;
 }
 
-const specialDefinitions: Readonly<Record<string, [string, Obj]>> = {
-  Quantity: ['io.k8s.apimachinery.pkg.api.resource.Quantity', { type: 'string' }],
-  IntOrString: ['io.k8s.apimachinery.pkg.util.intstr.IntOrString', { type: 'string', format: 'int-or-string' }],
-  Time: ['io.k8s.apimachinery.pkg.apis.meta.v1.Time', { type: 'string', format: 'date-time' }],
-  MicroTime: ['io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime', { type: 'string', format: 'date-time' }],
-  RawExtension: ['io.k8s.apimachinery.pkg.runtime.RawExtension', { type: 'object' }],
-  FieldsV1: ['io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1', { type: 'object' }],
-};
-
-/** Builds the schemas of structs reachable from some roots. */
+/** Collects the definitions of a document: model types by name, custom resource schemas. */
 class SchemaBuilder {
   readonly definitions: Obj = {};
-  readonly #ref: (name: string) => string;
+  readonly #roots = new Set<string>();
+  readonly #version: OpenApiVersion;
 
-  constructor(refPrefix: string) {
-    this.#ref = (name) => `${refPrefix}${name}`;
+  constructor(version: OpenApiVersion) {
+    this.#version = version;
   }
 
-  type(t: GoType): Obj {
-    switch (t.kind) {
-      case 'list':
-        return { type: 'array', items: this.type(t.of) };
-      case 'map':
-        return { type: 'object', additionalProperties: this.type(t.of) };
-      case 'struct':
-        this.struct(goStruct(t.name)!);
-        return { $ref: this.#ref(definitionName(t.name)) };
-      case 'scalar':
-        switch (t.name) {
-          case 'string':
-            return { type: 'string' };
-          case 'int32':
-            return { type: 'integer', format: 'int32' };
-          case 'int64':
-            return { type: 'integer', format: 'int64' };
-          case 'bool':
-            return { type: 'boolean' };
-          case 'float64':
-            return { type: 'number', format: 'double' };
-          case 'bytes':
-            return { type: 'string', format: 'byte' };
-          case 'Duration':
-            return { type: 'string' };
-          default: {
-            const [name, schema] = specialDefinitions[t.name]!;
-            this.definitions[name] ??= schema;
-            return { $ref: this.#ref(name) };
-          }
-        }
-    }
+  /** Adds a model type and everything it references. */
+  modelType(name: string): void {
+    if (apiModel.types[name] !== undefined) this.#roots.add(name);
   }
 
-  /** Adds a struct (and everything it references); returns its definition name. */
-  struct(s: GoStruct, gvk?: Obj): string {
-    const name = definitionName(s.name);
-    if (this.definitions[name] !== undefined) {
-      if (gvk !== undefined) (this.definitions[name] as Obj)['x-kubernetes-group-version-kind'] = [gvk];
-      return name;
-    }
-    const schema: Obj = { type: 'object' };
-    this.definitions[name] = schema;
-    const properties: Obj = {};
-    const required: string[] = [];
-    if (s.typeMeta) {
-      properties.apiVersion = { type: 'string' };
-      properties.kind = { type: 'string' };
-    }
-    for (const f of s.fields) {
-      if (f.inline && f.type.kind === 'struct') {
-        const inner = goStruct(f.type.name)!;
-        for (const g of inner.fields) properties[g.json] = this.type(g.type);
-        continue;
-      }
-      properties[f.json] = this.type(f.type);
-      if (!f.omitempty && !f.pointer) required.push(f.json);
-    }
-    schema.properties = Object.fromEntries(Object.keys(properties).sort().map((k) => [k, properties[k]]));
-    if (required.length > 0) schema.required = required;
-    if (gvk !== undefined) schema['x-kubernetes-group-version-kind'] = [gvk];
-    return name;
+  /** Writes the collected model types into the definitions. */
+  finish(): Obj {
+    for (const name of typeClosure(apiModel, [...this.#roots])) this.definitions[name] ??= this.#version === 'v2' ? withoutDefaults(typeToOpenApi(apiModel, name, 'v2')) : typeToOpenApi(apiModel, name, 'v3');
+    return Object.fromEntries(Object.keys(this.definitions).sort().map((k) => [k, this.definitions[k]]));
   }
 }
 
-const queryParameters = ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map((name) => ({ name, in: 'query', schema: { type: name === 'force' ? 'boolean' : 'string' }, uniqueItems: true }));
+// The query parameters of a PATCH operation (their descriptions are not carried).
+function queryParameters(version: OpenApiVersion): Obj[] {
+  return ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map((name) => {
+    const type = name === 'force' ? 'boolean' : 'string';
+    return version === 'v3' ? { in: 'query', name, schema: { type, uniqueItems: true } } : { in: 'query', name, type, uniqueItems: true };
+  });
+}
+
+// apiVersion, kind and metadata as every built-in kind's schema has them (with their descriptions).
+function typeMetaProperty(name: string): SchemaNode | undefined {
+  return apiModel.types['io.k8s.api.core.v1.ConfigMap']?.schema.properties?.[name];
+}
 
 /** The definition name kube-apiserver gives a custom resource: the group reversed, version, kind. */
 function customDefinitionName(r: ApiResource): string {
@@ -126,15 +80,18 @@ function customDefinitionName(r: ApiResource): string {
 }
 
 /** The schema of a custom resource version, from its CRD (plus apiVersion, kind and metadata). */
-function customSchema(crd: Obj | undefined, r: ApiResource, refPrefix: string): Obj {
+function customSchema(crd: Obj | undefined, r: ApiResource, version: OpenApiVersion): Obj {
   const spec = crd !== undefined && isObject(crd.spec) ? crd.spec : {};
   const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [];
   const v = versions.find((x) => x.name === r.version);
   const schema = v !== undefined && isObject(v.schema) && isObject(v.schema.openAPIV3Schema) ? structuredClone(v.schema.openAPIV3Schema) : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const properties = isObject(schema.properties) ? schema.properties : {};
-  properties.apiVersion = { type: 'string' };
-  properties.kind = { type: 'string' };
-  properties.metadata = { $ref: `${refPrefix}io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta` };
+  // The CRD builder documents apiVersion, kind and metadata as the built-in types do.
+  for (const k of ['apiVersion', 'kind', 'metadata']) {
+    const node = typeMetaProperty(k);
+    properties[k] = node === undefined ? { type: 'string' } : toOpenApiSchema({ ...node, default: undefined }, version);
+    delete (properties[k] as Obj).default;
+  }
   schema.properties = properties;
   schema['x-kubernetes-group-version-kind'] = [{ group: r.group, kind: r.kind, version: r.version }];
   return schema;
@@ -143,34 +100,36 @@ function customSchema(crd: Obj | undefined, r: ApiResource, refPrefix: string): 
 /** The CRD objects of the served custom resources, by CRD name. */
 export type CrdLookup = (r: ApiResource) => Obj | undefined;
 
-function addResources(b: SchemaBuilder, resources: readonly ApiResource[], crdOf: CrdLookup, refPrefix: string): Obj {
+function addResources(b: SchemaBuilder, resources: readonly ApiResource[], crdOf: CrdLookup, version: OpenApiVersion): Obj {
+  const refPrefix = version === 'v3' ? '#/components/schemas/' : '#/definitions/';
   const paths: Obj = {};
   for (const r of resources) {
     const gvk = { group: r.group, kind: r.kind, version: r.version };
     let name: string;
     if (r.custom) {
-      b.struct(goStruct('meta/v1.ObjectMeta')!);
+      b.modelType(objectMeta);
       name = customDefinitionName(r);
-      b.definitions[name] = customSchema(crdOf(r), r, refPrefix);
+      b.definitions[name] = customSchema(crdOf(r), r, version);
     } else {
-      const s = structOfKind(apiVersionString(r.group, r.version), r.kind);
-      if (s === undefined) continue;
-      name = b.struct(s, gvk);
-      const list = structOfKind(apiVersionString(r.group, r.version), `${r.kind}List`);
-      if (list !== undefined) b.struct(list, { ...gvk, kind: `${r.kind}List` });
+      const m = modelResource(r.group, r.version, r.resource);
+      if (m?.type === undefined) continue;
+      name = m.type;
+      for (const t of [m.type, m.listType, ...m.subresources.map((x) => x.type)]) if (t !== undefined) b.modelType(t);
     }
     if (!r.verbs.includes('patch')) continue;
     const base = `/${gvPath(r.group, r.version)}${r.namespaced ? '/namespaces/{namespace}' : ''}/${r.resource}/{name}`;
+    const ok = version === 'v3' ? { description: 'OK', content: { 'application/json': { schema: { $ref: `${refPrefix}${name}` } } } } : { description: 'OK', schema: { $ref: `${refPrefix}${name}` } };
     paths[base] = {
       patch: {
         operationId: `patch${r.kind}`,
         'x-kubernetes-action': 'patch',
         'x-kubernetes-group-version-kind': gvk,
-        parameters: queryParameters,
-        responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `${refPrefix}${name}` } } } } },
+        parameters: queryParameters(version),
+        responses: { '200': ok },
       },
     };
   }
+  for (const t of metaRoots) b.modelType(t);
   return paths;
 }
 
@@ -180,9 +139,9 @@ const info = { title: 'Kubernetes', version: 'v1.32.0' };
 /** The OpenAPI v3 document of one group/version, or undefined when it is not served. */
 export function openApiV3GroupVersion(registry: ResourceRegistry, group: string, version: string, crdOf: CrdLookup = () => undefined): Obj | undefined {
   if (!registry.hasGroupVersion(group, version)) return undefined;
-  const b = new SchemaBuilder('#/components/schemas/');
-  const paths = addResources(b, registry.resources(group, version), crdOf, '#/components/schemas/');
-  return { openapi: '3.0.0', info, paths, components: { schemas: b.definitions } };
+  const b = new SchemaBuilder('v3');
+  const paths = addResources(b, registry.resources(group, version), crdOf, 'v3');
+  return { openapi: '3.0.0', info, paths, components: { schemas: b.finish() } };
 }
 
 /** The OpenAPI v3 root: one entry per served group/version, with a content hash for client caches. */
@@ -200,7 +159,7 @@ export function openApiV3Root(registry: ResourceRegistry, crdOf: CrdLookup = () 
 
 /** The OpenAPI v2 document: every served kind's definitions in one document. */
 export function openApiV2(registry: ResourceRegistry, _accept: string | undefined, crdOf: CrdLookup = () => undefined): Obj {
-  const b = new SchemaBuilder('#/definitions/');
-  const paths = addResources(b, registry.all(), crdOf, '#/definitions/');
-  return { swagger: '2.0', info, paths, definitions: b.definitions };
+  const b = new SchemaBuilder('v2');
+  const paths = addResources(b, registry.all(), crdOf, 'v2');
+  return { swagger: '2.0', info, paths, definitions: b.finish() };
 }
