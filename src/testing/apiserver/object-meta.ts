@@ -14,6 +14,11 @@ import { validateScale } from './registry/apiextensions/scale.ts';
 type Obj = Record<string, unknown>;
 
 /** Narrows to a plain JSON object. */
+/** A JSON value as text: strings as they are, numbers and booleans printed, anything else ''. */
+export function str(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
+}
+
 export function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -92,8 +97,12 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
   const name = isObject(crd.metadata) ? crd.metadata.name : undefined;
   if (plural !== '' && group !== '' && name !== `${plural}.${group}`) causes.push(invalidCause('metadata.name', name ?? '', `must be spec.names.plural+"."+spec.group`));
   const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [];
-  if (versions.length === 0) causes.push(requiredCause('spec.versions', 'must have exactly one version marked as storage version'));
-  else if (versions.filter((v) => v.storage === true).length !== 1) causes.push(invalidCause('spec.versions', versions.length, 'must have exactly one version marked as storage version'));
+  const storageVersions = versions.filter((v) => v.storage === true).length;
+  // The value is printed with %#v: only the empty list is reproduced exactly.
+  if (versions.length === 0) causes.push({ reason: 'FieldValueInvalid', message: 'Invalid value: []apiextensions.CustomResourceDefinitionVersion{}: must have exactly one version marked as storage version', field: 'spec.versions' });
+  else if (storageVersions !== 1) causes.push(invalidCause('spec.versions', versions.length, 'must have exactly one version marked as storage version'));
+  // PrepareForCreate sets status.storedVersions to the storage version; without one it stays nil.
+  if (storageVersions === 0) causes.push({ reason: 'FieldValueInvalid', message: 'Invalid value: []string(nil): must have at least one stored version', field: 'status.storedVersions' });
   if (causes.length > 0) return { entries: [], causes };
   // Identical schemas are validated once at spec.validation, as the internal version hoists them.
   const schemaOf = (v: Obj): unknown => (isObject(v.schema) ? v.schema.openAPIV3Schema : undefined);
@@ -119,7 +128,7 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
   });
   if (causes.length > 0) return { entries: [], causes };
   const entries: ApiResource[] = [];
-  const storageVersion = String(versions.find((v) => v.storage === true)?.name ?? '');
+  const storageVersion = str(versions.find((v) => v.storage === true)?.name);
   for (const v of versions) {
     if (v.served !== true || typeof v.name !== 'string') continue;
     const subresourceSpec = isObject(v.subresources) ? v.subresources : {};

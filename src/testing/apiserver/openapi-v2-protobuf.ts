@@ -7,7 +7,7 @@
  * Upstream: github.com/google/gnostic `openapiv2/OpenAPIv2.proto` (field numbers), kube-openapi's handler.
  */
 import { stringify as toYaml } from 'yaml';
-import { isObject } from './object-meta.ts';
+import { isObject, str } from './object-meta.ts';
 import { Writer } from './protobuf.ts';
 
 type Obj = Record<string, unknown>;
@@ -72,8 +72,8 @@ export function encodeOpenApiV2(doc: Obj): Uint8Array {
   w.string(1, typeof doc.swagger === 'string' ? doc.swagger : '2.0');
   const info = isObject(doc.info) ? doc.info : {};
   const iw = new Writer();
-  iw.string(1, String(info.title ?? ''));
-  iw.string(2, String(info.version ?? ''));
+  iw.string(1, str(info.title));
+  iw.string(2, str(info.version));
   w.bytes(2, iw.finish());
   const defs = new Writer();
   for (const [name, value] of Object.entries(isObject(doc.definitions) ? doc.definitions : {})) if (isObject(value)) defs.bytes(1, namedSchema(name, value));

@@ -127,7 +127,14 @@ const builtins: readonly BuiltinSpec[] = [
   { g: '', v: 'v1', r: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', ns: true, short: ['pvc'], sub: [status('PersistentVolumeClaim')] },
   { g: '', v: 'v1', r: 'persistentvolumes', kind: 'PersistentVolume', ns: false, short: ['pv'], sub: [status('PersistentVolume')] },
   // Pods carry no metadata.generation before PodObservedGenerationTracking (v1.33+); this server is v1.32.
-  { g: '', v: 'v1', r: 'pods', kind: 'Pod', ns: true, short: ['po'], cat: ['all'], sub: [{ name: 'log', kind: 'Pod', verbs: ['get'] }, status('Pod')] },
+  { g: '', v: 'v1', r: 'pods', kind: 'Pod', ns: true, short: ['po'], cat: ['all'], sub: [
+      // The streaming subresources (streaming/upgrade.ts serves them).
+      { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+      { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+      { name: 'log', kind: 'Pod', verbs: ['get'] },
+      { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+      status('Pod'),
+    ] },
   { g: '', v: 'v1', r: 'podtemplates', kind: 'PodTemplate', ns: true },
   { g: '', v: 'v1', r: 'replicationcontrollers', kind: 'ReplicationController', ns: true, short: ['rc'], cat: ['all'], generation: true, sub: [scale, status('ReplicationController')] },
   { g: '', v: 'v1', r: 'resourcequotas', kind: 'ResourceQuota', ns: true, short: ['quota'], sub: [status('ResourceQuota')] },

@@ -8,7 +8,7 @@
  * `controllers.ts` when the server is started with those controllers on (the default).
  */
 import type { ServerResponse } from 'node:http';
-import { StatusError, newStatus } from '../../../apimachinery/errors.ts';
+import type { StatusError } from '../../../apimachinery/errors.ts';
 import { admit } from '../admission/plugins.ts';
 import { isObject, metaOf } from '../object-meta.ts';
 import { strategyFor } from '../registry/strategy.ts';

@@ -7,7 +7,6 @@ import { parseFieldSelector, type FieldSelector } from '../../../apimachinery/fi
 import { parseSelector, type LabelSelector } from '../../../apimachinery/labels.ts';
 import { fieldsOf, validateFieldSelector } from '../selectable-fields.ts';
 import { badRequest, invalid, untypedError } from '../status.ts';
-import { StatusError, newStatus } from '../../../apimachinery/errors.ts';
 import type { WatchFilter } from '../watch-stream.ts';
 import type { Obj, Target } from './scope.ts';
 

@@ -21,6 +21,8 @@ const showTarget = (t: Target): string =>
   [`${t.r.group === '' ? 'core' : t.r.group}/${t.r.version}/${t.r.resource}`, `ns=${t.namespace}`, `name=${t.name ?? '-'}`, `sub=${t.subresource ?? '-'}`, t.watchPath ? 'watch-path' : ''].join(' ').trim();
 
 const notFound = '404: the server could not find the requested resource';
+// What the mux answers for paths that are no resource path at all (discovery serves /api and /apis/<group> before routing).
+const pageNotFound = '404: 404 page not found';
 const notAllowed = '405: the server does not allow this method on the requested resource';
 
 test('route resolves resource paths to resource, namespace, name and subresource, and 404s what is not served', () => {
@@ -38,13 +40,13 @@ test('route resolves resource paths to resource, namespace, name and subresource
     ['/apis/apps/v1/namespaces/default/deployments/d1/scale', 'apps/v1/deployments ns=default name=d1 sub=scale'],
     ['/api/v1/namespaces/default/configmaps/a%2Fb', 'core/v1/configmaps ns=default name=a/b sub=-'],
     ['/api/v1/namespaces/default/configmaps/%zz', '400: invalid escape in path segment: %zz'],
-    ['/api', notFound],
-    ['/apis/apps', notFound],
+    ['/api', pageNotFound],
+    ['/apis/apps', pageNotFound],
     ['/api/v2/pods', notFound],
     ['/apis/apps/v1/widgets', notFound],
     ['/api/v1/pods/p1', notFound],
     ['/api/v1/namespaces/default/nodes', notFound],
-    ['/api/v1/namespaces/kube-system/finalize', notFound],
+    ['/api/v1/namespaces/kube-system/finalize', 'core/v1/namespaces ns= name=kube-system sub=finalize'],
     ['/api/v1/namespaces/default/configmaps/c1/log', notFound],
     ['/api/v1/namespaces/default/configmaps/c1/status', notFound],
     ['/apis/apps/v1/namespaces/default/daemonsets/d1/scale', notFound],

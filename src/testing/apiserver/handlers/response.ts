@@ -7,6 +7,7 @@
  * `endpoints/handlers/responsewriters/writers.go`, and go-restful's route selection for the answers
  * that come before any handler runs.
  */
+import { str } from '../object-meta.ts';
 import type { ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
 import { StatusError, newStatus, StatusReason } from '../../../apimachinery/errors.ts';
@@ -174,7 +175,7 @@ function serialize(json: string, format: Format): { body: Buffer; contentType: s
   if (format === 'yaml') return { body: Buffer.from(toYaml(JSON.parse(json) as unknown, { sortMapEntries: true, lineWidth: 0 })), contentType: 'application/yaml' };
   if (format === 'protobuf') {
     const obj = JSON.parse(json) as Obj;
-    if (canEncodeProtobuf(String(obj.apiVersion ?? ''), String(obj.kind ?? ''))) return { body: Buffer.from(encodeKubernetesProtobuf(obj)), contentType: protobufMediaType };
+    if (canEncodeProtobuf(str(obj.apiVersion), str(obj.kind))) return { body: Buffer.from(encodeKubernetesProtobuf(obj)), contentType: protobufMediaType };
   }
   return { body: Buffer.from(json), contentType: 'application/json' };
 }

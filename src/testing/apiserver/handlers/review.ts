@@ -6,7 +6,7 @@
  * words it, and encodes the answer (201, as upstream's create handler) in the negotiated format.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isObject, metaOf } from '../object-meta.ts';
+import { isObject, metaOf, str } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview } from '../registry/authorization/subject-access-review.ts';
 import { tokenReview } from '../registry/authentication/token-review.ts';
@@ -31,7 +31,7 @@ export function isReview(t: Target): boolean {
 /** Decodes a body into the Go struct of `apiVersion`/`kind`, as the create handler's decoder does. */
 function decodeAs(req: IncomingMessage, body: Buffer, apiVersion: string, kind: string): Obj {
   const obj = parseBody(req, body, kind);
-  if (obj.kind !== undefined && obj.kind !== kind) throw badRequest(`${String(obj.kind)} in version "v1" cannot be handled as a ${kind}: converting (v1.${String(obj.kind)}) to (${kind}): unknown conversion`);
+  if (obj.kind !== undefined && obj.kind !== kind) throw badRequest(`${str(obj.kind)} in version "v1" cannot be handled as a ${kind}: converting (v1.${str(obj.kind)}) to (${kind}): unknown conversion`);
   obj.kind = kind;
   obj.apiVersion = apiVersion;
   return typed(apiVersion, kind, obj);
@@ -49,7 +49,7 @@ function typed(apiVersion: string, kind: string, obj: Obj): Obj {
 // %#v of an authorization.NonResourceAttributes pointer, as the validation message prints it.
 function goAttributes(v: unknown): GoValue | null {
   if (!isObject(v)) return null;
-  return new GoValue(`authorization.NonResourceAttributes{Path:${JSON.stringify(String(v.path ?? ''))}, Verb:${JSON.stringify(String(v.verb ?? ''))}}`);
+  return new GoValue(`authorization.NonResourceAttributes{Path:${JSON.stringify(str(v.path))}, Verb:${JSON.stringify(str(v.verb))}}`);
 }
 
 // ValidateSelfSubjectAccessReviewSpec's first checks, whose errors carry no kind (the internal object has none set).

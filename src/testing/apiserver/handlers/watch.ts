@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { newStatus, StatusReason } from '../../../apimachinery/errors.ts';
 import { InitialEventsEndAnnotation } from '../../../apimachinery/watch.ts';
 import { apiVersionString } from '../resources.ts';
-import { badRequest, invalid, requiredCause } from '../status.ts';
+import { invalid, requiredCause } from '../status.ts';
 import { RevisionCompactedError, type Storage } from '../storage.ts';
 import { partialMetadata, toTable } from '../table.ts';
 import { WatchStream, type ObjectEncoder } from '../watch-stream.ts';

@@ -7,7 +7,7 @@
  * {@link strategyFor} gives the strategy of any served resource; resources without an entry of their
  * own (custom resources among them) get the generic one.
  */
-import { isObject } from '../object-meta.ts';
+import { isObject, str } from '../object-meta.ts';
 import type { ApiResource } from '../resources.ts';
 import type { FieldError } from './validation/field.ts';
 import { nameIsDNSLabel, nameIsDNSSubdomain, nameIsDNS1035Label, namePathSegment, type NameValidator } from './validation/names.ts';
@@ -81,8 +81,8 @@ function generateJobSelector(job: Obj): void {
   const spec = child(job, 'spec');
   if (spec.manualSelector === true) return;
   const meta = child(job, 'metadata');
-  const uid = String(meta.uid ?? '');
-  const name = String(meta.name ?? '');
+  const uid = str(meta.uid);
+  const name = str(meta.name);
   const template = child(spec, 'template');
   const tmeta = child(template, 'metadata');
   const labels = isObject(tmeta.labels) ? tmeta.labels : {};

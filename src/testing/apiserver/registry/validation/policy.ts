@@ -5,7 +5,7 @@
  * and ResourceQuotas (core).
  */
 import { parseQuantity, QuantityFormatError } from '../../../../apimachinery/quantity.ts';
-import { isObject } from '../../object-meta.ts';
+import { isObject, str } from '../../object-meta.ts';
 import { goQuote, goStrings, GoValue, invalidValue, notSupported, path, required, type FieldError, type FieldPath } from './field.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from './names.ts';
 import { validateLabelSelector } from './workloads.ts';
@@ -46,7 +46,7 @@ export function validateRole(role: Obj, namespaced: boolean): FieldError[] {
 
 /** %#v of an internal rbac.RoleRef. */
 function goRoleRef(ref: Obj): GoValue {
-  return new GoValue(`rbac.RoleRef{APIGroup:${goQuote(String(ref.apiGroup ?? ''))}, Kind:${goQuote(String(ref.kind ?? ''))}, Name:${goQuote(String(ref.name ?? ''))}}`);
+  return new GoValue(`rbac.RoleRef{APIGroup:${goQuote(str(ref.apiGroup))}, Kind:${goQuote(str(ref.kind))}, Name:${goQuote(str(ref.name))}}`);
 }
 
 /** ValidateRoleBinding / ValidateClusterRoleBinding. */
@@ -90,7 +90,7 @@ const highestUserPriority = 1_000_000_000;
 /** ValidatePriorityClass. */
 export function validatePriorityClass(pc: Obj): FieldError[] {
   const out: FieldError[] = [];
-  const name = isObject(pc.metadata) ? String(pc.metadata.name ?? '') : '';
+  const name = isObject(pc.metadata) ? str(pc.metadata.name) : '';
   const value = typeof pc.value === 'number' ? pc.value : 0;
   if (value > highestUserPriority && !name.startsWith('system-')) out.push(invalidValue(path('value'), value, `must be less than or equal to ${highestUserPriority}`));
   else if (name.startsWith('system-') && value <= highestUserPriority) out.push(invalidValue(path('metadata', 'name'), name, 'priority class names with \'system-\' prefix are reserved for system use only'));
@@ -131,7 +131,7 @@ export function validateIngress(ing: Obj): FieldError[] {
   const backend = (b: unknown, bf: FieldPath): void => {
     if (!isObject(b)) return;
     if (isObject(b.service)) {
-      const name = String(b.service.name ?? '');
+      const name = str(b.service.name);
       if (name === '') out.push(required(bf.child('service', 'name')));
       const port = isObject(b.service.port) ? b.service.port : {};
       if (port.name === undefined && port.number === undefined) out.push(required(bf.child('service', 'port'), 'port name or number is required'));
@@ -149,8 +149,8 @@ export function validateIngress(ing: Obj): FieldError[] {
     paths.forEach((p, j) => {
       const pf = rf.child('http', 'paths').index(j);
       if (p.pathType === undefined) out.push(required(pf.child('pathType'), 'pathType must be specified'));
-      else if (!['Exact', 'ImplementationSpecific', 'Prefix'].includes(String(p.pathType))) out.push(notSupported(pf.child('pathType'), p.pathType, ['Exact', 'ImplementationSpecific', 'Prefix']));
-      if ((p.pathType === 'Exact' || p.pathType === 'Prefix') && !String(p.path ?? '').startsWith('/')) out.push(invalidValue(pf.child('path'), p.path ?? '', "must be an absolute path"));
+      else if (!['Exact', 'ImplementationSpecific', 'Prefix'].includes(str(p.pathType))) out.push(notSupported(pf.child('pathType'), p.pathType, ['Exact', 'ImplementationSpecific', 'Prefix']));
+      if ((p.pathType === 'Exact' || p.pathType === 'Prefix') && !str(p.path).startsWith('/')) out.push(invalidValue(pf.child('path'), p.path ?? '', "must be an absolute path"));
       backend(p.backend, pf.child('backend'));
     });
   });

@@ -4,7 +4,7 @@
  * `pkg/apis/batch/validation/validation.go`: selectors matching templates, replica counts, restart
  * policies, update strategies, cron schedules, and what an update may not change.
  */
-import { isObject } from '../../object-meta.ts';
+import { isObject, str } from '../../object-meta.ts';
 import { forbiddenField, goQuote, goStringMap, GoValue, invalidValue, notSupported, path, required, type FieldError, type FieldPath } from './field.ts';
 import { validateLabels } from './object-meta.ts';
 import { validatePodTemplateSpec } from './core.ts';
@@ -30,7 +30,7 @@ export function goLabelSelector(s: unknown): GoValue {
       : `[]v1.LabelSelectorRequirement{${exprs
           .map((e) => {
             const values = Array.isArray(e.values) ? `[]string{${e.values.map((v) => goQuote(String(v))).join(', ')}}` : '[]string(nil)';
-            return `v1.LabelSelectorRequirement{Key:${goQuote(String(e.key ?? ''))}, Operator:${goQuote(String(e.operator ?? ''))}, Values:${values}}`;
+            return `v1.LabelSelectorRequirement{Key:${goQuote(str(e.key))}, Operator:${goQuote(str(e.operator))}, Values:${values}}`;
           })
           .join(', ')}}`;
   return new GoValue(`v1.LabelSelector{MatchLabels:${labels}, MatchExpressions:${renderedExprs}}`);
