@@ -48,7 +48,9 @@ const widgets = '/apis/example.com/v1/namespaces/default/widgets';
 test('creating a CRD serves its resource in every served version and updates discovery', async () => {
   await withServer(async (s) => {
     assert.equal((await call(s, 'GET', widgets)).status, 404);
-    const crd = await create(s, crds, widgetCrd());
+    await create(s, crds, widgetCrd());
+    // The create answers with the status as created; the naming and establishing controllers then accept it.
+    const crd = (await call(s, 'GET', `${crds}/widgets.example.com`)).body;
     const established = crd.status.conditions.find((c: Json) => c.type === 'Established');
     assert.equal(established.status, 'True');
     assert.deepEqual(crd.status.storedVersions, ['v1']);
@@ -95,7 +97,8 @@ test('custom resources: CRUD, version conversion, status subresource, watch', as
     assert.equal(resized.body.metadata.generation, 2);
     assert.deepEqual(resized.body.status, { ready: true });
     const wrongKind = await call(s, 'POST', widgets, { body: { ...widget('w2'), kind: 'Gadget' } });
-    assert.equal(wrongKind.status, 400);
+    assert.equal(wrongKind.status, 422);
+    assert.equal(wrongKind.body.message, 'Gadget.example.com "w2" is invalid: kind: Invalid value: "Gadget": must be Widget');
     const events = [await w.next(), await w.next(), await w.next()];
     assert.deepEqual(
       events.map((e: Json) => `${e.type} ${e.object.apiVersion}`),
@@ -159,7 +162,7 @@ test('an invalid CRD is 422 Invalid', async () => {
     assert.equal(r.status, 422);
     assert.deepEqual(
       r.body.details.causes.map((c: Json) => c.field),
-      ['metadata.name', 'spec.versions'],
+      ['metadata.name', 'spec.versions', 'status.storedVersions'],
     );
   });
 });

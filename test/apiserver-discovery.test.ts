@@ -58,7 +58,10 @@ test('GET /apis lists every built-in group with its preferred version', async ()
     'batch:batch/v1',
     'coordination.k8s.io:coordination.k8s.io/v1',
     'events.k8s.io:events.k8s.io/v1',
+    'networking.k8s.io:networking.k8s.io/v1',
+    'policy:policy/v1',
     'rbac.authorization.k8s.io:rbac.authorization.k8s.io/v1',
+    'scheduling.k8s.io:scheduling.k8s.io/v1',
   ]);
 });
 
@@ -72,33 +75,35 @@ test('aggregated discovery requests get plain legacy documents (clients fall bac
 
 test('GET /apis/<group>/<version> lists the group resources; /apis/<group> the group', async () => {
   const apps = await call(server, 'GET', '/apis/apps/v1');
+  // In kube-apiserver's order: resources sorted, each followed by its subresources (sorted).
   assert.deepEqual(
     apps.body.resources.map((x: Json) => x.name),
     [
-      'deployments',
-      'deployments/status',
-      'deployments/scale',
-      'replicasets',
-      'replicasets/status',
-      'replicasets/scale',
-      'statefulsets',
-      'statefulsets/status',
-      'statefulsets/scale',
+      'controllerrevisions',
       'daemonsets',
       'daemonsets/status',
+      'deployments',
+      'deployments/scale',
+      'deployments/status',
+      'replicasets',
+      'replicasets/scale',
+      'replicasets/status',
+      'statefulsets',
+      'statefulsets/scale',
+      'statefulsets/status',
     ],
   );
-  const scale = apps.body.resources[2];
+  const scale = apps.body.resources.find((x: Json) => x.name === 'deployments/scale');
   assert.deepEqual([scale.group, scale.version, scale.kind, scale.verbs], ['autoscaling', 'v1', 'Scale', ['get', 'patch', 'update']]);
-  const deploy = apps.body.resources[0];
+  const deploy = apps.body.resources.find((x: Json) => x.name === 'deployments');
   assert.deepEqual([deploy.kind, deploy.namespaced, deploy.shortNames], ['Deployment', true, ['deploy']]);
   const group = await call(server, 'GET', '/apis/apps');
   assert.equal(group.body.kind, 'APIGroup');
   assert.equal(group.body.preferredVersion.version, 'v1');
   const rbac = await call(server, 'GET', '/apis/rbac.authorization.k8s.io/v1');
-  assert.deepEqual(rbac.body.resources.map((x: Json) => `${x.name}:${x.namespaced}`), ['roles:true', 'rolebindings:true', 'clusterroles:false', 'clusterrolebindings:false']);
+  assert.deepEqual(rbac.body.resources.map((x: Json) => `${x.name}:${x.namespaced}`), ['clusterrolebindings:false', 'clusterroles:false', 'rolebindings:true', 'roles:true']);
   for (const [gv, names] of [
-    ['batch/v1', ['jobs', 'jobs/status']],
+    ['batch/v1', ['cronjobs', 'cronjobs/status', 'jobs', 'jobs/status']],
     ['coordination.k8s.io/v1', ['leases']],
     ['events.k8s.io/v1', ['events']],
     ['apiextensions.k8s.io/v1', ['customresourcedefinitions', 'customresourcedefinitions/status']],
@@ -111,12 +116,18 @@ test('GET /apis/<group>/<version> lists the group resources; /apis/<group> the g
   }
 });
 
-test('unknown groups, versions and paths answer a 404 Status', async () => {
-  for (const path of ['/apis/nope.example.com/v1', '/apis/nope.example.com', '/api/v2', '/openapi/v2', '/nothing/here', '/apis/apps/v1/widgets']) {
+test('unknown versions and resources of served groups answer a 404 Status; other paths the mux 404 text', async () => {
+  for (const path of ['/api/v2', '/apis/apps/v9', '/apis/apps/v1/widgets']) {
     const r = await call(server, 'GET', path);
     assert.equal(r.status, 404, path);
     assert.equal(r.body.kind, 'Status', path);
     assert.equal(r.body.reason, 'NotFound', path);
+  }
+  // Groups nobody serves fall through kube-apiserver's delegation chain to the mux's NotFound handler.
+  for (const path of ['/apis/nope.example.com/v1', '/apis/nope.example.com', '/nothing/here']) {
+    const r = await call(server, 'GET', path);
+    assert.equal(r.status, 404, path);
+    assert.equal(r.text, '404 page not found\n', path);
   }
 });
 

@@ -51,15 +51,16 @@ test('labelSelector and fieldSelector filter lists; a bad selector is 400', asyn
     assert.equal(bad.body.reason, 'BadRequest');
     const badField = await call(s, 'GET', `${cms}?fieldSelector=spec.nodeName%3Dx`);
     assert.equal(badField.status, 400);
-    assert.equal(badField.body.message, 'field label not supported: spec.nodeName');
+    assert.equal(badField.body.message, '"spec.nodeName" is not a known field selector: only "metadata.name", "metadata.namespace"');
   });
 });
 
 test('pods can be selected by status.phase and spec.nodeName', async () => {
   await withServer(async (s) => {
     const pods = '/api/v1/namespaces/default/pods';
-    await create(s, pods, pod('p1', { spec: { nodeName: 'n1', containers: [] } }));
-    await create(s, pods, pod('p2', { spec: { nodeName: 'n2', containers: [] } }));
+    const containers = [{ name: 'c', image: 'busybox' }];
+    await create(s, pods, pod('p1', { spec: { nodeName: 'n1', containers } }));
+    await create(s, pods, pod('p2', { spec: { nodeName: 'n2', containers } }));
     await create(s, pods, pod('p3'));
     for (const name of ['p1', 'p2']) {
       // Status is not settable on create (kube resets it to Pending): it goes through /status.

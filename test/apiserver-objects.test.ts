@@ -206,7 +206,8 @@ test('dryRun=All validates and answers without storing', async () => {
   assert.equal(server.revision(), before);
   assert.equal((await call(server, 'GET', `${cms}/dry`)).status, 404);
   const bad = await call(server, 'POST', `${cms}?dryRun=Some`, { body: configMap('dry') });
-  assert.equal(bad.status, 400);
+  assert.equal(bad.status, 422);
+  assert.equal(bad.body.message, 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Some"}: supported values: "All"');
 });
 
 test('cluster-scoped objects live outside namespaces', async () => {
@@ -262,9 +263,10 @@ test('Table and PartialObjectMetadata renderings', async () => {
   const ml = await call(server, 'GET', `${cms}?limit=1`, { headers: { accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1' } });
   assert.equal(ml.body.kind, 'PartialObjectMetadataList');
   assert.equal(ml.body.items[0].kind, 'PartialObjectMetadata');
-  // Protobuf is not spoken: JSON is the answer.
-  const pb = await call(server, 'GET', `${cms}/tabled`, { headers: { accept: 'application/vnd.kubernetes.protobuf,application/json' } });
-  assert.equal(pb.body.kind, 'ConfigMap');
+  // Built-in kinds are also answered in protobuf (the 'k8s\0' envelope) when the client prefers it.
+  const pb = await fetch(`${server.url}${cms}/tabled`, { headers: { accept: 'application/vnd.kubernetes.protobuf,application/json' } });
+  assert.equal(pb.headers.get('content-type'), 'application/vnd.kubernetes.protobuf');
+  assert.deepEqual([...new Uint8Array(await pb.arrayBuffer()).subarray(0, 4)], [0x6b, 0x38, 0x73, 0x00]);
 });
 
 test('the scale subresource reads and writes spec.replicas as an autoscaling/v1 Scale', async () => {
@@ -307,7 +309,7 @@ test('Tables carry the columns and cells of kube-apiserver printers (priority 1 
   };
   const template = { metadata: { labels: { app: 't' } }, spec: { containers: [{ name: 'c', image: 'img:1' }] } };
   await create(server, '/apis/apps/v1/namespaces/default/replicasets', { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'rs-t' }, spec: { replicas: 3, selector: { matchLabels: { app: 't' } }, template } });
-  await create(server, '/apis/batch/v1/namespaces/default/jobs', { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'job-t' }, spec: { completions: 2, template } });
+  await create(server, '/apis/batch/v1/namespaces/default/jobs', { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'job-t' }, spec: { completions: 2, template: { ...template, spec: { ...template.spec, restartPolicy: 'Never' } } } });
   await create(server, '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-t', labels: { 'node-role.kubernetes.io/control-plane': '' } } });
   await call(server, 'PATCH', '/api/v1/nodes/node-t/status', {
     contentType: 'application/merge-patch+json',

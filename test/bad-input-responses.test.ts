@@ -196,14 +196,17 @@ test('an informer meeting a malformed watch line resumes from the last good reso
   }
 });
 
-test('oversized objects: the embedded server refuses bodies over 3 MiB with 413; large objects within the limit round-trip', async () => {
+test('oversized objects: the embedded server refuses bodies over 3 MiB with 413, ConfigMaps over 1 MiB with 422; large objects within the limits round-trip', async () => {
   const server = await startApiServer();
   const cs = newClientset({ host: server.url, qps: -1 });
   try {
     const big = 'x'.repeat(3 * 1024 * 1024 + 1);
     const err = await errorOf(cs.coreV1().configMaps('default').create({ metadata: { name: 'huge' }, data: { big } }));
     assert.ok(isRequestEntityTooLarge(err), err.message);
-    const ok = 'y'.repeat(2 * 1024 * 1024);
+    // Within the request limit but over ConfigMap validation's 1 MiB of data: 422, as upstream.
+    const tooLong = await errorOf(cs.coreV1().configMaps('default').create({ metadata: { name: 'long' }, data: { long: 'z'.repeat(2 * 1024 * 1024) } }));
+    assert.match(tooLong.message, /ConfigMap "long" is invalid: \[\]: Too long: must have at most 1048576 bytes/);
+    const ok = 'y'.repeat(1024 * 1024 - 64);
     await cs.coreV1().configMaps('default').create({ metadata: { name: 'large' }, data: { ok } });
     const w = await cs.coreV1().configMaps('default').watch({ resourceVersion: '0' });
     for await (const e of w) {
