@@ -227,7 +227,7 @@ class Context {
 
   table(t: Obj, path: readonly string[]): unknown {
     const columns = (t.columnDefinitions as Obj[]).map((c) => String(c.name));
-    const ageColumns = new Set(columns.flatMap((c, i) => (c === 'Age' || c === 'Last Seen' || c === 'Duration' ? [i] : [])));
+    const ageColumns = new Set(columns.flatMap((c, i) => (ageColumnNames.has(c) ? [i] : [])));
     const copy: Obj = { ...t };
     this.markListLike(path);
     copy.rows = (t.rows as unknown[]).map((row) => {
@@ -280,6 +280,15 @@ function pathParts(path: string): string[] {
  * for an array of scalars), or a
  * key with its dots escaped (`io\\.k8s\\.api`).
  */
+const ageColumnNames: ReadonlySet<string> = new Set(['Age', 'Last Seen', 'Duration']);
+
+/** A Table (meta.k8s.io) with the cells of its age-like columns replaced by `{age}`; anything else unchanged. */
+function maskTableAges(v: unknown): unknown {
+  if (!isObj(v) || !Array.isArray(v.columnDefinitions) || !Array.isArray(v.rows)) return v;
+  const ages = new Set(v.columnDefinitions.flatMap((c, i) => (isObj(c) && ageColumnNames.has(String(c.name)) ? [i] : [])));
+  return { ...v, rows: v.rows.map((row) => (isObj(row) && Array.isArray(row.cells) ? { ...row, cells: row.cells.map((c, i) => (ages.has(i) && typeof c === 'string' ? '{age}' : c)) } : row)) };
+}
+
 export function pick(v: unknown, paths: readonly string[]): unknown {
   // Segments are keys (strings) or array positions (numbers); arrays are rebuilt as arrays, compacted.
   type Seg = string | number;
@@ -466,7 +475,8 @@ export function normaliseRun(run: Run): Normalised {
         step.type = type;
         if (o.warnings.length > 0) step.warnings = o.warnings.map((w) => ctx.text(w));
         if (o.timedOut) step.streaming = true;
-        const ordered = o.step.unordered === true ? sortItems(p) : p;
+        // Ages in Table cells are masked before a pick can drop the column definitions that name them.
+        const ordered = maskTableAges(o.step.unordered === true ? sortItems(p) : p);
         const body = o.step.pick !== undefined && ordered !== undefined ? pick(ordered, o.step.pick) : ordered;
         if (body !== undefined) step.body = ctx.value(body, [String(i)]);
         return step;
@@ -477,7 +487,7 @@ export function normaliseRun(run: Run): Normalised {
         return step;
       }
       case 'events': {
-        const events = (ctx.value(p, [String(i)]) as unknown[]) ?? [];
+        const events = ((ctx.value(p, [String(i)]) as unknown[]) ?? []).filter((e) => !(o.ignoreBookmarks && isObj(e) && e.type === 'BOOKMARK'));
         if (o.unordered) events.sort((a, b) => (eventKey(a) < eventKey(b) ? -1 : eventKey(a) > eventKey(b) ? 1 : 0));
         return { step: o.label, events, ...(o.ended ? { ended: true } : {}) };
       }

@@ -21,7 +21,7 @@ export type Observation =
   | { kind: 'http'; step: HttpStep; label: string; status: number; contentType: string; warnings: string[]; body: Buffer; timedOut: boolean }
   | { kind: 'kubectl'; label: string; exit: number; stdout: string; stderr: string; step: Step }
   | { kind: 'watch'; label: string; status: number; contentType: string; body: Buffer }
-  | { kind: 'events'; label: string; events: unknown[]; ended: boolean; unordered: boolean }
+  | { kind: 'events'; label: string; events: unknown[]; ended: boolean; unordered: boolean; ignoreBookmarks: boolean }
   | { kind: 'skipped'; label: string; why: string };
 
 /** A finished scenario run. */
@@ -283,7 +283,7 @@ export async function runScenario(s: Scenario, o: RunOptions): Promise<Run> {
       }
       const events = step.untilEnd === true ? w.events.slice(w.read) : w.events.slice(w.read, w.read + (step.count ?? 1));
       w.read += events.length;
-      record({ kind: 'events', label: `events ${step.events}`, events, ended: step.untilEnd === true ? w.ended : false, unordered: step.unordered === true });
+      record({ kind: 'events', label: `events ${step.events}`, events, ended: step.untilEnd === true ? w.ended : false, unordered: step.unordered === true, ignoreBookmarks: step.ignoreBookmarks === true });
       return;
     }
     if (isKubectl(step)) {
@@ -389,16 +389,24 @@ export async function deleteNamespace(o: RunOptions, ns: string): Promise<void> 
 /** Runs scenarios with at most `concurrency` at a time; results in the scenarios' order. */
 export async function runAll(scenarios: readonly Scenario[], o: RunOptions, concurrency: number, onDone?: (r: Run) => void): Promise<Run[]> {
   const results: Run[] = new Array<Run>(scenarios.length);
+  const shared = scenarios.flatMap((s, i) => (s.alone === true ? [] : [i]));
   let next = 0;
   const worker = async (): Promise<void> => {
     for (;;) {
-      const i = next++;
-      if (i >= scenarios.length) return;
+      const i = shared[next++];
+      if (i === undefined) return;
       const r = await runScenario(scenarios[i]!, o);
       results[i] = r;
       onDone?.(r);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  // Then, one at a time, the scenarios that must not overlap with others.
+  for (const [i, s] of scenarios.entries()) {
+    if (s.alone !== true) continue;
+    const r = await runScenario(s, o);
+    results[i] = r;
+    onDone?.(r);
+  }
   return results;
 }

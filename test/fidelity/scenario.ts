@@ -93,6 +93,11 @@ export interface EventsStep {
   untilEnd?: boolean;
   /** The events come in no defined order (synthetic ADDED events of `resourceVersion=0`): sort them by type and name. */
   unordered?: boolean;
+  /**
+   * Leave BOOKMARK events out: kube-apiserver's watch cache sends between none and two pre-timeout bookmarks
+   * depending on where its one-second timer buckets fall, so their number is no property of the API.
+   */
+  ignoreBookmarks?: boolean;
 }
 
 /** Waits a while (real time), e.g. for a bookmark before a watch's timeout. */
@@ -121,6 +126,11 @@ export interface Scenario {
   masks?: RegExp[];
   /** Keys whose values are replaced by `{masked}` wherever they appear. */
   maskKeys?: string[];
+  /**
+   * Run when no other scenario runs: for answers that depend on cluster-wide state other scenarios change
+   * (`kubectl api-resources` fails when a CRD group vanishes between its discovery requests).
+   */
+  alone?: boolean;
 }
 
 /** The area of a scenario: the part of its id before the slash. */

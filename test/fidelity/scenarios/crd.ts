@@ -60,7 +60,7 @@ export const crd: Scenario[] = [
   },
   {
     id: 'crd/cr-strategic-patch-refused',
-    title: 'Custom resource: strategic merge patch is 415, an unknown version 404, a wrong kind 400',
+    title: 'Custom resource: strategic merge patch is 415, an unknown version 404, a wrong kind 422',
     steps: [
       ...installWidgets(),
       { req: `POST ${widgets}`, body: widget('w1'), keep: 'status' },

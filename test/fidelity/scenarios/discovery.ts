@@ -79,6 +79,7 @@ export const discovery: Scenario[] = [
     id: 'discovery/kubectl-api-resources',
     title: 'kubectl api-resources for the apps and rbac groups, and api-versions',
     namespace: false,
+    alone: true,
     steps: [
       { kubectl: 'api-resources --api-group=apps' },
       { kubectl: 'api-resources --api-group=rbac.authorization.k8s.io -o wide' },

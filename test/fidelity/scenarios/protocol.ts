@@ -110,7 +110,7 @@ export const protocol: Scenario[] = [
       { req: `GET ${cms}?limit=abc` },
       { req: `GET ${cms}?limit=-1`, pick: ['kind', 'metadata.continue'] },
       { req: `GET ${cms}?timeoutSeconds=abc` },
-      { req: `GET ${cms}?watch=maybe` },
+      { req: `GET ${cms}?watch=maybe&timeoutSeconds=1` },
       { req: `GET ${cms}?allowWatchBookmarks=maybe`, pick: ['kind'] },
       { req: `GET ${cms}?resourceVersionMatch=exact&resourceVersion=1` },
     ],
