@@ -178,7 +178,7 @@ export async function runGet(args: string[], io: GetIo): Promise<number> {
     const mapping = await new RestMapper(new DiscoveryClient(rest)).resourceFor({ resource: resourceArg });
     const allNamespaces = values['all-namespaces'] === true && nameArg === undefined;
     const namespace = mapping.namespaced && !allNamespaces ? (values.namespace ?? namespaceOf(kubeconfig, contextOpt)) : '';
-    const client = new ResourceClient<Unstructured>(rest, { ...mapping.resource, kind: mapping.groupVersionKind.kind, namespaced: mapping.namespaced, namespace });
+    const client = new ResourceClient<Unstructured>(rest, { ...mapping.resource, kind: mapping.groupVersionKind.kind, namespaced: mapping.namespaced, namespace, unstructured: true });
     const listOptions: ListOptions = {};
     if (values.selector !== undefined) listOptions.labelSelector = values.selector;
     if (values['field-selector'] !== undefined) listOptions.fieldSelector = values['field-selector'];
