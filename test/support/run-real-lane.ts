@@ -1,0 +1,66 @@
+/**
+ * `npm run test:real [-- files...]`: runs the end-to-end suites against the cluster named by
+ * KUBELOOM_TEST_KUBECONFIG. The suites are the test files that declare their tests through
+ * test/support/backend.ts; the same files run against the embedded API server in `npm test`.
+ * Without the variable it says how to get a cluster and exits 2.
+ */
+import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { BackendEnvVar, KubeconfigEnvVar } from './backend-env.ts';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+
+const help = `npm run test:real runs the end-to-end suites against a real Kubernetes cluster.
+
+Set ${KubeconfigEnvVar} to a kubeconfig whose current context is that cluster, for example:
+
+  ${KubeconfigEnvVar}=/root/realk8s/kubeconfig npm run test:real
+
+Every test works in a namespace of its own (kl-e2e-<random>) and deletes it afterwards; CRDs it
+creates get unique names and are deleted too. Ways to get a cluster:
+
+  - ../shared/realk8s (a kube-apiserver v1.24 with etcd on this machine; see its README.md):
+      ../shared/realk8s/build.sh && COMPACTION_INTERVAL=10s ../shared/realk8s/start.sh
+      ${KubeconfigEnvVar}=$HOME/realk8s/kubeconfig npm run test:real
+    COMPACTION_INTERVAL=10s makes etcd compact often, which the relist-after-compaction tests wait for.
+  - kubeloom's own embedded API server, as a process (useful to check the lane itself):
+      npx kubeloom apiserver --tls --token t --write-kubeconfig /tmp/kubeloom.kubeconfig &
+      ${KubeconfigEnvVar}=/tmp/kubeloom.kubeconfig npm run test:real
+  - any other cluster you may write to (kind, minikube, ...).
+
+See docs/testing-real-cluster.md.
+`;
+
+/** Test files below test/ that import the backend layer. */
+async function suiteFiles(): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else if (entry.name.endsWith('.test.ts') && /from '\.{1,2}\/(?:\.\.\/)*support\/backend\.ts'/.test(await readFile(full, 'utf8'))) out.push(path.relative(root, full));
+    }
+  };
+  await walk(path.join(root, 'test'));
+  return out.sort();
+}
+
+async function main(): Promise<number> {
+  const kubeconfig = process.env[KubeconfigEnvVar];
+  if (kubeconfig === undefined || kubeconfig === '') {
+    process.stderr.write(`${KubeconfigEnvVar} is not set.\n\n${help}`);
+    return 2;
+  }
+  const args = process.argv.slice(2);
+  const files = args.length > 0 ? args : await suiteFiles();
+  process.stdout.write(`kubeloom real-cluster lane: ${files.length} files against ${path.resolve(kubeconfig)}\n`);
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', '--unhandled-rejections=strict', ...files], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, [BackendEnvVar]: 'real', [KubeconfigEnvVar]: path.resolve(kubeconfig) },
+  });
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal !== null ? 1 : 0))));
+}
+
+process.exitCode = await main();
