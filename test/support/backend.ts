@@ -316,7 +316,7 @@ class Env implements E2eEnv {
   /** Runs the deferred functions, then removes what the test created; the first error wins. */
   async cleanup(): Promise<void> {
     const errors: unknown[] = [];
-    const attempt = async (fn: () => Promise<unknown> | unknown): Promise<void> => {
+    const attempt = async (fn: () => unknown): Promise<void> => {
       try {
         await fn();
       } catch (err) {
