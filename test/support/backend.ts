@@ -90,6 +90,11 @@ export interface E2eEnv {
   has(capability: Capability): boolean;
   /** A name unique to this run, for cluster-scoped objects: `<base>-<random>`. */
   uniqueName(base: string): string;
+  /**
+   * Six random lowercase letters, fixed for the test: a suffix for names that must not collide with
+   * anyone else's on a shared cluster even where only letters are allowed (CRD kinds, plurals, short names).
+   */
+  readonly suffix: string;
   /** Creates another namespace (unique name from `base`), deleted after the test like the first. */
   createNamespace(base?: string): Promise<string>;
   /** A kubeconfig file for the backend whose current context uses `namespace` (default: the test's). */
@@ -98,6 +103,11 @@ export interface E2eEnv {
   tmpDir(): Promise<string>;
   /** Creates a CRD, waits until it is Established and served, and deletes it after the test. */
   createCrd(crd: CustomResourceDefinition): Promise<CustomResourceDefinition>;
+  /**
+   * For a CRD created some other way (a manifest, kubectl): waits until it is Established and served
+   * and deletes it after the test. A real apiserver establishes CRDs asynchronously.
+   */
+  adoptCrd(name: string): Promise<CustomResourceDefinition>;
   /**
    * Resolves once etcd history up to `resourceVersion` has been compacted: the embedded server compacts
    * on demand; on a real cluster this waits for its periodic compaction (kube-apiserver
@@ -199,6 +209,7 @@ class Env implements E2eEnv {
   readonly backend: BackendName;
   namespace = '';
   readonly cs: Clientset;
+  readonly suffix = Array.from(randomBytes(6), (b) => String.fromCharCode(97 + (b % 26))).join('');
   readonly #conn: Connection;
   readonly #deferred: Array<() => Promise<void> | void> = [];
   readonly #namespaces: string[] = [];
@@ -261,12 +272,15 @@ class Env implements E2eEnv {
   }
 
   async createCrd(crd: CustomResourceDefinition): Promise<CustomResourceDefinition> {
+    const created = await this.cs.apiextensionsV1().customResourceDefinitions().create(crd);
+    return this.adoptCrd(created.metadata?.name ?? '');
+  }
+
+  async adoptCrd(name: string): Promise<CustomResourceDefinition> {
     const crds = this.cs.apiextensionsV1().customResourceDefinitions();
-    const created = await crds.create(crd);
-    const name = created.metadata?.name ?? '';
-    this.#crds.push(name);
+    if (!this.#crds.includes(name)) this.#crds.push(name);
     const established = (c: CustomResourceDefinition): boolean => c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True') === true;
-    let current = created;
+    let current = await crds.get(name);
     for (let i = 0; !established(current); i++) {
       if (i > 600) throw new Error(`CRD ${name} was not Established within a minute`);
       await pause(100);
