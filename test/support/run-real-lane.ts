@@ -1,5 +1,5 @@
 /**
- * `npm run test:real [-- files...]`: runs the end-to-end suites against the cluster named by
+ * `npm run test:real [-- [node --test flags] [files...]]`: runs the end-to-end suites against the cluster named by
  * KUBELOOM_TEST_KUBECONFIG. The suites are the test files that declare their tests through
  * test/support/backend.ts; the same files run against the embedded API server in `npm test`.
  * Without the variable it says how to get a cluster and exits 2.
@@ -52,10 +52,13 @@ async function main(): Promise<number> {
     process.stderr.write(`${KubeconfigEnvVar} is not set.\n\n${help}`);
     return 2;
   }
+  // Arguments: test files (default: every suite on the backend layer) and node --test flags.
   const args = process.argv.slice(2);
-  const files = args.length > 0 ? args : await suiteFiles();
+  const flags = args.filter((a) => a.startsWith('-'));
+  const named = args.filter((a) => !a.startsWith('-'));
+  const files = named.length > 0 ? named : await suiteFiles();
   process.stdout.write(`kubeloom real-cluster lane: ${files.length} files against ${path.resolve(kubeconfig)}\n`);
-  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', '--unhandled-rejections=strict', ...files], {
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', '--unhandled-rejections=strict', ...flags, ...files], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, [BackendEnvVar]: 'real', [KubeconfigEnvVar]: path.resolve(kubeconfig) },
