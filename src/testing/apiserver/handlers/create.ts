@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyCreateDefaults, podQOSClass, type ServiceAllocator } from '../defaults.ts';
-import { acceptedCrdStatus, customResourcesOf, generateName, isObject, metaOf, validateName } from '../object-meta.ts';
+import { acceptedCrdStatus, customResourcesOf, dropEmptyMetadata, generateName, isObject, metaOf, validateName } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { alreadyExists, badRequest, invalid, methodNotAllowed, notFound, requiredCause } from '../status.ts';
@@ -65,6 +65,7 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
   delete meta.selfLink;
   if (t.r.tracksGeneration) meta.generation = 1;
   else delete meta.generation;
+  dropEmptyMetadata(obj);
   createDefaults(t.r, obj, scope.allocator);
   return { name, obj };
 }

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyUpdateDefaults } from '../defaults.ts';
-import { acceptedCrdStatus, customResourcesOf, isNoop, isObject, metaOf, specChanged } from '../object-meta.ts';
+import { acceptedCrdStatus, customResourcesOf, dropEmptyMetadata, isNoop, isObject, metaOf, specChanged } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
@@ -134,5 +134,6 @@ function normalise(scope: RequestScope, t: Target, old: Obj, candidate: Obj): Ob
     if (t.r.tracksGeneration && specChanged(t.r, old, next)) meta.generation = (typeof oldMeta.generation === 'number' ? oldMeta.generation : 0) + 1;
   }
   metaOf(next).resourceVersion = oldMeta.resourceVersion;
+  dropEmptyMetadata(next);
   return next;
 }
