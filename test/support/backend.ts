@@ -24,7 +24,7 @@ import { loadKubeConfigFile, parseKubeConfig, restConfigFrom, writeKubeConfig, t
 import { newClientset, type Clientset } from '../../src/kubernetes/index.ts';
 import type { RestConfig } from '../../src/rest/index.ts';
 import { DynamicClient } from '../../src/dynamic/index.ts';
-import { isExpired, isNotFound } from '../../src/apimachinery/errors.ts';
+import { isAlreadyExists, isExpired, isNotFound } from '../../src/apimachinery/errors.ts';
 import { protectRestConfig } from '../../src/clientcmd/redact.ts';
 import { BackendEnvVar, CompactionTimeoutEnvVar, KubeconfigEnvVar } from './backend-env.ts';
 
@@ -108,6 +108,11 @@ export interface E2eEnv {
    * and deletes it after the test. A real apiserver establishes CRDs asynchronously.
    */
   adoptCrd(name: string): Promise<CustomResourceDefinition>;
+  /**
+   * Creates a CRD unless it exists and waits until it is served; it is never deleted (a CRD with a
+   * fixed name, such as the PodSet demo's, may be in use by other tests at the same time).
+   */
+  ensureSharedCrd(crd: CustomResourceDefinition): Promise<CustomResourceDefinition>;
   /**
    * Resolves once etcd history up to `resourceVersion` has been compacted: the embedded server compacts
    * on demand; on a real cluster this waits for its periodic compaction (kube-apiserver
@@ -277,8 +282,21 @@ class Env implements E2eEnv {
   }
 
   async adoptCrd(name: string): Promise<CustomResourceDefinition> {
-    const crds = this.cs.apiextensionsV1().customResourceDefinitions();
     if (!this.#crds.includes(name)) this.#crds.push(name);
+    return this.#waitServed(name);
+  }
+
+  async ensureSharedCrd(crd: CustomResourceDefinition): Promise<CustomResourceDefinition> {
+    try {
+      await this.cs.apiextensionsV1().customResourceDefinitions().create(structuredClone(crd));
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+    return this.#waitServed(crd.metadata?.name ?? '');
+  }
+
+  async #waitServed(name: string): Promise<CustomResourceDefinition> {
+    const crds = this.cs.apiextensionsV1().customResourceDefinitions();
     const established = (c: CustomResourceDefinition): boolean => c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True') === true;
     let current = await crds.get(name);
     for (let i = 0; !established(current); i++) {
