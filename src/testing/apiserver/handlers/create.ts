@@ -12,7 +12,7 @@ import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { alreadyExists, badRequest, invalid, methodNotAllowed, notFound, requiredCause } from '../status.ts';
 import type { Storage } from '../storage.ts';
-import { checkType, decodeObject } from './request-body.ts';
+import { checkCustomResourceType, checkType, decodeObject } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
@@ -102,6 +102,8 @@ export function createTracker(scope: RequestScope, t: Target, manager: string): 
 export async function createResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
   if (t.subresource !== undefined) throw methodNotAllowed();
   const dryRun = dryRunOf(q);
-  const { name, obj } = prepareCreate(scope, t, decodeObject(req, body, t.r.kind));
+  const decoded = decodeObject(req, body, t.r.kind);
+  checkCustomResourceType(t, decoded);
+  const { name, obj } = prepareCreate(scope, t, decoded);
   send(res, 201, commitCreate(scope, t, name, obj, dryRun, createTracker(scope, t, fieldManager(q, req))));
 }

@@ -13,7 +13,7 @@ import type { StoredObject } from '../storage.ts';
 import { commitCreate, createTracker, prepareCreate } from './create.ts';
 import { removeObject } from './delete.ts';
 import { applyOrThrow } from './patch-failure.ts';
-import { checkType, decodeObject, display } from './request-body.ts';
+import { checkCustomResourceType, checkType, decodeObject, display } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
@@ -42,6 +42,7 @@ export interface CommitUpdateOptions {
 export async function updateResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
   const dryRun = dryRunOf(q);
   const obj = decodeObject(req, body, t.r.kind);
+  checkCustomResourceType(t, obj);
   checkType(scope.registry, t, obj);
   const meta = metaOf(obj);
   const name = t.name!;
