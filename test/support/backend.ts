@@ -97,6 +97,8 @@ export interface E2eEnv {
   readonly suffix: string;
   /** Creates another namespace (unique name from `base`), deleted after the test like the first. */
   createNamespace(base?: string): Promise<string>;
+  /** Deletes after the test a namespace the test created some other way (kubectl create namespace). */
+  adoptNamespace(name: string): void;
   /** A kubeconfig file for the backend whose current context uses `namespace` (default: the test's). */
   kubeconfig(namespace?: string): Promise<string>;
   /** A temporary directory, removed after the test. */
@@ -258,6 +260,10 @@ class Env implements E2eEnv {
     await this.cs.coreV1().namespaces().create({ metadata: { name, labels: { 'kubeloom.dev/e2e': 'true' } } });
     this.#namespaces.push(name);
     return name;
+  }
+
+  adoptNamespace(name: string): void {
+    if (!this.#namespaces.includes(name)) this.#namespaces.push(name);
   }
 
   async kubeconfig(namespace = this.namespace): Promise<string> {
