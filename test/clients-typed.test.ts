@@ -122,16 +122,24 @@ e2eTest('retryOnConflict re-runs a read-modify-write that conflicted, on the inj
   await cms.create({ metadata: { name: 'counter' }, data: { n: '0' } });
   const clock = new FakeClock(0);
   let attempts = 0;
+  // Settles when the first attempt's write has been answered (the conflict), however long the network takes.
+  let answered!: () => void;
+  const firstAnswered = new Promise<void>((resolve) => (answered = resolve));
   const done = retryOnConflict(
     { ...DefaultRetry, random: () => 0 },
     async () => {
       attempts++;
       const cm: ConfigMap = await cms.get('counter');
       if (attempts === 1) await cms.update({ ...cm, data: { n: 'other-writer' } });
-      return cms.update({ ...cm, data: { n: String(attempts) } });
+      try {
+        return await cms.update({ ...cm, data: { n: String(attempts) } });
+      } finally {
+        if (attempts === 1) answered();
+      }
     },
     { clock },
   );
+  await firstAnswered;
   await clock.waitForWaiters(1);
   assert.equal(clock.nextTimerIn(), 10);
   await clock.step(10);
