@@ -9,6 +9,7 @@ import { Registry } from 'prom-client';
 import { RestClient } from '../src/rest/client.ts';
 import { ResourceClient } from '../src/kubernetes/resource-client.ts';
 import { PatchType } from '../src/apimachinery/options.ts';
+import { isNotFound } from '../src/apimachinery/errors.ts';
 import { FakeClock } from '../src/util/clock/clock.ts';
 import { newListWatchFromClient } from '../src/tools/cache/listwatch.ts';
 import { untilWithSync } from '../src/tools/watch/index.ts';
@@ -36,9 +37,17 @@ async function setup(e2e: E2eEnv): Promise<Env> {
   const ns = e2e.namespace;
   const rest = new RestClient(e2e.restConfig());
   const deferred: (() => Promise<void>)[] = [];
+  const podSets = new ResourceClient<PodSet>(rest, { group: podSetGroup, version: podSetVersion, resource: podSetResource, kind: podSetKind, namespaced: true, namespace: ns });
   e2e.defer(async () => {
     // Watches must end before the client closes: close() waits for requests in flight.
     for (const fn of deferred.reverse()) await fn();
+    // With the controllers stopped nothing removes the PodSet finalizer: clear it, or the PodSets
+    // would block their namespace's deletion (and the CRD's) for ever.
+    for (const ps of (await podSets.list()).items) {
+      const name = ps.metadata?.name ?? '';
+      if (ps.metadata?.finalizers !== undefined) await podSets.patch(name, PatchType.Merge, { metadata: { finalizers: null } });
+      await podSets.delete(name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+    }
     await rest.close();
   });
   await e2e.ensureSharedCrd(podSetCrd);
@@ -48,7 +57,7 @@ async function setup(e2e: E2eEnv): Promise<Env> {
     ns,
     rest,
     pods: new ResourceClient<Pod>(rest, { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, namespace: ns }),
-    podSets: new ResourceClient<PodSet>(rest, { group: podSetGroup, version: podSetVersion, resource: podSetResource, kind: podSetKind, namespaced: true, namespace: ns }),
+    podSets,
   };
 }
 

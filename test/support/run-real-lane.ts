@@ -7,6 +7,10 @@
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isNotFound } from '../../src/apimachinery/errors.ts';
+import { loadKubeConfigFile, restConfigFrom } from '../../src/clientcmd/index.ts';
+import { newClientset, type Clientset } from '../../src/kubernetes/index.ts';
+import { podSetCrd } from '../../src/demo/podset.ts';
 import { BackendEnvVar, KubeconfigEnvVar } from './backend-env.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
@@ -46,6 +50,17 @@ async function suiteFiles(): Promise<string[]> {
   return out.sort();
 }
 
+/** Whether the CRD named `name` exists. */
+async function crdExists(cs: Clientset, name: string): Promise<boolean> {
+  try {
+    await cs.apiextensionsV1().customResourceDefinitions().get(name);
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
+}
+
 async function main(): Promise<number> {
   const kubeconfig = process.env[KubeconfigEnvVar];
   if (kubeconfig === undefined || kubeconfig === '') {
@@ -58,12 +73,25 @@ async function main(): Promise<number> {
   const named = args.filter((a) => !a.startsWith('-'));
   const files = named.length > 0 ? named : await suiteFiles();
   process.stdout.write(`kubeloom real-cluster lane: ${files.length} files against ${path.resolve(kubeconfig)}\n`);
+  // The PodSet demo's CRD has a fixed name, so tests never delete it; the run removes it if it installed it.
+  const cs = newClientset({ ...(await restConfigFrom(await loadKubeConfigFile(kubeconfig))), qps: -1 });
+  const podSetCrdName = podSetCrd.metadata?.name ?? '';
+  const hadPodSetCrd = await crdExists(cs, podSetCrdName);
   const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', '--unhandled-rejections=strict', ...flags, ...files], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, [BackendEnvVar]: 'real', [KubeconfigEnvVar]: path.resolve(kubeconfig) },
   });
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal !== null ? 1 : 0))));
+  const code = await new Promise<number>((resolve) => child.on('close', (c, signal) => resolve(c ?? (signal !== null ? 1 : 0))));
+  try {
+    if (!hadPodSetCrd && (await crdExists(cs, podSetCrdName))) {
+      await cs.apiextensionsV1().customResourceDefinitions().delete(podSetCrdName);
+      process.stdout.write(`removed CRD ${podSetCrdName}, which this run installed\n`);
+    }
+  } finally {
+    await cs.close();
+  }
+  return code;
 }
 
 process.exitCode = await main();
