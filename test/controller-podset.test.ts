@@ -209,14 +209,17 @@ e2eTest('scale down deletes unready pods first, then the newest, with deletion e
   const key = `${ns}/web`;
   const podSetInformer = new ManualInformer<PodSet>();
   const podInformer = new ManualInformer<Pod>({ [controllerUidIndex]: controllerUidIndexFunc });
-  const controller = new PodSetController({ podSetInformer, podInformer, pods: () => env.pods, podSets: () => env.podSets });
+  const related: string[] = [];
+  const recorder = { eventf: (_r: unknown, rel: { kind?: string; metadata?: { name?: string } } | undefined, _t: string, reason: string) => void related.push(`${reason} ${rel?.kind ?? '?'}/${rel?.metadata?.name ?? '?'}`) };
+  const controller = new PodSetController({ podSetInformer, podInformer, pods: () => env.pods, podSets: () => env.podSets, recorder });
   await env.podSets.create({ ...podSet(ns, 'web', 1), metadata: { name: 'web', namespace: ns, finalizers: [podSetFinalizer] } });
   const ps = await env.podSets.get('web');
   podSetInformer.add(ps);
   const ref = { apiVersion: 'demo.kubeloom.dev/v1alpha1', kind: 'PodSet', name: 'web', uid: ps.metadata?.uid ?? '', controller: true };
   const make = async (name: string, created: string, ready: boolean): Promise<void> => {
-    const pod = await env.pods.create({ metadata: { name, namespace: ns, labels: { app: 'web' }, ownerReferences: [ref] }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
-    // The cache's view: creation times and readiness as a kubelet would have reported them.
+    const { kind: _k, apiVersion: _a, ...pod } = await env.pods.create({ metadata: { name, namespace: ns, labels: { app: 'web' }, ownerReferences: [ref] }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    // The cache's view: an item of the initial LIST (no TypeMeta), with creation times and readiness
+    // as a kubelet would have reported them.
     podInformer.add({ ...pod, metadata: { ...pod.metadata, creationTimestamp: created }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] } });
   };
   await make('old-ready', '2024-01-01T00:00:00Z', true);
@@ -226,6 +229,8 @@ e2eTest('scale down deletes unready pods first, then the newest, with deletion e
   assert.deepEqual((await env.pods.list()).items.map((p) => p.metadata?.name), ['old-ready']);
   assert.deepEqual([...(controller.expectations.getUIDs(key) ?? [])].sort(), [`${ns}/new-ready`, `${ns}/unready`]);
   assert.equal(controller.expectations.satisfiedExpectations(key), false);
+  // The events name the deleted pods as Pods although the cached objects carried no kind.
+  assert.deepEqual(related.sort(), ['SuccessfulDelete Pod/new-ready', 'SuccessfulDelete Pod/unready']);
 });
 
 e2eTest('adoption, release, status and finalizer deletion through the running controller', async (e2e) => {
