@@ -147,7 +147,7 @@ e2eTest('informer e2e: initial sync by watch-list where the server streams lists
     if (env.has(Capability.WatchList)) {
       assert.equal(h.lw.lists.length, 0);
     } else {
-      // kube-apiserver before 1.32 refuses the watch-list (422): the reflector falls back to LIST.
+      // A server without the WatchList feature refuses the watch-list (1.24: 422): the reflector falls back to LIST.
       assert.deepEqual(h.lw.lists[0], { resourceVersion: '0', limit: 500 });
     }
     const cms = h.subject.client;

@@ -43,7 +43,7 @@ export const Capability = {
   PlainHttp: 'plainHttp',
   /** Authentication by bearer token (so a wrong token is refused with 401). */
   BearerToken: 'bearerToken',
-  /** Streaming lists (watch-list: `sendInitialEvents=true`); kube-apiserver before 1.32 refuses them with 422. */
+  /** Streaming lists (watch-list: `sendInitialEvents=true`); a server without the WatchList feature refuses them (1.24: 422). */
   WatchList: 'watchList',
   /** The test runs an API server of its own (for example `kubeloom demo` without a kubeconfig starts one). */
   OwnServer: 'ownServer',
