@@ -29,7 +29,7 @@ creates get unique names and are deleted too. Ways to get a cluster:
       ${KubeconfigEnvVar}=$HOME/realk8s/kubeconfig npm run test:real
     COMPACTION_INTERVAL=10s makes etcd compact often, which the relist-after-compaction tests wait for.
   - kubeloom's own embedded API server, as a process (useful to check the lane itself):
-      npx kubeloom apiserver --tls --token t --write-kubeconfig /tmp/kubeloom.kubeconfig &
+      npx kubeloom apiserver --tls --token t --compaction-interval 10s --write-kubeconfig /tmp/kubeloom.kubeconfig &
       ${KubeconfigEnvVar}=/tmp/kubeloom.kubeconfig npm run test:real
   - any other cluster you may write to (kind, minikube, ...).
 
