@@ -1,5 +1,5 @@
 /**
- * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--write-kubeconfig PATH]
+ * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
  * [--compaction-interval D]`: runs the
  * embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL once it is ready.
  */
@@ -7,13 +7,17 @@ import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
 import { startApiServer } from '../testing/index.ts';
 
-const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--write-kubeconfig PATH] [--compaction-interval D]
+const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--compaction-interval D]
 
 Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted.
   --port N                  port to listen on (default 0: any free port)
   --host H                  address to listen on (default 127.0.0.1)
   --tls                     serve HTTPS with a self-signed certificate (its CA goes into the kubeconfig)
-  --token T                 require "Authorization: Bearer T" on every request
+  --token T                 bearer token of the admin user (system:masters); without --rbac, every
+                            request must then authenticate
+  --rbac                    authorize with RBAC (bootstrap roles, ServiceAccount tokens, impersonation,
+                            reviews); the kubeconfig authenticates as admin (token made at start
+                            unless --token)
   --write-kubeconfig PATH   write a kubeconfig for the server to PATH (mode 0600)
   --compaction-interval D   compact the watch history every D (e.g. 10s, 5m), as kube-apiserver's
                             --etcd-compaction-interval; default: never (old resourceVersions stay valid)
@@ -40,6 +44,7 @@ export const apiserverCommand: Command = {
           host: { type: 'string' },
           tls: { type: 'boolean' },
           token: { type: 'string' },
+          rbac: { type: 'boolean' },
           'write-kubeconfig': { type: 'string' },
           'compaction-interval': { type: 'string' },
           help: { type: 'boolean', short: 'h' },
@@ -71,6 +76,7 @@ export const apiserverCommand: Command = {
       ...(values.host === undefined ? {} : { host: values.host }),
       tls: values.tls === true,
       ...(values.token === undefined ? {} : { token: values.token }),
+      rbac: values.rbac === true,
     });
     const kubeconfigPath = values['write-kubeconfig'];
     if (kubeconfigPath !== undefined) await server.writeKubeconfig(kubeconfigPath);
