@@ -79,8 +79,10 @@ e2eTest('a Controller keeps a Secret per ConfigMap: informers, owner enqueue, fi
 
   // Deleting the Secret behind the controller's back: its owner is enqueued and it is recreated.
   const before = reconciled.length;
+  const first = (await secrets.get('app')).metadata?.uid;
   await secrets.delete('app');
-  await waitFor(secretInformer, (s) => s.metadata?.name === 'app' && s.metadata.uid !== undefined, { timeoutMs: 20_000 });
+  // A new uid: the cache may still hold the deleted Secret when the wait starts.
+  await waitFor(secretInformer, (s) => s.metadata?.name === 'app' && s.metadata.uid !== undefined && s.metadata.uid !== first, { timeoutMs: 20_000 });
   assert.ok(reconciled.slice(before).includes(`${ns}/app`), 'the owner was reconciled after its Secret went');
 
   // Deleting the ConfigMap: the finalizer holds it until the Secret is gone.
