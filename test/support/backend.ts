@@ -200,7 +200,7 @@ async function selectBackend(): Promise<Backend> {
 }
 
 /** The backend of this test process. */
-export const backend: Backend = await selectBackend();
+const backend: Backend = await selectBackend();
 
 /** Why `needs` cannot run on this backend, or undefined when it can. */
 function missing(needs: readonly Capability[] | undefined, options: E2eTestOptions): string | undefined {
