@@ -24,7 +24,7 @@ import { loadKubeConfigFile, parseKubeConfig, restConfigFrom, writeKubeConfig, t
 import { newClientset, type Clientset } from '../../src/kubernetes/index.ts';
 import type { RestConfig } from '../../src/rest/index.ts';
 import { DynamicClient } from '../../src/dynamic/index.ts';
-import { isAlreadyExists, isExpired, isNotFound } from '../../src/apimachinery/errors.ts';
+import { isAlreadyExists, isBadRequest, isExpired, isInvalid, isNotFound, StatusError } from '../../src/apimachinery/errors.ts';
 import { protectRestConfig } from '../../src/clientcmd/redact.ts';
 import { BackendEnvVar, CompactionTimeoutEnvVar, KubeconfigEnvVar } from './backend-env.ts';
 
@@ -175,7 +175,11 @@ async function realBackend(kubeconfigPath: string): Promise<Backend> {
   };
 }
 
-/** Asks the cluster for a streaming list of namespaces: servers without watch-list answer 422 (or 400). */
+/**
+ * Asks the cluster for a streaming list of namespaces. A server without the WatchList feature refuses
+ * it with a Status (1.24: 422 Invalid, resourceVersionMatch is forbidden for watch); anything else
+ * (an unreachable cluster, bad credentials) is not an answer and fails the run.
+ */
 async function servesWatchList(config: RestConfig): Promise<boolean> {
   const cs = newClientset(config);
   try {
@@ -185,8 +189,9 @@ async function servesWatchList(config: RestConfig): Promise<boolean> {
       break;
     }
     return true;
-  } catch {
-    return false;
+  } catch (err) {
+    if (err instanceof StatusError && (isInvalid(err) || isBadRequest(err))) return false;
+    throw err;
   } finally {
     await cs.close();
   }

@@ -74,9 +74,16 @@ async function main(): Promise<number> {
   const files = named.length > 0 ? named : await suiteFiles();
   process.stdout.write(`kubeloom real-cluster lane: ${files.length} files against ${path.resolve(kubeconfig)}\n`);
   // The PodSet demo's CRD has a fixed name, so tests never delete it; the run removes it if it installed it.
-  const cs = newClientset({ ...(await restConfigFrom(await loadKubeConfigFile(kubeconfig))), qps: -1 });
   const podSetCrdName = podSetCrd.metadata?.name ?? '';
-  const hadPodSetCrd = await crdExists(cs, podSetCrdName);
+  let cs: Clientset;
+  let hadPodSetCrd: boolean;
+  try {
+    cs = newClientset({ ...(await restConfigFrom(await loadKubeConfigFile(kubeconfig))), qps: -1 });
+    hadPodSetCrd = await crdExists(cs, podSetCrdName);
+  } catch (err) {
+    process.stderr.write(`cannot use the cluster of ${KubeconfigEnvVar}=${kubeconfig}: ${err instanceof Error ? err.message : String(err)}\n\n${help}`);
+    return 2;
+  }
   const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', '--unhandled-rejections=strict', ...flags, ...files], {
     cwd: root,
     stdio: 'inherit',
