@@ -32,7 +32,7 @@ for (const tls of [false, true]) {
     await cs.coreV1().pods(ns).delete('a');
     await until(() => events.length === 3);
     assert.deepEqual(events, ['add:a', 'add:c', 'delete:a']);
-    // Objects from the initial LIST carry no TypeMeta (as the server sent them); those from WATCH do.
+    // Watch events carry TypeMeta (items of a LIST do not: a cache can hold both shapes).
     assert.equal(pods.lister().namespace(ns).get('c').kind, 'Pod');
     await factory.shutdown();
   });
