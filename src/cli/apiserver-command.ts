@@ -1,13 +1,14 @@
 /**
  * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
- * [--compaction-interval D]`: runs the
+ * [--pod-handlers MODULE] [--compaction-interval D]`: runs the
  * embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL once it is ready.
  */
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
-import { startApiServer } from '../testing/index.ts';
+import { startApiServer, loadPodHandlers, type PodHandlers } from '../testing/index.ts';
 
-const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--compaction-interval D]
+const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
+                          [--pod-handlers MODULE] [--compaction-interval D]
 
 Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted.
   --port N                  port to listen on (default 0: any free port)
@@ -19,6 +20,8 @@ Runs an embedded Kubernetes API server on loopback (data kept in memory) until i
                             reviews); the kubeconfig authenticates as admin (token made at start
                             unless --token)
   --write-kubeconfig PATH   write a kubeconfig for the server to PATH (mode 0600)
+  --pod-handlers MODULE     serve pods/exec, attach and portforward with the module's default export
+                            (PodHandlers: see docs/remotecommand.md)
   --compaction-interval D   compact the watch history every D (e.g. 10s, 5m), as kube-apiserver's
                             --etcd-compaction-interval; default: never (old resourceVersions stay valid)
 `;
@@ -46,6 +49,7 @@ export const apiserverCommand: Command = {
           token: { type: 'string' },
           rbac: { type: 'boolean' },
           'write-kubeconfig': { type: 'string' },
+          'pod-handlers': { type: 'string' },
           'compaction-interval': { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
@@ -70,7 +74,17 @@ export const apiserverCommand: Command = {
       process.stderr.write(`kubeloom apiserver: invalid --compaction-interval ${compaction}: want a duration such as 10s or 5m\n`);
       return 2;
     }
+    let podHandlers: PodHandlers | undefined;
+    if (values['pod-handlers'] !== undefined) {
+      try {
+        podHandlers = await loadPodHandlers(values['pod-handlers']);
+      } catch (err) {
+        process.stderr.write(`kubeloom apiserver: --pod-handlers ${values['pod-handlers']}: ${err instanceof Error ? err.message : String(err)}\n`);
+        return 2;
+      }
+    }
     const server = await startApiServer({
+      ...(podHandlers === undefined ? {} : { podHandlers }),
       port,
       compactionIntervalMs,
       ...(values.host === undefined ? {} : { host: values.host }),
