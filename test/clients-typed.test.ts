@@ -80,6 +80,9 @@ for (const tls of [false, true]) {
     await assert.rejects(cms.get('one'), (e) => e instanceof StatusError && isNotFound(e));
     await cms.deleteCollection({}, { labelSelector: 'tier=b' });
     assert.deepEqual((await cms.list({ labelSelector: 'tier' })).items, []);
+    // With options, DeleteOptions go in the body (kube-apiserver 1.24 refuses them as meta.k8s.io/v1 there).
+    await deps.deleteCollection({ propagationPolicy: 'Background', gracePeriodSeconds: 0 });
+    assert.deepEqual((await deps.list()).items, []);
   });
 }
 
