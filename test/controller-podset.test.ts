@@ -12,7 +12,7 @@ import { PatchType } from '../src/apimachinery/options.ts';
 import { isNotFound } from '../src/apimachinery/errors.ts';
 import { FakeClock } from '../src/util/clock/clock.ts';
 import { newListWatchFromClient } from '../src/tools/cache/listwatch.ts';
-import { untilWithSync } from '../src/tools/watch/index.ts';
+import { untilWithSync, waitFor as waitForCached } from '../src/tools/watch/index.ts';
 import type { DemoInformer } from '../src/demo/informer.ts';
 import type { ResourceEventHandler } from '../src/controller/index.ts';
 import { newIndexer } from '../src/tools/cache/store.ts';
@@ -248,6 +248,9 @@ e2eTest('adoption, release, status and finalizer deletion through the running co
     metadata: { name: 'foreign', namespace: ns, labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'other-uid', controller: true }] },
     spec: { containers: [{ name: 'c', image: 'nginx' }] },
   });
+  // The controller's pod cache must hold both before the PodSet arrives: the two informers watch
+  // separately, and a PodSet seen first would make the controller create pods instead of adopting.
+  for (const name of ['orphan', 'foreign']) await waitForCached(runtime.podInformer, (p) => p.metadata?.name === name, { timeoutMs: 20_000 });
   const ps = await env.podSets.create(podSet(ns, 'web', 2));
   let pods = await waitForPods(env, (all) => all.filter(ownedBy(ps)).length === 2 && all.filter(ownedBy(ps)).every((p) => p.status?.phase === 'Running'));
   const owned = pods.filter(ownedBy(ps));
