@@ -9,3 +9,5 @@ export const BackendEnvVar = 'KUBELOOM_TEST_BACKEND';
 export const KubeconfigEnvVar = 'KUBELOOM_TEST_KUBECONFIG';
 /** How long a test waits for a real cluster's periodic etcd compaction (ms, default 60,000). */
 export const CompactionTimeoutEnvVar = 'KUBELOOM_TEST_COMPACTION_TIMEOUT_MS';
+/** The label (value `true`) on every end-to-end test namespace, so that leftovers can be found. */
+export const e2eNamespaceLabel = 'kubeloom.dev/e2e';

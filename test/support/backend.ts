@@ -24,9 +24,10 @@ import { loadKubeConfigFile, parseKubeConfig, restConfigFrom, writeKubeConfig, t
 import { newClientset, type Clientset } from '../../src/kubernetes/index.ts';
 import type { RestConfig } from '../../src/rest/index.ts';
 import { DynamicClient } from '../../src/dynamic/index.ts';
+import { PatchType } from '../../src/apimachinery/options.ts';
 import { isAlreadyExists, isBadRequest, isExpired, isInvalid, isNotFound, StatusError } from '../../src/apimachinery/errors.ts';
 import { protectRestConfig } from '../../src/clientcmd/redact.ts';
-import { BackendEnvVar, CompactionTimeoutEnvVar, KubeconfigEnvVar } from './backend-env.ts';
+import { BackendEnvVar, CompactionTimeoutEnvVar, e2eNamespaceLabel, KubeconfigEnvVar } from './backend-env.ts';
 
 export { BackendEnvVar, CompactionTimeoutEnvVar, KubeconfigEnvVar };
 
@@ -225,6 +226,8 @@ class Env implements E2eEnv {
   readonly #conn: Connection;
   readonly #deferred: Array<() => Promise<void> | void> = [];
   readonly #namespaces: string[] = [];
+  /** Namespaces created outside {@link Env.createNamespace}: labelled before deletion so that purges find them. */
+  readonly #adopted = new Set<string>();
   readonly #crds: string[] = [];
   readonly #dirs: string[] = [];
 
@@ -262,13 +265,14 @@ class Env implements E2eEnv {
 
   async createNamespace(base = 'kl-e2e'): Promise<string> {
     const name = this.uniqueName(base);
-    await this.cs.coreV1().namespaces().create({ metadata: { name, labels: { 'kubeloom.dev/e2e': 'true' } } });
+    await this.cs.coreV1().namespaces().create({ metadata: { name, labels: { [e2eNamespaceLabel]: 'true' } } });
     this.#namespaces.push(name);
     return name;
   }
 
   adoptNamespace(name: string): void {
     if (!this.#namespaces.includes(name)) this.#namespaces.push(name);
+    this.#adopted.add(name);
   }
 
   async kubeconfig(namespace = this.namespace): Promise<string> {
@@ -369,7 +373,17 @@ class Env implements E2eEnv {
     for (const fn of this.#deferred.reverse()) await attempt(fn);
     if (this.backend === 'real') {
       // Requested, not awaited: without kube-controller-manager a namespace stays Terminating.
-      for (const ns of this.#namespaces) await attempt(() => this.cs.coreV1().namespaces().delete(ns).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e))));
+      const namespaces = this.cs.coreV1().namespaces();
+      for (const ns of this.#namespaces) {
+        await attempt(async () => {
+          try {
+            if (this.#adopted.has(ns)) await namespaces.patch(ns, PatchType.Merge, { metadata: { labels: { [e2eNamespaceLabel]: 'true' } } });
+            await namespaces.delete(ns);
+          } catch (err) {
+            if (!isNotFound(err)) throw err;
+          }
+        });
+      }
       for (const crd of this.#crds) await attempt(() => this.cs.apiextensionsV1().customResourceDefinitions().delete(crd).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e))));
     }
     await attempt(() => this.cs.close());

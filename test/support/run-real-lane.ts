@@ -12,6 +12,10 @@ import { loadKubeConfigFile, restConfigFrom } from '../../src/clientcmd/index.ts
 import { newClientset, type Clientset } from '../../src/kubernetes/index.ts';
 import { podSetCrd } from '../../src/demo/podset.ts';
 import { BackendEnvVar, KubeconfigEnvVar } from './backend-env.ts';
+import { purgeTestNamespaces } from './purge-namespaces.ts';
+
+/** Set to keep the test namespaces after the run (to look at what a test left), instead of purging them. */
+const keepNamespacesEnvVar = 'KUBELOOM_TEST_KEEP_NAMESPACES';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 
@@ -91,6 +95,12 @@ async function main(): Promise<number> {
   });
   const code = await new Promise<number>((resolve) => child.on('close', (c, signal) => resolve(c ?? (signal !== null ? 1 : 0))));
   try {
+    // The tests deleted their namespaces; without a namespace controller they stay Terminating with
+    // their contents. Empty and finalize them as kube-controller-manager would.
+    if ((process.env[keepNamespacesEnvVar] ?? '') === '') {
+      const purged = await purgeTestNamespaces(cs);
+      if (purged.length > 0) process.stdout.write(`purged ${purged.length} deleted test namespaces (emptied and finalized; ${keepNamespacesEnvVar}=1 keeps them)\n`);
+    }
     if (!hadPodSetCrd && (await crdExists(cs, podSetCrdName))) {
       await cs.apiextensionsV1().customResourceDefinitions().delete(podSetCrdName);
       process.stdout.write(`removed CRD ${podSetCrdName}, which this run installed\n`);
