@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
+import type { CustomResourceDefinition } from '../src/api/apiextensions/v1.ts';
 import { isNotFound, StatusError } from '../src/apimachinery/errors.ts';
 import type { RequestOptions } from '../src/apimachinery/options.ts';
 import { RestClient, type RestRequest } from '../src/rest/index.ts';

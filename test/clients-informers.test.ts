@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../src/api/core/v1.ts';
 import type { PartialObjectMetadata, Unstructured } from '../src/apimachinery/object.ts';
 import { newDynamicSharedInformerFactory, newMetadataSharedInformerFactory, newSharedInformerFactory } from '../src/informers/index.ts';
 import { DeletedFinalStateUnknown, type GenericInformer } from '../src/tools/cache/index.ts';

@@ -4,7 +4,7 @@
  * added and removed with the guarded JSON patches.
  */
 import assert from 'node:assert/strict';
-import type { ConfigMap, Secret } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap, Secret } from '../src/api/core/v1.ts';
 import { RestClient } from '../src/rest/client.ts';
 import { newClientset } from '../src/kubernetes/clientset.ts';
 import { SharedIndexInformer } from '../src/tools/cache/shared-informer.ts';

@@ -4,7 +4,7 @@
  * leader election between two replicas.
  */
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../src/api/core/v1.ts';
 import { Registry } from 'prom-client';
 import { RestClient } from '../src/rest/client.ts';
 import { ResourceClient } from '../src/kubernetes/resource-client.ts';

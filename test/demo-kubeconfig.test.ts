@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../src/api/core/v1.ts';
 import { isNotFound } from '../src/apimachinery/errors.ts';
 import { RestClient } from '../src/rest/client.ts';
 import { ResourceClient } from '../src/kubernetes/resource-client.ts';

@@ -4,7 +4,7 @@
  * scenario the informer's cache must equal the server's contents exactly (keys and resourceVersions).
  */
 import assert from 'node:assert/strict';
-import type { ConfigMap, Event as CoreEvent } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap, Event as CoreEvent } from '../src/api/core/v1.ts';
 import type { KubeObject } from '../src/apimachinery/object.ts';
 import type { ListOptions } from '../src/apimachinery/options.ts';
 import type { ResourceClient } from '../src/kubernetes/index.ts';

@@ -3,7 +3,7 @@
 // Assertions wait for conditions with a bounded deadline; nothing depends on how fast the machine is,
 // except that the leader must be able to renew within its renew deadline.
 import assert from 'node:assert/strict';
-import type { Event as CoreEvent } from 'kubernetes-types/core/v1.js';
+import type { Event as CoreEvent } from '../src/api/core/v1.ts';
 import type { Clientset } from '../src/kubernetes/index.ts';
 import { LeaderElector, LeaseLock, LeadershipLostError } from '../src/tools/leaderelection/index.ts';
 import { newCoreEventSink, noopLogger, record } from '../src/tools/events/index.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../src/api/core/v1.ts';
 import { FakeClock } from '../src/util/clock/clock.ts';
 import { isExpired, isInternalError, isNotFound, isServiceUnavailable, isTooManyRequests, isUnauthorized, StatusError } from '../src/apimachinery/errors.ts';
 import { RestClient, raiseWatchErrors, WatchDecodeError, NetworkError, buildGet, buildList, buildWatch } from '../src/rest/index.ts';

@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
+import type { CustomResourceDefinition } from '../../src/api/apiextensions/v1.ts';
 import { startApiServer, type ApiServer, type ApiServerFaults } from '../../src/testing/index.ts';
 import { loadKubeConfigFile, parseKubeConfig, restConfigFrom, writeKubeConfig, type KubeConfig } from '../../src/clientcmd/index.ts';
 import { newClientset, type Clientset } from '../../src/kubernetes/index.ts';

@@ -9,8 +9,8 @@
  * on its own against KUBELOOM_TEST_KUBECONFIG. Tests never wait for it: they must not depend on a
  * namespace's disappearance.
  */
-import type { APIResource } from 'kubernetes-types/meta/v1.js';
-import type { Namespace } from 'kubernetes-types/core/v1.js';
+import type { APIResource } from '../../src/api/meta/v1.ts';
+import type { Namespace } from '../../src/api/core/v1.ts';
 import { isNotFound } from '../../src/apimachinery/errors.ts';
 import type { KubeObject } from '../../src/apimachinery/object.ts';
 import { PatchType } from '../../src/apimachinery/options.ts';
