@@ -143,6 +143,8 @@ function linkSignals(outer: AbortSignal | undefined, inner: AbortController): ()
   return () => outer.removeEventListener('abort', onAbort);
 }
 
+function ignoreStreamError(): void {}
+
 function decodedBody(body: Readable, headers: IncomingHttpHeaders): Readable {
   const encoding = firstHeader(headers, 'content-encoding')?.toLowerCase();
   if (encoding !== 'gzip') return body;
@@ -374,11 +376,11 @@ export class RestClient {
     }
     const describe = this.#describe(req);
     const body = resp.body;
+    // Destroying a body that was not read to its end makes undici emit an abort 'error'; the stream
+    // is read only through the iterator, which reports failures itself, so that event needs a
+    // listener or stop() after the server ended the response would crash the process.
+    body.on('error', ignoreStreamError);
     let stopped = false;
-    const stop = (): void => {
-      stopped = true;
-      body.destroy();
-    };
     const iterable = new WatchEventIterator<T>({
       chunks: (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator](),
       readError: (err, midEvent) => {
@@ -395,6 +397,11 @@ export class RestClient {
         body.destroy();
       },
     });
+    // Safe in any state and any number of times: ending the iterator is idempotent.
+    const stop = (): void => {
+      stopped = true;
+      void iterable.return();
+    };
     return {
       stop,
       [Symbol.asyncIterator]: () => iterable,
