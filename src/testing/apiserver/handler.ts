@@ -103,7 +103,7 @@ export class ApiHandler {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
-    if (serveNonResource(this.registry, this.#serverAddress, method, path, res)) return;
+    if (serveNonResource(this.registry, this.#serverAddress, method, path, res, req.headers.accept)) return;
     const target = route(this.registry, path);
     const verb = verbOf(method, target, url.searchParams);
     const delay = this.faults.takeDelay(verb, target.r.resource);
