@@ -278,6 +278,51 @@ interface SentResponse extends StreamResponse {
 }
 
 /**
+ * The connections and token file one RestClient owns and the clients derived from it
+ * ({@link RestClient.withConfig}) share, as client-go's clients built from one rest.Config share one
+ * http.Client.
+ */
+class ConnectionPool {
+  readonly dispatcher: Dispatcher;
+  readonly tokenFile: CachedTokenFile | undefined;
+  readonly #config: RestConfig;
+  readonly #transport: TransportOptions;
+  // A second pool for a client certificate supplied by the credential provider (replaced on rotation).
+  #certDispatcher: { key: string; dispatcher: Dispatcher } | undefined;
+  #closed = false;
+
+  constructor(config: RestConfig, transport: TransportOptions, clock: Clock) {
+    this.#config = config;
+    this.#transport = transport;
+    this.dispatcher = newDispatcher(config, undefined, transport);
+    this.tokenFile = config.bearerTokenFile !== undefined && config.bearerTokenFile !== '' ? new CachedTokenFile(config.bearerTokenFile, clock) : undefined;
+  }
+
+  dispatcherFor(cert: ClientCertificate | undefined): Dispatcher {
+    if (cert === undefined) return this.dispatcher;
+    const key = `${cert.certData}\u0000${cert.keyData}`;
+    if (this.#certDispatcher?.key === key) return this.#certDispatcher.dispatcher;
+    const previous = this.#certDispatcher?.dispatcher;
+    this.#certDispatcher = { key, dispatcher: newDispatcher(this.#config, cert, this.#transport) };
+    // Requests already on the old pool finish; the pool then closes.
+    if (previous !== undefined) void previous.close().catch(() => undefined);
+    return this.#certDispatcher.dispatcher;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all([this.dispatcher.close(), this.#certDispatcher?.dispatcher.close()]);
+  }
+}
+
+/** The settings a derived client ({@link RestClient.withConfig}) may change: everything but the connection. */
+export type RestClientOverrides = Pick<RestConfig, 'qps' | 'burst' | 'rateLimiter' | 'timeoutMs' | 'userAgent'>;
+
+// Set while withConfig() constructs a derived client, which then shares this pool instead of opening its own.
+let inheritedPool: ConnectionPool | undefined;
+
+/**
  * Talks to one API server. Create one per {@link RestConfig} and share it: it owns the connection
  * pool and the rate limiter. {@link RestClient.close} releases the connections.
  *
@@ -287,6 +332,7 @@ interface SentResponse extends StreamResponse {
  */
 export class RestClient {
   readonly config: RestConfig;
+  readonly #options: RestClientOptions;
   readonly #base: URL;
   readonly #clock: Clock;
   readonly #limiter: RequestRateLimiter;
@@ -299,14 +345,13 @@ export class RestClient {
    * client certificate of its own (exec.Authenticator.UpdateTransportConfig steps aside for those).
    */
   readonly #useCredentialProvider: boolean;
-  readonly #dispatcher: Dispatcher;
-  readonly #transport: TransportOptions;
-  // A second pool for a client certificate supplied by the credential provider (replaced on rotation).
-  #certDispatcher: { key: string; dispatcher: Dispatcher } | undefined;
-  #closed = false;
+  readonly #pool: ConnectionPool;
+  /** False for a client derived with withConfig: the pool belongs to the client it came from. */
+  readonly #ownsPool: boolean;
 
   constructor(config: RestConfig, options: RestClientOptions = {}) {
     this.config = config;
+    this.#options = options;
     this.#base = parseHost(config);
     this.#clock = options.clock ?? realClock;
     this.#warnings = options.warningHandler ?? defaultWarningHandler;
@@ -314,12 +359,34 @@ export class RestClient {
     this.#readIdleTimeoutMs = Math.max(0, options.readIdleTimeoutMs ?? defaultReadIdleTimeoutMs);
     validateConfig(config);
     this.#limiter = config.rateLimiter ?? newRateLimiter(config, this.#clock);
-    this.#tokenFile = config.bearerTokenFile !== undefined && config.bearerTokenFile !== '' ? new CachedTokenFile(config.bearerTokenFile, this.#clock) : undefined;
     const hasStaticCredentials =
       (config.bearerToken ?? '') !== '' || (config.bearerTokenFile ?? '') !== '' || (config.username ?? '') !== '' || ((config.tls?.certData ?? '') !== '' && (config.tls?.keyData ?? '') !== '');
     this.#useCredentialProvider = config.credentialProvider !== undefined && !hasStaticCredentials;
-    this.#transport = options.allowH2 === true ? { allowH2: true } : {};
-    this.#dispatcher = newDispatcher(config, undefined, this.#transport);
+    this.#ownsPool = inheritedPool === undefined;
+    this.#pool = inheritedPool ?? new ConnectionPool(config, options.allowH2 === true ? { allowH2: true } : {}, this.#clock);
+    this.#tokenFile = this.#pool.tokenFile;
+  }
+
+  /**
+   * A client for the same server over the same connections, with other rate limiting, default
+   * timeout or User-Agent (what client-go gets from a copied rest.Config and a shared http.Client;
+   * the discovery client uses it for its own limiter). Its {@link RestClient.close} does nothing:
+   * the connections stay this client's.
+   */
+  withConfig(overrides: RestClientOverrides): RestClient {
+    inheritedPool = this.#pool;
+    try {
+      // A subclass (one that records or decorates requests) derives clients of its own kind.
+      const Derived = this.constructor as new (config: RestConfig, options: RestClientOptions) => RestClient;
+      return new Derived({ ...this.config, ...overrides }, this.#options);
+    } finally {
+      inheritedPool = undefined;
+    }
+  }
+
+  /** The client-side rate limiter every request of this client waits for. */
+  get rateLimiter(): RequestRateLimiter {
+    return this.#limiter;
   }
 
   /** Inspection shows where the client points, never its credentials. */
@@ -342,11 +409,9 @@ export class RestClient {
     return this.#base.toString().replace(/\/$/, '');
   }
 
-  /** Closes the pooled connections. Requests in flight are allowed to finish. */
+  /** Closes the pooled connections (unless this client was derived with withConfig). Requests in flight are allowed to finish. */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await Promise.all([this.#dispatcher.close(), this.#certDispatcher?.dispatcher.close()]);
+    if (this.#ownsPool) await this.#pool.close();
   }
 
   /**
@@ -488,17 +553,6 @@ export class RestClient {
     return `${req.verb} ${requestUrl(this.baseUrl, req)}`;
   }
 
-  async #dispatcherFor(cert: ClientCertificate | undefined): Promise<Dispatcher> {
-    if (cert === undefined) return this.#dispatcher;
-    const key = `${cert.certData}\u0000${cert.keyData}`;
-    if (this.#certDispatcher?.key === key) return this.#certDispatcher.dispatcher;
-    const previous = this.#certDispatcher?.dispatcher;
-    this.#certDispatcher = { key, dispatcher: newDispatcher(this.config, cert, this.#transport) };
-    // Requests already on the old pool finish; the pool then closes.
-    if (previous !== undefined) void previous.close().catch(() => undefined);
-    return this.#certDispatcher.dispatcher;
-  }
-
   /**
    * Authentication and identity headers for one attempt; also picks the pool (client certificates).
    * Returns the credentials taken from the provider, if any, so a 401 can refresh exactly those.
@@ -538,7 +592,7 @@ export class RestClient {
       if (imp.groups !== undefined && imp.groups.length > 0) headers['impersonate-group'] = [...imp.groups];
       for (const [k, values] of Object.entries(imp.extra ?? {})) headers[`impersonate-extra-${encodeExtraKey(k)}`] = [...values];
     }
-    return { dispatcher: await this.#dispatcherFor(cert), used };
+    return { dispatcher: this.#pool.dispatcherFor(cert), used };
   }
 
   /** The token file's token; while the file cannot be read, the static bearerToken if there is one (as upstream). */
