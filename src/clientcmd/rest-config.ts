@@ -11,7 +11,7 @@ import type { AuthInfo, Cluster, Context, KubeConfig } from './api/types.ts';
 import { ExecClusterExtensionName, getEntry } from './api/types.ts';
 import type { ConfigProblem } from './errors.ts';
 import { InvalidKubeConfigError, KubeConfigReadError, UnsupportedAuthProviderError } from './errors.ts';
-import { ExecCredentialProvider } from './exec-credential-provider.ts';
+import { execCredentialProviderFor } from './exec-credential-provider.ts';
 import { protectRestConfig } from './redact.ts';
 import { confirmUsable } from './validate.ts';
 
@@ -142,7 +142,8 @@ export async function restConfigFrom(config: KubeConfig, options: RestConfigFrom
       }
     }
     if (user.exec !== undefined) {
-      rest.credentialProvider = new ExecCredentialProvider({
+      // Shared process-wide: every client built from this user and cluster runs the plugin once.
+      rest.credentialProvider = execCredentialProviderFor({
         exec: user.exec,
         cluster: {
           server: rest.host,
