@@ -164,10 +164,16 @@ export async function restConfigFrom(config: KubeConfig, options: RestConfigFrom
 }
 
 /**
- * The namespace of a context (default: the current context), `default` when it sets none
- * (clientcmd's ClientConfig.Namespace).
+ * The namespace of a context (default: the current context) (DeferredLoadingClientConfig.Namespace):
+ * the one the context names (a `--namespace` override is applied to it by the loader); for a context
+ * naming none, the pod's namespace when the config was loaded inside a pod (POD_NAMESPACE, else the
+ * service account's namespace file); otherwise `default`.
  */
 export function namespaceOf(config: KubeConfig, options: { context?: string } = {}): string {
   const name = options.context || config.currentContext;
-  return (name ? getEntry(config.contexts, name)?.namespace : undefined) || 'default';
+  const own = name ? getEntry(config.contexts, name)?.namespace : undefined;
+  if (own) return own;
+  const source = config.source;
+  if (source?.kind === 'files' && source.inClusterNamespace) return source.inClusterNamespace;
+  return 'default';
 }
