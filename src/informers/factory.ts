@@ -78,7 +78,7 @@ export function newSharedInformerFactory(source: Clientset | RestConfig | RestCl
   });
   // Like a generated factory's ForResource: only the resources it has informers for, with listers
   // whose NotFound errors name the singular resource as generated listers do (`pod "x" not found`).
-  const genericForResource = factory.forResource.bind(factory);
+  const genericForResource = <T extends KubeObject>(gvr: GroupVersionResource): GenericInformer<T> => SharedInformerFactory.prototype.forResource.call(factory, gvr) as GenericInformer<T>;
   factory.forResource = <T extends KubeObject>(gvr: GroupVersionResource): GenericInformer<T> => {
     const row = tableScope.get(`${gvr.group}/${gvr.version}/${gvr.resource}`);
     if (row === undefined) throw new NoInformerForResourceError(gvr);
