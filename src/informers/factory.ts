@@ -78,13 +78,13 @@ export function newSharedInformerFactory(source: Clientset | RestConfig | RestCl
   });
   // Like a generated factory's ForResource: only the resources it has informers for, with listers
   // whose NotFound errors name the singular resource as generated listers do (`pod "x" not found`).
-  const genericForResource = <T extends KubeObject>(gvr: GroupVersionResource): GenericInformer<T> => SharedInformerFactory.prototype.forResource.call(factory, gvr) as GenericInformer<T>;
+  const genericForResource = factory.forResource.bind(factory);
   factory.forResource = <T extends KubeObject>(gvr: GroupVersionResource): GenericInformer<T> => {
     const row = tableScope.get(`${gvr.group}/${gvr.version}/${gvr.resource}`);
     if (row === undefined) throw new NoInformerForResourceError(gvr);
     const generic = genericForResource<T>(gvr);
     const singular = { group: gvr.group, resource: row.kind.toLowerCase() };
-    return { informer: generic.informer, lister: () => new Lister<T>(generic.informer().getIndexer(), singular) };
+    return { informer: () => generic.informer(), lister: () => new Lister<T>(generic.informer().getIndexer(), singular) };
   };
   const accessors: Record<string, () => Record<string, () => GenericInformer<KubeObject>>> = {};
   for (const [groupAccessor, gv] of Object.entries(resourceTable) as Array<[string, GroupVersionSpec]>) {
