@@ -121,12 +121,16 @@ export async function restConfigFrom(config: KubeConfig, options: RestConfigFrom
   if (user !== undefined) {
     if (user.token) rest.bearerToken = user.token;
     if (user.tokenFile) {
-      // Read once so that a wrong path fails now, with the field named, rather than on the first request.
+      // Read now so that a wrong path fails here, with the field named. As client-go's
+      // getUserIdentificationPartialConfig, the token read becomes the bearer token when the user
+      // has none: the REST client re-reads the file, and uses this token while it cannot.
+      let text: string;
       try {
-        await readFile(user.tokenFile);
+        text = await readFile(user.tokenFile, 'utf8');
       } catch (err) {
         throw new KubeConfigReadError(user.tokenFile, `${userPath}.tokenFile`, err, user.locationOfOrigin);
       }
+      if (!user.token && text.trim() !== '') rest.bearerToken = text.trim();
       rest.bearerTokenFile = user.tokenFile;
     }
     if (user.username || user.password) {
