@@ -604,3 +604,28 @@ test('a 2xx answer whose body is a Status other than Success is an error (rest.R
     await s.close();
   }
 });
+
+test('Retry-After is honoured for every code from 500 up, as checkWait (r >= 500)', async () => {
+  let first = true;
+  const s = await serve((_req, res) => {
+    if (first) {
+      first = false;
+      res.writeHead(600, { 'retry-after': '1', 'content-type': 'text/plain' });
+      res.end('odd gateway');
+      return;
+    }
+    json(res, 200, pod('a'));
+  });
+  const clock = new FakeClock();
+  const c = client({ host: s.url }, clock);
+  try {
+    const pending = c.json(buildGet(podLoc('a')));
+    await retryWaitPending(clock, 1000);
+    await clock.step(1000);
+    assert.deepEqual(await pending, pod('a'));
+    assert.equal(s.requests.length, 2);
+  } finally {
+    await c.close();
+    await s.close();
+  }
+});
