@@ -5,6 +5,7 @@
  * Built-in resources come from one table; custom resources are added and removed as
  * CustomResourceDefinitions are written. Every resource is backed by the same generic storage.
  */
+import type { CustomResourceSchema } from './registry/apiextensions/custom-resource-schema.ts';
 
 /** The verbs of a fully writable resource, in the order kube-apiserver lists them. */
 export const allVerbs: readonly string[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -38,6 +39,10 @@ export interface ApiResource {
   readonly printerColumns: readonly PrinterColumn[];
   /** Extra field selectors a CRD declares (`selectableFields`). */
   readonly selectableFields: readonly string[];
+  /** The structural schema of a custom resource version (pruning, defaulting, validation, CEL). */
+  readonly schema?: CustomResourceSchema;
+  /** The scale subresource paths a CRD declares. */
+  readonly scale?: { readonly specReplicasPath: string; readonly statusReplicasPath: string; readonly labelSelectorPath?: string };
 }
 
 /** A column of the server-side table for a custom resource. */
@@ -98,6 +103,14 @@ const builtins: readonly BuiltinSpec[] = [
   { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'rolebindings', kind: 'RoleBinding', ns: true },
   { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'clusterroles', kind: 'ClusterRole', ns: false },
   { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'clusterrolebindings', kind: 'ClusterRoleBinding', ns: false },
+  { g: 'admissionregistration.k8s.io', v: 'v1', r: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', ns: false, cat: ['api-extensions'] },
+  { g: 'admissionregistration.k8s.io', v: 'v1', r: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', ns: false, cat: ['api-extensions'] },
+  // Reviews and token reviews are created, answered and never stored.
+  { g: 'authentication.k8s.io', v: 'v1', r: 'tokenreviews', kind: 'TokenReview', ns: false, verbs: ['create'] },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', ns: true, verbs: ['create'] },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', ns: false, verbs: ['create'] },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview', ns: false, verbs: ['create'] },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'subjectaccessreviews', kind: 'SubjectAccessReview', ns: false, verbs: ['create'] },
   { g: 'apiextensions.k8s.io', v: 'v1', r: 'customresourcedefinitions', kind: 'CustomResourceDefinition', ns: false, short: ['crd', 'crds'], status: true, generation: true },
 ];
 
