@@ -11,6 +11,7 @@ import { buildGet } from '../rest/request.ts';
 import type { ExecConfig } from './api/types.ts';
 import {
   ExecCredentialProvider,
+  execCredentialProviderFor,
   ExecPluginFailedError,
   ExecPluginInteractiveError,
   ExecPluginNotFoundError,
@@ -424,4 +425,14 @@ contexts: [{name: c, context: {cluster: c, user: u}}]
     assert.equal((await p.getCredentials()).token, 'tok-2');
     assert.equal(await runs(), 2);
   });
+});
+
+test('configs differing only in secret-bearing fields (env values, arguments) get providers of their own', () => {
+  const base = { command: 'plugin', apiVersion: V1, interactiveMode: 'Never' as const };
+  const a = execCredentialProviderFor({ exec: { ...base, env: [{ name: 'TOKEN', value: 'one' }] } });
+  const b = execCredentialProviderFor({ exec: { ...base, env: [{ name: 'TOKEN', value: 'two' }] } });
+  const c = execCredentialProviderFor({ exec: { ...base, env: [{ name: 'TOKEN', value: 'one' }], args: ['--secret'] } });
+  assert.notEqual(a, b);
+  assert.notEqual(a, c);
+  assert.equal(execCredentialProviderFor({ exec: { ...base, env: [{ name: 'TOKEN', value: 'one' }] } }), a);
 });

@@ -313,12 +313,22 @@ const providerCache = new WeakMap<Clock, Map<string, ExecCredentialProvider>>();
  */
 export function execCredentialProviderFor(options: ExecCredentialProviderOptions): ExecCredentialProvider {
   const clock = options.clock ?? realClock;
-  const key = JSON.stringify({
-    exec: options.exec,
-    cluster: options.exec.provideClusterInfo === true ? (options.cluster ?? null) : null,
-    env: options.env ?? null,
-    stdinIsTTY: options.stdinIsTTY ?? null,
-  });
+  // Built field by field: printing the config redacts arguments and env values (protectSecrets),
+  // and configs differing only there must not share a provider.
+  const e = options.exec;
+  const c = e.provideClusterInfo === true ? options.cluster : undefined;
+  const key = JSON.stringify([
+    e.command,
+    [...(e.args ?? [])],
+    (e.env ?? []).map((v) => [v.name, v.value]),
+    e.apiVersion,
+    e.installHint ?? '',
+    e.provideClusterInfo === true,
+    e.interactiveMode ?? '',
+    c === undefined ? null : [c.server, c.tlsServerName ?? '', c.insecureSkipTlsVerify === true, c.certificateAuthorityData ?? '', c.proxyUrl ?? '', c.disableCompression === true, JSON.stringify(c.config ?? null)],
+    options.env === undefined ? null : Object.entries(options.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    options.stdinIsTTY ?? null,
+  ]);
   let byKey = providerCache.get(clock);
   if (byKey === undefined) {
     byKey = new Map();
