@@ -6,15 +6,15 @@ import { RestClient, type RestRequest } from '../src/rest/index.ts';
 import { newClientset } from '../src/kubernetes/index.ts';
 import { DynamicClient, ObjectClient } from '../src/dynamic/index.ts';
 import { MetadataClient } from '../src/metadata/index.ts';
-import { DiscoveryClient, NoKindMatchError, NoResourceMatchError, RestMapper } from '../src/discovery/index.ts';
-import { e2eTest, type E2eEnv } from './support/backend.ts';
+import { DiscoveryCacheNotFoundError, DiscoveryClient, NoKindMatchError, NoResourceMatchError, RestMapper } from '../src/discovery/index.ts';
+import { Capability, e2eTest, type E2eEnv } from './support/backend.ts';
 
 /** Records the paths of every request, to observe caching. */
 class RecordingRestClient extends RestClient {
   readonly paths: string[] = [];
-  override async json<T>(req: RestRequest, options?: RequestOptions): Promise<T> {
+  override async do(req: RestRequest, options?: RequestOptions): ReturnType<RestClient['do']> {
     this.paths.push(req.path);
-    return super.json<T>(req, options);
+    return super.do(req, options);
   }
 }
 
@@ -73,18 +73,26 @@ e2eTest('discovery is cached until invalidated; the RESTMapper refreshes on an u
   const w = widgets(env.suffix);
   const discovery = new DiscoveryClient(rest);
   const mapper = new RestMapper(discovery);
+  const reader = discovery.rest as RecordingRestClient;
   const pods = await mapper.restMapping({ group: '', kind: 'Pod' });
   assert.deepEqual(pods.resource, { group: '', version: 'v1', resource: 'pods' });
   assert.equal(pods.namespaced, true);
-  const reads = rest.paths.length;
+  if (env.has(Capability.AggregatedDiscovery)) {
+    // Aggregated discovery: two requests for everything.
+    assert.deepEqual(reader.paths.sort(), ['/api', '/apis']);
+  } else {
+    // Kubernetes before 1.30 (1.24 here) answers /api and /apis with the legacy documents: one more request per group version.
+    assert.ok(reader.paths.includes('/api/v1') && reader.paths.includes('/apis/apps/v1'), reader.paths.join());
+  }
+  const reads = reader.paths.length;
   assert.deepEqual((await mapper.restMapping({ group: 'apps', kind: 'Deployment' })).resource, { group: 'apps', version: 'v1', resource: 'deployments' });
   assert.equal((await mapper.resourceFor({ resource: 'ns' })).groupVersionKind.kind, 'Namespace');
-  assert.equal(rest.paths.length, reads, 'known kinds are served from the cache');
+  assert.equal(reader.paths.length, reads, 'known kinds are served from the cache');
 
   await env.createCrd(w.crd);
   const widget = await mapper.restMapping({ group: w.group, kind: w.kind });
   assert.deepEqual(widget.resource, w.gvr);
-  assert.ok(rest.paths.length > reads, 'the miss re-read discovery');
+  assert.ok(reader.paths.length > reads, 'the miss re-read discovery');
   for (const name of [w.plural, `widget${env.suffix}`, `wg${env.suffix}`, w.kind, `${w.plural}.${w.group}`, `${w.plural}.v1.${w.group}`]) {
     assert.deepEqual((await mapper.resourceFor({ resource: name })).resource, widget.resource, name);
   }
@@ -97,8 +105,19 @@ e2eTest('discovery is cached until invalidated; the RESTMapper refreshes on an u
   assert.equal(groups[0]!.name, '');
   assert.ok(groups.some((g) => g.name === 'apps'));
   const v1 = await discovery.serverResourcesForGroupVersion('v1');
-  assert.ok(v1!.resources.some((r) => r.name === 'pods/status'));
-  assert.equal(await discovery.serverResourcesForGroupVersion('nope.io/v1'), undefined);
+  assert.ok(v1.resources.some((r) => r.name === 'pods/status'));
+  await assert.rejects(discovery.serverResourcesForGroupVersion('nope.io/v1'), DiscoveryCacheNotFoundError);
+  assert.deepEqual(await mapper.kindFor({ resource: 'deployment' }), { group: 'apps', version: 'v1', kind: 'Deployment' });
+  assert.deepEqual((await mapper.restMapping({ group: 'apps', kind: 'deployment' })).resource.resource, 'deployments', 'kinds match lower-cased');
+
+  // Legacy discovery reads the same mapping, one request per group version.
+  const legacy = new DiscoveryClient(rest, { legacy: true });
+  const legacyReader = legacy.rest as RecordingRestClient;
+  const legacyMapper = new RestMapper(legacy);
+  // (Built-in groups and this test's only: on a shared cluster other CRDs come and go meanwhile.)
+  const stable = (ms: Awaited<ReturnType<RestMapper['allMappings']>>) => ms.filter((m) => !m.resource.group.includes('.') || m.resource.group.endsWith('k8s.io') || m.resource.group === w.group);
+  assert.deepEqual(stable(await legacyMapper.allMappings()), stable(await mapper.allMappings()));
+  assert.ok(legacyReader.paths.includes('/apis/apps/v1'));
   assert.equal((await discovery.serverVersion()).major, '1');
 });
 

@@ -22,7 +22,8 @@ import type { CustomResourceDefinition } from '../../src/api/apiextensions/v1.ts
 import { startApiServer, type ApiServer, type ApiServerFaults } from '../../src/testing/index.ts';
 import { loadKubeConfigFile, parseKubeConfig, restConfigFrom, writeKubeConfig, type KubeConfig } from '../../src/clientcmd/index.ts';
 import { newClientset, type Clientset } from '../../src/kubernetes/index.ts';
-import type { RestConfig } from '../../src/rest/index.ts';
+import { RestClient, type RestConfig } from '../../src/rest/index.ts';
+import { acceptDiscoveryFormats } from '../../src/discovery/index.ts';
 import { DynamicClient } from '../../src/dynamic/index.ts';
 import { PatchType } from '../../src/apimachinery/options.ts';
 import { isAlreadyExists, isBadRequest, isExpired, isInvalid, isNotFound, StatusError } from '../../src/apimachinery/errors.ts';
@@ -46,6 +47,8 @@ export const Capability = {
   BearerToken: 'bearerToken',
   /** Streaming lists (watch-list: `sendInitialEvents=true`); a server without the WatchList feature refuses them (1.24: 422). */
   WatchList: 'watchList',
+  /** Aggregated discovery (every group, version and resource in the answers of /api and /apis): Kubernetes ≥ 1.30. */
+  AggregatedDiscovery: 'aggregatedDiscovery',
   /** The test runs an API server of its own (for example `kubeloom demo` without a kubeconfig starts one). */
   OwnServer: 'ownServer',
 } as const;
@@ -58,6 +61,7 @@ const capabilityReasons: Record<Capability, string> = {
   plainHttp: 'the cluster serves HTTPS only (the HTTPS variant of this test runs)',
   bearerToken: 'the cluster does not authenticate with a bearer token',
   watchList: 'the cluster does not serve streaming lists (watch-list)',
+  aggregatedDiscovery: 'the cluster does not serve aggregated discovery',
   ownServer: 'runs an embedded API server of its own; nothing to point at a cluster',
 };
 
@@ -167,6 +171,7 @@ async function realBackend(kubeconfigPath: string): Promise<Backend> {
   if (restConfig.host.startsWith('http:')) capabilities.add(Capability.PlainHttp);
   if (restConfig.bearerToken !== undefined) capabilities.add(Capability.BearerToken);
   if (await servesWatchList(restConfig)) capabilities.add(Capability.WatchList);
+  if (await servesAggregatedDiscovery(restConfig)) capabilities.add(Capability.AggregatedDiscovery);
   return {
     name: 'real',
     capabilities,
@@ -195,6 +200,17 @@ async function servesWatchList(config: RestConfig): Promise<boolean> {
     throw err;
   } finally {
     await cs.close();
+  }
+}
+
+/** Asks /apis for aggregated discovery; a server without it answers the legacy APIGroupList instead. */
+async function servesAggregatedDiscovery(config: RestConfig): Promise<boolean> {
+  const rest = new RestClient(config);
+  try {
+    const res = await rest.do({ verb: 'GET', path: '/apis', query: [], headers: { accept: acceptDiscoveryFormats } });
+    return String(res.headers['content-type'] ?? '').includes('as=APIGroupDiscoveryList');
+  } finally {
+    await rest.close();
   }
 }
 

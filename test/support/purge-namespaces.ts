@@ -28,7 +28,9 @@ interface Collection {
 
 /** Namespaced resources (not subresources) that can be listed and deleted as a collection. */
 async function namespacedCollections(cs: Clientset): Promise<Collection[]> {
-  const lists = await new DiscoveryClient(cs.restClient).serverPreferredResources();
+  // What the namespace controller deletes from (ServerPreferredNamespacedResources); a group version
+  // that fails discovery is skipped, as there.
+  const { resources: lists } = await new DiscoveryClient(cs.restClient).serverPreferredNamespacedResources();
   const out: Collection[] = [];
   for (const list of lists) {
     const [group, version] = list.groupVersion.includes('/') ? list.groupVersion.split('/') : ['', list.groupVersion];
