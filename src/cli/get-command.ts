@@ -16,10 +16,6 @@ import { DiscoveryClient } from '../discovery/discovery-client.ts';
 import { RestMapper, type RestMapping } from '../discovery/rest-mapper.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 
-// kubectl's discovery client limits (defaultConfigFlags in staging/src/k8s.io/kubectl/pkg/cmd/cmd.go).
-const discoveryBurst = 300;
-const discoveryQps = 50;
-
 const usage = `usage: kubeloom get <resource> [name] [flags]
 
 Lists objects of a resource (plural, singular, short name or kind; qualify with .group if ambiguous).
@@ -171,7 +167,6 @@ export async function runGet(args: string[], io: GetIo): Promise<number> {
   }
   const clock = io.clock ?? realClock;
   let rest: RestClient | undefined;
-  let discoveryRest: RestClient | undefined;
   try {
     const loadOptions: Parameters<typeof loadKubeConfig>[0] = {};
     if (values.kubeconfig !== undefined) loadOptions.path = values.kubeconfig;
@@ -179,13 +174,9 @@ export async function runGet(args: string[], io: GetIo): Promise<number> {
     if (io.env !== undefined) loadOptions.env = io.env;
     const kubeconfig = await loadKubeConfig(loadOptions);
     const contextOpt = values.context !== undefined ? { context: values.context } : {};
-    const config = await restConfigFrom(kubeconfig, contextOpt);
-    rest = new RestClient(config, { warningHandler: { handleWarning: (w) => io.stderr(`Warning: ${w.text}\n`) } });
-    // Discovery without aggregated discovery (Kubernetes < 1.30) is one request per group version:
-    // kubectl gives it a client of its own, burst 300 and 50 QPS (defaultConfigFlags in
-    // staging/src/k8s.io/kubectl/pkg/cmd/cmd.go), so the default 5 QPS does not throttle it.
-    discoveryRest = new RestClient({ ...config, qps: discoveryQps, burst: discoveryBurst });
-    const mapping = await new RestMapper(new DiscoveryClient(discoveryRest)).resourceFor({ resource: resourceArg });
+    rest = new RestClient(await restConfigFrom(kubeconfig, contextOpt), { warningHandler: { handleWarning: (w) => io.stderr(`Warning: ${w.text}\n`) } });
+    // (Discovery runs with its own burst: one request per group version without aggregated discovery.)
+    const mapping = await new RestMapper(new DiscoveryClient(rest)).resourceFor({ resource: resourceArg });
     const allNamespaces = values['all-namespaces'] === true && nameArg === undefined;
     const namespace = mapping.namespaced && !allNamespaces ? (values.namespace ?? namespaceOf(kubeconfig, contextOpt)) : '';
     const client = new ResourceClient<Unstructured>(rest, { ...mapping.resource, kind: mapping.groupVersionKind.kind, namespaced: mapping.namespaced, namespace, unstructured: true });
@@ -251,7 +242,7 @@ export async function runGet(args: string[], io: GetIo): Promise<number> {
     io.stderr(`kubeloom get: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
-    await Promise.all([rest?.close(), discoveryRest?.close()]);
+    await rest?.close();
   }
 }
 
