@@ -19,7 +19,7 @@ import { badRequest, conflict, invalid, notFound, untypedError } from '../status
 import type { StoredObject } from '../storage.ts';
 import { reconcileDeletion } from '../controllers/deletion.ts';
 import { objectFilter, parseSelectors } from './list-options.ts';
-import { encodeStored, sendObject, type Render } from './response.ts';
+import { encodeStored, sendObject, withoutTypeMeta, type Render } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunErrors } from './write-options.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
@@ -138,7 +138,8 @@ export async function deleteCollection(scope: RequestScope, t: Target, q: URLSea
     if (!filter(s.obj)) continue;
     const out = deleteOne(scope, t, s, opts);
     if (!opts.dryRun) reconcileDeletion(scope, storeOf(t), out.stored);
-    items.push(out.json);
+    // Items of a built-in kind's list carry no kind/apiVersion; custom resources are unstructured and keep theirs.
+    items.push(t.r.custom ? out.json : withoutTypeMeta(out.json));
   }
   const apiVersion = apiVersionString(t.r.group, t.r.version);
   sendObject(res, 200, `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${scope.storage.revision}"},"items":[${items.join(',')}]}`, render);

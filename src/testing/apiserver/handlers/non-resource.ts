@@ -7,7 +7,7 @@
  * `apiserver/pkg/endpoints/discovery`.
  */
 import type { ServerResponse } from 'node:http';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } from '../discovery.ts';
+import { aggregatedApi, aggregatedApis, aggregatedDiscoveryContentType, apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion, wantsAggregatedDiscovery } from '../discovery.ts';
 import { openApiV2, openApiV3GroupVersion, openApiV3Root, type CrdLookup } from '../openapi.ts';
 import { encodeOpenApiV2, openApiV2ProtobufMediaType } from '../openapi-v2-protobuf.ts';
 import type { ResourceRegistry } from '../resources.ts';
@@ -74,7 +74,8 @@ function openApiAnswer(res: ServerResponse, doc: Obj): boolean {
 
 /**
  * Answers a non-resource path and returns true, or returns false for a resource path under /api or
- * /apis. `serverAddress` is what /api reports in serverAddressByClientCIDRs.
+ * /apis. `serverAddress` is what /api reports in serverAddressByClientCIDRs; `accept` selects
+ * aggregated discovery at /api and /apis.
  */
 export function serveNonResource(registry: ResourceRegistry, crdOf: CrdLookup, serverAddress: string, method: string, path: string, q: URLSearchParams, accept: string | undefined, res: ServerResponse): boolean {
   const answer = (o: Obj | undefined): boolean => {
@@ -90,6 +91,10 @@ export function serveNonResource(registry: ResourceRegistry, crdOf: CrdLookup, s
   }
   if (path === '/') return answer(rootPaths(registry));
   if (path === '/version') return answer({ ...serverVersion });
+  if ((path === '/api' || path === '/apis') && method === 'GET' && wantsAggregatedDiscovery(accept)) {
+    send(res, 200, JSON.stringify(path === '/api' ? aggregatedApi(registry) : aggregatedApis(registry)), aggregatedDiscoveryContentType);
+    return true;
+  }
   if (path === '/api') return answer(apiVersions(serverAddress));
   if (path === '/apis') return answer(apiGroupList(registry));
   if (path === '/api/v1') return answer(apiResourceList(registry, '', 'v1'));

@@ -16,7 +16,7 @@ import { apiVersionString, type ResourceRegistry } from '../resources.ts';
 import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
 import { structOfKind } from '../schema/scheme.ts';
 import { decodeTyped, GoDecodeError } from '../schema/typed-json.ts';
-import { badRequest, invalid, tooLarge, unsupportedMediaType } from '../status.ts';
+import { badRequest, invalid, invalidCause, tooLarge, unsupportedMediaType } from '../status.ts';
 import type { Obj, Target } from './scope.ts';
 
 /** The media types object bodies may use. */
@@ -130,6 +130,26 @@ function splitApiVersion(apiVersion: string): { group: string; version: string }
 }
 
 /**
+ * Custom resources are decoded as unstructured objects, which must say what they are (POST and PUT):
+ * without `kind` the body is refused as the unstructured JSON scheme refuses it (400, "Object 'Kind' is
+ * missing in '<body>'", here the body re-encoded as compact JSON), without `apiVersion` as not matching
+ * the URL's; another kind is a validation error (422 on field `kind`, from the CR strategy's
+ * validation). Built-in kinds take both from the URL instead (see {@link checkType}).
+ */
+export function checkCustomResourceType(t: Target, obj: Obj): void {
+  if (!t.r.custom) return;
+  const expected = apiVersionString(t.r.group, t.r.version);
+  if (obj.kind === undefined || obj.kind === '') {
+    throw badRequest(`${t.r.kind} in version ${JSON.stringify(t.r.version)} cannot be handled as a ${t.r.kind}: Object 'Kind' is missing in '${JSON.stringify(obj)}'`);
+  }
+  if (obj.apiVersion === undefined || obj.apiVersion === '') throw badRequest(`the API version in the data () does not match the expected API version (${expected})`);
+  if (obj.kind !== t.r.kind) {
+    const name = isObject(obj.metadata) && typeof obj.metadata.name === 'string' ? obj.metadata.name : '';
+    throw invalid(t.r.group, display(obj.kind), name, [invalidCause('kind', obj.kind, `must be ${t.r.kind}`)]);
+  }
+}
+
+/**
  * Checks kind and apiVersion against the URL's resource, defaulting them when absent; another served
  * version of a custom resource is converted to the URL's. Ensures `metadata` is an object.
  */
@@ -191,6 +211,7 @@ export function decodeObject(registry: ResourceRegistry, req: IncomingMessage, b
     const v = obj[k];
     if (v !== undefined && v !== null && typeof v !== 'string') throw unrecognized(t.r.kind, `couldn't get version/kind; json parse error: json: cannot unmarshal ${typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'bool' : Array.isArray(v) ? 'array' : 'object'} into Go struct field .${k} of type string`, body);
   }
+  checkCustomResourceType(t, obj);
   checkType(registry, t, obj);
   return typedObject(t, obj);
 }

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { invalid } from '../status.ts';
-import { generateName, metaOf, specChanged } from '../object-meta.ts';
+import { dropEmptyMetadata, generateName, metaOf, specChanged } from '../object-meta.ts';
 import type { ApiResource } from '../resources.ts';
 import { apiVersionString } from '../resources.ts';
 import { structOfKind } from '../schema/scheme.ts';
@@ -110,6 +110,8 @@ export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subr
  */
 export function storageForm(r: ApiResource, obj: Obj): Obj {
   setDefaults(r, obj);
+  // Custom resources are not passed through a Go struct: their empty metadata collections are dropped here.
+  dropEmptyMetadata(obj);
   const s = structOfKind(apiVersionString(r.group, r.version), r.kind);
   if (s === undefined) return obj;
   const typed = decodeTyped(s, obj);

@@ -319,15 +319,3 @@ export function validatePersistentVolumeClaim(pvc: Obj): FieldError[] {
   if (requests.storage === undefined) out.push(required(path('spec', 'resources').key('storage')));
   return out;
 }
-
-/** ValidateTokenRequest: at least 10 minutes, at most 2^32 seconds. */
-export function validateTokenRequest(tr: Obj): FieldError[] {
-  const spec = isObject(tr.spec) ? tr.spec : {};
-  const out: FieldError[] = [];
-  const seconds = spec.expirationSeconds;
-  if (typeof seconds === 'number') {
-    if (seconds < 600) out.push(invalidValue(path('spec', 'expirationSeconds'), seconds, 'may not specify a duration less than 10 minutes'));
-    if (seconds > 2 ** 32) out.push(invalidValue(path('spec', 'expirationSeconds'), seconds, 'may not specify a duration larger than 2^32 seconds'));
-  }
-  return out;
-}
