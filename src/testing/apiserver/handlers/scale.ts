@@ -21,7 +21,7 @@ import { commitUpdate } from './update.ts';
 import { createOptions } from './write-options.ts';
 
 // Workloads scale their spec.replicas and report status.replicas and their selector.
-const workloadPaths: ScalePaths = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: undefined };
+const workloadPaths: ScalePaths = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' };
 
 function pathParts(p: string): string[] {
   return p.replace(/^\./, '').split('.');
