@@ -172,3 +172,22 @@ test('OpenAPI v3 advertises server-side field validation per kind (what kubectl 
   assert.deepEqual(op['x-kubernetes-group-version-kind'], { group: 'apps', version: 'v1', kind: 'Deployment' });
   assert.ok(op.parameters.some((p: Json) => p.name === 'fieldValidation'));
 });
+
+test('OpenAPI v3 and v2 carry the schemas of built-in kinds, with their descriptions (what kubectl explain reads)', async () => {
+  const apps = (await call(server, 'GET', '/openapi/v3/apis/apps/v1')).body;
+  const spec = apps.components.schemas['io.k8s.api.apps.v1.DeploymentSpec'];
+  assert.equal(spec.description, 'DeploymentSpec is the specification of the desired behavior of the Deployment.');
+  assert.deepEqual(spec.required, ['selector', 'template']);
+  assert.deepEqual(spec.properties.template.allOf, [{ $ref: '#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec' }]);
+  // Everything referenced is in the document.
+  for (const ref of JSON.stringify(apps.components.schemas).match(/#\/components\/schemas\/[\w.-]+/g) ?? []) {
+    assert.ok(apps.components.schemas[ref.slice('#/components/schemas/'.length)] !== undefined, ref);
+  }
+  assert.equal((await call(server, 'GET', '/openapi/v3/apis/apps/v9')).status, 404);
+  const v2 = (await call(server, 'GET', '/openapi/v2', { headers: { accept: 'application/json' } })).body;
+  const cm = v2.definitions['io.k8s.api.core.v1.ConfigMap'];
+  assert.deepEqual(cm['x-kubernetes-group-version-kind'], [{ group: '', kind: 'ConfigMap', version: 'v1' }]);
+  assert.equal(cm.properties.metadata.$ref, '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+  assert.equal(v2.definitions['io.k8s.api.apps.v1.DeploymentSpec'].properties.strategy.default, undefined, 'v2 publishes no defaults');
+  assert.equal(v2.definitions['io.k8s.api.core.v1.LimitRangeItem'].properties.default.type, 'object', 'a field named default stays');
+});

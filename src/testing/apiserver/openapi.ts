@@ -29,14 +29,22 @@ const objectMeta = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 // The meta types every group-version document references from its operations.
 const metaRoots = ['DeleteOptions', 'Status', 'WatchEvent', 'APIResourceList', 'Patch'].map((k) => `io.k8s.apimachinery.pkg.apis.meta.v1.${k}`);
 
-// The v2 document carries no `default`s (kube-openapi publishes them in v3 only).
-function withoutDefaults(v: unknown): Obj {
+// The v2 document carries no `default`s (kube-openapi publishes them in v3 only). `properties` maps field
+// names to schemas: a field named `default` (LimitRangeItem's) stays.
+function withoutDefaults(schema: unknown): Obj {
   const strip = (x: unknown): unknown => {
     if (Array.isArray(x)) return x.map(strip);
     if (!isObject(x)) return x;
-    return Object.fromEntries(Object.entries(x).filter(([k]) => k !== 'default').map(([k, y]) => [k, k === 'enum' || k === 'example' ? y : strip(y)]));
+    const out: Obj = {};
+    for (const [k, v] of Object.entries(x)) {
+      if (k === 'default' || k === 'enum' || k === 'example') {
+        if (k !== 'default') out[k] = v;
+      } else if (k === 'properties' && isObject(v)) out[k] = Object.fromEntries(Object.entries(v).map(([name, p]) => [name, strip(p)]));
+      else out[k] = strip(v);
+    }
+    return out;
   };
-  return strip(v) as Obj;
+  return strip(schema) as Obj;
 }
 
 /** Collects the definitions of a document: model types by name, custom resource schemas. */
