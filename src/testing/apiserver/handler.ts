@@ -20,6 +20,7 @@ import { PodLogs } from './pod-logs.ts';
 import type { ResourceRegistry } from './resources.ts';
 import { unauthorized } from './status.ts';
 import type { Storage } from './storage.ts';
+import { createBinding } from './handlers/binding.ts';
 import { commitCreate, createResource, prepareCreate } from './handlers/create.ts';
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
 import { getLog, getResource } from './handlers/get.ts';
@@ -60,6 +61,11 @@ export class ApiHandler {
       allocator: new ServiceAllocator(),
       now: () => formatTime(config.clock.now()),
     };
+  }
+
+  /** The scope internal writers act with: seeding, and the controllers running inside the server. */
+  internalScope(): RequestScope {
+    return this.#scope;
   }
 
   /** Records the listening address for /api's serverAddressByClientCIDRs. */
@@ -123,6 +129,7 @@ export class ApiHandler {
       case 'watch':
         return watchResource(scope, target, q, render, res);
       case 'create':
+        if (target.subresource === 'binding') return createBinding(scope, target, q, req, body!, res);
         return createResource(scope, target, q, req, body!, res);
       case 'update':
         if (target.subresource === 'scale') return writeScale(scope, target, q, req, body!, res, false);

@@ -16,6 +16,8 @@ import { checkType, decodeObject } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
+import { admitNamespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { prepareNamespaceForCreate, validateNamespaceCreate } from '../registry/core/namespace.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
 import { duplicateFields, fieldProblems, fieldValidationOf, strictDecodingError, warningHeaders } from '../registry/field-validation.ts';
@@ -33,8 +35,7 @@ export function requireNamespace(storage: Storage, t: Target): void {
 function createDefaults(r: ApiResource, obj: Obj, allocator: ServiceAllocator): void {
   if (r.hasStatus && !(r.group === '' && r.resource === 'nodes')) delete obj.status;
   if (r.group === '' && r.resource === 'namespaces') {
-    obj.spec = { finalizers: ['kubernetes'], ...(isObject(obj.spec) ? obj.spec : {}) };
-    obj.status = { phase: 'Active' };
+    prepareNamespaceForCreate(obj);
   } else if (r.group === '' && r.resource === 'pods') {
     obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec) };
   } else if (r.group === '' && r.resource === 'persistentvolumeclaims') {
@@ -72,6 +73,10 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
   if (t.r.tracksGeneration) meta.generation = 1;
   else delete meta.generation;
   createDefaults(t.r, obj, scope.allocator);
+  if (t.r.group === '' && t.r.resource === 'namespaces') {
+    const nsCauses = validateNamespaceCreate(obj);
+    if (nsCauses.length > 0) throw invalid(t.r.group, t.r.kind, name, nsCauses);
+  }
   let unknown: string[] = [];
   if (t.r.schema !== undefined) {
     const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false });
@@ -129,6 +134,7 @@ export async function createResource(scope: RequestScope, t: Target, q: URLSearc
   const dryRun = dryRunOf(q);
   fieldValidationOf(q);
   const decoded = decodeObject(req, body, t.r.kind);
+  admitNamespaceLifecycle(scope.storage, { operation: 'CREATE', group: t.r.group, resource: t.r.resource, namespace: t.namespace, name: '', object: decoded });
   let prepared: { name: string; obj: Obj; unknown: string[] };
   try {
     prepared = prepareCreate(scope, t, decoded);

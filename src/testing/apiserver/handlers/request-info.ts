@@ -58,7 +58,12 @@ export function route(registry: ResourceRegistry, path: string): Target {
   const r = registry.lookup(group, version, resource);
   if (r === undefined) throw resourceNotFound();
   if (r.namespaced !== (namespace !== '') && !(r.namespaced && name === undefined)) throw resourceNotFound();
-  const known = (subresource === 'status' && r.hasStatus) || (subresource === 'scale' && r.hasScale) || (subresource === 'log' && r.group === '' && r.resource === 'pods');
+  const core = (resource: string): boolean => r.group === '' && r.resource === resource;
+  const known =
+    (subresource === 'status' && r.hasStatus) ||
+    (subresource === 'scale' && r.hasScale) ||
+    ((subresource === 'log' || subresource === 'binding') && core('pods')) ||
+    (subresource === 'finalize' && core('namespaces'));
   if (subresource !== undefined && !known) throw resourceNotFound();
   return { r, namespace, name, subresource, watchPath };
 }
@@ -69,6 +74,9 @@ export function verbOf(method: string, t: Target, q: URLSearchParams): Verb {
     if (t.subresource === undefined && !t.r.verbs.includes(v)) throw methodNotAllowed();
     if (t.subresource === 'log' && v !== 'get') throw methodNotAllowed();
     if ((t.subresource === 'status' || t.subresource === 'scale') && v !== 'get' && v !== 'update' && v !== 'patch') throw methodNotAllowed();
+    // namespaces/finalize only updates (FinalizeREST), pods/binding only creates (BindingREST).
+    if (t.subresource === 'finalize' && v !== 'update') throw methodNotAllowed();
+    if (t.subresource === 'binding' && v !== 'create') throw methodNotAllowed();
     return v;
   };
   if (t.watchPath) {
@@ -80,7 +88,7 @@ export function verbOf(method: string, t: Target, q: URLSearchParams): Verb {
       if (t.name !== undefined) return allowed('get');
       return allowed(boolParam(q, 'watch') ? 'watch' : 'list');
     case 'POST':
-      if (t.name !== undefined) throw methodNotAllowed();
+      if (t.name !== undefined && t.subresource !== 'binding') throw methodNotAllowed();
       return allowed('create');
     case 'PUT':
       if (t.name === undefined) throw methodNotAllowed();
