@@ -14,6 +14,7 @@ import { ResourceRegistry } from './resources.ts';
 import { Storage } from './storage.ts';
 import { Faults, type ApiServerFaults } from './faults.ts';
 import { ApiHandler } from './handler.ts';
+import { ControllerManager, type ControllerOptions, type ServerControllers } from './controllers/controller-manager.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -40,6 +41,12 @@ export interface ApiServerOptions {
    * (default true, as kube-apiserver). Off, objects are still pruned and defaulted but never refused by the schema.
    */
   crdSchemaValidation?: boolean;
+  /**
+   * The background loops running inside the server: kube-controller-manager's garbage collector and
+   * namespace controller (on by default) and stand-ins for kube-scheduler and kubelets (off by default).
+   * See docs/apiserver.md.
+   */
+  controllers?: ControllerOptions;
 }
 
 /** A running embedded API server. */
@@ -54,6 +61,8 @@ export interface ApiServer {
   writeKubeconfig(path: string): Promise<void>;
   /** Fault injection for tests. */
   readonly faults: ApiServerFaults;
+  /** The background loops (garbage collector, namespace controller, scheduler and kubelet stand-ins): stop, start, wait until idle. */
+  readonly controllers: ServerControllers;
   /** The current global resourceVersion counter. */
   revision(): number;
   /** Sets the log lines served at GET .../pods/{pod}/log (optionally per container). */
@@ -113,6 +122,7 @@ class EmbeddedApiServer implements ApiServer {
   kubeconfig = '';
   caCertPem?: string;
   readonly faults: Faults;
+  readonly controllers: ControllerManager;
   readonly #handler: ApiHandler;
   readonly #storage: Storage;
   readonly #server: Server;
@@ -145,6 +155,8 @@ class EmbeddedApiServer implements ApiServer {
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       this.#handler.seed('', 'v1', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } });
     }
+    this.controllers = new ControllerManager(this.#handler.internalScope(), clock, options.controllers);
+    this.controllers.startEnabled();
     const listener = (req: IncomingMessage, res: ServerResponse): void => this.#handler.handle(req, res);
     if (tls !== undefined) {
       this.caCertPem = tls.cert;
@@ -216,8 +228,9 @@ class EmbeddedApiServer implements ApiServer {
     await this.listen();
   }
 
-  stop(): Promise<void> {
-    return this.#close();
+  async stop(): Promise<void> {
+    await this.controllers.stopAll();
+    await this.#close();
   }
 }
 
