@@ -102,6 +102,31 @@ function containerStatus(c: Container, podUid: string, state: Obj, ready: boolea
   };
 }
 
+/**
+ * The status a kubelet reports once a pod's containers run: phase Running, the Ready conditions, host and
+ * pod IPs, start time, init containers completed and containers running and ready. The conditions are
+ * meant to replace those of the same types.
+ */
+export function runningPodStatus(pod: Pod, where: { hostIP: string; podIP: string; now: string }): Obj {
+  const { hostIP, podIP, now } = where;
+  const uid = pod.metadata?.uid ?? '';
+  const condition = (type: string): Obj => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now });
+  const inits = pod.spec?.initContainers ?? [];
+  return {
+    phase: 'Running',
+    conditions: [condition('PodReadyToStartContainers'), condition('Initialized'), condition('Ready'), condition('ContainersReady')],
+    hostIP,
+    hostIPs: [{ ip: hostIP }],
+    podIP,
+    podIPs: [{ ip: podIP }],
+    startTime: now,
+    ...(inits.length > 0
+      ? { initContainerStatuses: inits.map((c) => containerStatus(c, uid, { terminated: { exitCode: 0, reason: 'Completed', startedAt: now, finishedAt: now, containerID: `kubeloom://${hex(`${uid}/${c.name}`)}` } }, true, false)) }
+      : {}),
+    containerStatuses: (pod.spec?.containers ?? []).map((c) => containerStatus(c, uid, { running: { startedAt: now } }, true, true)),
+  };
+}
+
 /** Replaces (or adds) conditions by type, keeping the others. */
 function withConditions(existing: unknown, conditions: Obj[]): Obj[] {
   const kept = (Array.isArray(existing) ? existing.filter(isObject) : []).filter((c) => !conditions.some((n) => n.type === c.type));
@@ -196,27 +221,11 @@ export class FakeKubelet implements ServerController {
   }
 
   #run(pod: Pod): void {
-    const now = formatTime(this.#clock.now());
     const node = pod.spec?.nodeName ?? '';
     const nodeObj = this.#client.get(this.#client.resourceFor('v1', 'Node'), '', node) as Node | undefined;
     const hostIP = nodeObj?.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '127.0.0.1';
-    const podIP = this.#podIp(node);
-    const uid = pod.metadata?.uid ?? '';
-    const condition = (type: string): Obj => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now });
-    this.#writeStatus(pod, (current) => ({
-      ...current,
-      phase: 'Running',
-      conditions: withConditions(current.conditions, [condition('PodReadyToStartContainers'), condition('Initialized'), condition('Ready'), condition('ContainersReady')]),
-      hostIP,
-      hostIPs: [{ ip: hostIP }],
-      podIP,
-      podIPs: [{ ip: podIP }],
-      startTime: now,
-      ...((pod.spec?.initContainers ?? []).length > 0
-        ? { initContainerStatuses: (pod.spec?.initContainers ?? []).map((c) => containerStatus(c, uid, { terminated: { exitCode: 0, reason: 'Completed', startedAt: now, finishedAt: now, containerID: `kubeloom://${hex(`${uid}/${c.name}`)}` } }, true, false)) }
-        : {}),
-      containerStatuses: (pod.spec?.containers ?? []).map((c) => containerStatus(c, uid, { running: { startedAt: now } }, true, true)),
-    }));
+    const started = runningPodStatus(pod, { hostIP, podIP: this.#podIp(node), now: formatTime(this.#clock.now()) });
+    this.#writeStatus(pod, (current) => ({ ...current, ...started, conditions: withConditions(current.conditions, started.conditions as Obj[]) }));
     this.#stats.podsStarted++;
   }
 
