@@ -1,5 +1,5 @@
 /**
- * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--write-kubeconfig PATH] [--crds PATH]...
+ * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--crds PATH]...
  * [--no-garbage-collector] [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]`:
  * runs the embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL once it is ready.
  */
@@ -7,20 +7,26 @@ import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
 import { installCrds, startApiServer } from '../testing/index.ts';
 
-const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--write-kubeconfig PATH] [--crds PATH]...
+const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--crds PATH]...
                           [--no-garbage-collector] [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]
 
 Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted.
   --port N                   port to listen on (default 0: any free port)
   --host H                   address to listen on (default 127.0.0.1)
   --tls                      serve HTTPS with a self-signed certificate (its CA goes into the kubeconfig)
-  --token T                  require "Authorization: Bearer T" on every request
+  --token T                  bearer token of the admin user (system:masters); without --rbac, every
+                             request must then authenticate
+  --rbac                     authorize with RBAC (bootstrap roles, ServiceAccount tokens, impersonation,
+                             reviews); the kubeconfig authenticates as admin (token made at start
+                             unless --token)
   --write-kubeconfig PATH    write a kubeconfig for the server to PATH (mode 0600)
-  --crds PATH                install the CRDs of a file or directory (YAML/JSON) and wait until they are served; repeatable
+  --crds PATH                install the CRDs of a file or directory (YAML/JSON) and wait until they are
+                             served; repeatable
   --no-garbage-collector     do not garbage-collect by ownerReferences (dependents of deleted owners stay)
   --no-namespace-controller  do not empty and remove deleted namespaces (they stay Terminating)
   --scheduler                bind pending pods to Ready nodes (a stand-in for kube-scheduler)
-  --kubelet                  register a node and run the pods bound to it: Running/Ready, Jobs' pods Succeeded
+  --kubelet                  register a node and run the pods bound to it: Running/Ready, Jobs' pods
+                             Succeeded
   --kubelet-nodes A,B        the nodes --kubelet registers (default kubeloom-node)
 `;
 
@@ -37,6 +43,7 @@ export const apiserverCommand: Command = {
           host: { type: 'string' },
           tls: { type: 'boolean' },
           token: { type: 'string' },
+          rbac: { type: 'boolean' },
           'write-kubeconfig': { type: 'string' },
           crds: { type: 'string', multiple: true },
           'garbage-collector': { type: 'boolean' },
@@ -72,6 +79,7 @@ export const apiserverCommand: Command = {
       ...(values.host === undefined ? {} : { host: values.host }),
       tls: values.tls === true,
       ...(values.token === undefined ? {} : { token: values.token }),
+      rbac: values.rbac === true,
       controllers: {
         garbageCollector: values['garbage-collector'] !== false,
         namespace: values['namespace-controller'] !== false,

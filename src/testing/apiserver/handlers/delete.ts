@@ -7,13 +7,14 @@ import type { ServerResponse } from 'node:http';
 import { admitNamespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { isObject } from '../object-meta.ts';
 import { apiVersionString } from '../resources.ts';
-import { badRequest, invalid } from '../status.ts';
-import { deleteObject, deleteStored, type DeleteResult } from '../registry/delete.ts';
+import { badRequest, invalid, notFound } from '../status.ts';
+import { deleteStored, type DeleteResult } from '../registry/delete.ts';
 import type { DeleteOptions, PropagationPolicy } from '../registry/generic/garbage-collection-policy.ts';
 import { objectFilter, parseSelectors } from './list-options.ts';
 import { send, withApiVersion } from './response.ts';
-import { crdGroupResource, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf } from './write-options.ts';
+import { mutateWrite, validateWrite } from './admit.ts';
 
 /**
  * Stores whose DELETE answers with the deleted object (`ReturnDeletedObject: true` in their registries, or
@@ -76,7 +77,11 @@ export async function deleteResource(scope: RequestScope, t: Target, q: URLSearc
   const opts = deleteOptions(body, q);
   const name = t.name!;
   admitNamespaceLifecycle(scope.storage, { operation: 'DELETE', group: t.r.group, resource: t.r.resource, namespace: t.namespace, name });
-  const out = deleteObject(scope, t.r, t.namespace, name, opts, dryRun);
+  const existing = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
+  if (existing === undefined) throw notFound(t.r, name);
+  await mutateWrite(scope, t, 'DELETE', q, res, undefined, existing.obj);
+  await validateWrite(scope, t, 'DELETE', q, res, undefined, existing.obj);
+  const out = deleteStored(scope, t.r, existing, opts, dryRun);
   // The object stays (finalizers pending) or the registry returns deleted objects: answer with it.
   if (out.pending || returnsDeletedObject.has(storeOf(t))) {
     send(res, 200, encodeResult(t, out));

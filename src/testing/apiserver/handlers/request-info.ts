@@ -63,7 +63,8 @@ export function route(registry: ResourceRegistry, path: string): Target {
     (subresource === 'status' && r.hasStatus) ||
     (subresource === 'scale' && r.hasScale) ||
     ((subresource === 'log' || subresource === 'binding') && core('pods')) ||
-    (subresource === 'finalize' && core('namespaces'));
+    (subresource === 'finalize' && core('namespaces')) ||
+    (subresource === 'token' && core('serviceaccounts'));
   if (subresource !== undefined && !known) throw resourceNotFound();
   return { r, namespace, name, subresource, watchPath };
 }
@@ -73,6 +74,7 @@ export function verbOf(method: string, t: Target, q: URLSearchParams): Verb {
   const allowed = (v: Verb): Verb => {
     if (t.subresource === undefined && !t.r.verbs.includes(v)) throw methodNotAllowed();
     if (t.subresource === 'log' && v !== 'get') throw methodNotAllowed();
+    if (t.subresource === 'token' && v !== 'create') throw methodNotAllowed();
     if ((t.subresource === 'status' || t.subresource === 'scale') && v !== 'get' && v !== 'update' && v !== 'patch') throw methodNotAllowed();
     // namespaces/finalize only updates (FinalizeREST), pods/binding only creates (BindingREST).
     if (t.subresource === 'finalize' && v !== 'update') throw methodNotAllowed();
@@ -88,7 +90,8 @@ export function verbOf(method: string, t: Target, q: URLSearchParams): Verb {
       if (t.name !== undefined) return allowed('get');
       return allowed(boolParam(q, 'watch') ? 'watch' : 'list');
     case 'POST':
-      if (t.name !== undefined && t.subresource !== 'binding') throw methodNotAllowed();
+      // Only subresources such as serviceaccounts/<name>/token and pods/<name>/binding are created on a named object.
+      if (t.name !== undefined && t.subresource === undefined) throw methodNotAllowed();
       return allowed('create');
     case 'PUT':
       if (t.name === undefined) throw methodNotAllowed();
