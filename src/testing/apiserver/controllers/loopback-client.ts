@@ -38,10 +38,13 @@ export function ownerReferencesOf(obj: Obj): OwnerReference[] {
 export class LoopbackClient {
   readonly #scope: RequestScope;
   readonly #manager: string;
+  // Store → its preferred entry; every CRD write may change what is served, so it empties the cache.
+  readonly #preferred = new Map<string, ApiResource | undefined>();
 
   constructor(scope: RequestScope, manager: string) {
     this.#scope = scope;
     this.#manager = manager;
+    scope.storage.subscribe(storageKey('apiextensions.k8s.io', 'customresourcedefinitions'), () => this.#preferred.clear());
   }
 
   /** The server's state, for controllers that subscribe to storage changes. */
@@ -63,6 +66,13 @@ export class LoopbackClient {
    * undefined when the store is no longer served (a CRD went away).
    */
   preferredResource(store: string): ApiResource | undefined {
+    if (this.#preferred.has(store)) return this.#preferred.get(store);
+    const r = this.#findPreferred(store);
+    this.#preferred.set(store, r);
+    return r;
+  }
+
+  #findPreferred(store: string): ApiResource | undefined {
     const matching = this.#scope.registry.all().filter((r) => storageKey(r.group, r.resource) === store);
     const first = matching[0];
     if (first === undefined) return undefined;
