@@ -198,3 +198,11 @@ test('the scheduler spreads pods over the least loaded nodes, in name order on t
     { controllers: { scheduler: true, kubelet: { nodes: ['node-a', 'node-b'] } } },
   );
 });
+
+test('discovery lists pods/binding (create) and namespaces/finalize (update)', async () => {
+  await withServer(async (s) => {
+    const byName = new Map((await call(s, 'GET', '/api/v1')).body.resources.map((r: Json) => [r.name, r]));
+    assert.deepEqual(byName.get('pods/binding'), { name: 'pods/binding', singularName: '', namespaced: true, kind: 'Binding', verbs: ['create'] });
+    assert.deepEqual(byName.get('namespaces/finalize'), { name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
+  });
+});
