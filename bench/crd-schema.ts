@@ -84,3 +84,5 @@ await round('warm-up', {}, true);
 await round('schema, validation on', {}, true);
 await round('schema, validation off', { crdSchemaValidation: false }, true);
 await round('schema-less CRD', {}, false);
+// The same round without the garbage collector and namespace controller watching every write.
+await round('validation on, no controllers', { controllers: { garbageCollector: false, namespace: false } }, true);
