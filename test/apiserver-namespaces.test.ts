@@ -235,6 +235,28 @@ test('namespaces/finalize takes only PUT and validates finalizer names; /status 
       assert.deepEqual(del.body.metadata.finalizers, ['orphan']);
       const wrong = await call(s, 'PUT', '/api/v1/namespaces/rules/status', { body: { ...del.body, status: { phase: 'Active' } } });
       assert.equal(wrong.body.message, 'Namespace "rules" is invalid: status.Phase: Invalid value: "Active": may only be \'Terminating\' if `deletionTimestamp` is not empty');
+      // Once marked, a DELETE with another policy changes nothing (v1.24 answers it unchanged).
+      const again = await call(s, 'DELETE', '/api/v1/namespaces/rules?propagationPolicy=Foreground');
+      assert.deepEqual(again.body.metadata.finalizers, ['orphan']);
+      assert.equal(again.body.metadata.resourceVersion, del.body.metadata.resourceVersion);
+      // Finalized while a metadata finalizer remains, it stays; with that one gone it goes, its last state in the DELETED event.
+      const w = await watch(s, `/api/v1/namespaces?watch=true&fieldSelector=metadata.name%3Drules&resourceVersion=${s.revision()}`);
+      const finalized = await call(s, 'PUT', '/api/v1/namespaces/rules/finalize', { body: { ...again.body, spec: { finalizers: [] } } });
+      assert.equal(finalized.status, 200);
+      assert.deepEqual(finalized.body.spec, {});
+      assert.deepEqual(finalized.body.metadata.finalizers, ['orphan']);
+      const gone = await call(s, 'PATCH', '/api/v1/namespaces/rules', { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+      assert.equal(gone.status, 200);
+      assert.equal((await call(s, 'GET', '/api/v1/namespaces/rules')).status, 404);
+      const events = [await w.next(), await w.next()];
+      assert.deepEqual(
+        events.map((e: Json) => [e.type, e.object.metadata.finalizers, e.object.spec, e.object.status.phase]),
+        [
+          ['MODIFIED', ['orphan'], {}, 'Terminating'],
+          ['DELETED', ['orphan'], {}, 'Terminating'],
+        ],
+      );
+      await w.close();
     },
     { controllers: { namespace: false, garbageCollector: false } },
   );

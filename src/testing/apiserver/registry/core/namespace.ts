@@ -42,11 +42,10 @@ export function prepareNamespaceForCreate(ns: Obj): void {
  */
 export function prepareNamespaceForUpdate(subresource: string | undefined, old: Obj, next: Obj): void {
   if (subresource === 'status') return;
-  if (subresource !== 'finalize') {
-    const spec = isObject(next.spec) ? next.spec : {};
-    const oldFinalizers = isObject(old.spec) ? old.spec.finalizers : undefined;
-    next.spec = oldFinalizers === undefined ? withoutKey(spec, 'finalizers') : { ...spec, finalizers: oldFinalizers };
-  }
+  const spec = isObject(next.spec) ? next.spec : {};
+  const finalizers = subresource === 'finalize' ? spec.finalizers : isObject(old.spec) ? old.spec.finalizers : undefined;
+  // An empty list is not stored (omitempty): a finalized namespace has `spec: {}`.
+  next.spec = finalizers === undefined || (Array.isArray(finalizers) && finalizers.length === 0) ? withoutKey(spec, 'finalizers') : { ...spec, finalizers };
   if (old.status === undefined) delete next.status;
   else next.status = structuredClone(old.status);
 }
