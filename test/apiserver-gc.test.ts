@@ -13,13 +13,16 @@ import { call, configMap, create, type Json } from './apiserver-helpers.ts';
 const cms = '/api/v1/namespaces/default/configmaps';
 const secrets = '/api/v1/namespaces/default/secrets';
 
+/** Runs `fn` against a fresh server; the controllers must not have hit a single error meanwhile. */
 async function withServer(fn: (s: ApiServer) => Promise<void>, options: ApiServerOptions = {}): Promise<void> {
-  const s = await startApiServer(options);
+  const errors: unknown[] = [];
+  const s = await startApiServer({ ...options, controllers: { onError: (_name, err) => errors.push(err), ...options.controllers } });
   try {
     await fn(s);
   } finally {
     await s.stop();
   }
+  assert.deepEqual(errors, []);
 }
 
 function ownerRef(owner: Json, extra: Record<string, unknown> = {}): Json {
@@ -254,5 +257,15 @@ test('a reference whose kind or version is not served is never resolved, and the
     await create(s, cms, dependent('unresolved', [{ apiVersion: 'apps/v1beta1', kind: 'Deployment', name: 'old', uid: '11111111-1111-1111-1111-111111111111' }]));
     await s.controllers.waitForIdle();
     assert.equal(await exists(s, `${cms}/unresolved`), true);
+  });
+});
+
+test('owner references that name nothing are skipped, without errors', async () => {
+  await withServer(async (s) => {
+    await create(s, cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'odd', ownerReferences: 'nonsense' } });
+    await create(s, cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'partial', ownerReferences: [{ uid: 'u' }, null, { apiVersion: 'v1', kind: 'ConfigMap', name: '', uid: 'x' }] } });
+    await s.controllers.waitForIdle();
+    assert.equal(await exists(s, `${cms}/odd`), true);
+    assert.equal(await exists(s, `${cms}/partial`), true);
   });
 });

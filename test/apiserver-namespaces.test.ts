@@ -15,12 +15,14 @@ const start = Date.parse('2024-06-01T00:00:00Z');
 
 async function withServer(fn: (s: ApiServer, clock: FakeClock) => Promise<void>, options: ApiServerOptions = {}): Promise<void> {
   const clock = new FakeClock(start);
-  const s = await startApiServer({ clock, ...options });
+  const errors: unknown[] = [];
+  const s = await startApiServer({ clock, ...options, controllers: { onError: (_name, err) => errors.push(err), ...options.controllers } });
   try {
     await fn(s, clock);
   } finally {
     await s.stop();
   }
+  assert.deepEqual(errors, [], 'no controller hit an error');
 }
 
 async function namespace(s: ApiServer, name: string, spec?: Json): Promise<Json> {

@@ -14,12 +14,14 @@ const pods = '/api/v1/namespaces/default/pods';
 
 async function withServer(fn: (s: ApiServer, clock: FakeClock) => Promise<void>, options: ApiServerOptions = {}): Promise<void> {
   const clock = new FakeClock(Date.parse('2024-06-01T00:00:00Z'));
-  const s = await startApiServer({ clock, ...options });
+  const errors: unknown[] = [];
+  const s = await startApiServer({ clock, ...options, controllers: { onError: (_name, err) => errors.push(err), ...options.controllers } });
   try {
     await fn(s, clock);
   } finally {
     await s.stop();
   }
+  assert.deepEqual(errors, [], 'no controller hit an error');
 }
 
 function condition(p: Json, type: string): Json {

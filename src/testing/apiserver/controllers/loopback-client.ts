@@ -28,10 +28,15 @@ export class RestMappingError extends KubeloomError {
   }
 }
 
-/** The parts of an object the controllers read. */
+/**
+ * The owner references of an object that name something: kube-apiserver refuses references without
+ * apiVersion, kind, name or uid, which this server does not validate, so the controllers skip them.
+ */
 export function ownerReferencesOf(obj: Obj): OwnerReference[] {
   const refs = metaOf(obj).ownerReferences;
-  return Array.isArray(refs) ? refs.filter((r): r is OwnerReference => isObject(r) && typeof r.uid === 'string') : [];
+  if (!Array.isArray(refs)) return [];
+  const named = (v: unknown): boolean => typeof v === 'string' && v !== '';
+  return refs.filter((r): r is OwnerReference => isObject(r) && named(r.apiVersion) && named(r.kind) && named(r.name) && named(r.uid));
 }
 
 /** A client of the server's registry for one controller (its writes are recorded under `manager`). */
