@@ -1,14 +1,14 @@
 /**
- * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--crds PATH]...
- * [--no-garbage-collector] [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]`:
+ * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--pod-handlers MODULE]
+ * [--crds PATH]... [--no-garbage-collector] [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]`:
  * runs the embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL once it is ready.
  */
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
-import { installCrds, startApiServer } from '../testing/index.ts';
+import { installCrds, loadPodHandlers, startApiServer, type PodHandlers } from '../testing/index.ts';
 
-const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--crds PATH]...
-                          [--no-garbage-collector] [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]
+const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--pod-handlers MODULE]
+                          [--crds PATH]... [--no-garbage-collector] [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]
 
 Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted.
   --port N                   port to listen on (default 0: any free port)
@@ -20,6 +20,8 @@ Runs an embedded Kubernetes API server on loopback (data kept in memory) until i
                              reviews); the kubeconfig authenticates as admin (token made at start
                              unless --token)
   --write-kubeconfig PATH    write a kubeconfig for the server to PATH (mode 0600)
+  --pod-handlers MODULE      serve pods/exec, attach and portforward with the module's default export
+                             (PodHandlers: see docs/remotecommand.md)
   --crds PATH                install the CRDs of a file or directory (YAML/JSON) and wait until they are
                              served; repeatable
   --no-garbage-collector     do not garbage-collect by ownerReferences (dependents of deleted owners stay)
@@ -45,6 +47,7 @@ export const apiserverCommand: Command = {
           token: { type: 'string' },
           rbac: { type: 'boolean' },
           'write-kubeconfig': { type: 'string' },
+          'pod-handlers': { type: 'string' },
           crds: { type: 'string', multiple: true },
           'garbage-collector': { type: 'boolean' },
           'namespace-controller': { type: 'boolean' },
@@ -74,7 +77,17 @@ export const apiserverCommand: Command = {
       process.stderr.write(`kubeloom apiserver: --kubelet-nodes needs --kubelet and a comma-separated list of node names\n`);
       return 2;
     }
+    let podHandlers: PodHandlers | undefined;
+    if (values['pod-handlers'] !== undefined) {
+      try {
+        podHandlers = await loadPodHandlers(values['pod-handlers']);
+      } catch (err) {
+        process.stderr.write(`kubeloom apiserver: --pod-handlers ${values['pod-handlers']}: ${err instanceof Error ? err.message : String(err)}\n`);
+        return 2;
+      }
+    }
     const server = await startApiServer({
+      ...(podHandlers === undefined ? {} : { podHandlers }),
       port,
       ...(values.host === undefined ? {} : { host: values.host }),
       tls: values.tls === true,

@@ -12,3 +12,6 @@ export type { FakeKubeletOptions, PodOutcome } from './apiserver/controllers/fak
 export { installCrds, parseCrdDocuments, CrdInstallError, CrdInstallErrorCode, type CrdInstallOptions } from './crd-install.ts';
 export { eventually, EventuallyTimeoutError, type EventuallyOptions } from './eventually.ts';
 export { startChaosProxy, type ChaosProxy, type ChaosProxyOptions, type ChaosFault, type ChaosConnection, type ChaosRequestRule, type ChaosStats } from './chaos-proxy.ts';
+export type { PodHandlers, PodHandler, ContainerHandler, ExecSession, PortTarget, TerminalSize } from './apiserver/streaming/pod-handlers.ts';
+export { loadPodHandlers } from './apiserver/streaming/pod-handlers.ts';
+export type { NodeMetricsInput, PodMetricsInput, ResourceUsage } from './apiserver/metrics-api.ts';
