@@ -11,13 +11,23 @@ import type { Json } from './apiserver-helpers.ts';
 
 const main = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
 
-test('kubeloom apiserver prints its URL once ready, writes a kubeconfig and stops cleanly on SIGTERM', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'kubeloom-cli-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  const child = spawn(process.execPath, [main, 'apiserver', '--port', '0', '--token', 'cli-token', '--write-kubeconfig', kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** A running `kubeloom apiserver`. */
+interface Cli {
+  url: string;
+  /** Everything it wrote to stdout so far. */
+  out(): string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL, for `finally` blocks (a no-op once it exited). */
+  kill(): void;
+}
+
+/** Starts `kubeloom apiserver --port 0` with `args`; resolves once it reports its URL. */
+async function startCli(args: string[]): Promise<Cli> {
+  const child = spawn(process.execPath, [main, 'apiserver', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.setEncoding('utf8');
   try {
-    let out = '';
-    child.stdout.setEncoding('utf8');
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: string) => {
         out += chunk;
@@ -26,6 +36,29 @@ test('kubeloom apiserver prints its URL once ready, writes a kubeconfig and stop
       });
       child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
     });
+    return {
+      url,
+      out: () => out,
+      stop: async () => {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        const [code] = (await exited) as [number | null];
+        return code;
+      },
+      kill: () => child.kill('SIGKILL'),
+    };
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+}
+
+test('kubeloom apiserver prints its URL once ready, writes a kubeconfig and stops cleanly on SIGTERM', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'kubeloom-cli-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const cli = await startCli(['--token', 'cli-token', '--write-kubeconfig', kubeconfig]);
+  try {
+    const url = cli.url;
     const kc: Json = parseYaml(await readFile(kubeconfig, 'utf8'));
     assert.equal(kc.clusters[0].cluster.server, url);
     assert.equal(kc.users[0].user.token, 'cli-token');
@@ -35,13 +68,10 @@ test('kubeloom apiserver prints its URL once ready, writes a kubeconfig and stop
     const res = await fetch(`${url}/api/v1/namespaces`, { headers: { authorization: 'Bearer cli-token' } });
     assert.equal(res.status, 200);
     assert.equal(((await res.json()) as Json).kind, 'NamespaceList');
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const [code] = await exited;
-    assert.equal(code, 0);
-    assert.match(out, /SIGTERM, stopping\n$/);
+    assert.equal(await cli.stop(), 0);
+    assert.match(cli.out(), /SIGTERM, stopping\n$/);
   } finally {
-    child.kill('SIGKILL');
+    cli.kill();
     await rm(dir, { recursive: true, force: true });
   }
 });
@@ -57,31 +87,6 @@ test('kubeloom apiserver rejects bad flags with exit code 2', async () => {
     assert.match(err, /kubeloom apiserver: /);
   }
 });
-
-/** Starts `kubeloom apiserver` with `args`; resolves with its URL and a stop function. */
-async function startCli(args: string[]): Promise<{ url: string; out: () => string; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, [main, 'apiserver', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.setEncoding('utf8');
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: string) => {
-      out += chunk;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
-  });
-  return {
-    url,
-    out: () => out,
-    stop: async () => {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      const [code] = (await exited) as [number | null];
-      return code;
-    },
-  };
-}
 
 async function getJson(url: string): Promise<Json> {
   const res = await fetch(url);
@@ -137,18 +142,9 @@ test('kubeloom apiserver: --kubelet-nodes without --kubelet is a usage error; a 
 test('kubeloom apiserver --rbac authorizes with RBAC: the kubeconfig is admin, anonymous requests get 403', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'kubeloom-cli-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  const child = spawn(process.execPath, [main, 'apiserver', '--port', '0', '--rbac', '--write-kubeconfig', kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const cli = await startCli(['--rbac', '--write-kubeconfig', kubeconfig]);
   try {
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk: string) => {
-        out += chunk;
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
-    });
+    const url = cli.url;
     const kc: Json = parseYaml(await readFile(kubeconfig, 'utf8'));
     const token: string = kc.users[0].user.token;
     assert.match(token, /^[0-9a-f]{48}$/);
@@ -158,11 +154,9 @@ test('kubeloom apiserver --rbac authorizes with RBAC: the kubeconfig is admin, a
     const res = await fetch(`${url}/api/v1/namespaces`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(res.status, 200);
     await res.arrayBuffer();
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    assert.equal((await exited)[0], 0);
+    assert.equal(await cli.stop(), 0);
   } finally {
-    child.kill('SIGKILL');
+    cli.kill();
     await rm(dir, { recursive: true, force: true });
   }
 });

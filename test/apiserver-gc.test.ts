@@ -7,22 +7,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer, type ApiServer, type ApiServerOptions } from '../src/testing/index.ts';
-import { call, configMap, create, type Json } from './apiserver-helpers.ts';
+import type { ApiServer, ApiServerOptions } from '../src/testing/index.ts';
+import { call, configMap, create, withControllers, type Json } from './apiserver-helpers.ts';
 
 const cms = '/api/v1/namespaces/default/configmaps';
 const secrets = '/api/v1/namespaces/default/secrets';
 
-/** Runs `fn` against a fresh server; the controllers must not have hit a single error meanwhile. */
-async function withServer(fn: (s: ApiServer) => Promise<void>, options: ApiServerOptions = {}): Promise<void> {
-  const errors: unknown[] = [];
-  const s = await startApiServer({ ...options, controllers: { onError: (_name, err) => errors.push(err), ...options.controllers } });
-  try {
-    await fn(s);
-  } finally {
-    await s.stop();
-  }
-  assert.deepEqual(errors, []);
+function withServer(fn: (s: ApiServer) => Promise<void>, options: ApiServerOptions = {}): Promise<void> {
+  return withControllers(options, fn);
 }
 
 function ownerRef(owner: Json, extra: Record<string, unknown> = {}): Json {

@@ -8,21 +8,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../src/util/clock/index.ts';
-import { startApiServer, type ApiServer, type ApiServerOptions } from '../src/testing/index.ts';
-import { call, configMap, create, watch, type Json } from './apiserver-helpers.ts';
+import type { ApiServer, ApiServerOptions } from '../src/testing/index.ts';
+import { call, configMap, create, watch, withControllers, type Json } from './apiserver-helpers.ts';
 
 const start = Date.parse('2024-06-01T00:00:00Z');
 
-async function withServer(fn: (s: ApiServer, clock: FakeClock) => Promise<void>, options: ApiServerOptions = {}): Promise<void> {
+function withServer(fn: (s: ApiServer, clock: FakeClock) => Promise<void>, options: ApiServerOptions = {}): Promise<void> {
   const clock = new FakeClock(start);
-  const errors: unknown[] = [];
-  const s = await startApiServer({ clock, ...options, controllers: { onError: (_name, err) => errors.push(err), ...options.controllers } });
-  try {
-    await fn(s, clock);
-  } finally {
-    await s.stop();
-  }
-  assert.deepEqual(errors, [], 'no controller hit an error');
+  return withControllers({ clock, ...options }, (s) => fn(s, clock));
 }
 
 async function namespace(s: ApiServer, name: string, spec?: Json): Promise<Json> {

@@ -7,21 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../src/util/clock/index.ts';
-import { startApiServer, type ApiServer, type ApiServerOptions } from '../src/testing/index.ts';
-import { call, create, pod, type Json } from './apiserver-helpers.ts';
+import type { ApiServer, ApiServerOptions } from '../src/testing/index.ts';
+import { call, create, pod, withControllers, type Json } from './apiserver-helpers.ts';
 
 const pods = '/api/v1/namespaces/default/pods';
 
-async function withServer(fn: (s: ApiServer, clock: FakeClock) => Promise<void>, options: ApiServerOptions = {}): Promise<void> {
+function withServer(fn: (s: ApiServer, clock: FakeClock) => Promise<void>, options: ApiServerOptions = {}): Promise<void> {
   const clock = new FakeClock(Date.parse('2024-06-01T00:00:00Z'));
-  const errors: unknown[] = [];
-  const s = await startApiServer({ clock, ...options, controllers: { onError: (_name, err) => errors.push(err), ...options.controllers } });
-  try {
-    await fn(s, clock);
-  } finally {
-    await s.stop();
-  }
-  assert.deepEqual(errors, [], 'no controller hit an error');
+  return withControllers({ clock, ...options }, (s) => fn(s, clock));
 }
 
 function condition(p: Json, type: string): Json {

@@ -97,11 +97,6 @@ export class GarbageCollector implements ServerController {
     return this.#graphChanges.idle() && this.#attemptToDelete.idle() && this.#attemptToOrphan.idle();
   }
 
-  /** Whether the graph holds a node for `uid` (GraphHasUID, for tests). */
-  graphHasUid(uid: string): boolean {
-    return this.#graph.uidToNode.has(uid);
-  }
-
   #onChange(c: Change): void {
     if (ignoredStores.has(c.store)) return;
     let apiVersion: string;
