@@ -5,7 +5,7 @@
  * Without it readyReplicas would stay 0. Against the embedded server, use its stand-ins instead
  * (`startApiServer({ controllers: { scheduler: true, kubelet: true } })`), as the demo does.
  */
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../api/core/v1.ts';
 import { isNotFound } from '../apimachinery/errors.ts';
 import { objectKey } from '../apimachinery/meta.ts';
 import { PatchType, type PatchOptions, type PatchTypeValue } from '../apimachinery/options.ts';

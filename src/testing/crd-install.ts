@@ -7,7 +7,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
+import type { CustomResourceDefinition } from '../api/apiextensions/v1.ts';
 import { parseAllDocuments } from 'yaml';
 import { isAlreadyExists, KubeloomError } from '../apimachinery/errors.ts';
 import { parseKubeConfig } from '../clientcmd/load.ts';

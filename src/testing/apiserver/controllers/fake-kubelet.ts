@@ -9,7 +9,7 @@
  * Nothing runs: no images are pulled, no probes, restarts or logs (see `setPodLogs`), no node heartbeats.
  */
 import { createHash } from 'node:crypto';
-import type { Container, Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Node, Pod } from '../../../api/core/v1.ts';
 import type { Clock } from '../../../util/clock/clock.ts';
 import { formatTime } from '../handlers/scope.ts';
 import { isObject } from '../object-meta.ts';

@@ -7,7 +7,7 @@
  * name). A pod no node fits gets PodScheduled=False, reason Unschedulable, with a message in the
  * scheduler's words, and is retried when a node changes. No scoring, affinity, resources or preemption.
  */
-import type { Node, Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod, Taint, Toleration } from '../../../api/core/v1.ts';
 import { isForbidden } from '../../../apimachinery/errors.ts';
 import type { Clock } from '../../../util/clock/clock.ts';
 import { formatTime } from '../handlers/scope.ts';

@@ -8,7 +8,7 @@
  * Resolving an apiVersion and kind to a resource is the RESTMapper's job upstream: a version that is not
  * served does not resolve ({@link RestMappingError}), as a NoKindMatchError.
  */
-import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { OwnerReference } from '../../../api/meta/v1.ts';
 import { KubeloomError } from '../../../apimachinery/errors.ts';
 import { admitNamespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { commitCreate, createTracker, prepareCreate } from '../handlers/create.ts';

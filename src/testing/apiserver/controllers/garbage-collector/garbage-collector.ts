@@ -15,7 +15,7 @@
  * Core/v1 events are not watched (upstream's ignored resources). Writes go through the loopback client as
  * `kube-controller-manager`; the dependents are deleted with a uid precondition.
  */
-import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { OwnerReference } from '../../../../api/meta/v1.ts';
 import { isNotFound } from '../../../../apimachinery/errors.ts';
 import type { Clock } from '../../../../util/clock/clock.ts';
 import { metaOf } from '../../object-meta.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { OwnerReference } from '../../../../api/meta/v1.ts';
 import type { GraphNode } from './graph.ts';
 import { GraphBuilder, type GraphEvent } from './graph-builder.ts';
 

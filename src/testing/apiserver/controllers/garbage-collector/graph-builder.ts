@@ -5,7 +5,7 @@
  * owners a blocking dependent released, and dependents whose owner references look wrong (another
  * namespace, other coordinates). Changes arrive from the server's storage instead of informers.
  */
-import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { OwnerReference } from '../../../../api/meta/v1.ts';
 import { metaOf } from '../../object-meta.ts';
 import { foregroundDeletionFinalizer, orphanFinalizer } from '../../registry/generic/garbage-collection-policy.ts';
 import { stringList } from '../../registry/generic/deletion.ts';

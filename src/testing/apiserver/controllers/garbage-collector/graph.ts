@@ -4,7 +4,7 @@
  * event for its object has been observed: an owner reference alone creates a virtual node, which the
  * collector then verifies against the API.
  */
-import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { OwnerReference } from '../../../../api/meta/v1.ts';
 
 /** An object's coordinates: apiVersion, kind, name and uid, plus its namespace (objectReference). */
 export interface ObjectIdentity {

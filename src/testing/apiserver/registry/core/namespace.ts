@@ -5,7 +5,7 @@
  * resource (spec.finalizers and status kept), `/status` (spec kept, phase must match the deletionTimestamp)
  * and `/finalize` (status kept, spec.finalizers written); and the removal once a namespace is finalized.
  */
-import type { StatusCause } from 'kubernetes-types/meta/v1.js';
+import type { StatusCause } from '../../../../api/meta/v1.ts';
 import { isObject, metaOf } from '../../object-meta.ts';
 import type { ApiResource } from '../../resources.ts';
 import { conflict, invalidCause } from '../../status.ts';
