@@ -1,14 +1,16 @@
 /**
- * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--pod-handlers MODULE]
- * [--crds PATH]... [--no-garbage-collector] [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]`:
- * runs the embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL once it is ready.
+ * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
+ * [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--no-garbage-collector]
+ * [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]`: runs the embedded Kubernetes
+ * API server until SIGINT/SIGTERM, printing its URL once it is ready.
  */
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
 import { installCrds, loadPodHandlers, startApiServer, type PodHandlers } from '../testing/index.ts';
 
-const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--pod-handlers MODULE]
-                          [--crds PATH]... [--no-garbage-collector] [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]
+const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
+                          [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--no-garbage-collector]
+                          [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]
 
 Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted.
   --port N                   port to listen on (default 0: any free port)
@@ -22,6 +24,8 @@ Runs an embedded Kubernetes API server on loopback (data kept in memory) until i
   --write-kubeconfig PATH    write a kubeconfig for the server to PATH (mode 0600)
   --pod-handlers MODULE      serve pods/exec, attach and portforward with the module's default export
                              (PodHandlers: see docs/remotecommand.md)
+  --compaction-interval D    compact the watch history every D (e.g. 10s, 5m), as kube-apiserver's
+                             --etcd-compaction-interval; default: never (old resourceVersions stay valid)
   --crds PATH                install the CRDs of a file or directory (YAML/JSON) and wait until they are
                              served; repeatable
   --no-garbage-collector     do not garbage-collect by ownerReferences (dependents of deleted owners stay)
@@ -31,6 +35,14 @@ Runs an embedded Kubernetes API server on loopback (data kept in memory) until i
                              Succeeded
   --kubelet-nodes A,B        the nodes --kubelet registers (default kubeloom-node)
 `;
+
+/** A duration such as 500ms, 10s or 5m, in milliseconds; undefined when malformed or not positive. */
+function parseDuration(text: string): number | undefined {
+  const m = /^(\d+)(ms|s|m|h)$/.exec(text);
+  if (m === null) return undefined;
+  const ms = Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
+  return ms > 0 ? ms : undefined;
+}
 
 /** The `apiserver` subcommand. */
 export const apiserverCommand: Command = {
@@ -48,6 +60,7 @@ export const apiserverCommand: Command = {
           rbac: { type: 'boolean' },
           'write-kubeconfig': { type: 'string' },
           'pod-handlers': { type: 'string' },
+          'compaction-interval': { type: 'string' },
           crds: { type: 'string', multiple: true },
           'garbage-collector': { type: 'boolean' },
           'namespace-controller': { type: 'boolean' },
@@ -72,6 +85,12 @@ export const apiserverCommand: Command = {
       process.stderr.write(`kubeloom apiserver: invalid --port ${values.port}\n`);
       return 2;
     }
+    const compaction = values['compaction-interval'];
+    const compactionIntervalMs = compaction === undefined ? 0 : parseDuration(compaction);
+    if (compactionIntervalMs === undefined) {
+      process.stderr.write(`kubeloom apiserver: invalid --compaction-interval ${compaction}: want a duration such as 10s or 5m\n`);
+      return 2;
+    }
     const nodes = values['kubelet-nodes']?.split(',').map((n) => n.trim());
     if (nodes !== undefined && (nodes.some((n) => n === '') || values.kubelet !== true)) {
       process.stderr.write(`kubeloom apiserver: --kubelet-nodes needs --kubelet and a comma-separated list of node names\n`);
@@ -89,6 +108,7 @@ export const apiserverCommand: Command = {
     const server = await startApiServer({
       ...(podHandlers === undefined ? {} : { podHandlers }),
       port,
+      compactionIntervalMs,
       ...(values.host === undefined ? {} : { host: values.host }),
       tls: values.tls === true,
       ...(values.token === undefined ? {} : { token: values.token }),

@@ -11,7 +11,7 @@ import { badRequest, invalid, notFound } from '../status.ts';
 import { deleteStored, type DeleteResult } from '../registry/delete.ts';
 import type { DeleteOptions, PropagationPolicy } from '../registry/generic/garbage-collection-policy.ts';
 import { objectFilter, parseSelectors } from './list-options.ts';
-import { send, withApiVersion } from './response.ts';
+import { send, withApiVersion, withoutTypeMeta } from './response.ts';
 import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf } from './write-options.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
@@ -101,7 +101,9 @@ export async function deleteCollection(scope: RequestScope, t: Target, q: URLSea
   const items: string[] = [];
   for (const s of scope.storage.listAt(store, scope.storage.revision, { namespace: t.namespace })) {
     if (!filter(s.obj)) continue;
-    items.push(encodeResult(t, deleteStored(scope, t.r, s, opts, dryRun)));
+    const json = encodeResult(t, deleteStored(scope, t.r, s, opts, dryRun));
+    // As in a LIST, the items of a built-in resource carry no kind and apiVersion.
+    items.push(t.r.custom ? json : withoutTypeMeta(json));
   }
   const apiVersion = apiVersionString(t.r.group, t.r.version);
   send(res, 200, `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${scope.storage.revision}"},"items":[${items.join(',')}]}`);
