@@ -58,7 +58,6 @@ export async function startBenchServer(options: { watchHistorySize?: number } = 
     defaultWatchTimeoutSeconds: 1800,
     maxRequestBodyBytes: 3 * 1024 * 1024,
     clock: realClock,
-    controllers: { namespace: true, garbageCollector: true },
   });
   const bases = new Map<string, BenchPod[]>();
   const server: Server = createServer((req, res) => handler.handle(req, res));

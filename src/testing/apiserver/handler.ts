@@ -19,11 +19,11 @@ import { PodLogs } from './pod-logs.ts';
 import { ServiceAllocator } from './registry/service-allocator.ts';
 import type { ResourceRegistry } from './resources.ts';
 import type { Storage } from './storage.ts';
+import { createBinding } from './handlers/binding.ts';
 import { createInternal, createResource, createTracker } from './handlers/create.ts';
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
 import { getLog, getResource } from './handlers/get.ts';
 import { listResource } from './handlers/list.ts';
-import { finalizeNamespace } from './handlers/namespace-finalize.ts';
 import { serveNonResource } from './handlers/non-resource.ts';
 import { patchResource } from './handlers/patch.ts';
 import { readBody, typedObject } from './handlers/request-body.ts';
@@ -76,6 +76,11 @@ export class ApiHandler {
       allocator: new ServiceAllocator(),
       now: () => formatTime(config.clock.now()),
     };
+  }
+
+  /** The scope internal writers act with: seeding, and the controllers running inside the server. */
+  internalScope(): RequestScope {
+    return this.#scope;
   }
 
   /** Records the listening address for /api's serverAddressByClientCIDRs. */
@@ -153,11 +158,11 @@ export class ApiHandler {
       case 'watch':
         return watchResource(scope, target, q, render, res);
       case 'create':
+        if (sub === 'binding') return createBinding(scope, target, q, req, body, render, res);
         if (isReview(target)) return createReview(scope, target, q, req, body, render, res);
         return createResource(scope, target, q, req, body, render, res);
       case 'update':
         if (sub === 'scale') return writeScale(scope, target, q, req, body, render, res, false);
-        if (sub === 'finalize') return finalizeNamespace(scope, target, q, req, body, render, res);
         return updateResource(scope, target, q, req, body, render, res);
       case 'patch':
         if (sub === 'scale') return writeScale(scope, target, q, req, body, render, res, true);

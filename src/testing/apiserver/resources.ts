@@ -130,6 +130,7 @@ const builtins: readonly BuiltinSpec[] = [
   { g: '', v: 'v1', r: 'pods', kind: 'Pod', ns: true, short: ['po'], cat: ['all'], sub: [
       // The streaming subresources (streaming/upgrade.ts serves them).
       { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+      { name: 'binding', kind: 'Binding', verbs: ['create'] },
       { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
       { name: 'log', kind: 'Pod', verbs: ['get'] },
       { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },

@@ -15,13 +15,13 @@ import { realClock, type Clock, type Ticker } from '../../util/clock/clock.ts';
 import { ResourceRegistry } from './resources.ts';
 import { Storage } from './storage.ts';
 import { Faults, type ApiServerFaults } from './faults.ts';
-import type { ControllerSettings } from './controllers/deletion.ts';
 import { ApiHandler, formatTime } from './handler.ts';
 import { StreamingHandler } from './streaming/upgrade.ts';
 import { MetricsApi, type NodeMetricsInput, type PodMetricsInput } from './metrics-api.ts';
 import type { PodHandler, PodHandlers } from './streaming/pod-handlers.ts';
 import type { StaticUser } from './authn/authenticator.ts';
 import { ClusterRoleAggregationController } from './controllers/clusterrole-aggregation.ts';
+import { ControllerManager, type ControllerOptions, type ServerControllers } from './controllers/controller-manager.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -67,13 +67,6 @@ export interface ApiServerOptions {
   /** Time source for timestamps, bookmarks, watch timeouts and injected delays (default: the real clock). */
   clock?: Clock;
   /**
-   * The kube-controller-manager behaviour the server models (all on by default): the namespace controller
-   * (a deleted namespace's contents go, then the namespace) and the garbage collector's handling of the
-   * `orphan` and `foregroundDeletion` finalizers. Off, the server behaves like a cluster without
-   * kube-controller-manager: deleted namespaces stay Terminating, those finalizers stay.
-   */
-  controllers?: Partial<ControllerSettings>;
-  /**
    * Compact the history periodically, as kube-apiserver's `--etcd-compaction-interval` does (default 0:
    * only on demand, through `faults.compact()`). Each tick compacts up to the revision the previous tick
    * saw, so the newest interval's history always stays (apiserver/pkg/storage/etcd3/compact.go).
@@ -84,6 +77,12 @@ export interface ApiServerOptions {
    * (default true, as kube-apiserver). Off, objects are still pruned and defaulted but never refused by the schema.
    */
   crdSchemaValidation?: boolean;
+  /**
+   * The background loops running inside the server: kube-controller-manager's garbage collector and
+   * namespace controller (on by default) and stand-ins for kube-scheduler and kubelets (off by default).
+   * See docs/apiserver.md.
+   */
+  controllers?: ControllerOptions;
   /** What serves pods/exec, pods/attach and pods/portforward (see docs/remotecommand.md). */
   podHandlers?: PodHandlers;
 }
@@ -117,6 +116,8 @@ export interface ApiServer {
   writeKubeconfig(path: string): Promise<void>;
   /** Fault injection for tests. */
   readonly faults: ApiServerFaults;
+  /** The background loops (garbage collector, namespace controller, scheduler and kubelet stand-ins): stop, start, wait until idle. */
+  readonly controllers: ServerControllers;
   /** The current global resourceVersion counter. */
   revision(): number;
   /** Sets the log lines served at GET .../pods/{pod}/log (optionally per container). */
@@ -215,6 +216,7 @@ class EmbeddedApiServer implements ApiServer {
   caCertPem?: string;
   clientCaCertPem?: string;
   readonly faults: Faults;
+  readonly controllers: ControllerManager;
   readonly #clientCa: { key: string; cert: string } | undefined;
   readonly #aggregation: ClusterRoleAggregationController | undefined;
   readonly #handler: ApiHandler;
@@ -256,7 +258,6 @@ class EmbeddedApiServer implements ApiServer {
       defaultWatchTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? defaultWatchTimeoutSeconds,
       maxRequestBodyBytes: options.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes,
       clock,
-      controllers: { namespace: options.controllers?.namespace ?? true, garbageCollector: options.controllers?.garbageCollector ?? true },
     });
     const compactionIntervalMs = options.compactionIntervalMs ?? 0;
     if (compactionIntervalMs > 0) {
@@ -277,6 +278,8 @@ class EmbeddedApiServer implements ApiServer {
       this.#handler.seedBootstrapPolicy();
       this.#aggregation = new ClusterRoleAggregationController(this.#storage, () => formatTime(clock.now()));
     }
+    this.controllers = new ControllerManager(this.#handler.internalScope(), clock, options.controllers);
+    this.controllers.startEnabled();
     this.#metrics = new MetricsApi(this.#handler.registry, this.#storage, () => formatTime(clock.now()));
     this.#streaming = new StreamingHandler({ storage: this.#storage, access: this.#handler.access, ...(options.podHandlers === undefined ? {} : { handlers: options.podHandlers }) });
     const listener = (req: IncomingMessage, res: ServerResponse): void => {
@@ -398,10 +401,11 @@ class EmbeddedApiServer implements ApiServer {
     await this.listen();
   }
 
-  stop(): Promise<void> {
+  async stop(): Promise<void> {
     this.#compactor?.stop();
     this.#aggregation?.stop();
-    return this.#close();
+    await this.controllers.stopAll();
+    await this.#close();
   }
 }
 

@@ -12,7 +12,7 @@
 import type { ApiResource } from '../resources.ts';
 import type { Operation } from './attributes.ts';
 import type { Storage } from '../storage.ts';
-import { namespaceLifecycle } from './namespace-lifecycle.ts';
+import { admitNamespaceLifecycle } from './namespace-lifecycle.ts';
 import { defaultTolerationSeconds, priority, taintNodesByCondition } from './pods.ts';
 
 type Obj = Record<string, unknown>;
@@ -40,6 +40,13 @@ export interface AdmissionPlugin {
   admit?(attrs: PluginAttributes): void;
   validate?(attrs: PluginAttributes): void;
 }
+
+/** NamespaceLifecycle (namespace-lifecycle.ts) run on a request's attributes. */
+const namespaceLifecycle: AdmissionPlugin = {
+  name: 'NamespaceLifecycle',
+  admit: (a) =>
+    admitNamespaceLifecycle(a.storage, { operation: a.operation, group: a.resource.group, resource: a.resource.resource, namespace: a.resource.namespaced ? a.namespace : '', name: a.name, object: a.object }),
+};
 
 /** The enabled plugins, in kube-apiserver's order. */
 export const defaultPlugins: readonly AdmissionPlugin[] = [namespaceLifecycle, taintNodesByCondition, priority, defaultTolerationSeconds];

@@ -100,7 +100,7 @@ export function verbOf(method: string, t: Target, q: URLSearchParams): Verb {
       if (t.name !== undefined) return allowed('get');
       return allowed(boolParam(q, 'watch') ? 'watch' : 'list');
     case 'POST':
-      // Only subresources such as serviceaccounts/<name>/token are created on a named object.
+      // Only subresources such as serviceaccounts/<name>/token and pods/<name>/binding are created on a named object.
       if (t.name !== undefined && t.subresource === undefined) throw methodNotAllowed();
       return allowed('create');
     case 'PUT':

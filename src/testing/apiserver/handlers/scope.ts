@@ -4,7 +4,6 @@
  * the apiserver's `handlers.RequestScope`, which plays the same role for its REST handlers.
  */
 import type { Clock } from '../../../util/clock/clock.ts';
-import type { ControllerSettings } from '../controllers/deletion.ts';
 import type { ServiceAllocator } from '../registry/service-allocator.ts';
 import type { Faults } from '../faults.ts';
 import type { PodLogs } from '../pod-logs.ts';
@@ -43,8 +42,6 @@ export interface HandlerConfig {
   maxRequestBodyBytes: number;
   /** Time source for timestamps, bookmarks, watch timeouts and injected delays. */
   clock: Clock;
-  /** Which in-process controllers act on objects marked for deletion. */
-  controllers: ControllerSettings;
 }
 
 /** The shared state the verb handlers read and write; built once by `ApiHandler`. */

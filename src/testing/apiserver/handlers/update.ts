@@ -6,7 +6,7 @@
  * allow create-on-update create on PUT.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { admit, validateAdmission } from '../admission/plugins.ts';
+import { admit, validateAdmission, type PluginAttributes } from '../admission/plugins.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
@@ -18,8 +18,8 @@ import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
 import { checkBodyNamespace, checkFields, createObject, createTracker, type WriteRequest } from './create.ts';
-import { removeObject } from './delete.ts';
-import { reconcileDeletion } from '../controllers/deletion.ts';
+import { shouldDeleteDuringUpdate } from '../registry/delete.ts';
+import { removeObject } from '../registry/generic/deletion.ts';
 import { applyOrThrow } from './patch-failure.ts';
 import { decodeObject, display, typedObject } from './request-body.ts';
 import { encodeStored, sendObject, type Render } from './response.ts';
@@ -82,30 +82,45 @@ export async function commitUpdate(scope: RequestScope, t: Target, existing: Sto
   }
 }
 
-async function updateObject(scope: RequestScope, t: Target, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions, unknown: string[]): Promise<string> {
+// The update's subresource as the managed fields and the strategies see it.
+function strategySubresource(t: Target): 'status' | 'finalize' | undefined {
+  return t.subresource === 'status' || t.subresource === 'finalize' ? t.subresource : undefined;
+}
+
+/** The first half of an update: the merge (managed fields, or server-side apply) and the built-in mutating admission plugins. */
+function admitUpdate(scope: RequestScope, t: Target, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions): { managed: Obj; attrs: PluginAttributes } {
   const old = existing.obj;
-  const rq = o.request;
   const apiVersion = apiVersionString(t.r.group, t.r.version);
-  const subresource = t.subresource === 'status' ? { subresource: 'status' } : {};
-  let managed =
+  const sub = strategySubresource(t);
+  const subresource = sub === undefined ? {} : { subresource: sub };
+  const managed =
     o.apply !== undefined
       ? typedObject(t, applyOrThrow(old, candidate, { manager: o.manager, force: o.apply.force, now: scope.now(), apiVersion, ...subresource }))
       : trackUpdate(old, candidate, { manager: o.manager, now: scope.now(), apiVersion, ...subresource });
-  const attrs = { operation: 'UPDATE' as const, resource: t.r, subresource: t.subresource ?? '', namespace: t.namespace, name: t.name!, object: managed, oldObject: old, storage: scope.storage };
+  const attrs: PluginAttributes = { operation: 'UPDATE', resource: t.r, subresource: t.subresource ?? '', namespace: t.namespace, name: t.name!, object: managed, oldObject: old, storage: scope.storage };
   admit(attrs);
-  const patch = o.apply !== undefined || rq?.patch === true;
-  if (rq !== undefined) {
-    const mutated = await mutateWrite(scope, t, 'UPDATE', rq.q, rq.res, managed, old, patch);
-    if (mutated !== undefined) managed = typedObject(t, mutated);
-  }
-  const prepared = beforeUpdate(t.r, managed, structuredClone(old), { subresource: t.subresource === 'status' ? 'status' : undefined, ctx: scope });
+  return { managed, attrs };
+}
+
+/** BeforeUpdate, the custom resource schema (pruned paths pushed to `unknown`), the built-in validating admission plugins. */
+function validateUpdate(scope: RequestScope, t: Target, existing: StoredObject, managed: Obj, attrs: PluginAttributes, unknown: string[]): Obj {
+  const old = existing.obj;
+  const prepared = beforeUpdate(t.r, managed, structuredClone(old), { subresource: strategySubresource(t), ctx: scope });
   if (t.r.schema !== undefined) {
     const admitted = admitCustomResource(t.r.schema, prepared, old, { validate: scope.config.schemaValidation !== false });
     unknown.push(...admitted.unknown);
     if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(admitted.errors));
   }
   validateAdmission({ ...attrs, object: prepared });
-  if (rq !== undefined) await validateWrite(scope, t, 'UPDATE', rq.q, rq.res, prepared, old, patch);
+  return prepared;
+}
+
+/**
+ * The storage step of an update: RBAC escalation checks, the stored form, CRD bookkeeping, no-op
+ * detection, then the write — or the removal of an object marked for deletion whose last finalizer went.
+ */
+function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, prepared: Obj, dryRun: boolean): string {
+  const old = existing.obj;
   scope.access.checkRbacWrite(scope.user, storeOf(t), t.namespace, prepared, old);
   metaOf(prepared).resourceVersion = metaOf(old).resourceVersion;
   let next = storageForm(t.r, prepared);
@@ -117,18 +132,35 @@ async function updateObject(scope: RequestScope, t: Target, existing: StoredObje
     crdEntries = entries;
   }
   if (isNoop(old, next)) return encodeStored(t, existing);
-  if (o.dryRun) return JSON.stringify(next);
+  if (dryRun) return JSON.stringify(next);
   const store = storeOf(t);
-  const key = existing.key;
-  const meta = metaOf(next);
-  const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers : [];
-  if (meta.deletionTimestamp !== undefined && meta.deletionTimestamp !== null && finalizers.length === 0) {
+  if (shouldDeleteDuringUpdate(store, next, old)) {
     // The delete event carries the last stored state; the write answers with the object as updated.
-    const gone = removeObject(scope, store, key, old);
+    const gone = removeObject(scope, store, existing);
     return encodeStored(t, { ...gone, obj: next, json: JSON.stringify({ ...next, metadata: { ...metaOf(next), resourceVersion: String(gone.rv) } }) });
   }
-  const stored = scope.storage.write(store, key, 'MODIFIED', next);
+  const stored = scope.storage.write(store, existing.key, 'MODIFIED', next);
   if (crdEntries !== undefined) scope.registry.setCustomResource(t.name!, crdEntries);
-  if (meta.deletionTimestamp !== undefined && meta.deletionTimestamp !== null) reconcileDeletion(scope, store, stored);
   return encodeStored(t, stored);
+}
+
+async function updateObject(scope: RequestScope, t: Target, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions, unknown: string[]): Promise<string> {
+  const old = existing.obj;
+  const rq = o.request;
+  const admitted = admitUpdate(scope, t, existing, candidate, o);
+  let managed = admitted.managed;
+  const patch = o.apply !== undefined || rq?.patch === true;
+  if (rq !== undefined) {
+    const mutated = await mutateWrite(scope, t, 'UPDATE', rq.q, rq.res, managed, old, patch);
+    if (mutated !== undefined) managed = typedObject(t, mutated);
+  }
+  const prepared = validateUpdate(scope, t, existing, managed, admitted.attrs, unknown);
+  if (rq !== undefined) await validateWrite(scope, t, 'UPDATE', rq.q, rq.res, prepared, old, patch);
+  return storeUpdate(scope, t, existing, prepared, o.dryRun);
+}
+
+/** The server's own updates (the controllers running inside it): every step of {@link commitUpdate} but the webhooks and fieldValidation. */
+export function updateInternal(scope: RequestScope, t: Target, existing: StoredObject, candidate: Obj, manager: string): string {
+  const { managed, attrs } = admitUpdate(scope, t, existing, candidate, { manager, dryRun: false, apply: undefined });
+  return storeUpdate(scope, t, existing, validateUpdate(scope, t, existing, managed, attrs, []), false);
 }

@@ -12,11 +12,16 @@ import { apiVersionString } from '../resources.ts';
 import { structOfKind } from '../schema/scheme.ts';
 import { decodeTyped } from '../schema/typed-json.ts';
 import { setDefaults } from './defaults.ts';
+import { prepareNamespaceForUpdate, validateNamespaceCreate, validateNamespaceUpdate } from './core/namespace.ts';
 import { strategyFor, type StrategyContext } from './strategy.ts';
 import { causesOf, type FieldError } from './validation/field.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
 
 type Obj = Record<string, unknown>;
+
+function isNamespaces(r: ApiResource): boolean {
+  return r.group === '' && r.resource === 'namespaces';
+}
 
 /** The kind's group and name for 422 answers. */
 function rejectIfInvalid(r: ApiResource, name: string, errors: readonly FieldError[]): void {
@@ -48,6 +53,10 @@ export function beforeCreate(r: ApiResource, obj: Obj, o: { namespace: string; n
   strategy.prepareForCreate?.(obj, o.ctx);
   const name = typeof meta.name === 'string' ? meta.name : '';
   rejectIfInvalid(r, name, [...validateObjectMeta(meta, { namespaced: r.namespaced, name: strategy.name }), ...(strategy.validate?.(obj) ?? [])]);
+  if (isNamespaces(r)) {
+    const causes = validateNamespaceCreate(obj);
+    if (causes.length > 0) throw invalid(r.group, r.kind, name, causes);
+  }
   return name;
 }
 
@@ -56,7 +65,7 @@ export function beforeCreate(r: ApiResource, obj: Obj, o: { namespace: string; n
  * /status; spec not through /status), system metadata from the old object, generation bumped when
  * the spec changed, the strategy's preparation, then validation (422). Returns the object to store.
  */
-export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subresource: string | undefined; ctx: StrategyContext }): Obj {
+export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subresource: 'status' | 'finalize' | undefined; ctx: StrategyContext }): Obj {
   const strategy = strategyFor(r);
   let next: Obj;
   if (o.subresource === 'status') {
@@ -74,6 +83,10 @@ export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subr
       else next.spec = structuredClone(old.spec);
       strategy.prepareForStatusUpdate?.(next, old);
     }
+  } else if (o.subresource === 'finalize') {
+    // namespaces/finalize writes spec.finalizers only.
+    next = candidate;
+    prepareNamespaceForUpdate('finalize', old, next);
   } else {
     next = candidate;
     if (r.hasStatus && r.resource !== 'customresourcedefinitions') {
@@ -99,8 +112,13 @@ export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subr
   // The generic registry and the strategy both check the metadata update rules (their errors repeat).
   const errors = [...validateObjectMetaUpdate(meta, oldMeta, rules), ...validateObjectMetaUpdate(meta, oldMeta, rules)];
   if (o.subresource === 'status') errors.push(...(strategy.validateStatusUpdate?.(next, old) ?? []));
-  else errors.push(...(strategy.validateUpdate?.(next, old) ?? strategy.validate?.(next) ?? []));
-  rejectIfInvalid(r, typeof meta.name === 'string' ? meta.name : '', errors);
+  else if (o.subresource === undefined) errors.push(...(strategy.validateUpdate?.(next, old) ?? strategy.validate?.(next) ?? []));
+  const name = typeof meta.name === 'string' ? meta.name : '';
+  rejectIfInvalid(r, name, errors);
+  if (isNamespaces(r)) {
+    const causes = validateNamespaceUpdate(o.subresource, next);
+    if (causes.length > 0) throw invalid(r.group, r.kind, name, causes);
+  }
   return next;
 }
 

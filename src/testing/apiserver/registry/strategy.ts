@@ -2,7 +2,8 @@
  * Per-resource registry strategies, as the `strategy.go` of every `pkg/registry/<group>/<resource>`
  * defines them: how a new object is prepared (status cleared, generation, allocations, generated
  * selectors), what an update through the main resource or /status may change, the kind's validation,
- * whether PUT creates, whether DELETE answers with the object, and the default deletion propagation.
+ * whether PUT creates, whether DELETE answers with the object. The default deletion propagation is
+ * registry/generic/garbage-collection-policy.ts's.
  *
  * {@link strategyFor} gives the strategy of any served resource; resources without an entry of their
  * own (custom resources among them) get the generic one.
@@ -15,6 +16,7 @@ import * as core from './validation/core.ts';
 import * as workloads from './validation/workloads.ts';
 import * as policy from './validation/policy.ts';
 import { allocateService, type ServiceAllocator } from './service-allocator.ts';
+import { prepareNamespaceForCreate, prepareNamespaceForUpdate } from './core/namespace.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -31,11 +33,6 @@ export interface Strategy {
   readonly allowCreateOnUpdate: boolean;
   /** DELETE answers with the deleted object instead of a Status. */
   readonly returnsDeletedObject: boolean;
-  /**
-   * Propagation when the request names none: 'Background' (DeleteDependents) or 'Orphan'; 'Unsupported'
-   * ignores propagation altogether (events).
-   */
-  readonly defaultPropagation: 'Background' | 'Orphan' | 'Unsupported';
   /** PrepareForCreate beyond what every resource gets. */
   prepareForCreate?(obj: Obj, ctx: StrategyContext): void;
   /** PrepareForUpdate (main resource) beyond what every resource gets. */
@@ -97,7 +94,7 @@ function generateJobSelector(job: Obj): void {
   selector.matchLabels = matchLabels;
 }
 
-const generic: Strategy = { name: nameIsDNSSubdomain, allowCreateOnUpdate: false, returnsDeletedObject: false, defaultPropagation: 'Background' };
+const generic: Strategy = { name: nameIsDNSSubdomain, allowCreateOnUpdate: false, returnsDeletedObject: false };
 
 function strategy(s: Partial<Strategy>): Strategy {
   return { ...generic, ...s };
@@ -143,17 +140,9 @@ const strategies: Readonly<Record<string, Strategy>> = {
   namespaces: strategy({
     name: nameIsDNSLabel,
     returnsDeletedObject: true,
-    prepareForCreate: (ns) => {
-      const spec = child(ns, 'spec');
-      const finalizers = Array.isArray(spec.finalizers) ? spec.finalizers.map(String) : [];
-      if (!finalizers.includes('kubernetes')) finalizers.push('kubernetes');
-      spec.finalizers = finalizers;
-      ns.status = { phase: 'Active' };
-    },
-    prepareForUpdate: (ns, old) => {
-      ns.spec = structuredClone(old.spec);
-    },
-    validate: core.validateNamespace,
+    // The namespace registry (registry/core/namespace.ts) prepares and validates namespaces.
+    prepareForCreate: (ns) => prepareNamespaceForCreate(ns),
+    prepareForUpdate: (ns, old) => prepareNamespaceForUpdate(undefined, old, ns),
   }),
   nodes: strategy({
     // Nodes register with their status.
@@ -167,8 +156,8 @@ const strategies: Readonly<Record<string, Strategy>> = {
     validate: core.validatePersistentVolumeClaim,
   }),
   endpoints: strategy({ allowCreateOnUpdate: true }),
-  events: strategy({ allowCreateOnUpdate: true, defaultPropagation: 'Unsupported' }),
-  'events.events.k8s.io': strategy({ allowCreateOnUpdate: true, defaultPropagation: 'Unsupported' }),
+  events: strategy({ allowCreateOnUpdate: true }),
+  'events.events.k8s.io': strategy({ allowCreateOnUpdate: true }),
   'leases.coordination.k8s.io': strategy({ allowCreateOnUpdate: true, validate: policy.validateLease }),
   resourcequotas: strategy({
     prepareForCreate: (q) => {
@@ -176,13 +165,11 @@ const strategies: Readonly<Record<string, Strategy>> = {
     },
     validate: policy.validateResourceQuota,
   }),
-  replicationcontrollers: strategy({ defaultPropagation: 'Orphan' }),
   'deployments.apps': strategy({ validate: workloads.validateDeployment, validateUpdate: workloads.validateDeploymentUpdate, prepareForStatusUpdate: keepOldLabels }),
   'replicasets.apps': strategy({ validate: workloads.validateReplicaSet, validateUpdate: workloads.validateReplicaSetUpdate }),
   'statefulsets.apps': strategy({ validate: workloads.validateStatefulSet, validateUpdate: workloads.validateStatefulSetUpdate }),
   'daemonsets.apps': strategy({ validate: workloads.validateDaemonSet, validateUpdate: workloads.validateDaemonSetUpdate }),
   'jobs.batch': strategy({
-    defaultPropagation: 'Orphan',
     validate: (job) => {
       generateJobSelector(job);
       return workloads.validateJob(job);

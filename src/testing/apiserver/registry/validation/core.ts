@@ -294,16 +294,6 @@ export function validateSecretUpdate(secret: Obj, old: Obj): FieldError[] {
   return out;
 }
 
-/** ValidateNamespace: finalizers are qualified names. */
-export function validateNamespace(ns: Obj): FieldError[] {
-  const spec = isObject(ns.spec) ? ns.spec : {};
-  const out: FieldError[] = [];
-  (Array.isArray(spec.finalizers) ? spec.finalizers : []).forEach((f) => {
-    for (const m of isQualifiedName(String(f))) out.push(invalidValue(path('spec', 'finalizers'), f, m));
-  });
-  return out;
-}
-
 /** The service names used in Service selectors and DNS: DNS-1035 labels. */
 export function validateServiceName(name: string, prefix: boolean): string[] {
   return isDNS1035Label(prefix && name.endsWith('-') ? `${name.slice(0, -1)}a` : name);
