@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
-import { call, create, type Json } from './apiserver-helpers.ts';
+import { call, create, watch, type Json } from './apiserver-helpers.ts';
 
 const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
@@ -155,4 +155,36 @@ test('with crdSchemaValidation off, objects are pruned and defaulted but not ref
     },
     { crdSchemaValidation: false },
   );
+});
+
+test('objects stored before the schema gained a default or lost a field are read defaulted and pruned by get, list and watch', async () => {
+  await withServer(async (s) => {
+    const before = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, gone: { type: 'string' } } } } };
+    const after = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, color: { type: 'string', default: 'red' } } } } };
+    await create(s, crds, crd(before));
+    const p1 = await create(s, probes, probe('p1', { size: 1, gone: 'x' }));
+    await create(s, probes, probe('p2', { size: 2 }));
+    const updated = await call(s, 'PUT', `${crds}/probes.example.com`, { body: crd(after) });
+    assert.equal(updated.status, 200, updated.text);
+    // kube-apiserver v1.24 answers the same: the default appears and the removed field is gone, at the stored resourceVersion.
+    const got = await call(s, 'GET', `${probes}/p1`);
+    assert.deepEqual([got.body.spec, got.body.metadata.resourceVersion], [{ size: 1, color: 'red' }, p1.metadata.resourceVersion]);
+    const list = await call(s, 'GET', probes);
+    assert.deepEqual(list.body.items.map((i: Json) => i.spec), [{ size: 1, color: 'red' }, { size: 2, color: 'red' }]);
+    const w = await watch(s, `${probes}?watch=true&resourceVersion=${Number(p1.metadata.resourceVersion) - 1}`);
+    try {
+      assert.deepEqual([(await w.next()).object.spec, (await w.next()).object.spec], [{ size: 1, color: 'red' }, { size: 2, color: 'red' }]);
+      // Writes start from the decoded object, so the default is stored with them and deletions carry it.
+      const patched = await call(s, 'PATCH', `${probes}/p2`, { body: { metadata: { labels: { a: 'b' } } }, contentType: 'application/merge-patch+json' });
+      assert.deepEqual(patched.body.spec, { size: 2, color: 'red' });
+      assert.equal((await call(s, 'DELETE', `${probes}/p1`)).status, 200);
+      const events = [await w.next(), await w.next()];
+      assert.deepEqual(events.map((e: Json) => [e.type, e.object.metadata.name, e.object.spec]), [
+        ['MODIFIED', 'p2', { size: 2, color: 'red' }],
+        ['DELETED', 'p1', { size: 1, color: 'red' }],
+      ]);
+    } finally {
+      await w.close();
+    }
+  });
 });

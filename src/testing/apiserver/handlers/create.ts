@@ -15,6 +15,7 @@ import type { Storage } from '../storage.ts';
 import { checkType, decodeObject } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+import { serveCustomResource } from '../registry/apiextensions/serving-info.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
@@ -116,7 +117,7 @@ export function commitCreate(scope: RequestScope, t: Target, name: string, obj: 
   }
   if (dryRun) return JSON.stringify(final);
   const stored = scope.storage.write(store, key, 'ADDED', final);
-  if (crdEntries !== undefined) scope.registry.setCustomResource(name, crdEntries);
+  if (crdEntries !== undefined) serveCustomResource(scope.registry, scope.storage, name, crdEntries);
   return encodeStored(t, stored);
 }
 

@@ -11,6 +11,7 @@ import type { StoredObject } from '../storage.ts';
 import { objectFilter, parseSelectors } from './list-options.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+import { stopServingCustomResource } from '../registry/apiextensions/serving-info.ts';
 import { dryRunOf } from './write-options.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
 
@@ -149,7 +150,7 @@ function emptyNamespace(scope: RequestScope, namespace: string): void {
 // Deleting a CRD deletes its objects, ends its watches and stops serving it.
 function dropCustomResource(scope: RequestScope, crdName: string): void {
   const { registry, storage } = scope;
-  const entries = registry.removeCustomResource(crdName);
+  const entries = stopServingCustomResource(registry, storage, crdName);
   const first = entries[0];
   if (first === undefined) return;
   const store = storageKey(first.group, first.resource);

@@ -16,6 +16,7 @@ import { applyOrThrow } from './patch-failure.ts';
 import { checkType, decodeObject, display } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+import { serveCustomResource } from '../registry/apiextensions/serving-info.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
@@ -136,7 +137,7 @@ export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObj
     return encodeStored(t, gone);
   }
   const stored = scope.storage.write(store, key, 'MODIFIED', next);
-  if (crdEntries !== undefined) scope.registry.setCustomResource(t.name!, crdEntries);
+  if (crdEntries !== undefined) serveCustomResource(scope.registry, scope.storage, t.name!, crdEntries);
   return encodeStored(t, stored);
 }
 

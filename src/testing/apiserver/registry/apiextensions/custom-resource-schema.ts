@@ -4,31 +4,31 @@
  * pruned (the pruned paths are the unknown fields fieldValidation reports), then validated against the schema,
  * list-type uniqueness, embedded resources and the CEL rules (with the old object for transition rules).
  * Reads default and prune objects written before the schema last changed, as upstream does when decoding
- * from storage.
+ * from storage (k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go,
+ * crdConversionRESTOptionsGetter).
  */
 import { toCauses, type FieldError } from '../field-errors.ts';
 import type { CompiledSchema } from './cel/compilation.ts';
 import { validateRules } from './cel/validation.ts';
-import { applyDefaults, hasDefaults, pruneNonNullableNulls } from './schema/defaulting.ts';
+import { applyDefaults, pruneNonNullableNulls } from './schema/defaulting.ts';
 import { validateEmbeddedResources } from './schema/embedded-resource.ts';
 import { cloneJson, type JSONSchemaProps } from './schema/json-schema-props.ts';
 import { validateListSetsAndMaps } from './schema/list-type.ts';
 import { prune } from './schema/pruning.ts';
 import { validateValue } from './schema/validation.ts';
+import type { StorageDecoder, StoredObject } from '../../storage.ts';
 
 /** The schema of one served version of a custom resource. */
 export interface CustomResourceSchema {
   readonly schema: JSONSchemaProps;
   readonly compiled: CompiledSchema;
-  /** Whether any property has a default (objects are defaulted on read only then). */
-  readonly hasDefaults: boolean;
   /** The storage revision when this schema started to be served: older objects are defaulted and pruned on read. */
   readonly since: number;
 }
 
 /** Makes the served schema of a version. */
 export function customResourceSchema(schema: JSONSchemaProps, compiled: CompiledSchema, since: number): CustomResourceSchema {
-  return { schema, compiled, hasDefaults: hasDefaults(schema), since };
+  return { schema, compiled, since };
 }
 
 /** Options of {@link admitCustomResource}. */
@@ -59,14 +59,38 @@ function withoutMeta(obj: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-/** The object as a read at `rv` returns it: defaulted and pruned when it predates the schema. */
-export function readView(cs: CustomResourceSchema, obj: Record<string, unknown>, rv: number): Record<string, unknown> | undefined {
-  if (rv >= cs.since) return undefined;
+/**
+ * The object as a read returns it: a copy pruned and defaulted by the schema, as the storage codec's
+ * schemaCoercingDecoder and unstructuredDefaulter treat what they decode from etcd.
+ */
+export function readView(cs: CustomResourceSchema, obj: Record<string, unknown>): Record<string, unknown> {
   const copy = cloneJson(obj);
+  prune(copy, cs.schema, true);
   pruneNonNullableNulls(copy, cs.schema);
   applyDefaults(copy, cs.schema);
-  prune(copy, cs.schema, true);
   return copy;
+}
+
+/**
+ * The storage decoder of a custom resource (see {@link StorageDecoder}): objects written before their
+ * version's schema was last changed are read as {@link readView} makes them; later ones went through
+ * {@link admitCustomResource} and are returned as stored. `schemas` maps versions to their schema; an object
+ * stored in a version no longer served is read with `fallback`'s schema. Views are made once per stored state.
+ */
+export function customResourceDecoder(schemas: ReadonlyMap<string, CustomResourceSchema>, fallback: CustomResourceSchema | undefined): StorageDecoder {
+  const views = new WeakMap<StoredObject, StoredObject>();
+  return (s) => {
+    const apiVersion = typeof s.obj.apiVersion === 'string' ? s.obj.apiVersion : '';
+    const cs = schemas.get(apiVersion.slice(apiVersion.indexOf('/') + 1)) ?? fallback;
+    if (cs === undefined || s.rv >= cs.since) return s;
+    let view = views.get(s);
+    if (view === undefined) {
+      const obj = readView(cs, s.obj);
+      view = { obj, json: JSON.stringify(obj), rv: s.rv, key: s.key };
+      views.set(s, view);
+    }
+    return view;
+  };
 }
 
 export { toCauses };
