@@ -76,7 +76,7 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
   createDefaults(t.r, obj, scope.allocator);
   let unknown: string[] = [];
   if (t.r.schema !== undefined) {
-    const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false });
+    const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, status: t.subresource === 'status' });
     unknown = admitted.unknown;
     if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, name, toCauses(admitted.errors));
   }

@@ -115,7 +115,7 @@ export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObj
   }
   scope.access.checkRbacWrite(scope.user, storeOf(t), t.namespace, next, old);
   if (t.r.schema !== undefined) {
-    const admitted = admitCustomResource(t.r.schema, next, old, { validate: scope.config.schemaValidation !== false });
+    const admitted = admitCustomResource(t.r.schema, next, old, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, status: t.subresource === 'status' });
     o.unknownFields?.push(...admitted.unknown);
     if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(admitted.errors));
   }

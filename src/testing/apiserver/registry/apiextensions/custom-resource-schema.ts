@@ -10,6 +10,7 @@
 import { toCauses, type FieldError } from '../field-errors.ts';
 import type { CompiledSchema } from './cel/compilation.ts';
 import { validateRules } from './cel/validation.ts';
+import { validateScaleValues, type ScalePaths } from './scale.ts';
 import { applyDefaults, pruneNonNullableNulls } from './schema/defaulting.ts';
 import { validateEmbeddedResources } from './schema/embedded-resource.ts';
 import { cloneJson, type JSONSchemaProps } from './schema/json-schema-props.ts';
@@ -35,6 +36,10 @@ export function customResourceSchema(schema: JSONSchemaProps, compiled: Compiled
 export interface AdmitOptions {
   /** Run schema validation and CEL rules (default true); pruning and defaulting always happen. */
   validate?: boolean;
+  /** The scale subresource's paths, whose values every write checks. */
+  scale?: ScalePaths | undefined;
+  /** The write goes through /status: spec replicas are not checked (ValidateStatusUpdate). */
+  status?: boolean;
 }
 
 /**
@@ -48,6 +53,7 @@ export function admitCustomResource(cs: CustomResourceSchema, obj: Record<string
   if (options.validate === false) return { unknown, errors: [] };
   const body = withoutMeta(obj);
   const errors = validateValue(cs.schema, body);
+  if (options.scale !== undefined) errors.push(...validateScaleValues(obj, options.scale, options.status === true));
   errors.push(...validateListSetsAndMaps(cs.schema, body), ...validateEmbeddedResources(cs.schema, body));
   if (errors.length === 0) errors.push(...validateRules(cs.compiled, cs.schema, obj, old === undefined ? undefined : old));
   return { unknown, errors };
