@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyCreateDefaults, podQOSClass, type ServiceAllocator } from '../defaults.ts';
-import { acceptedCrdStatus, customResourcesOf, generateName, isObject, metaOf, validateName } from '../object-meta.ts';
+import { acceptedCrdStatus, customResourcesOf, generateName, isObject, metaOf, validateCreateMeta } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { alreadyExists, badRequest, invalid, methodNotAllowed, notFound, requiredCause } from '../status.ts';
@@ -62,9 +62,9 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
   } else delete meta.namespace;
   if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') meta.name = generateName(meta.generateName);
   const name = typeof meta.name === 'string' ? meta.name : '';
-  if (name === '') throw invalid(t.r.group, t.r.kind, '', [requiredCause('metadata.name', 'name or generateName is required')]);
-  const causes = validateName(t.r, name);
-  if (causes.length > 0) throw invalid(t.r.group, t.r.kind, name, causes);
+  // Custom resources report metadata errors together with their schema's.
+  const metaErrors = validateCreateMeta(t.r, meta);
+  if (metaErrors.length > 0 && t.r.schema === undefined) throw invalid(t.r.group, t.r.kind, name, toCauses(metaErrors));
   meta.uid = randomUUID();
   meta.creationTimestamp = scope.now();
   delete meta.resourceVersion;
@@ -76,7 +76,7 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
   createDefaults(t.r, obj, scope.allocator);
   let unknown: string[] = [];
   if (t.r.schema !== undefined) {
-    const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, status: t.subresource === 'status' });
+    const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, status: t.subresource === 'status', objectMeta: metaErrors });
     unknown = admitted.unknown;
     if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, name, toCauses(admitted.errors));
   }

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyUpdateDefaults } from '../defaults.ts';
-import { acceptedCrdStatus, customResourcesOf, isNoop, isObject, metaOf, specChanged } from '../object-meta.ts';
+import { acceptedCrdStatus, customResourcesOf, isNoop, isObject, metaOf, specChanged, validateUpdateMeta } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
@@ -114,8 +114,11 @@ export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObj
     next = trackUpdate(old, normalise(scope, t, old, candidate), { manager: o.manager, now: scope.now(), apiVersion, ...subresource });
   }
   scope.access.checkRbacWrite(scope.user, storeOf(t), t.namespace, next, old);
+  // Custom resources report metadata errors together with their schema's.
+  const metaErrors = validateUpdateMeta(t.r, metaOf(next), metaOf(old));
+  if (metaErrors.length > 0 && t.r.schema === undefined) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(metaErrors));
   if (t.r.schema !== undefined) {
-    const admitted = admitCustomResource(t.r.schema, next, old, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, status: t.subresource === 'status' });
+    const admitted = admitCustomResource(t.r.schema, next, old, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, status: t.subresource === 'status', objectMeta: metaErrors });
     o.unknownFields?.push(...admitted.unknown);
     if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(admitted.errors));
   }
@@ -158,10 +161,12 @@ function normalise(scope: RequestScope, t: Target, old: Obj, candidate: Obj): Ob
   } else {
     next = candidate;
     const meta = metaOf(next);
-    for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
+    for (const k of ['creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
       if (oldMeta[k] === undefined) delete meta[k];
       else meta[k] = oldMeta[k];
     }
+    // BeforeUpdate only fills in a missing uid: another one is refused as immutable.
+    if (meta.uid === undefined || meta.uid === '') meta.uid = oldMeta.uid;
     meta.name = oldMeta.name;
     if (t.r.namespaced) meta.namespace = oldMeta.namespace;
     else delete meta.namespace;

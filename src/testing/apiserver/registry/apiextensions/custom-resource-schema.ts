@@ -13,7 +13,7 @@ import { validateRules } from './cel/validation.ts';
 import { validateScaleValues, type ScalePaths } from './scale.ts';
 import { applyDefaults, pruneNonNullableNulls } from './schema/defaulting.ts';
 import { validateEmbeddedResources } from './schema/embedded-resource.ts';
-import { cloneJson, type JSONSchemaProps } from './schema/json-schema-props.ts';
+import { cloneJson, isObj, type JSONSchemaProps } from './schema/json-schema-props.ts';
 import { validateListSetsAndMaps } from './schema/list-type.ts';
 import { prune } from './schema/pruning.ts';
 import { validateValue } from './schema/validation.ts';
@@ -40,6 +40,8 @@ export interface AdmitOptions {
   scale?: ScalePaths | undefined;
   /** The write goes through /status: spec replicas are not checked (ValidateStatusUpdate). */
   status?: boolean;
+  /** The errors of the generic metadata checks, reported first (they are not schema validation: always reported). */
+  objectMeta?: readonly FieldError[];
 }
 
 /**
@@ -50,19 +52,24 @@ export function admitCustomResource(cs: CustomResourceSchema, obj: Record<string
   pruneNonNullableNulls(obj, cs.schema);
   applyDefaults(obj, cs.schema);
   const unknown = prune(obj, cs.schema, true);
-  if (options.validate === false) return { unknown, errors: [] };
-  const body = withoutMeta(obj);
-  const errors = validateValue(cs.schema, body);
+  const errors = [...(options.objectMeta ?? [])];
+  if (options.validate === false) return { unknown, errors };
+  const body = withoutMeta(obj, cs.schema);
+  errors.push(...validateValue(cs.schema, body));
   if (options.scale !== undefined) errors.push(...validateScaleValues(obj, options.scale, options.status === true));
   errors.push(...validateListSetsAndMaps(cs.schema, body), ...validateEmbeddedResources(cs.schema, body));
   if (errors.length === 0) errors.push(...validateRules(cs.compiled, cs.schema, obj, old === undefined ? undefined : old));
   return { unknown, errors };
 }
 
-// The root's type and object meta are validated by the generic registry, not by the schema.
-function withoutMeta(obj: Record<string, unknown>): Record<string, unknown> {
-  const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = obj;
-  return rest;
+// The root's type and object meta are validated by the generic registry; of metadata, the schema may only
+// constrain name and generateName (the structural checks refuse anything else), which the schema validator checks.
+function withoutMeta(obj: Record<string, unknown>, schema: JSONSchemaProps): Record<string, unknown> {
+  const { apiVersion: _a, kind: _k, metadata, ...rest } = obj;
+  if (schema.properties?.metadata === undefined || !isObj(metadata)) return rest;
+  const names: Record<string, unknown> = {};
+  for (const k of ['name', 'generateName']) if (metadata[k] !== undefined) names[k] = metadata[k];
+  return { metadata: names, ...rest };
 }
 
 /**
