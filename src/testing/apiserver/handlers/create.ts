@@ -10,7 +10,7 @@ import { applyCreateDefaults, podQOSClass, type ServiceAllocator } from '../defa
 import { acceptedCrdStatus, customResourcesOf, generateName, isObject, metaOf, validateCreateMeta } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
-import { alreadyExists, badRequest, invalid, methodNotAllowed, notFound, requiredCause } from '../status.ts';
+import { alreadyExists, badRequest, invalid, methodNotAllowed, notFound } from '../status.ts';
 import type { Storage } from '../storage.ts';
 import { checkType, decodeObject } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
