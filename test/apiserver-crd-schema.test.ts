@@ -66,11 +66,13 @@ test('a custom resource that breaks its schema gets 422 with upstream causes; a 
       { reason: 'FieldValueNotSupported', message: 'Unsupported value: "blue": supported values: "red", "green"', field: 'spec.color' },
       { reason: 'FieldValueTypeInvalid', message: 'Invalid value: "number": spec.ios in body must be of type integer,string: "number"', field: 'spec.ios' },
       { reason: 'FieldValueDuplicate', message: 'Duplicate value: map[string]interface {}{"name":"x"}', field: 'spec.ports[1]' },
+      // The schema has CEL rules, which errors of type, size or missing fields keep from running.
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation', field: '<nil>' },
     ]);
     const dup = await call(s, 'POST', probes, { body: probe('dup', { size: 2, ports: [{ name: 'x' }, { name: 'x' }] }) });
     assert.deepEqual(dup.body.details.causes, [{ reason: 'FieldValueDuplicate', message: 'Duplicate value: map[string]interface {}{"name":"x"}', field: 'spec.ports[1]' }]);
     const missing = await call(s, 'POST', probes, { body: probe('m', { name: 'ab' }) });
-    assert.equal(missing.body.message, 'Probe.example.com "m" is invalid: spec.size: Required value');
+    assert.equal(missing.body.message, 'Probe.example.com "m" is invalid: [spec.size: Required value, <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]');
   });
 });
 
@@ -186,5 +188,20 @@ test('objects stored before the schema gained a default or lost a field are read
     } finally {
       await w.close();
     }
+  });
+});
+
+test('CEL rules run after errors such as a value outside its enum, and not after type, size or required errors (gated v1.24 answers)', async () => {
+  await withServer(async (s) => {
+    const rules = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, color: { type: 'string', enum: ['red', 'blue'] }, name: { type: 'string', maxLength: 3 }, when: { type: 'string', format: 'date-time' } }, 'x-kubernetes-validations': [{ rule: 'self.size > 2', message: 'size > 2' }, { rule: '!has(self.when) || self.when > timestamp("2020-01-01T00:00:00Z")', message: 'when after 2020' }] } } };
+    await create(s, crds, crd(rules));
+    const enumAndRule = await call(s, 'POST', probes, { body: probe('a', { size: 1, color: 'green', when: '2019-01-01T00:00:00Z' }) });
+    assert.equal(enumAndRule.body.message, 'Probe.example.com "a" is invalid: [spec.color: Unsupported value: "green": supported values: "red", "blue", spec: Invalid value: "object": size > 2, spec: Invalid value: "object": when after 2020]');
+    const tooLong = await call(s, 'POST', probes, { body: probe('a', { size: 1, name: 'abcd' }) });
+    assert.deepEqual(tooLong.body.details.causes, [
+      { reason: 'FieldValueTooLong', message: 'Too long: may not be more than 3 bytes', field: 'spec.name' },
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation', field: '<nil>' },
+    ]);
+    assert.equal((await call(s, 'POST', probes, { body: probe('ok', { size: 3, when: '2024-05-01T10:00:00Z' }) })).status, 201);
   });
 });

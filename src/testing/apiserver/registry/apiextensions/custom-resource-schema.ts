@@ -2,12 +2,13 @@
  * The schema side of the custom resource strategy (k8s.io/apiextensions-apiserver/pkg/registry/customresource
  * and the CR handler's decoding): on every write the object is cleared of non-nullable nulls, defaulted and
  * pruned (the pruned paths are the unknown fields fieldValidation reports), then validated against the schema,
- * list-type uniqueness, embedded resources and the CEL rules (with the old object for transition rules).
+ * list-type uniqueness, embedded resources and, unless an error of type, size or a missing field makes them
+ * pointless, the CEL rules (with the old object for transition rules).
  * Reads default and prune objects written before the schema last changed, as upstream does when decoding
  * from storage (k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go,
  * crdConversionRESTOptionsGetter).
  */
-import { toCauses, type FieldError } from '../field-errors.ts';
+import { FieldErrorType, invalidRendered, toCauses, type FieldError } from '../field-errors.ts';
 import type { CompiledSchema } from './cel/compilation.ts';
 import { validateRules } from './cel/validation.ts';
 import { validateScaleValues, type ScalePaths } from './scale.ts';
@@ -18,6 +19,9 @@ import { validateListSetsAndMaps } from './schema/list-type.ts';
 import { prune } from './schema/pruning.ts';
 import { validateValue } from './schema/validation.ts';
 import type { StorageDecoder, StoredObject } from '../../storage.ts';
+
+// The error types after which the CEL rules are not run (registry/customresource/strategy.go, hasBlockingErr).
+const blockingErrorTypes: ReadonlySet<string> = new Set([FieldErrorType.Required, FieldErrorType.TooLong, FieldErrorType.TooMany, FieldErrorType.TypeInvalid]);
 
 /** The schema of one served version of a custom resource. */
 export interface CustomResourceSchema {
@@ -57,8 +61,13 @@ export function admitCustomResource(cs: CustomResourceSchema, obj: Record<string
   const body = withoutMeta(obj, cs.schema);
   errors.push(...validateValue(cs.schema, body));
   if (options.scale !== undefined) errors.push(...validateScaleValues(obj, options.scale, options.status === true));
-  errors.push(...validateListSetsAndMaps(cs.schema, body), ...validateEmbeddedResources(cs.schema, body));
-  if (errors.length === 0) errors.push(...validateRules(cs.compiled, cs.schema, obj, old === undefined ? undefined : old));
+  errors.push(...validateEmbeddedResources(cs.schema, body));
+  // Updates ratchet list-type uniqueness: an old object that already broke it does not fail the update.
+  if (old === undefined || validateListSetsAndMaps(cs.schema, withoutMeta(old, cs.schema)).length === 0) errors.push(...validateListSetsAndMaps(cs.schema, body));
+  // hasBlockingErr: the CEL rules do not run over values of the wrong type, size or shape.
+  if (cs.compiled.rules.size === 0) return { unknown, errors };
+  if (errors.some((e) => blockingErrorTypes.has(e.type))) errors.push(invalidRendered('<nil>', '"null"', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'));
+  else errors.push(...validateRules(cs.compiled, cs.schema, obj, old === undefined ? undefined : old));
   return { unknown, errors };
 }
 
