@@ -87,6 +87,9 @@ test('updates report metadata errors as often as upstream\'s common and custom r
     assert.deepEqual(causes(labels), Array(3).fill(`metadata.labels: Invalid value: "bad key!": ${qualified}`));
     const uid = await call(s, 'PATCH', `${base}/abc`, { body: { metadata: { uid: 'other' } }, contentType: 'application/merge-patch+json' });
     assert.deepEqual(causes(uid), Array(2).fill('metadata.uid: Invalid value: "other": field is immutable'));
+    // Custom resources allow no unconditional update: a PUT must carry the resourceVersion.
+    const unconditional = await call(s, 'PUT', `${base}/abc`, { body: { ...ok, metadata: { name: 'abc' } } });
+    assert.deepEqual([unconditional.status, unconditional.body.message], [422, 'metas.example.com "abc" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update']);
   });
 });
 

@@ -20,7 +20,8 @@ import { dryRunOf, fieldManager } from './write-options.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
-import { duplicateFields, fieldProblems, fieldValidationOf, strictDecodingError, warningHeaders } from '../registry/field-validation.ts';
+import { fieldValidationOf } from '../registry/field-validation.ts';
+import { checkBodyFields } from './field-validation.ts';
 
 /** 404 unless the target's namespace exists (namespaced resources only). */
 export function requireNamespace(storage: Storage, t: Target): void {
@@ -51,9 +52,9 @@ function createDefaults(r: ApiResource, obj: Obj, allocator: ServiceAllocator): 
 
 /**
  * Prepares a new object for storage: names, namespace, uid, timestamps, defaults, and for custom resources
- * the schema's pruning, defaulting and validation. Throws on invalid input; `unknown` lists pruned fields.
+ * the schema's pruning, defaulting and validation. Throws on invalid input.
  */
-export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name: string; obj: Obj; unknown: string[] } {
+export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name: string; obj: Obj } {
   checkType(scope.registry, t, obj);
   const meta = metaOf(obj);
   if (t.r.namespaced) {
@@ -74,27 +75,11 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
   if (t.r.tracksGeneration) meta.generation = 1;
   else delete meta.generation;
   createDefaults(t.r, obj, scope.allocator);
-  let unknown: string[] = [];
   if (t.r.schema !== undefined) {
     const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, status: t.subresource === 'status', objectMeta: metaErrors });
-    unknown = admitted.unknown;
     if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, name, toCauses(admitted.errors));
   }
-  return { name, obj, unknown };
-}
-
-/**
- * Applies fieldValidation to a write's unknown and duplicate fields: Strict fails with 400, Warn sets Warning
- * headers on `res` (also kept when the write then fails), Ignore does nothing.
- */
-export function checkFields(t: Target, q: URLSearchParams, res: ServerResponse, body: Buffer | undefined, unknown: readonly string[]): void {
-  const mode = fieldValidationOf(q);
-  if (mode === 'Ignore') return;
-  const text = body?.toString('utf8') ?? '';
-  const problems = fieldProblems(unknown, text.trimStart().startsWith('{') ? duplicateFields(text) : []);
-  if (problems.length === 0) return;
-  if (mode === 'Strict') throw strictDecodingError(t.r.kind, t.r.version, problems);
-  res.setHeader('Warning', warningHeaders(problems));
+  return { name, obj };
 }
 
 /**
@@ -132,15 +117,8 @@ export async function createResource(scope: RequestScope, t: Target, q: URLSearc
   const dryRun = dryRunOf(q);
   fieldValidationOf(q);
   const decoded = decodeObject(req, body, t.r.kind);
-  let prepared: { name: string; obj: Obj; unknown: string[] };
-  try {
-    prepared = prepareCreate(scope, t, decoded);
-  } catch (err) {
-    // Warnings about the body are sent with the failure too.
-    checkFields(t, q, res, body, []);
-    throw err;
-  }
-  checkFields(t, q, res, body, prepared.unknown);
+  checkBodyFields(t, q, req, res, body, decoded);
+  let prepared = prepareCreate(scope, t, decoded);
   // Mutating webhooks see the defaulted object; what they change is defaulted again.
   const mutated = await mutateWrite(scope, t, 'CREATE', q, res, prepared.obj, undefined);
   if (mutated !== undefined) prepared = prepareCreate(scope, t, mutated);

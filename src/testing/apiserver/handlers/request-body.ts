@@ -60,7 +60,7 @@ export function decodeObject(req: IncomingMessage, body: Buffer, kind: string): 
   let value: unknown;
   try {
     if (type === '' || type === 'application/json') value = JSON.parse(body.toString('utf8'));
-    else if (type === 'application/yaml') value = parseYaml(body.toString('utf8'));
+    else if (type === 'application/yaml') value = parseYaml(body.toString('utf8'), { uniqueKeys: false }); // the last of repeated keys wins, as in go-yaml
     else if (type === protobufMediaType) {
       try {
         value = decodeKubernetesProtobuf(body);

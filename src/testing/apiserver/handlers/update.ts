@@ -10,7 +10,8 @@ import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
-import { checkFields, commitCreate, createTracker, prepareCreate } from './create.ts';
+import { commitCreate, createTracker, prepareCreate } from './create.ts';
+import { checkBodyFields } from './field-validation.ts';
 import { removeObject } from './delete.ts';
 import { applyOrThrow } from './patch-failure.ts';
 import { checkType, decodeObject, display } from './request-body.ts';
@@ -41,8 +42,6 @@ export interface CommitUpdateOptions {
   dryRun: boolean;
   /** Set for server-side apply: the candidate is an applied configuration to merge first. */
   apply: { force: boolean } | undefined;
-  /** Receives the paths of fields the custom resource schema pruned (for fieldValidation). */
-  unknownFields?: string[];
 }
 
 /** Serves PUT of a named object (or its /status): 200 with the stored object, 201 when created on update. */
@@ -50,6 +49,7 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
   const dryRun = dryRunOf(q);
   fieldValidationOf(q);
   const obj = decodeObject(req, body, t.r.kind);
+  checkBodyFields(t, q, req, res, body, obj);
   checkType(scope.registry, t, obj);
   const meta = metaOf(obj);
   const name = t.name!;
@@ -61,23 +61,17 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
     if (t.subresource !== undefined || !createsOnUpdate.has(storeOf(t))) throw notFound(t.r, name);
     meta.name = name;
     delete meta.resourceVersion;
-    const { obj: prepared, unknown } = prepareCreate(scope, t, obj);
-    checkFields(t, q, res, body, unknown);
+    const { obj: prepared } = prepareCreate(scope, t, obj);
     send(res, 201, commitCreate(scope, t, name, prepared, dryRun, createTracker(scope, t, fieldManager(q, req))));
     return;
   }
   if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
-  const unknownFields: string[] = [];
-  const o: CommitUpdateOptions = { manager: fieldManager(q, req), dryRun, apply: undefined, unknownFields };
-  let out: string;
-  try {
-    out = commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, obj, o, false), o);
-  } catch (err) {
-    checkFields(t, q, res, body, unknownFields);
-    throw err;
+  // The custom resource strategy does not allow unconditional updates (AllowUnconditionalUpdate false).
+  if (t.r.custom && (typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '')) {
+    throw invalid(t.r.group, t.r.resource, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
   }
-  checkFields(t, q, res, body, unknownFields);
-  send(res, 200, out);
+  const o: CommitUpdateOptions = { manager: fieldManager(q, req), dryRun, apply: undefined };
+  send(res, 200, commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, obj, o, false), o));
 }
 
 /**
@@ -86,10 +80,10 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
  */
 export async function admitUpdate(scope: RequestScope, t: Target, q: URLSearchParams, res: ServerResponse, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions, patch: boolean): Promise<Obj> {
   if (!scope.admission.active()) return candidate;
-  let next = JSON.parse(commitUpdate(scope, t, existing, structuredClone(candidate), { ...o, dryRun: true, unknownFields: [] })) as Obj;
+  let next = JSON.parse(commitUpdate(scope, t, existing, structuredClone(candidate), { ...o, dryRun: true })) as Obj;
   const mutated = await mutateWrite(scope, t, 'UPDATE', q, res, next, existing.obj, patch);
   if (mutated !== undefined) {
-    next = JSON.parse(commitUpdate(scope, t, existing, mutated, { ...o, dryRun: true, apply: undefined, unknownFields: [] })) as Obj;
+    next = JSON.parse(commitUpdate(scope, t, existing, mutated, { ...o, dryRun: true, apply: undefined })) as Obj;
     o.apply = undefined;
   }
   await validateWrite(scope, t, 'UPDATE', q, res, next, existing.obj, patch);
@@ -119,7 +113,6 @@ export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObj
   if (metaErrors.length > 0 && t.r.schema === undefined) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(metaErrors));
   if (t.r.schema !== undefined) {
     const admitted = admitCustomResource(t.r.schema, next, old, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, status: t.subresource === 'status', objectMeta: metaErrors });
-    o.unknownFields?.push(...admitted.unknown);
     if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(admitted.errors));
   }
   let crdEntries: ApiResource[] | undefined;

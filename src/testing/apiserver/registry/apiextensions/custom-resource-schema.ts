@@ -81,6 +81,11 @@ function withoutMeta(obj: Record<string, unknown>, schema: JSONSchemaProps): Rec
   return { metadata: names, ...rest };
 }
 
+/** The paths of the fields of `obj` the schema does not declare (what pruning would remove), sorted; `obj` is left alone. */
+export function unknownFieldPaths(cs: CustomResourceSchema, obj: Record<string, unknown>): string[] {
+  return prune(cloneJson(obj), cs.schema, true);
+}
+
 /**
  * The object as a read returns it: a copy pruned and defaulted by the schema, as the storage codec's
  * schemaCoercingDecoder and unstructuredDefaulter treat what they decode from etcd.
