@@ -205,3 +205,12 @@ test('CEL rules run after errors such as a value outside its enum, and not after
     assert.equal((await call(s, 'POST', probes, { body: probe('ok', { size: 3, when: '2024-05-01T10:00:00Z' }) })).status, 201);
   });
 });
+
+test('v1 CRDs cannot set spec.preserveUnknownFields, and non-structural schemas never get stored (so no NonStructuralSchema condition)', async () => {
+  await withServer(async (s) => {
+    const r = await call(s, 'POST', crds, { body: { ...crd({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true }), spec: { ...crd({}).spec, preserveUnknownFields: true, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } } });
+    assert.deepEqual([r.status, r.body.message], [422, 'CustomResourceDefinition.apiextensions.k8s.io "probes.example.com" is invalid: spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-preserve-unknown-fields to true in spec.versions[*].schema instead']);
+    const ns = await call(s, 'POST', crds, { body: crd({ type: 'object', properties: { spec: { properties: { a: { type: 'string' } } } } }) });
+    assert.equal(ns.body.message, 'CustomResourceDefinition.apiextensions.k8s.io "probes.example.com" is invalid: spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields');
+  });
+});

@@ -146,6 +146,8 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
     const sub = isObject(v.subresources) ? v.subresources : {};
     if (isObject(sub.scale)) causes.push(...toCauses(validateScale(sub.scale, `spec.versions[${i}].subresources.scale`)));
   });
+  // v1 CRDs cannot keep unknown fields at the spec level (only v1beta1 could, and no CRD here predates v1).
+  if (spec.preserveUnknownFields === true) causes.push(invalidCause('spec.preserveUnknownFields', true, 'cannot set to true, set x-preserve-unknown-fields to true in spec.versions[*].schema instead'));
   if (causes.length > 0) return { entries: [], causes };
   const entries: ApiResource[] = [];
   for (const v of versions) {
