@@ -95,6 +95,11 @@ export interface ReflectorStore<T> {
   delete(obj: T): void;
   replace(list: readonly T[], resourceVersion: string): void;
   resync(): void;
+  /**
+   * Told the resourceVersion of every watch bookmark, when the store wants it (the optional
+   * cache.ReflectorBookmarkStore).
+   */
+  bookmark?(resourceVersion: string): void;
 }
 
 /**
