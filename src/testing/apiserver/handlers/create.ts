@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { applyCreateDefaults, podQOSClass, type ServiceAllocator } from '../defaults.ts';
+import { applyCreateDefaults, applySchemeDefaults, podQOSClass, type ServiceAllocator } from '../defaults.ts';
 import { acceptedCrdStatus, customResourcesOf, generateName, isObject, metaOf, validateCreateMeta } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
@@ -20,6 +20,7 @@ import { dryRunOf, fieldManager } from './write-options.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
+import { admitWebhookConfiguration } from '../registry/admissionregistration/webhook-configuration.ts';
 import { fieldValidationOf } from '../registry/field-validation.ts';
 import { checkBodyFields } from './field-validation.ts';
 
@@ -42,12 +43,36 @@ function createDefaults(r: ApiResource, obj: Obj, allocator: ServiceAllocator): 
     obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec) };
   } else if (r.group === '' && r.resource === 'persistentvolumeclaims') {
     obj.status = { phase: 'Pending' };
-  } else if (r.group === 'apps' && (r.resource === 'deployments' || r.resource === 'replicasets' || r.resource === 'statefulsets')) {
-    if (isObject(obj.spec) && obj.spec.replicas === undefined) obj.spec.replicas = 1;
-  } else if (r.group === '' && r.resource === 'secrets') {
-    obj.type ??= 'Opaque';
   }
+  applySchemeDefaults(r, obj);
   applyCreateDefaults(r, obj, allocator);
+}
+
+// The kind, apiVersion and namespace of a new object, checked against the URL and filled in.
+function prepareTypeAndNamespace(scope: RequestScope, t: Target, obj: Obj): Obj {
+  checkType(scope.registry, t, obj);
+  const meta = metaOf(obj);
+  if (t.r.namespaced) {
+    if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== t.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    meta.namespace = t.namespace;
+  } else delete meta.namespace;
+  return meta;
+}
+
+/**
+ * The object mutating admission sees on create: decoded and defaulted (custom resources pruned and defaulted
+ * by their schema), with managedFields, but before the registry's BeforeCreate — no uid, no creationTimestamp
+ * (typed kinds encode it as null), no name generated from generateName, status and generation as sent.
+ */
+export function createAdmissionView(scope: RequestScope, t: Target, obj: Obj, manage: (o: Obj) => Obj): Obj {
+  const meta = prepareTypeAndNamespace(scope, t, obj);
+  for (const k of ['uid', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) delete meta[k];
+  applySchemeDefaults(t.r, obj);
+  if (t.r.schema !== undefined) admitCustomResource(t.r.schema, obj, undefined, { validate: false });
+  const view = manage(obj);
+  if (!t.r.custom) metaOf(view).creationTimestamp = null;
+  else delete metaOf(view).creationTimestamp;
+  return view;
 }
 
 /**
@@ -55,16 +80,11 @@ function createDefaults(r: ApiResource, obj: Obj, allocator: ServiceAllocator): 
  * the schema's pruning, defaulting and validation. Throws on invalid input.
  */
 export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name: string; obj: Obj } {
-  checkType(scope.registry, t, obj);
-  const meta = metaOf(obj);
-  if (t.r.namespaced) {
-    if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== t.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-    meta.namespace = t.namespace;
-  } else delete meta.namespace;
+  const meta = prepareTypeAndNamespace(scope, t, obj);
   if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') meta.name = generateName(meta.generateName);
   const name = typeof meta.name === 'string' ? meta.name : '';
   // Custom resources report metadata errors together with their schema's.
-  const metaErrors = validateCreateMeta(t.r, meta);
+  const metaErrors = [...validateCreateMeta(t.r, meta), ...(admitWebhookConfiguration(t.r.group, t.r.resource, obj) ?? [])];
   if (metaErrors.length > 0 && t.r.schema === undefined) throw invalid(t.r.group, t.r.kind, name, toCauses(metaErrors));
   meta.uid = randomUUID();
   meta.creationTimestamp = scope.now();
@@ -118,10 +138,15 @@ export async function createResource(scope: RequestScope, t: Target, q: URLSearc
   fieldValidationOf(q);
   const decoded = decodeObject(req, body, t.r.kind);
   checkBodyFields(t, q, req, res, body, decoded);
-  let prepared = prepareCreate(scope, t, decoded);
-  // Mutating webhooks see the defaulted object; what they change is defaulted again.
-  const mutated = await mutateWrite(scope, t, 'CREATE', q, res, prepared.obj, undefined);
-  if (mutated !== undefined) prepared = prepareCreate(scope, t, mutated);
-  await validateWrite(scope, t, 'CREATE', q, res, prepared.obj, undefined);
-  send(res, 201, commitCreate(scope, t, prepared.name, prepared.obj, dryRun, createTracker(scope, t, fieldManager(q, req))));
+  const manage = createTracker(scope, t, fieldManager(q, req));
+  let input = decoded;
+  if (scope.admission.active()) {
+    // Mutating webhooks see the decoded, defaulted object; what they change goes through creation as sent.
+    const mutated = await mutateWrite(scope, t, 'CREATE', q, res, createAdmissionView(scope, t, structuredClone(decoded), manage), undefined);
+    if (mutated !== undefined) input = mutated;
+  }
+  const prepared = prepareCreate(scope, t, input);
+  const final = manage(prepared.obj);
+  await validateWrite(scope, t, 'CREATE', q, res, final, undefined);
+  send(res, 201, commitCreate(scope, t, prepared.name, final, dryRun, (o) => o));
 }

@@ -18,12 +18,15 @@ import type { Obj, Target } from './scope.ts';
 // Bodies decoded from protobuf carry no JSON text to scan.
 const protobufMediaType = 'application/vnd.kubernetes.protobuf';
 
-/** Adds Warning header values after those already set (webhook warnings come later). */
+/**
+ * Adds Warning header values after those already set (webhook warnings come after decoding's); a value
+ * already there is not repeated, as the apiserver's warning recorder keeps each text once.
+ */
 export function addWarnings(res: ServerResponse, values: readonly string[]): void {
-  if (values.length === 0) return;
   const prev = res.getHeader('Warning');
-  const before = prev === undefined ? [] : Array.isArray(prev) ? prev : [String(prev)];
-  res.setHeader('Warning', [...before, ...values]);
+  const all = prev === undefined ? [] : Array.isArray(prev) ? prev.map(String) : [String(prev)];
+  for (const v of values) if (!all.includes(v)) all.push(v);
+  if (all.length > 0) res.setHeader('Warning', all);
 }
 
 // Strict: throw; Warn: warn; Ignore: nothing.

@@ -8,11 +8,12 @@ import { isObject, metaOf } from '../object-meta.ts';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch/index.ts';
 import { apiVersionString } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage, unsupportedMediaType } from '../status.ts';
-import { commitCreate, prepareCreate, requireNamespace } from './create.ts';
+import { commitCreate, createAdmissionView, prepareCreate, requireNamespace } from './create.ts';
+import { mutateWrite, validateWrite } from './admit.ts';
 import { checkAppliedFields, checkPatchFields } from './field-validation.ts';
 import { fieldValidationOf } from '../registry/field-validation.ts';
 import { applyOrThrow, patchFailure } from './patch-failure.ts';
-import { checkType, display, mediaType } from './request-body.ts';
+import { checkType, display, mediaType, yamlOptions } from './request-body.ts';
 import { boolParam } from './request-info.ts';
 import { send } from './response.ts';
 import { objectKey, storeOf, type RequestScope, type Target } from './scope.ts';
@@ -36,7 +37,7 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
   if (!accepted.includes(type as (typeof accepted)[number])) throw unsupportedMediaType(type, accepted);
   let patch: unknown;
   try {
-    patch = type === patchTypes.apply ? parseYaml(body.toString('utf8')) : JSON.parse(body.toString('utf8'));
+    patch = type === patchTypes.apply ? parseYaml(body.toString('utf8'), yamlOptions) : JSON.parse(body.toString('utf8'));
   } catch (err) {
     throw badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -59,14 +60,21 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
       if (t.r.namespaced) meta.namespace = t.namespace;
       requireNamespace(scope.storage, t);
       const merged = applyOrThrow(undefined, applied, { manager, force, now: scope.now(), apiVersion: apiVersionString(t.r.group, t.r.version) });
-      const { obj } = prepareCreate(scope, t, merged);
+      let input = merged;
+      if (scope.admission.active()) {
+        // An apply that creates is admitted as a create, the applied object carrying its managedFields.
+        const mutated = await mutateWrite(scope, t, 'CREATE', q, res, createAdmissionView(scope, t, structuredClone(merged), (x) => x), undefined);
+        if (mutated !== undefined) input = mutated;
+      }
+      const { obj } = prepareCreate(scope, t, input);
+      await validateWrite(scope, t, 'CREATE', q, res, obj, undefined);
       const out = commitCreate(scope, t, name, obj, dryRun, (x) => x);
       send(res, 201, out);
       return;
     }
     if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
     const o: CommitUpdateOptions = { manager, dryRun, apply: { force } };
-    const candidate = await admitUpdate(scope, t, q, res, existing, applied, o, true);
+    const candidate = await admitUpdate(scope, t, q, res, existing, applied, o);
     send(res, 200, commitUpdate(scope, t, existing, candidate, o));
     return;
   }
@@ -89,5 +97,5 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
   if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
   checkPatchFields(t, q, res, type === patchTypes.json ? undefined : body.toString('utf8'), patched);
   const o: CommitUpdateOptions = { manager: fieldManager(q, req), dryRun, apply: undefined };
-  send(res, 200, commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, patched, o, true), o));
+  send(res, 200, commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, patched, o), o));
 }

@@ -12,11 +12,12 @@ import { scaleFromCustomResource, ScaleAccessError, scaleObject, setPath } from 
 import { badRequest, conflict, internalError, invalid, notFound, optimisticLockMessage, unsupportedMediaType } from '../status.ts';
 import { patchTypes } from './patch.ts';
 import { patchFailure } from './patch-failure.ts';
-import { decodeObject, display, mediaType } from './request-body.ts';
+import { decodeObject, display, mediaType, yamlOptions } from './request-body.ts';
 import { send } from './response.ts';
 import { objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { commitUpdate } from './update.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
+import { mutateWrite, validateWrite } from './admit.ts';
 
 // What the Scale of a custom resource without spec replicas carries into a patch (the smallest int32), as upstream signals it.
 const invalidSpecReplicas = -2147483648;
@@ -87,7 +88,7 @@ export async function writeScale(scope: RequestScope, t: Target, q: URLSearchPar
     if (custom === undefined) throw unsupportedMediaType(type, [patchTypes.json, patchTypes.merge, patchTypes.strategic]);
     // An applied Scale is taken as the Scale to write (no field ownership of the replicas is tracked).
     try {
-      scale = parseYaml(body.toString('utf8'));
+      scale = parseYaml(body.toString('utf8'), yamlOptions);
     } catch (err) {
       throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -103,8 +104,22 @@ export async function writeScale(scope: RequestScope, t: Target, q: URLSearchPar
     throw invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${display(replicas)}: must be greater than or equal to 0` }]);
   }
   const candidate = structuredClone(existing.obj);
-  if (custom !== undefined) setPath(candidate, custom.specReplicasPath, replicas);
-  else candidate.spec = { ...(isObject(candidate.spec) ? candidate.spec : {}), replicas };
+  const setReplicas = (n: unknown): void => {
+    if (custom !== undefined) setPath(candidate, custom.specReplicasPath, n);
+    else candidate.spec = { ...(isObject(candidate.spec) ? candidate.spec : {}), replicas: n };
+  };
+  setReplicas(replicas);
+  if (scope.admission.active()) {
+    // Webhooks see the Scale of the object as it would be written, and the Scale before.
+    const oldScale = scaleOf(t, existing.obj).scale;
+    let newScale = scaleOf(t, candidate).scale;
+    const mutated = await mutateWrite(scope, t, 'UPDATE', q, res, newScale, oldScale);
+    if (mutated !== undefined) {
+      newScale = mutated;
+      setReplicas(isObject(newScale.spec) && newScale.spec.replicas !== undefined ? newScale.spec.replicas : 0);
+    }
+    await validateWrite(scope, t, 'UPDATE', q, res, newScale, oldScale);
+  }
   const main: Target = { ...t, subresource: undefined };
   const out = commitUpdate(scope, main, existing, candidate, { manager: fieldManager(q, req), dryRun, apply: undefined });
   send(res, 200, JSON.stringify(scaleOf(t, JSON.parse(out) as Obj).scale));

@@ -22,6 +22,7 @@ import { dryRunOf, fieldManager } from './write-options.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
+import { admitWebhookConfiguration } from '../registry/admissionregistration/webhook-configuration.ts';
 import { fieldValidationOf } from '../registry/field-validation.ts';
 
 // Stores whose registry strategies answer AllowCreateOnUpdate() with true: a PUT of a missing object creates it.
@@ -71,22 +72,22 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
     throw invalid(t.r.group, t.r.resource, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
   }
   const o: CommitUpdateOptions = { manager: fieldManager(q, req), dryRun, apply: undefined };
-  send(res, 200, commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, obj, o, false), o));
+  send(res, 200, commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, obj, o), o));
 }
 
 /**
  * Admission of an update: the webhooks see the object as the update would store it (computed by a dry
  * run of the commit); returns the candidate to commit, the mutated object when webhooks changed it.
  */
-export async function admitUpdate(scope: RequestScope, t: Target, q: URLSearchParams, res: ServerResponse, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions, patch: boolean): Promise<Obj> {
+export async function admitUpdate(scope: RequestScope, t: Target, q: URLSearchParams, res: ServerResponse, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions): Promise<Obj> {
   if (!scope.admission.active()) return candidate;
   let next = JSON.parse(commitUpdate(scope, t, existing, structuredClone(candidate), { ...o, dryRun: true })) as Obj;
-  const mutated = await mutateWrite(scope, t, 'UPDATE', q, res, next, existing.obj, patch);
+  const mutated = await mutateWrite(scope, t, 'UPDATE', q, res, next, existing.obj);
   if (mutated !== undefined) {
     next = JSON.parse(commitUpdate(scope, t, existing, mutated, { ...o, dryRun: true, apply: undefined })) as Obj;
     o.apply = undefined;
   }
-  await validateWrite(scope, t, 'UPDATE', q, res, next, existing.obj, patch);
+  await validateWrite(scope, t, 'UPDATE', q, res, next, existing.obj);
   return mutated === undefined ? candidate : next;
 }
 
@@ -109,7 +110,7 @@ export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObj
   }
   scope.access.checkRbacWrite(scope.user, storeOf(t), t.namespace, next, old);
   // Custom resources report metadata errors together with their schema's.
-  const metaErrors = validateUpdateMeta(t.r, metaOf(next), metaOf(old));
+  const metaErrors = [...validateUpdateMeta(t.r, metaOf(next), metaOf(old)), ...(admitWebhookConfiguration(t.r.group, t.r.resource, next) ?? [])];
   if (metaErrors.length > 0 && t.r.schema === undefined) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(metaErrors));
   if (t.r.schema !== undefined) {
     const admitted = admitCustomResource(t.r.schema, next, old, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, status: t.subresource === 'status', objectMeta: metaErrors });

@@ -154,7 +154,7 @@ export function valueFieldProblems(v: unknown, known: KnownFields | 'any', path 
 /** go-yaml's report of the keys a YAML text repeats in one mapping, with the line of each repetition; empty when none. */
 export function yamlDuplicateProblems(text: string): FieldProblem[] {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { uniqueKeys: false, lineCounter });
+  const doc = parseDocument(text, { version: '1.1', uniqueKeys: false, lineCounter });
   const found: Array<{ at: number; text: string }> = [];
   visit(doc, {
     Map(_, map) {
@@ -185,7 +185,7 @@ export function bodyFieldProblems(text: string, yamlBody: boolean, known: KnownF
   if (known === undefined) return problems;
   let decoded: unknown;
   try {
-    decoded = parseDocument(text, { uniqueKeys: false }).toJS();
+    decoded = parseDocument(text, { version: '1.1', uniqueKeys: false }).toJS();
   } catch {
     // a malformed body fails decoding elsewhere
     return problems;

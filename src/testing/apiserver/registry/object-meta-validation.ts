@@ -146,3 +146,23 @@ export function validateObjectMetaAccessorUpdate(meta: Obj, old: Obj, path = 'me
   errs.push(...validateOwnerReferences(meta.ownerReferences, child(path, 'ownerReferences')));
   return errs;
 }
+
+/** ValidateLabelSelector: matchLabels as labels; matchExpressions with a valid operator, values as it requires, a qualified key. */
+export function validateLabelSelector(selector: unknown, path: string): FieldError[] {
+  if (!isObj(selector)) return [];
+  const errs = validateLabels(selector.matchLabels, child(path, 'matchLabels'));
+  const exprs = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
+  exprs.forEach((e, i) => {
+    const p = index(child(path, 'matchExpressions'), i);
+    const expr = isObj(e) ? e : {};
+    const values = strings(expr.values);
+    const op = text(expr.operator);
+    if (op === 'In' || op === 'NotIn') {
+      if (values.length === 0) errs.push(required(child(p, 'values'), "must be specified when `operator` is 'In' or 'NotIn'"));
+    } else if (op === 'Exists' || op === 'DoesNotExist') {
+      if (values.length > 0) errs.push(forbidden(child(p, 'values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+    } else errs.push(invalidValue(child(p, 'operator'), op, 'not a valid selector operator'));
+    for (const m of isQualifiedName(text(expr.key))) errs.push(invalidValue(child(p, 'key'), text(expr.key), m));
+  });
+  return errs;
+}
