@@ -1,13 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parse } from 'yaml';
-import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import { FakeClock } from '../src/util/clock/clock.ts';
-import { newClientset } from '../src/kubernetes/index.ts';
 import { formatTable, humanDuration, runGet } from '../src/cli/get-command.ts';
+import { e2eTest, type E2eEnv } from './support/backend.ts';
 
 interface Run {
   code: number;
@@ -17,35 +13,31 @@ interface Run {
 
 type Get = (args: string[], live?: { signal: AbortSignal; out: (t: string) => void }) => Promise<Run>;
 
-async function withServer(tls: boolean, fn: (s: ApiServer, get: Get) => Promise<void>): Promise<void> {
-  const s = await startApiServer({ tls });
-  const dir = mkdtempSync(join(tmpdir(), 'kubeloom-get-'));
-  const kubeconfig = join(dir, 'config');
-  await s.writeKubeconfig(kubeconfig);
-  const cs = newClientset({ host: s.url, qps: -1, ...(s.caCertPem !== undefined ? { tls: { caData: s.caCertPem } } : {}) });
-  try {
-    await cs.coreV1().namespaces().create({ metadata: { name: 'other' } });
-    await cs.coreV1().pods('default').create({ metadata: { name: 'web-1', labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }, { name: 'd', image: 'x' }] } });
-    await cs.coreV1().pods('default').create({ metadata: { name: 'db-1', labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'pg' }] } });
-    await cs.coreV1().pods('other').create({ metadata: { name: 'x-1' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
-    await cs.coreV1().configMaps('default').create({ metadata: { name: 'cfg' } });
-    // Ages are measured on this clock: one hour after every object was created.
-    const clock = new FakeClock(Date.now() + 3_600_000);
-    await fn(s, async (args, live) => {
-      let out = '';
-      let err = '';
-      const stdout = (t: string): void => {
-        out += t;
-        live?.out(t);
-      };
-      const code = await runGet([...args, '--kubeconfig', kubeconfig], { stdout, stderr: (t) => (err += t), env: {}, clock, ...(live !== undefined ? { signal: live.signal } : {}) });
-      return { code, out, err };
-    });
-  } finally {
-    await cs.close();
-    await s.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+/**
+ * Seeds the test's namespace (the kubeconfig's, standing in for `default`) and a second one, and
+ * hands out `kubeloom get` bound to that kubeconfig.
+ */
+async function seeded(env: E2eEnv): Promise<{ ns: string; other: string; get: Get }> {
+  const { cs, namespace: ns } = env;
+  const other = await env.createNamespace('kl-e2e-other');
+  const kubeconfig = await env.kubeconfig();
+  await cs.coreV1().pods(ns).create({ metadata: { name: 'web-1', labels: { app: 'web', run: env.suffix } }, spec: { containers: [{ name: 'c', image: 'nginx' }, { name: 'd', image: 'x' }] } });
+  await cs.coreV1().pods(ns).create({ metadata: { name: 'db-1', labels: { app: 'db', run: env.suffix } }, spec: { containers: [{ name: 'c', image: 'pg' }] } });
+  await cs.coreV1().pods(other).create({ metadata: { name: 'x-1', labels: { run: env.suffix } }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+  await cs.coreV1().configMaps(ns).create({ metadata: { name: 'cfg' } });
+  // Ages are measured on this clock: one hour after every object was created.
+  const clock = new FakeClock(Date.now() + 3_600_000);
+  const get: Get = async (args, live) => {
+    let out = '';
+    let err = '';
+    const stdout = (t: string): void => {
+      out += t;
+      live?.out(t);
+    };
+    const code = await runGet([...args, '--kubeconfig', kubeconfig], { stdout, stderr: (t) => (err += t), env: {}, clock, ...(live !== undefined ? { signal: live.signal } : {}) });
+    return { code, out, err };
+  };
+  return { ns, other, get };
 }
 
 test('humanDuration matches kubectl', () => {
@@ -69,64 +61,63 @@ test('humanDuration matches kubectl', () => {
 });
 
 for (const tls of [false, true]) {
-  test(`${tls ? 'HTTPS' : 'HTTP'}: get pods prints a kubectl-like table from the kubeconfig's context`, async () => {
-    await withServer(tls, async (_s, get) => {
-      const r = await get(['pods']);
-      assert.equal(r.err, '');
-      assert.equal(r.code, 0);
-      assert.equal(r.out, ['NAME    READY   STATUS    RESTARTS   AGE', 'db-1    0/1     Pending   0          60m', 'web-1   0/2     Pending   0          60m', ''].join('\n'));
-    });
+  e2eTest(`${tls ? 'HTTPS' : 'HTTP'}: get pods prints a kubectl-like table from the kubeconfig's context`, { tls }, async (env) => {
+    const { get } = await seeded(env);
+    const r = await get(['pods']);
+    assert.equal(r.err, '');
+    assert.equal(r.code, 0);
+    assert.equal(r.out, ['NAME    READY   STATUS    RESTARTS   AGE', 'db-1    0/1     Pending   0          60m', 'web-1   0/2     Pending   0          60m', ''].join('\n'));
   });
 }
 
-test('get resolves short names, singular names and kinds; -A, -l, -n, names and output formats work', async () => {
-  await withServer(false, async (_s, get) => {
-    const all = await get(['po', '-A']);
-    assert.equal(all.out.split('\n')[0], 'NAMESPACE   NAME    READY   STATUS    RESTARTS   AGE');
-    assert.deepEqual(all.out.trim().split('\n').slice(1).map((l) => l.split(/\s+/).slice(0, 2).join('/')), ['default/db-1', 'default/web-1', 'other/x-1']);
-    assert.equal((await get(['pod', '-l', 'app=web', '-o', 'name'])).out, 'pod/web-1\n');
-    assert.equal((await get(['Pod', '-n', 'other', '-o', 'name'])).out, 'pod/x-1\n');
-    assert.equal((await get(['cm', 'cfg'])).out, 'NAME   AGE\ncfg    60m\n');
-    assert.equal((await get(['namespaces', '-o', 'name'])).out, ['default', 'kube-node-lease', 'kube-public', 'kube-system', 'other'].map((n) => `namespace/${n}\n`).join(''));
-    const json = JSON.parse((await get(['configmap', 'cfg', '-o', 'json'])).out);
-    assert.equal(json.kind, 'ConfigMap');
-    const yaml = parse((await get(['pods', '-o', 'yaml'])).out);
-    assert.equal(yaml.kind, 'List');
-    assert.deepEqual(yaml.items.map((p: { metadata: { name: string } }) => p.metadata.name), ['db-1', 'web-1']);
-    assert.match((await get(['pods', '-o', 'wide'])).out.split('\n')[0]!, /AGE\s+IP\s+NODE$/);
-    const empty = await get(['secrets', '-n', 'other']);
-    assert.deepEqual([empty.code, empty.out, empty.err], [0, '', 'No resources found in other namespace.\n']);
-    const unknown = await get(['widgets']);
-    assert.deepEqual([unknown.code, unknown.err], [1, `kubeloom get: the server doesn't have a resource type "widgets"\n`]);
-    const missing = await get(['pods', 'nope']);
-    assert.equal(missing.code, 1);
-    assert.match(missing.err, /not found/);
-    assert.equal((await get([])).code, 2);
-    assert.equal((await get(['pods', '-o', 'xml'])).code, 2);
-  });
+e2eTest('get resolves short names, singular names and kinds; -A, -l, -n, names and output formats work', async (env) => {
+  const { ns, other, get } = await seeded(env);
+  // All namespaces, narrowed to this test's pods: a shared cluster may hold thousands of others.
+  const all = await get(['po', '-A', '-l', `run=${env.suffix}`]);
+  assert.match(all.out.split('\n')[0]!, /^NAMESPACE +NAME +READY +STATUS +RESTARTS +AGE$/);
+  const rows = all.out.trim().split('\n').slice(1).map((l) => l.split(/\s+/).slice(0, 2).join('/'));
+  assert.deepEqual(rows, [`${ns}/db-1`, `${ns}/web-1`, `${other}/x-1`].sort(), 'in namespace order');
+  assert.equal((await get(['pod', '-l', 'app=web', '-o', 'name'])).out, 'pod/web-1\n');
+  assert.equal((await get(['Pod', '-n', other, '-o', 'name'])).out, 'pod/x-1\n');
+  assert.equal((await get(['cm', 'cfg'])).out, 'NAME   AGE\ncfg    60m\n');
+  const namespaces = (await get(['namespaces', '-o', 'name'])).out.split('\n');
+  for (const n of ['default', 'kube-node-lease', 'kube-public', 'kube-system', ns, other]) assert.ok(namespaces.includes(`namespace/${n}`), n);
+  const json = JSON.parse((await get(['configmap', 'cfg', '-o', 'json'])).out);
+  assert.equal(json.kind, 'ConfigMap');
+  const yaml = parse((await get(['pods', '-o', 'yaml'])).out);
+  assert.equal(yaml.kind, 'List');
+  assert.deepEqual(yaml.items.map((p: { metadata: { name: string } }) => p.metadata.name), ['db-1', 'web-1']);
+  assert.match((await get(['pods', '-o', 'wide'])).out.split('\n')[0]!, /AGE\s+IP\s+NODE$/);
+  const empty = await get(['secrets', '-n', other]);
+  assert.deepEqual([empty.code, empty.out, empty.err], [0, '', `No resources found in ${other} namespace.\n`]);
+  const unknown = await get([`nothings${env.suffix}`]);
+  assert.deepEqual([unknown.code, unknown.err], [1, `kubeloom get: the server doesn't have a resource type "nothings${env.suffix}"\n`]);
+  const missing = await get(['pods', 'nope']);
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /not found/);
+  assert.equal((await get([])).code, 2);
+  assert.equal((await get(['pods', '-o', 'xml'])).code, 2);
 });
 
-test('get -w prints the list, then a row per change, until stopped', async () => {
-  await withServer(false, async (s, get) => {
-    const controller = new AbortController();
-    const cs = newClientset({ host: s.url, qps: -1 });
-    let seen = '';
-    const waitFor = async (text: string): Promise<void> => {
-      while (!seen.includes(text)) await new Promise((r) => setImmediate(r));
-    };
-    const running = get(['configmaps', '-w'], { signal: controller.signal, out: (t) => (seen += t) });
-    await waitFor('cfg');
-    // The list is printed before the watch opens; a change made now is either replayed from the
-    // list's resourceVersion or streamed live, so it shows up exactly once either way.
-    await cs.coreV1().configMaps('default').create({ metadata: { name: 'new' } });
-    await waitFor('new');
-    controller.abort();
-    const r = await running;
-    await cs.close();
-    assert.equal(r.code, 0);
-    const lines = r.out.split('\n');
-    assert.deepEqual(lines.slice(0, 2), ['NAME   AGE', 'cfg    60m']);
-    assert.match(lines[2]!, /^new {4}(59|60)m$/);
-    assert.deepEqual(lines.slice(3), ['']);
-  });
+e2eTest('get -w prints the list, then a row per change, until stopped', async (env) => {
+  const { ns, get } = await seeded(env);
+  const controller = new AbortController();
+  const cs = env.cs;
+  let seen = '';
+  const waitFor = async (text: string): Promise<void> => {
+    while (!seen.includes(text)) await new Promise((r) => setImmediate(r));
+  };
+  const running = get(['configmaps', '-w'], { signal: controller.signal, out: (t) => (seen += t) });
+  await waitFor('cfg');
+  // The list is printed before the watch opens; a change made now is either replayed from the
+  // list's resourceVersion or streamed live, so it shows up exactly once either way.
+  await cs.coreV1().configMaps(ns).create({ metadata: { name: 'new' } });
+  await waitFor('new');
+  controller.abort();
+  const r = await running;
+  assert.equal(r.code, 0);
+  const lines = r.out.split('\n');
+  assert.deepEqual(lines.slice(0, 2), ['NAME   AGE', 'cfg    60m']);
+  assert.match(lines[2]!, /^new {4}(59|60)m$/);
+  assert.deepEqual(lines.slice(3), ['']);
 });

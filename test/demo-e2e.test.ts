@@ -1,7 +1,8 @@
 /**
  * `kubeloom demo` end to end, as `npm start` runs it: a child process with no kubeconfig anywhere
  * starts the embedded API server, runs the PodSet controller through the workload and exits 0 with
- * its summary.
+ * its summary. That server is the demo's own, so on the real-cluster backend the test is skipped
+ * (test/demo-kubeconfig.test.ts runs the demo against the cluster).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Capability, e2eTest } from './support/backend.ts';
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -22,7 +24,7 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
-test('kubeloom demo without a kubeconfig converges every step against the embedded API server and exits 0 with its summary', async (t) => {
+e2eTest('kubeloom demo without a kubeconfig converges every step against the embedded API server and exits 0 with its summary', { needs: [Capability.OwnServer] }, async (_env, t) => {
   const home = await mkdtemp(path.join(tmpdir(), 'kubeloom-demo-'));
   t.after(() => rm(home, { recursive: true, force: true }));
   const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] ?? '', HOME: home };

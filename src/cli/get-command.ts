@@ -175,10 +175,11 @@ export async function runGet(args: string[], io: GetIo): Promise<number> {
     const kubeconfig = await loadKubeConfig(loadOptions);
     const contextOpt = values.context !== undefined ? { context: values.context } : {};
     rest = new RestClient(await restConfigFrom(kubeconfig, contextOpt), { warningHandler: { handleWarning: (w) => io.stderr(`Warning: ${w.text}\n`) } });
+    // (Discovery runs with its own burst: one request per group version without aggregated discovery.)
     const mapping = await new RestMapper(new DiscoveryClient(rest)).resourceFor({ resource: resourceArg });
     const allNamespaces = values['all-namespaces'] === true && nameArg === undefined;
     const namespace = mapping.namespaced && !allNamespaces ? (values.namespace ?? namespaceOf(kubeconfig, contextOpt)) : '';
-    const client = new ResourceClient<Unstructured>(rest, { ...mapping.resource, kind: mapping.groupVersionKind.kind, namespaced: mapping.namespaced, namespace });
+    const client = new ResourceClient<Unstructured>(rest, { ...mapping.resource, kind: mapping.groupVersionKind.kind, namespaced: mapping.namespaced, namespace, unstructured: true });
     const listOptions: ListOptions = {};
     if (values.selector !== undefined) listOptions.labelSelector = values.selector;
     if (values['field-selector'] !== undefined) listOptions.fieldSelector = values['field-selector'];

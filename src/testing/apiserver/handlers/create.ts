@@ -7,12 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyCreateDefaults, applySchemeDefaults, podQOSClass, type ServiceAllocator } from '../defaults.ts';
-import { acceptedCrdStatus, customResourcesOf, generateName, isObject, metaOf, validateCreateMeta } from '../object-meta.ts';
+import { acceptedCrdStatus, customResourcesOf, dropEmptyMetadata, generateName, isObject, metaOf, validateCreateMeta } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { alreadyExists, badRequest, invalid, methodNotAllowed, notFound } from '../status.ts';
 import type { Storage } from '../storage.ts';
-import { checkType, decodeObject } from './request-body.ts';
+import { checkCustomResourceType, checkType, decodeObject } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { serveCustomResource } from '../registry/apiextensions/serving-info.ts';
@@ -94,6 +94,7 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
   delete meta.selfLink;
   if (t.r.tracksGeneration) meta.generation = 1;
   else delete meta.generation;
+  dropEmptyMetadata(obj);
   createDefaults(t.r, obj, scope.allocator);
   if (t.r.schema !== undefined) {
     const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, status: t.subresource === 'status', objectMeta: metaErrors });
@@ -137,6 +138,7 @@ export async function createResource(scope: RequestScope, t: Target, q: URLSearc
   const dryRun = dryRunOf(q);
   fieldValidationOf(q);
   const decoded = decodeObject(req, body, t.r.kind);
+  checkCustomResourceType(t, decoded);
   checkBodyFields(t, q, req, res, body, decoded);
   const manage = createTracker(scope, t, fieldManager(q, req));
   let input = decoded;

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyUpdateDefaults } from '../defaults.ts';
-import { acceptedCrdStatus, customResourcesOf, isNoop, isObject, metaOf, specChanged, validateUpdateMeta } from '../object-meta.ts';
+import { acceptedCrdStatus, customResourcesOf, dropEmptyMetadata, isNoop, isObject, metaOf, specChanged, validateUpdateMeta } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
@@ -14,7 +14,7 @@ import { commitCreate, createTracker, prepareCreate } from './create.ts';
 import { checkBodyFields } from './field-validation.ts';
 import { removeObject } from './delete.ts';
 import { applyOrThrow } from './patch-failure.ts';
-import { checkType, decodeObject, display } from './request-body.ts';
+import { checkCustomResourceType, checkType, decodeObject, display } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { serveCustomResource } from '../registry/apiextensions/serving-info.ts';
@@ -50,6 +50,7 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
   const dryRun = dryRunOf(q);
   fieldValidationOf(q);
   const obj = decodeObject(req, body, t.r.kind);
+  checkCustomResourceType(t, obj);
   checkBodyFields(t, q, req, res, body, obj);
   checkType(scope.registry, t, obj);
   const meta = metaOf(obj);
@@ -173,5 +174,6 @@ function normalise(scope: RequestScope, t: Target, old: Obj, candidate: Obj): Ob
     if (t.r.tracksGeneration && specChanged(t.r, old, next)) meta.generation = (typeof oldMeta.generation === 'number' ? oldMeta.generation : 0) + 1;
   }
   metaOf(next).resourceVersion = oldMeta.resourceVersion;
+  dropEmptyMetadata(next);
   return next;
 }
