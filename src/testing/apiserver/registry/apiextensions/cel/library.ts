@@ -4,8 +4,8 @@
  * findAll, and matches on RE2 as upstream), URLs (isURL, url with getScheme/getHost/getHostname/getPort/
  * getEscapedPath/getQuery) and quantities (isQuantity, quantity with compareTo/isLessThan/isGreaterThan/
  * asInteger/asApproximateFloat/sign/add/sub), sets (sets.contains, sets.equivalent, sets.intersects), and cel-go's
- * string() and int() of timestamps and durations. CEL's own string extensions (lowerAscii, upperAscii, indexOf,
- * replace, split, substring, trim, join, charAt, …) come with the CEL implementation.
+ * string() and int() of timestamps and durations, and the string extensions cel-js lacks (charAt, replace); the
+ * others (lowerAscii, upperAscii, indexOf, lastIndexOf, split, substring, trim, join) come with cel-js.
  */
 import type { Environment } from '@marcbachmann/cel-js';
 import { compilePattern } from '../schema/validation.ts';
@@ -127,6 +127,26 @@ export function registerKubernetesLibrary(env: Environment): void {
     for (const [k, v] of u.url.searchParams) m.set(k, [...(m.get(k) ?? []), v]);
     return m;
   });
+  // cel-go's string extensions cel-js lacks (ext.Strings: charAt and replace), on code points as cel-go counts them.
+  env.registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
+    const chars = [...s];
+    if (i < 0n || i > BigInt(chars.length)) throw new Error(`index out of range: ${i}`);
+    return chars[Number(i)] ?? '';
+  });
+  const replace = (s: string, from: string, to: string, n: bigint): string => {
+    if (n < 0n) return s.split(from).join(to);
+    let out = s;
+    let at = 0;
+    for (let k = 0n; k < n; k++) {
+      const found = out.indexOf(from, at);
+      if (found < 0) break;
+      out = out.slice(0, found) + to + out.slice(found + from.length);
+      at = found + to.length + (from === '' ? 1 : 0);
+    }
+    return out;
+  };
+  env.registerFunction('string.replace(string, string): string', (s: string, from: string, to: string) => replace(s, from, to, -1n));
+  env.registerFunction('string.replace(string, string, int): string', replace);
   // cel-go's conversions of timestamps and durations, which cel-js lacks.
   env.registerFunction('string(google.protobuf.Timestamp): string', (t: Date) => t.toISOString().replace(/\.000Z$/, 'Z').replace(/(\.\d*?)0+Z$/, '$1Z'));
   env.registerFunction('int(google.protobuf.Timestamp): int', (t: Date) => BigInt(Math.floor(t.getTime() / 1000)));

@@ -148,3 +148,16 @@ test('CEL: the sets library compares lists as sets', () => {
   assert.deepEqual(validateRules(c, s, { spec: { tags: ['a', 'b'] } }, undefined), []);
   assert.deepEqual(validateRules(c, s, { spec: { tags: ['c'] } }, undefined).map(errorString), ['spec: Invalid value: "object": contains a', 'spec: Invalid value: "object": exactly a and b', 'spec: Invalid value: "object": some of x, b']);
 });
+
+test('CEL: the string extensions of cel-go are all there, charAt and replace included', () => {
+  const s = schemaWith([
+    { rule: 'self.name.charAt(1) == "o" && self.name.charAt(3) == ""', message: 'charAt' },
+    { rule: 'self.name.replace("o", "0") == "b0b" && "aaa".replace("a", "b", 2) == "bba"', message: 'replace' },
+    { rule: 'self.name.upperAscii().lowerAscii() == "bob" && "a,b".split(",").size() == 2 && self.name.lastIndexOf("b") == 2', message: 'others' },
+  ]);
+  assert.deepEqual(compileErrors(s), ['', '', '']);
+  assert.deepEqual(validateRules(compileSchema(s), s, { spec: { name: 'bob' } }, undefined), []);
+  // kube-apiserver v1.24 (gated) answers the same for an index past the end.
+  const far = schemaWith([{ rule: 'self.name.charAt(5) == ""', message: 'out of range' }]);
+  assert.deepEqual(validateRules(compileSchema(far), far, { spec: { name: 'bob' } }, undefined).map(errorString), ['spec: Invalid value: "object": index out of range: 5 evaluating rule: out of range']);
+});
