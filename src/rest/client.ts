@@ -20,6 +20,7 @@ import { TokenBucketRateLimiter, unlimitedRateLimiter } from './token-bucket.ts'
 import { CachedTokenFile } from './token-file.ts';
 import { newDispatcher, parseHost, type ClientCertificate, type TransportOptions } from './transport.ts';
 import { WarningLogger, parseWarningHeaders, type WarningHandler } from './warnings.ts';
+import { ListStreamDecoder, type ListEnvelope } from './list-decoder.ts';
 import { WatchEventIterator } from './watch-event-iterator.ts';
 
 /** client-go's default ceiling on Retry-After retries per request (Request.maxRetries). */
@@ -289,6 +290,89 @@ export class RestClient {
    * silent past the read idle timeout (GETs are first retried), or the signal's reason when aborted.
    */
   async do(req: RestRequest, options: RequestOptions = {}): Promise<RestResponse> {
+    return this.#exchange(req, options, async (resp, touch, readError) => {
+      const body = await readAll(resp.body, touch).catch((err: unknown) => {
+        throw readError(err);
+      });
+      return { statusCode: resp.statusCode, headers: resp.headers, body };
+    });
+  }
+
+  /**
+   * Sends a LIST (`req` from buildList) and decodes its body as it arrives: the items of every
+   * network chunk go to `onItems` as soon as they are parsed, in the server's order, while the
+   * rest of the body is still on the wire; the body is never held whole. Resolves with what the
+   * list holds besides its items (kind, apiVersion, metadata) once the body ended.
+   *
+   * `onItems` gets a new array each time, and the members decoded so far (an API server writes
+   * kind, apiVersion and metadata before the items). When it returns a promise, reading pauses
+   * until the promise settles; when it throws or rejects, the request is abandoned and the error
+   * surfaces unchanged. Errors are those of {@link RestClient.do}, plus a {@link ResponseDecodeError}
+   * when the body is not a complete JSON list and a {@link StatusError} when it is (or ends with)
+   * an error Status.
+   *
+   * @example
+   * const cache = new Map<string, Pod>();
+   * const { metadata } = await client.list<Pod>(buildList({ group: '', version: 'v1', resource: 'pods' }), (pods) => {
+   *   for (const pod of pods) cache.set(pod.metadata!.name!, pod);
+   * });
+   */
+  async list<T>(req: RestRequest, onItems: (items: T[], envelope: Readonly<ListEnvelope>) => void | PromiseLike<void>, options: RequestOptions = {}): Promise<ListEnvelope> {
+    return this.#exchange(req, options, async (resp, touch, readError) => {
+      const decoder = new ListStreamDecoder<T>();
+      const chunks = (resp.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+      let finished = false;
+      try {
+        for (;;) {
+          let step: IteratorResult<Uint8Array>;
+          try {
+            step = await chunks.next();
+          } catch (err) {
+            throw readError(err);
+          }
+          if (step.done === true) break;
+          touch?.();
+          const items: T[] = [];
+          try {
+            decoder.write(step.value, items);
+          } catch (err) {
+            throw this.#decodeError(req, err);
+          }
+          if (items.length > 0) {
+            const pending = onItems(items, decoder.envelope);
+            if (pending !== undefined) await pending;
+          }
+        }
+        finished = true;
+        try {
+          return decoder.end();
+        } catch (err) {
+          throw this.#decodeError(req, err);
+        }
+      } finally {
+        // Leaving early (a decode error, a throwing onItems) releases the connection.
+        if (!finished) resp.body.destroy();
+      }
+    });
+  }
+
+  /** A decoder's error with the request named in its message; a StatusError from the server stays as it is. */
+  #decodeError(req: RestRequest, err: unknown): unknown {
+    if (!(err instanceof ResponseDecodeError)) return err;
+    return new ResponseDecodeError(`${this.#describe(req)}: ${err.message.replace(/^list response: /, '')}`, { cause: err.cause ?? err });
+  }
+
+  /**
+   * One request whose 2xx response `consume` reads: rate limiting, the timeout (which covers
+   * reading the body), the read idle guard and abort handling shared by {@link RestClient.do} and
+   * {@link RestClient.list}. `touch` marks arriving body bytes for the idle guard; `readError` maps
+   * a failure to read the body to the error to raise.
+   */
+  async #exchange<R>(
+    req: RestRequest,
+    options: RequestOptions,
+    consume: (resp: StreamResponse, touch: (() => void) | undefined, readError: (err: unknown) => unknown) => Promise<R>,
+  ): Promise<R> {
     const timeoutMs = options.timeoutMs || this.config.timeoutMs || 0;
     const controller = new AbortController();
     const unlink = linkSignals(options.signal, controller);
@@ -313,11 +397,11 @@ export class RestClient {
       const resp = await this.#send(req, controller.signal, req.watch ? 0 : this.#readIdleTimeoutMs);
       idle = resp.idle;
       const guard = idle;
-      const body = await readAll(resp.body, guard === undefined ? undefined : () => guard.touch()).catch((err: unknown) => {
-        if (controller.signal.aborted) throw controller.signal.reason;
-        throw guard?.error ?? new NetworkError(this.#describe(req), err);
-      });
-      return { statusCode: resp.statusCode, headers: resp.headers, body };
+      const readError = (err: unknown): unknown => {
+        if (controller.signal.aborted) return controller.signal.reason;
+        return guard?.error ?? new NetworkError(this.#describe(req), err);
+      };
+      return await consume(resp, guard === undefined ? undefined : () => guard.touch(), readError);
     } catch (err) {
       if (timedOut !== undefined) throw timedOut;
       throw err;
