@@ -221,6 +221,30 @@ test('listPager pages with limit/continue and falls back to a full list when the
   });
 });
 
+test('listItems streams every object with kind and apiVersion, following continue tokens when a limit is set; break stops early', async () => {
+  await withClientset(true, async (cs) => {
+    const cms = cs.coreV1().configMaps('ns');
+    for (let i = 0; i < 7; i++) await cms.create({ metadata: { name: `cm${i}` }, data: { text: `é-${i}-✓` } });
+    const whole: string[] = [];
+    for await (const cm of cms.listItems()) {
+      assert.equal(cm.kind, 'ConfigMap');
+      assert.equal(cm.apiVersion, 'v1');
+      whole.push(cm.metadata!.name!);
+    }
+    assert.deepEqual(whole, ['cm0', 'cm1', 'cm2', 'cm3', 'cm4', 'cm5', 'cm6']);
+    const paged: string[] = [];
+    for await (const cm of cms.listItems({ limit: 3 })) paged.push(`${cm.metadata!.name!}:${cm.data!['text']!}`);
+    assert.deepEqual(paged, whole.map((n, i) => `${n}:é-${i}-✓`));
+    let seen = 0;
+    for await (const _ of cms.listItems({ limit: 2 })) if (++seen === 3) break;
+    assert.equal(seen, 3);
+    // list() decodes the same stream and collects it.
+    const list = await cms.list();
+    assert.equal(list.kind, 'ConfigMapList');
+    assert.deepEqual(list.items.map((cm) => [cm.kind, cm.metadata?.name]), whole.map((n) => ['ConfigMap', n]));
+  });
+});
+
 test('pod logs: get returns the text, follow yields lines as they are appended', async () => {
   await withClientset(false, async (cs, s) => {
     await cs.coreV1().pods('ns').create({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }] } });

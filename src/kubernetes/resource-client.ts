@@ -8,6 +8,8 @@ import type { KubeList, KubeObject } from '../apimachinery/object.ts';
 import type { ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchTypeValue, UpdateOptions } from '../apimachinery/options.ts';
 import type { RestClient, WatchStream } from '../rest/client.ts';
 import { ResponseDecodeError } from '../rest/errors.ts';
+import type { ListEnvelope } from '../rest/list-decoder.ts';
+import { ListPager } from '../tools/pager/list-pager.ts';
 import {
   RequestConstructionError,
   buildApply,
@@ -53,8 +55,28 @@ export type ApplyConfiguration<T> = { apiVersion?: string; kind?: string } & { [
 export interface ResourceInterface<T> {
   /** Reads one object (GET). */
   get(name: string, options?: GetOptions & SubresourceOption): Promise<T>;
-  /** Lists objects (GET on the collection); list items always carry apiVersion and kind. */
+  /**
+   * Lists objects (GET on the collection); list items always carry apiVersion and kind. The body is
+   * decoded as it arrives (items are parsed while the rest is on the wire), never held whole.
+   */
   list(options?: ListOptions): Promise<KubeList<T>>;
+  /**
+   * One LIST request whose items are handed to `onItems` as they are decoded, a batch per network
+   * chunk, instead of being collected (see RestClient.list); resolves with the rest of the list
+   * (kind, apiVersion, metadata with the continue token). `onItems` may return a promise to pause
+   * reading. Items carry apiVersion and kind as with {@link ResourceInterface.list}.
+   */
+  listStream(options: ListOptions, onItems: (items: T[]) => void | PromiseLike<void>): Promise<ListEnvelope>;
+  /**
+   * Every object of the collection as an async iterable, each yielded as soon as it is decoded.
+   * With `limit` set, the pages are requested one after another, following the continue tokens
+   * (an expired token fails with the 410 Expired error, as pages already yielded cannot be taken
+   * back). Breaking out of the loop abandons the request in flight.
+   *
+   * @example
+   * for await (const pod of clientset.coreV1().pods('').listItems({ limit: 500 })) count++;
+   */
+  listItems(options?: ListOptions): AsyncIterable<T>;
   /**
    * Watches the collection. Resolves once the server accepted the watch (200), rejects with a
    * StatusError otherwise. ERROR events are yielded as `{ type: 'ERROR', object: Status }` — wrap the
@@ -86,8 +108,21 @@ function nameOfObject(obj: unknown, verb: string): string {
 }
 
 /**
- * Fills apiVersion and kind on list items that lack them (the API server omits them inside lists),
- * so LIST, GET and WATCH hand out the same shapes. Mutates and returns `list`. Missing or null items
+ * Fills apiVersion and kind on `items` that lack them (the API server omits them inside lists), so
+ * LIST, GET and WATCH hand out the same shapes. Mutates the items; skips anything not an object.
+ */
+export function completeItems<T>(items: readonly T[], apiVersion: string | undefined, kind: string | undefined): void {
+  if (apiVersion === undefined || kind === undefined || kind === '') return;
+  for (let i = 0; i < items.length; i++) {
+    const o = items[i] as KubeObject;
+    if (o === null || typeof o !== 'object') continue;
+    if (o.kind === undefined) o.kind = kind;
+    if (o.apiVersion === undefined) o.apiVersion = apiVersion;
+  }
+}
+
+/**
+ * {@link completeItems} for a whole decoded list. Mutates and returns `list`. Missing or null items
  * mean an empty list; items that are not an array throw {@link ResponseDecodeError}, as decoding
  * fails in client-go (taking them for an empty list would make an informer drop its whole cache).
  */
@@ -95,14 +130,13 @@ export function completeListItems<T>(list: KubeList<T>, apiVersion: string | und
   const items: unknown = list.items;
   if (items === undefined || items === null) list.items = [];
   else if (!Array.isArray(items)) throw new ResponseDecodeError(`${kind ?? 'object'} list: items is ${typeof items}, not an array`);
-  if (apiVersion === undefined || kind === undefined || kind === '') return list;
-  for (const item of list.items) {
-    const o = item as KubeObject;
-    if (o === null || typeof o !== 'object') continue;
-    if (o.kind === undefined) o.kind = kind;
-    if (o.apiVersion === undefined) o.apiVersion = apiVersion;
-  }
+  completeItems(list.items, apiVersion, kind);
   return list;
+}
+
+/** The kind of a list's items: "PodList" gives "Pod"; a list without a "…List" kind gives `fallback`. */
+function itemKind(listKind: string | undefined, fallback: string): string {
+  return listKind?.endsWith('List') === true ? listKind.slice(0, -4) : fallback;
 }
 
 /** The generic {@link ResourceInterface} implementation. */
@@ -162,9 +196,49 @@ export class ResourceClient<T> implements ResourceInterface<T> {
   }
 
   async list(options: ListOptions = {}): Promise<KubeList<T>> {
-    const list = await this.rest.json<KubeList<T>>(buildList(this.#loc(), options, this.#list), options);
-    const kind = list.kind?.endsWith('List') === true ? list.kind.slice(0, -4) : this.kind;
-    return completeListItems(list, list.apiVersion, kind);
+    const items: T[] = [];
+    const envelope = await this.rest.list<T>(
+      buildList(this.#loc(), options, this.#list),
+      (batch) => {
+        for (let i = 0; i < batch.length; i++) items.push(batch[i]!);
+      },
+      options,
+    );
+    const list = { ...envelope, items } as KubeList<T>;
+    completeItems(items, list.apiVersion, itemKind(list.kind, this.kind));
+    return list;
+  }
+
+  async listStream(options: ListOptions, onItems: (items: T[]) => void | PromiseLike<void>): Promise<ListEnvelope> {
+    // Items wait for the list's kind and apiVersion, which an API server writes before them.
+    let waiting: T[] = [];
+    const envelope = await this.rest.list<T>(
+      buildList(this.#loc(), options, this.#list),
+      (batch, members) => {
+        if (members.kind === undefined || members.apiVersion === undefined) {
+          for (const item of batch) waiting.push(item);
+          return;
+        }
+        if (waiting.length > 0) {
+          batch = [...waiting, ...batch];
+          waiting = [];
+        }
+        completeItems(batch, members.apiVersion, itemKind(members.kind, this.kind));
+        return onItems(batch);
+      },
+      options,
+    );
+    if (waiting.length > 0) {
+      completeItems(waiting, envelope.apiVersion, itemKind(envelope.kind, this.kind));
+      await onItems(waiting);
+    }
+    return envelope;
+  }
+
+  listItems(options: ListOptions = {}): AsyncIterable<T> {
+    // Unpaginated unless the caller sets a limit, as list(): streaming needs no pages to bound memory.
+    const pager = new ListPager<T>((o) => this.list(o), { pageSize: 0, streamPageFn: (o, onItems) => this.listStream(o, onItems) });
+    return pager.items(options);
   }
 
   async watch(options: ListOptions = {}): Promise<WatchStream<T>> {
