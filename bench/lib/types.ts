@@ -9,7 +9,10 @@ export type InformerVariant = (typeof informerVariants)[number];
 /** Input of the informer scenario. */
 export interface InformerInput {
   url: string;
+  /** Kubeconfig text; against a real cluster (`real`) kubeloom takes its whole configuration from it. */
   kubeconfig: string;
+  /** True against a real cluster: TLS and credentials from the kubeconfig, client-side rate limits as configured. */
+  real?: boolean;
   namespace: string;
   pods: number;
   variant: InformerVariant;
