@@ -406,3 +406,45 @@ test('Reflector does not apply a LIST that completes after the stop', async () =
   assert.equal(reflector.lastSyncResourceVersion(), '');
   assert.equal(lw.watchCalls.length, 0);
 });
+
+test('Reflector takes a chunk\'s events in one batch when the watch offers them, with the same store operations and revisions', async () => {
+  const { clock, lw, store, reflector, errors, stop, running } = setup();
+  store.add = (obj: Obj): void => {
+    if (obj.metadata.name === '') throw new Error('object has no name');
+    store.ops.push(`add ${obj.metadata.name}@${obj.metadata.resourceVersion ?? ''}`);
+  };
+  lw.pushList(list('10', [o('a', '5')]));
+  const w = lw.pushWatch(new FakeWatch<Obj>({ batches: true }));
+  await lw.waitForCalls({ list: 1, watch: 1 });
+  // One batch: a rejected event in the middle does not lose the ones after it.
+  w.add(o('c', '11')).add(o('', '12')).modify(o('a', '13')).bookmark('14').delete(o('c', '15'));
+  await flush();
+  assert.deepEqual(store.ops, ['replace [a]@10', 'add c@11', 'update a@13', 'delete c']);
+  assert.equal(errors.length, 1);
+  assert.ok(errors[0] instanceof ReflectorStoreError);
+  assert.equal(reflector.lastSyncResourceVersion(), '15');
+  // An ERROR in a batch ends the watch there: the events after it are not applied, and 410 relists.
+  lw.pushList(list('20', [o('a', '13')]));
+  lw.pushWatch(new FakeWatch<Obj>({ batches: true }));
+  w.add(o('d', '16')).error(gone).add(o('e', '17'));
+  await flush();
+  await clock.step(1000); // backoff before relisting
+  await lw.waitForCalls({ list: 2, watch: 2 });
+  await flush();
+  assert.deepEqual(store.ops.slice(4), ['add d@16', 'replace [a]@20']);
+  stop.abort();
+  await running;
+});
+
+test('Reflector keeps the events after a watch-list\'s end bookmark that came in the same batch, and applies them next', async () => {
+  const { lw, store, reflector, stop, running } = setup({}, { watchListUnsupported: false });
+  const w = lw.pushWatch(new FakeWatch<Obj>({ batches: true }));
+  await lw.waitForCalls({ watch: 1 });
+  w.add(o('a', '3')).add(o('b', '4')).bookmark('9', true).add(o('c', '10')).modify(o('a', '11'));
+  await flush();
+  assert.deepEqual(store.ops, ['replace [a,b]@9', 'add c@10', 'update a@11']);
+  assert.equal(reflector.lastSyncResourceVersion(), '11');
+  assert.equal(lw.watchCalls.length, 1);
+  stop.abort();
+  await running;
+});

@@ -7,7 +7,7 @@
 import { KubeloomError, StatusError, isExpired, isInternalError, isTimeout, isTooManyRequests, statusOf } from '../../apimachinery/errors.ts';
 import type { KubeList, KubeObject } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
-import { InitialEventsEndAnnotation, type Watch, type WatchEvent } from '../../apimachinery/watch.ts';
+import { InitialEventsEndAnnotation, isWatchEventBatchIterator, type Watch, type WatchEvent } from '../../apimachinery/watch.ts';
 import { ExponentialBackoffManager, type BackoffManager, type RandomSource } from '../../util/backoff/backoff.ts';
 import { realClock, type Clock, type Timer } from '../../util/clock/clock.ts';
 import type { ReflectorStore } from './delta.ts';
@@ -178,6 +178,8 @@ class RetryWithDeadline {
 /** An open watch being consumed: its iterator and the controller that aborts it. */
 interface OpenWatch<T> {
   iterator: AsyncIterator<WatchEvent<T>>;
+  /** Events taken from the iterator but not handled yet (those after a watch-list's end bookmark). */
+  pending: ReadonlyArray<WatchEvent<T>> | undefined;
   abort: AbortController;
   /** Removes the link from the reflector's stop signal. */
   unlink: () => void;
@@ -514,7 +516,7 @@ export class Reflector<T> {
     } finally {
       headersTimer.stop();
     }
-    return { iterator: watch[Symbol.asyncIterator](), abort, unlink };
+    return { iterator: watch[Symbol.asyncIterator](), pending: undefined, abort, unlink };
   }
 
   /**
@@ -544,54 +546,75 @@ export class Reflector<T> {
       else idleTimer = this.#clock.afterFunc(idleMs - idle, check);
     };
     let idleTimer = this.#clock.afterFunc(idleMs, check);
+    // The events of a network chunk are taken together and handled in one synchronous loop: no
+    // promise hop per event between the decoder and the store.
+    const batches = isWatchEventBatchIterator(w.iterator) ? w.iterator : undefined;
     try {
       for (;;) {
         // Checked before every read too: a source may not notice a signal aborted before it looked.
         if (signal.aborted) return { err: stopRequested, bookmarkReceived };
-        let step: IteratorResult<WatchEvent<T>>;
-        try {
-          step = await w.iterator.next();
-        } catch (err) {
-          if (signal.aborted) return { err: stopRequested, bookmarkReceived };
-          if (state?.err !== undefined) return { err: state.err, bookmarkReceived };
-          if (statusOf(err) !== undefined) return { err, bookmarkReceived };
-          // A cut or idle connection ends the stream like a close: resume from the last resourceVersion.
-          break;
-        }
-        if (step.done === true) break;
-        if (signal.aborted) return { err: stopRequested, bookmarkReceived };
-        const event = step.value;
-        lastEvent = this.#clock.now();
-        if (event.type === 'ERROR') return { err: new StatusError(event.object), bookmarkReceived };
-        const obj = event.object as KubeObject | undefined;
-        if (typeof obj !== 'object' || obj === null) continue;
-        const rv = obj.metadata?.resourceVersion ?? '';
-        try {
-          switch (event.type) {
-            case 'ADDED':
-              store.add(event.object);
-              break;
-            case 'MODIFIED':
-              store.update(event.object);
-              break;
-            case 'DELETED':
-              store.delete(event.object);
-              break;
-            case 'BOOKMARK':
-              // A bookmark only moves the resourceVersion forward.
-              if (obj.metadata?.annotations?.[InitialEventsEndAnnotation] === 'true') bookmarkReceived = true;
-              break;
-            default:
-              continue;
+        let events: ReadonlyArray<WatchEvent<T>>;
+        if (w.pending !== undefined) {
+          events = w.pending;
+          w.pending = undefined;
+        } else {
+          try {
+            if (batches !== undefined) {
+              const batch = await batches.nextBatch();
+              if (batch === undefined) break;
+              events = batch;
+            } else {
+              const step = await w.iterator.next();
+              if (step.done === true) break;
+              events = [step.value];
+            }
+          } catch (err) {
+            if (signal.aborted) return { err: stopRequested, bookmarkReceived };
+            if (state?.err !== undefined) return { err: state.err, bookmarkReceived };
+            if (statusOf(err) !== undefined) return { err, bookmarkReceived };
+            // A cut or idle connection ends the stream like a close: resume from the last resourceVersion.
+            break;
           }
-        } catch (err) {
-          // One event the store cannot take must not cost a relist of everything: report it and go
-          // on from its resourceVersion, as upstream does.
-          this.#watchErrorHandler(this as Reflector<unknown>, new ReflectorStoreError(this.name, event.type, err));
         }
-        setResourceVersion(rv);
-        eventCount++;
-        if (exitOnBookmark && bookmarkReceived) return { err: undefined, bookmarkReceived };
+        lastEvent = this.#clock.now();
+        for (let i = 0; i < events.length; i++) {
+          if (signal.aborted) return { err: stopRequested, bookmarkReceived };
+          const event = events[i]!;
+          if (event.type === 'ERROR') return { err: new StatusError(event.object), bookmarkReceived };
+          const obj = event.object as KubeObject | undefined;
+          if (typeof obj !== 'object' || obj === null) continue;
+          const rv = obj.metadata?.resourceVersion ?? '';
+          try {
+            switch (event.type) {
+              case 'ADDED':
+                store.add(event.object);
+                break;
+              case 'MODIFIED':
+                store.update(event.object);
+                break;
+              case 'DELETED':
+                store.delete(event.object);
+                break;
+              case 'BOOKMARK':
+                // A bookmark only moves the resourceVersion forward.
+                if (obj.metadata?.annotations?.[InitialEventsEndAnnotation] === 'true') bookmarkReceived = true;
+                break;
+              default:
+                continue;
+            }
+          } catch (err) {
+            // One event the store cannot take must not cost a relist of everything: report it and go
+            // on from its resourceVersion, as upstream does.
+            this.#watchErrorHandler(this as Reflector<unknown>, new ReflectorStoreError(this.name, event.type, err));
+          }
+          setResourceVersion(rv);
+          eventCount++;
+          if (exitOnBookmark && bookmarkReceived) {
+            // The watch goes on with the same stream: what followed the bookmark is handled then.
+            if (i + 1 < events.length) w.pending = events.slice(i + 1);
+            return { err: undefined, bookmarkReceived };
+          }
+        }
       }
     } finally {
       idleTimer.stop();
