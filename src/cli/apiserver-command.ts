@@ -4,9 +4,9 @@
  */
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
-import { startApiServer } from '../testing/index.ts';
+import { startApiServer, loadPodHandlers, type PodHandlers } from '../testing/index.ts';
 
-const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
+const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--pod-handlers MODULE]
 
 Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted.
   --port N                  port to listen on (default 0: any free port)
@@ -18,6 +18,8 @@ Runs an embedded Kubernetes API server on loopback (data kept in memory) until i
                             reviews); the kubeconfig authenticates as admin (token made at start
                             unless --token)
   --write-kubeconfig PATH   write a kubeconfig for the server to PATH (mode 0600)
+  --pod-handlers MODULE     serve pods/exec, attach and portforward with the module's default export
+                            (PodHandlers: see docs/remotecommand.md)
 `;
 
 /** The `apiserver` subcommand. */
@@ -35,6 +37,7 @@ export const apiserverCommand: Command = {
           token: { type: 'string' },
           rbac: { type: 'boolean' },
           'write-kubeconfig': { type: 'string' },
+          'pod-handlers': { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
         strict: true,
@@ -52,7 +55,17 @@ export const apiserverCommand: Command = {
       process.stderr.write(`kubeloom apiserver: invalid --port ${values.port}\n`);
       return 2;
     }
+    let podHandlers: PodHandlers | undefined;
+    if (values['pod-handlers'] !== undefined) {
+      try {
+        podHandlers = await loadPodHandlers(values['pod-handlers']);
+      } catch (err) {
+        process.stderr.write(`kubeloom apiserver: --pod-handlers ${values['pod-handlers']}: ${err instanceof Error ? err.message : String(err)}\n`);
+        return 2;
+      }
+    }
     const server = await startApiServer({
+      ...(podHandlers === undefined ? {} : { podHandlers }),
       port,
       ...(values.host === undefined ? {} : { host: values.host }),
       tls: values.tls === true,

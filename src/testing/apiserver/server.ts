@@ -6,6 +6,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { writeFile, chmod } from 'node:fs/promises';
 import { stringify as toYaml } from 'yaml';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +16,9 @@ import { ResourceRegistry } from './resources.ts';
 import { Storage } from './storage.ts';
 import { Faults, type ApiServerFaults } from './faults.ts';
 import { ApiHandler, formatTime } from './handler.ts';
+import { StreamingHandler } from './streaming/upgrade.ts';
+import { MetricsApi, type NodeMetricsInput, type PodMetricsInput } from './metrics-api.ts';
+import type { PodHandler, PodHandlers } from './streaming/pod-handlers.ts';
 import type { StaticUser } from './authn/authenticator.ts';
 import { ClusterRoleAggregationController } from './controllers/clusterrole-aggregation.ts';
 
@@ -66,6 +70,8 @@ export interface ApiServerOptions {
    * (default true, as kube-apiserver). Off, objects are still pruned and defaulted but never refused by the schema.
    */
   crdSchemaValidation?: boolean;
+  /** What serves pods/exec, pods/attach and pods/portforward (see docs/remotecommand.md). */
+  podHandlers?: PodHandlers;
 }
 
 /** A client certificate and its private key, in PEM. */
@@ -103,6 +109,14 @@ export interface ApiServer {
   setPodLogs(namespace: string, pod: string, lines: string[], container?: string): void;
   /** Appends log lines; open `follow=true` streams receive them at once. */
   appendPodLogs(namespace: string, pod: string, lines: string[], container?: string): void;
+  /** Replaces the handlers serving pods/exec, attach and portforward for every pod. */
+  setPodHandlers(handlers: PodHandlers | undefined): void;
+  /** Sets (undefined: removes) the handler of one pod; it wins over {@link ApiServer.setPodHandlers}'. */
+  setPodHandler(namespace: string, pod: string, handler: PodHandler | undefined): void;
+  /** Replaces the metrics.k8s.io NodeMetrics; the first metrics set makes the server serve that API. */
+  setNodeMetrics(nodes: readonly NodeMetricsInput[]): void;
+  /** Replaces the metrics.k8s.io PodMetrics; the first metrics set makes the server serve that API. */
+  setPodMetrics(pods: readonly PodMetricsInput[]): void;
   /** Closes every connection (watches included) and the listener. */
   stop(): Promise<void>;
 }
@@ -184,6 +198,8 @@ class EmbeddedApiServer implements ApiServer {
   readonly #clientCa: { key: string; cert: string } | undefined;
   readonly #aggregation: ClusterRoleAggregationController | undefined;
   readonly #handler: ApiHandler;
+  readonly #streaming: StreamingHandler;
+  readonly #metrics: MetricsApi;
   readonly #storage: Storage;
   readonly #server: Server;
   readonly #host: string;
@@ -227,15 +243,22 @@ class EmbeddedApiServer implements ApiServer {
       this.#handler.seedBootstrapPolicy();
       this.#aggregation = new ClusterRoleAggregationController(this.#storage, () => formatTime(clock.now()));
     }
-    const listener = (req: IncomingMessage, res: ServerResponse): void => this.#handler.handle(req, res);
+    this.#metrics = new MetricsApi(this.#handler.registry, this.#storage, () => formatTime(clock.now()));
+    this.#streaming = new StreamingHandler({ storage: this.#storage, access: this.#handler.access, ...(options.podHandlers === undefined ? {} : { handlers: options.podHandlers }) });
+    const listener = (req: IncomingMessage, res: ServerResponse): void => {
+      if (!this.#streaming.handleRequest(req, res)) this.#handler.handle(req, res);
+    };
+    // Only the streaming subresources are upgraded; any other request asking for an upgrade (h2c from
+    // curl --http2) is served as a plain request (Node >= 24.9; older versions send them all to 'upgrade').
+    const upgrades = { shouldUpgradeCallback: (req: IncomingMessage): boolean => this.#streaming.wantsUpgrade(req) };
     if (tls !== undefined) {
       this.caCertPem = tls.cert;
       this.clientCaCertPem = clientCa?.cert;
       // Client certificates are asked for and checked against the client CA; one that does not verify
       // is refused by the authenticator (401), not by the handshake, as kube-apiserver does.
-      this.#server = createHttpsServer({ key: tls.key, cert: tls.cert, requestCert: true, rejectUnauthorized: false, ...(clientCa === undefined ? {} : { ca: clientCa.cert }) }, listener);
+      this.#server = createHttpsServer({ key: tls.key, cert: tls.cert, requestCert: true, rejectUnauthorized: false, ...(clientCa === undefined ? {} : { ca: clientCa.cert }), ...upgrades }, listener);
     } else {
-      this.#server = createHttpServer(listener);
+      this.#server = createHttpServer(upgrades, listener);
     }
     // Watches and log streams stay open for as long as the client wants; no server-side socket timeout.
     this.#server.timeout = 0;
@@ -244,6 +267,7 @@ class EmbeddedApiServer implements ApiServer {
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
     });
+    this.#server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.#streaming.handleUpgrade(req, socket, head));
     this.#server.on('clientError', (_err, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
       else socket.destroy();
@@ -308,10 +332,27 @@ class EmbeddedApiServer implements ApiServer {
     this.#handler.logs.append(namespace, pod, lines, container);
   }
 
+  setNodeMetrics(nodes: readonly NodeMetricsInput[]): void {
+    this.#metrics.setNodeMetrics(nodes);
+  }
+
+  setPodMetrics(pods: readonly PodMetricsInput[]): void {
+    this.#metrics.setPodMetrics(pods);
+  }
+
+  setPodHandlers(handlers: PodHandlers | undefined): void {
+    this.#streaming.setPodHandlers(handlers);
+  }
+
+  setPodHandler(namespace: string, pod: string, handler: PodHandler | undefined): void {
+    this.#streaming.setPodHandler(namespace, pod, handler);
+  }
+
   async #close(): Promise<void> {
     if (!this.#listening) return;
     this.#listening = false;
     this.#handler.destroyStreams();
+    this.#streaming.destroyAll();
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     for (const s of this.#sockets) s.destroy();
     this.#sockets.clear();
