@@ -10,6 +10,7 @@
  *   --only LIST  comma-separated parts to run: ceiling,sync,watch,workqueue,rest (default all)
  *   --variants LIST  informer variants to run (default all; see bench/lib/types.ts)
  *   --sync-pods LIST comma-separated initial-sync sizes, overriding the defaults (for profiling)
+ *   --ts         run the scenarios from the TypeScript sources instead of compiling them first
  *
  * Real-cluster mode (bench/real.ts): initial sync and memory against any API server, side by side
  * with client-node and client-go; BENCHMARKS.md then shows these figures and the embedded server's
@@ -30,7 +31,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { startBenchServer, type WriteFigures } from './lib/server.ts';
-import { runScenario } from './lib/child.ts';
+import { compileScenarios, runScenario } from './lib/child.ts';
 import { machineInfo } from './lib/measure.ts';
 import { benchPod } from './lib/workload.ts';
 import { readResults, resultFiles, writeReport, type Results } from './lib/report.ts';
@@ -89,6 +90,13 @@ const log = (msg: string): void => {
 };
 
 const profileArgs = (name: string): string[] => (cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []);
+
+// Scenarios run compiled, as the package ships (see bench/lib/child.ts).
+if (!flag('--ts')) {
+  log('compiling the scenarios');
+  const removeBuild = compileScenarios();
+  process.on('exit', removeBuild);
+}
 
 if (option('--kubeconfig') !== undefined) {
   if (cpuProf) await mkdir(profileDir, { recursive: true });
