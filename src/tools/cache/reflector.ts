@@ -5,13 +5,13 @@
  * asking the store to resync.
  */
 import { KubeloomError, StatusError, isExpired, isInternalError, isTimeout, isTooManyRequests, statusOf } from '../../apimachinery/errors.ts';
-import type { KubeList, KubeObject } from '../../apimachinery/object.ts';
+import type { KubeObject } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
 import { InitialEventsEndAnnotation, isWatchEventBatchIterator, type Watch, type WatchEvent } from '../../apimachinery/watch.ts';
 import { ExponentialBackoffManager, type BackoffManager, type RandomSource } from '../../util/backoff/backoff.ts';
 import { realClock, type Clock, type Timer } from '../../util/clock/clock.ts';
-import type { ReflectorStore } from './delta.ts';
-import { listAllPages, defaultPageSize } from './list-pager.ts';
+import type { ReflectorStore, ReplaceTransaction } from './delta.ts';
+import { listAllPages, defaultPageSize, type ListPageStream, type PagedListResult } from './list-pager.ts';
 import type { ListerWatcher } from './listwatch.ts';
 import { Cache } from './store.ts';
 import { deletionHandlingMetaNamespaceKeyFunc } from './key-functions.ts';
@@ -325,34 +325,70 @@ export class Reflector<T> {
 
   async #list(signal: AbortSignal): Promise<void> {
     const options: ListOptions = { resourceVersion: this.relistResourceVersion(), signal };
-    const pageFn = (o: ListOptions): Promise<KubeList<T>> => this.#lw.list(o);
+    const lw = this.#lw;
+    // A streaming source hands items over as they are decoded; a plain one a page at a time.
+    const pageFn: ListPageStream<T> =
+      lw.listStream !== undefined
+        ? (o, onItems) => lw.listStream!(o, onItems)
+        : async (o, onItems) => {
+            const page = await lw.list(o);
+            onItems(page.items ?? []);
+            return page;
+          };
+    // Items go into a replace transaction when the store offers one (prepared as they arrive),
+    // otherwise into an array replaced at the end. A new LIST starts a new one.
+    let tx: ReplaceTransaction<T> | undefined;
+    let items: T[] = [];
+    // A store refusing an object is not a failed LIST: its error surfaces as replace's would.
+    let storeError: unknown;
+    const newSink = (): ((batch: T[]) => void) => {
+      tx = this.#store.beginReplace?.();
+      items = [];
+      if (tx !== undefined) {
+        const t = tx;
+        return (batch) => {
+          try {
+            t.add(batch);
+          } catch (err) {
+            storeError = err;
+            throw err;
+          }
+        };
+      }
+      return (batch) => {
+        for (let i = 0; i < batch.length; i++) items.push(batch[i]!);
+      };
+    };
     let pageSize = defaultPageSize;
     if (this.watchListPageSize !== 0) pageSize = this.watchListPageSize;
     else if (this.#paginatedResult) pageSize = defaultPageSize;
     // A specific resourceVersion can be served from the watch cache only without a limit; listing
     // unpaginated avoids a thundering herd on etcd (e.g. after an API server upgrade).
     else if (options.resourceVersion !== '' && options.resourceVersion !== '0') pageSize = 0;
-    let result;
+    let result: PagedListResult;
     try {
       try {
-        result = await listAllPages(pageFn, options, pageSize);
+        result = await listAllPages(pageFn, options, pageSize, newSink);
       } catch (err) {
         if (signal.aborted) return;
-        if (!isExpired(err) && !isTooLargeResourceVersionError(err)) throw err;
+        if (err === storeError || (!isExpired(err) && !isTooLargeResourceVersionError(err))) throw err;
         this.#lastSyncResourceVersionUnavailable = true;
         // The resourceVersion is gone (or not there yet): list again at the newest revision ("").
-        result = await listAllPages(pageFn, { resourceVersion: this.relistResourceVersion(), signal }, pageSize);
+        result = await listAllPages(pageFn, { resourceVersion: this.relistResourceVersion(), signal }, pageSize, newSink);
       }
     } catch (err) {
       if (signal.aborted) return;
+      if (err === storeError) throw err;
       throw new ReflectorListError(this.typeDescription, err);
     }
     // A list that completes after the stop is not applied, as upstream's list returns on stopCh.
     if (signal.aborted) return;
     if (options.resourceVersion === '0' && result.paginated) this.#paginatedResult = true;
     this.#lastSyncResourceVersionUnavailable = false;
-    const rv = result.list.metadata?.resourceVersion ?? '';
-    this.#store.replace(result.list.items ?? [], rv);
+    const rv = result.resourceVersion;
+    const committing = tx as ReplaceTransaction<T> | undefined;
+    if (committing !== undefined) committing.commit(rv);
+    else this.#store.replace(items, rv);
     this.#lastSyncResourceVersion = rv;
   }
 

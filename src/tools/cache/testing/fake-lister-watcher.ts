@@ -151,6 +151,11 @@ export type WatchScript<T> = FakeWatch<T> | Error | ((options: ListOptions) => F
 export interface FakeListerWatcherOptions {
   /** Declare watch-list unsupported, so reflectors go straight to LIST (default false). */
   watchListUnsupported?: boolean;
+  /**
+   * Offer `listStream`, handing each list's items over in batches of this size (a streamed LIST);
+   * the batches are recorded in {@link FakeListerWatcher.streamedBatches}. Default: no listStream.
+   */
+  streamBatchSize?: number;
 }
 
 function withoutSignal(options: ListOptions): ListOptions {
@@ -187,8 +192,26 @@ export class FakeListerWatcher<T> implements ListerWatcher<T> {
   /** Watch calls waiting for a script. */
   readonly #pendingWatches: (() => void)[] = [];
 
+  /** Sizes of the batches `listStream` handed over, per call. */
+  readonly streamedBatches: number[][] = [];
+  readonly listStream: ListerWatcher<T>['listStream'];
+
   constructor(options: FakeListerWatcherOptions = {}) {
     this.#unsupported = options.watchListUnsupported ?? false;
+    const size = options.streamBatchSize;
+    if (size !== undefined) {
+      this.listStream = async (o, onItems) => {
+        const list = await this.list(o);
+        const batches: number[] = [];
+        this.streamedBatches.push(batches);
+        for (let i = 0; i < list.items.length; i += size) {
+          const batch = list.items.slice(i, i + size);
+          batches.push(batch.length);
+          onItems(batch);
+        }
+        return list;
+      };
+    }
   }
 
   /** Queues the answer to the next unanswered list call (answering a waiting call at once). */
