@@ -136,7 +136,7 @@ test('informer e2e: initial sync by watch-list, then live changes', async () => 
 test('informer e2e: initial sync by LIST when watch-list is off', async () => {
   await withInformer(
     async (h) => {
-      assert.deepEqual(h.lw.lists[0], { resourceVersion: '0', limit: 500 });
+      assert.deepEqual(h.lw.lists[0], { resourceVersion: '0', limit: 500, internManagedFields: true });
       await cms(h).create({ metadata: { name: 'new' } });
       await converged(h);
     },
@@ -206,4 +206,20 @@ test('informer e2e: the server restarts; the informer reconnects and catches up'
     await converged(h);
     assert.ok(h.deletes.includes('delete default/cm-4') || h.deletes.includes('tombstone default/cm-4'));
   });
+});
+
+test('informer e2e: objects written alike share one frozen managedFields fieldsV1, from the initial sync (LIST or watch-list) and from watch events', async () => {
+  for (const useWatchList of [false, true]) {
+    await withInformer(
+      async (h) => {
+        await cms(h).create({ metadata: { name: 'later' }, data: { v: '9' } }, { fieldManager: 'kubectl-create' });
+        await converged(h);
+        const fieldsOf = (name: string): unknown => h.informer.getStore().getByKey(`default/${name}`)?.metadata?.managedFields?.[0]?.fieldsV1;
+        const first = fieldsOf('cm-0');
+        assert.ok(first !== undefined && Object.isFrozen(first), 'the server records managedFields');
+        for (const name of ['cm-1', 'cm-4', 'later']) assert.equal(fieldsOf(name), first, name);
+      },
+      { useWatchList },
+    );
+  }
 });

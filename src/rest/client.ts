@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'undici/types/header.js';
 import { isUnauthorized } from '../apimachinery/errors.ts';
-import type { RequestOptions } from '../apimachinery/options.ts';
+import type { DecodeOptions, RequestOptions } from '../apimachinery/options.ts';
 import type { Watch, WatchEvent } from '../apimachinery/watch.ts';
 import { realClock, type Clock, type Timer } from '../util/clock/clock.ts';
 import { kubeloomVersion } from '../version.ts';
@@ -21,6 +21,7 @@ import { CachedTokenFile } from './token-file.ts';
 import { ConfigError, newDispatcher, parseHost, tlsOptions, type ClientCertificate, type TransportOptions } from './transport.ts';
 import { WarningLogger, parseWarningHeaders, type WarningHandler } from './warnings.ts';
 import { ListStreamDecoder, type ListEnvelope } from './list-decoder.ts';
+import { ManagedFieldsInterner } from './managed-fields-interner.ts';
 import { WatchEventIterator } from './watch-event-iterator.ts';
 
 /** client-go's default ceiling on Retry-After retries per request (Request.maxRetries). */
@@ -257,6 +258,8 @@ export class RestClient {
   // A second pool for a client certificate supplied by the credential provider (replaced on rotation).
   #certDispatcher: { key: string; dispatcher: Dispatcher } | undefined;
   #closed = false;
+  /** Shared fieldsV1 values of the lists and watches decoded with `internManagedFields`. */
+  #interner: ManagedFieldsInterner | undefined;
 
   constructor(config: RestConfig, options: RestClientOptions = {}) {
     this.config = config;
@@ -325,7 +328,8 @@ export class RestClient {
    * until the promise settles; when it throws or rejects, the request is abandoned and the error
    * surfaces unchanged. Errors are those of {@link RestClient.do}, plus a {@link ResponseDecodeError}
    * when the body is not a complete JSON list and a {@link StatusError} when it is (or ends with)
-   * an error Status.
+   * an error Status. With `internManagedFields` the items' managedFields fieldsV1 values are
+   * shared and frozen (ManagedFieldsInterner; one per client, shared with its watches).
    *
    * @example
    * const cache = new Map<string, Pod>();
@@ -333,9 +337,10 @@ export class RestClient {
    *   for (const pod of pods) cache.set(pod.metadata!.name!, pod);
    * });
    */
-  async list<T>(req: RestRequest, onItems: (items: T[], envelope: Readonly<ListEnvelope>) => void | PromiseLike<void>, options: RequestOptions = {}): Promise<ListEnvelope> {
+  async list<T>(req: RestRequest, onItems: (items: T[], envelope: Readonly<ListEnvelope>) => void | PromiseLike<void>, options: RequestOptions & DecodeOptions = {}): Promise<ListEnvelope> {
+    const interner = options.internManagedFields === true ? this.#sharedInterner() : undefined;
     return this.#exchange(req, options, async (resp, touch, readError) => {
-      const decoder = new ListStreamDecoder<T>();
+      const decoder = new ListStreamDecoder<T>(interner === undefined ? {} : { interner });
       const chunks = (resp.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
       let finished = false;
       try {
@@ -370,6 +375,11 @@ export class RestClient {
         if (!finished) resp.body.destroy();
       }
     });
+  }
+
+  #sharedInterner(): ManagedFieldsInterner {
+    this.#interner ??= new ManagedFieldsInterner();
+    return this.#interner;
   }
 
   /** A decoder's error with the request named in its message; a StatusError from the server stays as it is. */
@@ -487,9 +497,10 @@ export class RestClient {
   /**
    * Opens a watch (`req` from buildWatch). Resolves once the server answered 200; rejects with a
    * StatusError otherwise. ERROR events are yielded as `{ type: 'ERROR', object: Status }`; wrap the
-   * stream with {@link raiseWatchErrors} to have them thrown as StatusErrors instead.
+   * stream with {@link raiseWatchErrors} to have them thrown as StatusErrors instead. With
+   * `internManagedFields` the objects' managedFields fieldsV1 values are shared and frozen.
    */
-  async watch<T>(req: RestRequest, options: RequestOptions = {}): Promise<WatchStream<T>> {
+  async watch<T>(req: RestRequest, options: RequestOptions & DecodeOptions = {}): Promise<WatchStream<T>> {
     const controller = new AbortController();
     const unlink = linkSignals(options.signal, controller);
     let resp: StreamResponse;
@@ -507,6 +518,7 @@ export class RestClient {
       body.destroy();
     };
     const iterable = new WatchEventIterator<T>({
+      ...(options.internManagedFields === true ? { interner: this.#sharedInterner() } : {}),
       chunks: (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator](),
       readError: (err, midEvent) => {
         if (controller.signal.aborted) return controller.signal.reason as unknown;

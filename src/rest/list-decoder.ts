@@ -22,6 +22,8 @@
 import { StatusError, isStatusObject } from '../apimachinery/errors.ts';
 import type { ListMeta, Status } from 'kubernetes-types/meta/v1.js';
 import { ResponseDecodeError } from './errors.ts';
+import { scanComposite as scanCompositeEnd, type CompositeScanState } from './json-scan.ts';
+import { itemManagedFields, type ManagedFieldsInterner } from './managed-fields-interner.ts';
 
 /** What a list carries besides its items: kind, apiVersion, metadata and any other top-level member. */
 export interface ListEnvelope {
@@ -128,6 +130,7 @@ function trailingStatus(text: string, cause: Error): StatusError | undefined {
  * const { metadata } = decoder.end();
  */
 export class ListStreamDecoder<T> {
+  readonly #interner: ManagedFieldsInterner | undefined;
   #phase = beforeList;
   /** Bytes in the chunks before the current one (for messages). */
   #offset = 0;
@@ -141,10 +144,8 @@ export class ListStreamDecoder<T> {
   // The token being scanned (an item, a member's name or value), possibly across chunks.
   #scan = scanNone;
   #target = forKey;
-  #depth = 0;
-  #inString = false;
-  /** Bytes to skip at the start of the next chunk: the character after a backslash that ended one. */
-  #skip = 0;
+  /** Nesting, string and escape state of the token (see json-scan.ts). */
+  readonly #state: CompositeScanState = { depth: 0, inString: false, skip: 0 };
   /** Bytes of the token from earlier chunks. */
   #pieces: Buffer[] = [];
   #piecesLength = 0;
@@ -153,6 +154,14 @@ export class ListStreamDecoder<T> {
   #error: ResponseDecodeError | undefined;
   #tail: Buffer[] = [];
   #tailLength = 0;
+
+  /**
+   * With an `interner`, the items' managedFields fieldsV1 values are shared and frozen (see
+   * ManagedFieldsInterner); the rest of every item is a fresh, mutable JSON.parse result.
+   */
+  constructor(options: { interner?: ManagedFieldsInterner } = {}) {
+    this.#interner = options.interner;
+  }
 
   /** The members other than items decoded so far (an API server writes kind and apiVersion first). */
   get envelope(): Readonly<ListEnvelope> {
@@ -322,9 +331,10 @@ export class ListStreamDecoder<T> {
       }
       if (c === openBrace) {
         // An object, the usual item: scanned here rather than through #startToken.
-        this.#depth = 1;
-        this.#inString = false;
-        const end = this.#scanComposite(buf, i + 1, n);
+        const state = this.#state;
+        state.depth = 1;
+        state.inString = false;
+        const end = scanCompositeEnd(buf, i + 1, n, state);
         if (end < 0) {
           this.#scan = scanComposite;
           this.#target = forItem;
@@ -332,7 +342,7 @@ export class ListStreamDecoder<T> {
           this.#piecesLength = n - i;
           return -1;
         }
-        if (!this.#parseItem(buf.toString('utf8', i, end))) {
+        if (!this.#parseItem(buf, i, end)) {
           this.#fail(this.#error!, buf, i, undefined);
           return -1;
         }
@@ -352,8 +362,8 @@ export class ListStreamDecoder<T> {
   #startToken(buf: Buffer, i: number, n: number, kind: number, target: number): number {
     this.#scan = kind;
     this.#target = target;
-    this.#depth = kind === scanComposite ? 1 : 0;
-    this.#inString = false;
+    this.#state.depth = kind === scanComposite ? 1 : 0;
+    this.#state.inString = false;
     const end = this.#scanToken(buf, kind === scanScalar ? i : i + 1, n);
     if (end < 0) {
       this.#pieces.push(buf.subarray(i));
@@ -369,25 +379,26 @@ export class ListStreamDecoder<T> {
 
   /** Continues the current token from `i`; returns the index after its end, or -1 (state kept). */
   #scanToken(buf: Buffer, i: number, n: number): number {
-    if (this.#skip > 0) {
+    const state = this.#state;
+    if (state.skip > 0) {
       // The chunk before ended right after a backslash: this byte is the escaped character.
-      i += this.#skip;
-      this.#skip = 0;
+      i += state.skip;
+      state.skip = 0;
       if (i > n) {
-        this.#skip = i - n;
+        state.skip = i - n;
         return -1;
       }
     }
     switch (this.#scan) {
       case scanComposite:
-        return this.#scanComposite(buf, i, n);
+        return scanCompositeEnd(buf, i, n, state);
       case scanString:
         while (i < n) {
           const c = buf[i++]!;
           if (c === quote) return i;
           if (c === backslash) i++;
         }
-        this.#skip = i - n;
+        state.skip = i - n;
         return -1;
       default:
         for (; i < n; i++) {
@@ -398,33 +409,12 @@ export class ListStreamDecoder<T> {
     }
   }
 
-  /** The hot loop: finds the end of an object or array, tracking strings and nesting only. */
-  #scanComposite(buf: Buffer, i: number, n: number): number {
-    let depth = this.#depth;
-    let inString = this.#inString;
-    while (i < n) {
-      const c = buf[i++]!;
-      if (inString) {
-        if (c === quote) inString = false;
-        else if (c === backslash) i++;
-      } else if (c === quote) inString = true;
-      else if (c === openBrace || c === openBracket) depth++;
-      else if (c === closeBrace || c === closeBracket) {
-        if (--depth === 0) return i;
-      }
-    }
-    this.#depth = depth;
-    this.#inString = inString;
-    this.#skip = i - n;
-    return -1;
-  }
-
   /** A token is complete: interprets it where it stands. Returns false on failure (#error set). */
   #complete(buf: Buffer, start: number, end: number): boolean {
     const target = this.#target;
     this.#scan = scanNone;
+    if (target === forItem) return this.#parseItem(buf, start, end);
     const text = buf.toString('utf8', start, end);
-    if (target === forItem) return this.#parseItem(text);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -455,11 +445,11 @@ export class ListStreamDecoder<T> {
     return true;
   }
 
-  #parseItem(text: string): boolean {
+  #parseItem(buf: Buffer, start: number, end: number): boolean {
     try {
-      this.#held = JSON.parse(text) as T;
+      this.#held = (this.#interner === undefined ? JSON.parse(buf.toString('utf8', start, end)) : this.#interner.parse(buf, start, end, itemManagedFields)) as T;
     } catch (err) {
-      this.#error = new ResponseDecodeError(`list response: item ${this.#itemCount + 1} is not valid JSON: ${preview(text)}`, { cause: err });
+      this.#error = new ResponseDecodeError(`list response: item ${this.#itemCount + 1} is not valid JSON: ${preview(buf.toString('utf8', start, Math.min(end, start + 200)))}`, { cause: err });
       return false;
     }
     this.#holding = true;

@@ -9,6 +9,7 @@
  * one synchronous loop.
  */
 import type { WatchEvent, WatchEventBatchIterator } from '../apimachinery/watch.ts';
+import type { ManagedFieldsInterner } from './managed-fields-interner.ts';
 import { WatchStreamDecoder } from './watch-decoder.ts';
 
 /** How the stream's owner maps the byte source's failures and ends. */
@@ -24,6 +25,8 @@ export interface WatchEventSource {
   stopped(): boolean;
   /** Runs once, when the iteration ends for any reason (end, error or `return()`). */
   cleanup(): void;
+  /** Shares managedFields fieldsV1 values between the decoded objects (see ManagedFieldsInterner). */
+  readonly interner?: ManagedFieldsInterner;
 }
 
 const finished: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
@@ -34,7 +37,7 @@ const finished: IteratorReturnResult<undefined> = Object.freeze({ done: true, va
  */
 export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>>, WatchEventBatchIterator<T> {
   readonly #source: WatchEventSource;
-  readonly #decoder = new WatchStreamDecoder<T>();
+  readonly #decoder: WatchStreamDecoder<T>;
   #buffer: Array<WatchEvent<T>> = [];
   #index = 0;
   #failed = false;
@@ -47,6 +50,7 @@ export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T
 
   constructor(source: WatchEventSource) {
     this.#source = source;
+    this.#decoder = new WatchStreamDecoder<T>(source.interner === undefined ? {} : { interner: source.interner });
   }
 
   [Symbol.asyncIterator](): this {

@@ -129,6 +129,20 @@ class SharedProcessor<T> {
   }
 }
 
+/**
+ * The ListerWatcher asking for managedFields fieldsV1 values shared between objects (DecodeOptions):
+ * harmless when objects are frozen anyway, and it saves most of managedFields' memory and decoding.
+ */
+function internManagedFields<T>(lw: ListerWatcher<T>): ListerWatcher<T> {
+  const wrapped: ListerWatcher<T> = {
+    list: (o) => lw.list({ ...o, internManagedFields: true }),
+    watch: (o) => lw.watch({ ...o, internManagedFields: true }),
+  };
+  if (lw.listStream !== undefined) wrapped.listStream = (o, onItems) => lw.listStream!({ ...o, internManagedFields: true }, onItems);
+  if (lw.isWatchListSemanticsUnsupported !== undefined) wrapped.isWatchListSemanticsUnsupported = () => lw.isWatchListSemanticsUnsupported!();
+  return wrapped;
+}
+
 /** The object's resourceVersion, '' when it has none (as meta.Accessor's GetResourceVersion). */
 function resourceVersionOf(obj: unknown): string {
   return (obj as KubeObject | undefined)?.metadata?.resourceVersion ?? '';
@@ -291,7 +305,7 @@ export class SharedIndexInformer<T> {
     // frozen version will do).
     const fifo = new RealFIFO<T>({ keyFunction: deletionHandlingMetaNamespaceKeyFunc, transformer: this.#prepareFunc() });
     this.#fifo = fifo;
-    const reflector = new Reflector<T>(this.#lw, fifo, {
+    const reflector = new Reflector<T>(this.#freeze ? internManagedFields(this.#lw) : this.#lw, fifo, {
       ...this.#reflectorOptions,
       name: `informer ${this.#description}`,
       typeDescription: this.#description,
