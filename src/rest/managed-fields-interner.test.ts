@@ -50,7 +50,7 @@ test('property: whatever the objects, the result deep-equals JSON.parse\'s', () 
   const entry = fc.record({ manager: fc.string({ maxLength: 5 }), fieldsV1: fc.oneof(fields, fc.constant(null), fc.string()) }, { requiredKeys: ['manager'] });
   const anObj = fc.record({
     metadata: fc.record({ name: fc.string({ unit: 'binary', maxLength: 10 }), managedFields: fc.array(entry, { maxLength: 3 }) }, { requiredKeys: [] }),
-    spec: fc.dictionary(fc.constantFrom('fieldsV1', 'x', 'note'), fc.oneof(fields, fc.string({ unit: 'binary' }))),
+    spec: fc.dictionary(fc.constantFrom('fieldsV1', 'managedFields', 'x', 'note'), fc.oneof(fields, fc.string({ unit: 'binary' }), fc.array(entry, { maxLength: 2 }))),
   });
   const interner = new ManagedFieldsInterner();
   fc.assert(
@@ -71,6 +71,11 @@ test('a fieldsV1 member outside managedFields, an escaped one inside a string an
   assert.deepEqual(parse(interner, quoted), quoted);
   const lookAlike = { metadata: { managedFields: [{ fieldsV1: '\u0000kubeloom:fieldsV1' }, { fieldsV1: fieldsB }] } };
   assert.deepEqual(parse(interner, lookAlike), lookAlike);
+  // A managedFields array before metadata's (in a custom resource's spec) is not metadata's.
+  const early = { spec: { managedFields: [{ fieldsV1: fieldsA }] }, ...obj('e', [fieldsB]) };
+  const parsedEarly = parse(interner, early) as Obj & { spec: { managedFields: Array<{ fieldsV1: unknown }> } };
+  assert.deepEqual(parsedEarly, early);
+  assert.ok(!Object.isFrozen(parsedEarly.spec.managedFields[0]!.fieldsV1));
 });
 
 test('malformed JSON still fails, inside or outside a fieldsV1', () => {

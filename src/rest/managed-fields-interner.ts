@@ -9,14 +9,16 @@
  * whose bytes are identical: equal bytes give equal values, so sharing loses nothing but mutability.
  * Parsing the rest of the object skips those bytes, which saves decoding time as well as memory.
  *
- * The bytes `"fieldsV1":{` cannot occur inside a JSON string unless their quote is escaped, which
- * is checked; every occurrence is cut out of the text before JSON.parse and replaced by a marker,
- * and the markers are then found again in `metadata.managedFields`. When anything else holds one (a
- * member named fieldsV1 elsewhere, say in a custom resource), the object is parsed as it is.
+ * The bytes `"managedFields":[` and `"fieldsV1":{` cannot occur inside a JSON string unless their
+ * quote is escaped, which is checked. Within the first managedFields array, every fieldsV1 object is
+ * cut out of the text before JSON.parse and replaced by a marker, and the markers are then found
+ * again in `metadata.managedFields`. When they turn up anywhere else (a managedFields member
+ * elsewhere, say in a custom resource), the object is parsed as it is.
  */
 import { scanComposite, type CompositeScanState } from './json-scan.ts';
 
 const pattern = Buffer.from('"fieldsV1":{');
+const listPattern = Buffer.from('"managedFields":[');
 const backslash = 0x5c;
 /** Stands for a cut-out fieldsV1 in the text given to JSON.parse: a string no API server sends. */
 const marker = '\u0000kubeloom:fieldsV1';
@@ -57,20 +59,27 @@ export class ManagedFieldsInterner {
    * `managedFieldsOf` finds in the result shared and frozen. Throws what JSON.parse throws.
    */
   parse(buf: Buffer, start: number, end: number, managedFieldsOf: (value: unknown) => unknown): unknown {
-    let at = buf.indexOf(pattern, start);
-    if (at < 0 || at >= end) return JSON.parse(buf.toString('utf8', start, end));
+    // Only the managedFields array is searched: it is short, and the rest of the object is not.
+    let list = buf.indexOf(listPattern, start);
+    while (list >= 0 && list < end && isEscaped(buf, list, start)) list = buf.indexOf(listPattern, list + 1);
+    if (list < 0 || list >= end) return JSON.parse(buf.toString('utf8', start, end));
+    const state = this.#scan;
+    state.depth = 1;
+    state.inString = false;
+    state.skip = 0;
+    const listEnd = scanComposite(buf, list + listPattern.length, end, state);
+    // Not a complete array: JSON.parse will say what is wrong with the whole.
+    if (listEnd < 0) return JSON.parse(buf.toString('utf8', start, end));
     let text = '';
     let last = start;
     const shared: unknown[] = [];
-    for (; at >= 0 && at < end; at = buf.indexOf(pattern, at + 1)) {
+    for (let at = buf.indexOf(pattern, list); at >= 0 && at < listEnd; at = buf.indexOf(pattern, at + 1)) {
       if (isEscaped(buf, at, start)) continue;
       const open = at + pattern.length - 1;
-      const state = this.#scan;
       state.depth = 1;
       state.inString = false;
       state.skip = 0;
-      const close = scanComposite(buf, open + 1, end, state);
-      // Not a complete object: JSON.parse will say what is wrong with the whole.
+      const close = scanComposite(buf, open + 1, listEnd, state);
       if (close < 0) return JSON.parse(buf.toString('utf8', start, end));
       shared.push(this.#intern(buf, open, close));
       text += buf.toString('utf8', last, open) + markerJson;
