@@ -1,8 +1,9 @@
 /**
- * Finding where a JSON object or array ends without parsing it: the byte loop shared by the LIST
- * decoder (items that may span network chunks) and the managedFields interner (fieldsV1 objects
- * inside one item). Outside strings only brackets and quotes matter, inside strings only quotes and
- * backslashes; UTF-8 continuation bytes never equal those ASCII bytes, so scanning bytes is safe.
+ * Finding where a JSON object or array ends without parsing it: the byte loop of the LIST decoder
+ * (items that may span network chunks). Outside strings only brackets and quotes matter, inside
+ * strings only quotes and backslashes; UTF-8 continuation bytes never equal those ASCII bytes, so
+ * scanning bytes is safe. (The managedFields interner runs the same loop, extended to recognise the
+ * fieldsV1 key of each entry on the way.)
  */
 
 /** Where a scan stopped when its input ran out: carried to the next chunk. */

@@ -9,15 +9,13 @@
  * whose bytes are identical: equal bytes give equal values, so sharing loses nothing but mutability.
  * Parsing the rest of the object skips those bytes, which saves decoding time as well as memory.
  *
- * The bytes `"managedFields":[` and `"fieldsV1":{` cannot occur inside a JSON string unless their
- * quote is escaped, which is checked. Within the first managedFields array, every fieldsV1 object is
- * cut out of the text before JSON.parse and replaced by a marker, and the markers are then found
- * again in `metadata.managedFields`. When they turn up anywhere else (a managedFields member
- * elsewhere, say in a custom resource), the object is parsed as it is.
+ * The bytes `"managedFields":[` cannot occur inside a JSON string unless their quote is escaped,
+ * which is checked. One pass over the first such array finds the fieldsV1 member of each entry;
+ * every one is cut out of the text before JSON.parse and replaced by a marker, and the markers are
+ * then found again in `metadata.managedFields`. When they turn up anywhere else (that array was a
+ * managedFields member elsewhere, say in a custom resource), the object is parsed as it is.
  */
-import { scanComposite, type CompositeScanState } from './json-scan.ts';
 
-const pattern = Buffer.from('"fieldsV1":{');
 const listPattern = Buffer.from('"managedFields":[');
 const backslash = 0x5c;
 /** Stands for a cut-out fieldsV1 in the text given to JSON.parse: a string no API server sends. */
@@ -43,7 +41,8 @@ export class ManagedFieldsInterner {
   readonly #values = new Map<string, unknown>();
   readonly #maxBytes: number;
   #bytes = 0;
-  readonly #scan: CompositeScanState = { depth: 0, inString: false, skip: 0 };
+  /** Start and end offsets of the fieldsV1 objects found in one object (reused). */
+  readonly #spans: number[] = [];
 
   constructor(options: { maxBytes?: number } = {}) {
     this.#maxBytes = options.maxBytes ?? defaultInternerMaxBytes;
@@ -63,28 +62,19 @@ export class ManagedFieldsInterner {
     let list = buf.indexOf(listPattern, start);
     while (list >= 0 && list < end && isEscaped(buf, list, start)) list = buf.indexOf(listPattern, list + 1);
     if (list < 0 || list >= end) return JSON.parse(buf.toString('utf8', start, end));
-    const state = this.#scan;
-    state.depth = 1;
-    state.inString = false;
-    state.skip = 0;
-    const listEnd = scanComposite(buf, list + listPattern.length, end, state);
-    // Not a complete array: JSON.parse will say what is wrong with the whole.
-    if (listEnd < 0) return JSON.parse(buf.toString('utf8', start, end));
+    // One pass over the array finds each entry's fieldsV1 object.
+    const spans = this.#spans;
+    spans.length = 0;
+    if (!findFieldsV1(buf, list + listPattern.length, end, spans)) return JSON.parse(buf.toString('utf8', start, end));
     let text = '';
     let last = start;
     const shared: unknown[] = [];
-    for (let at = buf.indexOf(pattern, list); at >= 0 && at < listEnd; at = buf.indexOf(pattern, at + 1)) {
-      if (isEscaped(buf, at, start)) continue;
-      const open = at + pattern.length - 1;
-      state.depth = 1;
-      state.inString = false;
-      state.skip = 0;
-      const close = scanComposite(buf, open + 1, listEnd, state);
-      if (close < 0) return JSON.parse(buf.toString('utf8', start, end));
+    for (let k = 0; k < spans.length; k += 2) {
+      const open = spans[k]!;
+      const close = spans[k + 1]!;
       shared.push(this.#intern(buf, open, close));
       text += buf.toString('utf8', last, open) + markerJson;
       last = close;
-      at = close - 1;
     }
     if (shared.length === 0) return JSON.parse(buf.toString('utf8', start, end));
     text += buf.toString('utf8', last, end);
@@ -108,6 +98,49 @@ export class ManagedFieldsInterner {
     }
     return value;
   }
+}
+
+const fieldsV1Key = Buffer.from('fieldsV1":{');
+
+/**
+ * Scans a managedFields array from just after its `[` and records, in `spans`, the start and end of
+ * every entry's fieldsV1 object (a member of an entry, so at depth 2). False when the array does not
+ * end before `end`. Like json-scan.ts's loop, it tracks only strings and nesting.
+ */
+function findFieldsV1(buf: Buffer, i: number, end: number, spans: number[]): boolean {
+  let depth = 1;
+  let open = -1;
+  while (i < end) {
+    const c = buf[i++]!;
+    if (c === 0x22) {
+      // A string: at depth 2 it may be the fieldsV1 key of an entry.
+      if (depth === 2 && open < 0 && matchesAt(buf, i, end, fieldsV1Key)) {
+        i += fieldsV1Key.length;
+        open = i - 1;
+        depth++;
+        continue;
+      }
+      while (i < end) {
+        const d = buf[i++]!;
+        if (d === 0x22) break;
+        if (d === backslash) i++;
+      }
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 2 && open >= 0) {
+        spans.push(open, i);
+        open = -1;
+      } else if (depth === 0) return true;
+    }
+  }
+  return false;
+}
+
+function matchesAt(buf: Buffer, i: number, end: number, bytes: Buffer): boolean {
+  if (i + bytes.length > end) return false;
+  for (let k = 0; k < bytes.length; k++) if (buf[i + k] !== bytes[k]) return false;
+  return true;
 }
 
 /** True when the quote at `at` is escaped: an odd run of backslashes precedes it. */
