@@ -164,7 +164,8 @@ function linkSignals(outer: AbortSignal | undefined, inner: AbortController): ()
 function decodedBody(body: Readable, headers: IncomingHttpHeaders): Readable {
   const encoding = firstHeader(headers, 'content-encoding')?.toLowerCase();
   if (encoding !== 'gzip') return body;
-  const gunzip = createGunzip();
+  // 64 KiB output chunks (zlib's default is 16 KiB): a quarter of the callbacks and decoder calls for a large LIST.
+  const gunzip = createGunzip({ chunkSize: 64 * 1024 });
   body.on('error', (err) => gunzip.destroy(err));
   gunzip.on('close', () => body.destroy());
   return body.pipe(gunzip);
