@@ -6,7 +6,7 @@
  * ~5.4 KB of JSON, about half of it managedFields.
  */
 import { createHash } from 'node:crypto';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../src/api/core/v1.ts';
 import { isAlreadyExists, isNotFound } from '../../src/apimachinery/errors.ts';
 import type { Clientset } from '../../src/kubernetes/index.ts';
 

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../api/core/v1.ts';
 import type { Command } from './commands.ts';
 import { loadKubeConfig, namespaceOf, restConfigFrom } from '../clientcmd/index.ts';
 import type { KubeObject, Unstructured } from '../apimachinery/object.ts';

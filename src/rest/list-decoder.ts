@@ -20,7 +20,7 @@
  * (responsewriters.SerializeObject's errSerializationFatal), never reaches the consumer as an item.
  */
 import { StatusError, isStatusObject } from '../apimachinery/errors.ts';
-import type { ListMeta, Status } from 'kubernetes-types/meta/v1.js';
+import type { ListMeta, Status } from '../api/meta/v1.ts';
 import { ResponseDecodeError } from './errors.ts';
 import { scanComposite as scanCompositeEnd, type CompositeScanState } from './json-scan.ts';
 import { itemManagedFields, type ManagedFieldsInterner } from './managed-fields-interner.ts';

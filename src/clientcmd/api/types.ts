@@ -148,8 +148,12 @@ export interface KubeConfig {
   source?: ConfigSource;
 }
 
-/** Where a loaded {@link KubeConfig} came from. */
-export type ConfigSource = { kind: 'files'; files: string[] } | { kind: 'in-cluster'; root: string };
+/**
+ * Where a loaded {@link KubeConfig} came from. For files read inside a pod, `inClusterNamespace` is
+ * the pod's namespace (POD_NAMESPACE, else the service account's namespace file), used by
+ * `namespaceOf` for a context that names no namespace, as client-go's deferred loading does.
+ */
+export type ConfigSource = { kind: 'files'; files: string[]; inClusterNamespace?: string } | { kind: 'in-cluster'; root: string };
 
 /** An empty config (clientcmdapi.NewConfig). */
 export function newKubeConfig(): KubeConfig {

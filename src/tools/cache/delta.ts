@@ -96,6 +96,11 @@ export interface ReflectorStore<T> {
   replace(list: readonly T[], resourceVersion: string): void;
   resync(): void;
   /**
+   * Told the resourceVersion of every watch bookmark, when the store wants it (the optional
+   * cache.ReflectorBookmarkStore).
+   */
+  bookmark?(resourceVersion: string): void;
+  /**
    * Optional: a replace whose objects arrive in batches, as a streamed LIST decodes them, so that
    * the store can prepare each batch (keys, transform) while the rest is on the wire. Nothing
    * changes until {@link ReplaceTransaction.commit}; a transaction never committed has no effect.

@@ -4,19 +4,30 @@
  * has no dependency on the REST layer.) Pages may be streamed: their items reach a sink in batches
  * as they are decoded.
  */
-import type { ListMeta } from 'kubernetes-types/meta/v1.js';
+import type { ListMeta } from '../../api/meta/v1.ts';
 import { isResourceExpired } from '../../apimachinery/errors.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
 
 /** pager.defaultPageSize. */
 export const defaultPageSize = 500;
 
-/** One LIST request whose items go to `onItems` (in one or more batches); resolves with the list's metadata. */
-export type ListPageStream<T> = (options: ListOptions, onItems: (items: T[]) => void) => Promise<{ metadata?: ListMeta }>;
+/** What a LIST response holds besides its items. */
+export interface ListPageMeta {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ListMeta;
+}
 
-/** The result of {@link listAllPages}: the resourceVersion of the list and whether more than one page was needed. */
+/** One LIST request whose items go to `onItems` (in one or more batches); resolves with the rest of the list. */
+export type ListPageStream<T> = (options: ListOptions, onItems: (items: T[]) => void) => Promise<ListPageMeta>;
+
+/**
+ * The result of {@link listAllPages}: what the combined list carries besides its items (a single
+ * page's own members; for several pages the first page's type and resourceVersion) and whether more
+ * than one page was needed.
+ */
 export interface PagedListResult {
-  resourceVersion: string;
+  list: ListPageMeta;
   paginated: boolean;
 }
 
@@ -25,7 +36,7 @@ export interface PagedListResult {
  * requests drop resourceVersion and resourceVersionMatch; an Expired error on page 2 or later falls
  * back to one full, unpaginated list at the originally requested resourceVersion. The items of every
  * page go to the sink `newSink()` returned; the fallback asks for a new sink, as the pages read so
- * far are to be dropped. The list's resourceVersion is the first page's, as upstream's.
+ * far are to be dropped. Several pages make a list with the first page's resourceVersion, as upstream's.
  */
 export async function listAllPages<T>(pageFn: ListPageStream<T>, options: ListOptions, pageSize: number, newSink: () => (items: T[]) => void): Promise<PagedListResult> {
   const opts: ListOptions = { ...options };
@@ -36,11 +47,11 @@ export async function listAllPages<T>(pageFn: ListPageStream<T>, options: ListOp
   const requestedRV = options.resourceVersion;
   const requestedMatch = options.resourceVersionMatch;
   let sink = newSink();
-  let resourceVersion: string | undefined;
+  let merged: ListPageMeta | undefined;
   let paginated = false;
   for (;;) {
     opts.signal?.throwIfAborted();
-    let page: { metadata?: ListMeta };
+    let page: ListPageMeta;
     try {
       page = await pageFn(opts, sink);
     } catch (err) {
@@ -54,12 +65,12 @@ export async function listAllPages<T>(pageFn: ListPageStream<T>, options: ListOp
       if (requestedMatch === undefined) delete full.resourceVersionMatch;
       else full.resourceVersionMatch = requestedMatch;
       sink = newSink();
-      const whole = await pageFn(full, sink);
-      return { resourceVersion: whole.metadata?.resourceVersion ?? '', paginated };
+      return { list: await pageFn(full, sink), paginated };
     }
-    resourceVersion ??= page.metadata?.resourceVersion ?? '';
     const cont = page.metadata?.continue ?? '';
-    if (cont === '') return { resourceVersion, paginated };
+    if (cont === '' && merged === undefined) return { list: page, paginated };
+    merged ??= { apiVersion: page.apiVersion, kind: page.kind, metadata: { resourceVersion: page.metadata?.resourceVersion ?? '' } };
+    if (cont === '') return { list: merged, paginated };
     opts.continue = cont;
     // The server rejects resourceVersion together with continue.
     delete opts.resourceVersion;

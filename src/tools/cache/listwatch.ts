@@ -2,10 +2,10 @@
  * The source of a reflector (client-go tools/cache listwatch.go): something that can list and watch
  * one kind of object, and adapters building one from a resource client.
  */
-import type { ListMeta } from 'kubernetes-types/meta/v1.js';
 import type { KubeList } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
 import type { Watch } from '../../apimachinery/watch.ts';
+import type { ListPageMeta } from './list-pager.ts';
 
 /**
  * Lists and watches one collection (cache.ListerWatcher).
@@ -23,7 +23,7 @@ export interface ListerWatcher<T> {
    * with the list's metadata (a resource client's `listStream`). With it the reflector prepares the
    * items (transform, freezing) while the rest of the response is still arriving.
    */
-  listStream?(options: ListOptions, onItems: (items: T[]) => void): Promise<{ metadata?: ListMeta }>;
+  listStream?(options: ListOptions, onItems: (items: T[]) => void): Promise<ListPageMeta>;
   /**
    * True when the source cannot serve watch-list streams (sendInitialEvents), so the reflector
    * goes straight to LIST (cache.IsWatchListSemanticsUnSupported). Optional; absent means supported.
@@ -36,7 +36,7 @@ export interface ListWatchClient<T> {
   list(options: ListOptions): Promise<KubeList<T>>;
   watch(options: ListOptions): Promise<Watch<T>>;
   /** Used by the reflector when present (see {@link ListerWatcher.listStream}). */
-  listStream?(options: ListOptions, onItems: (items: T[]) => void): Promise<{ metadata?: ListMeta }>;
+  listStream?(options: ListOptions, onItems: (items: T[]) => void): Promise<ListPageMeta>;
 }
 
 /** Functions making a {@link ListWatch}. */
@@ -44,7 +44,7 @@ export interface ListWatchFuncs<T> {
   list: (options: ListOptions) => Promise<KubeList<T>>;
   watch: (options: ListOptions) => Promise<Watch<T>>;
   /** Optional streaming LIST (see {@link ListerWatcher.listStream}). */
-  listStream?: (options: ListOptions, onItems: (items: T[]) => void) => Promise<{ metadata?: ListMeta }>;
+  listStream?: (options: ListOptions, onItems: (items: T[]) => void) => Promise<ListPageMeta>;
   /** Declare that the source cannot serve watch-list streams. */
   watchListSemanticsUnsupported?: boolean;
 }

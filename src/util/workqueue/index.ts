@@ -24,3 +24,5 @@ export type { CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, Sett
 export { newPrometheusMetricsProvider } from './prometheus-metrics.ts';
 export { InvalidConcurrencyError, runWorkers } from './run-workers.ts';
 export type { RunWorkersOptions } from './run-workers.ts';
+export { parallelizeUntil } from './parallelizer.ts';
+export type { ParallelizeOptions } from './parallelizer.ts';

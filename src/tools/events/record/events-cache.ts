@@ -13,7 +13,7 @@
  *   events beyond it are skipped.
  * All three keep their state in LRU caches of 4096 entries.
  */
-import type { Event as CoreEvent } from 'kubernetes-types/core/v1.js';
+import type { Event as CoreEvent } from '../../../api/core/v1.ts';
 import { realClock, type Clock } from '../../../util/clock/clock.ts';
 import { formatTime, parseTime } from '../meta-time.ts';
 import { UniqueNanos, generateEventName } from '../util.ts';
@@ -48,10 +48,13 @@ export function getEventKey(event: CoreEvent): string {
   return keyOf([event.source?.component, event.source?.host, o.kind, o.namespace, o.name, o.fieldPath, o.uid, o.apiVersion, event.type, event.reason, event.message]);
 }
 
-/** The spam filter's key: source and object (getSpamKey). */
+/**
+ * The spam filter's key: source, object and event type (getSpamKey), so Warnings have a budget of
+ * their own and a flood of Normal events cannot silence them.
+ */
 export function getSpamKey(event: CoreEvent): string {
   const o = event.involvedObject;
-  return keyOf([event.source?.component, event.source?.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion]);
+  return keyOf([event.source?.component, event.source?.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion, event.type]);
 }
 
 /** Aggregates by everything but the message, which is the local key (EventAggregatorByReasonFunc). */
@@ -84,7 +87,7 @@ export interface CorrelatorOptions {
   spamKeyFunc?: EventSpamKeyFunc;
 }
 
-/** Rate limits events per source+object (EventSourceObjectSpamFilter). */
+/** Rate limits events per source, object and type (EventSourceObjectSpamFilter). */
 export class EventSourceObjectSpamFilter {
   readonly #cache: LruCache<TokenBucket>;
   readonly #burst: number;

@@ -1,0 +1,240 @@
+/**
+ * Declaring a CRD in TypeScript: a small schema builder whose nodes carry the TypeScript type of
+ * the values they describe, so one declaration gives both the structural `openAPIV3Schema` the API
+ * server needs and the object type the code uses (what kube-rs's `#[derive(CustomResource)]` and
+ * cdk8s's imports offer, the other way round from `kubeloom generate crd`).
+ *
+ * @example
+ * const widgetSchema = s.object({
+ *   spec: s.object({ size: s.integer({ minimum: 0 }), color: s.enum(['red', 'blue']) }, { required: ['size'] }),
+ *   status: s.object({ ready: s.boolean() }),
+ * });
+ * export const widgets = defineCrd({ group: 'example.com', kind: 'Widget', plural: 'widgets', scope: 'Namespaced',
+ *   versions: [{ name: 'v1', schema: widgetSchema, subresources: { status: {} } }] });
+ * type Widget = ObjectOf<typeof widgets>;   // { apiVersion?, kind?, metadata?, spec?: { size: number; color?: 'red' | 'blue' }, status?: ... }
+ * await clientset.apiextensionsV1().customResourceDefinitions().create(widgets.manifest);
+ * const client = clientset.forCustomResource(widgets.resource('v1'), 'default');
+ */
+import type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceSubresources, JSONSchemaProps } from '../api/apiextensions/v1.ts';
+import type { ObjectMeta } from '../api/meta/v1.ts';
+import { defineCustomResource, type CustomResource } from '../kubernetes/resource-spec.ts';
+
+/** A schema node describing values of type `T` (the type exists only for inference). */
+export interface SchemaBuilder<T> {
+  /** The node as JSON schema. */
+  readonly schema: JSONSchemaProps;
+  /** Phantom: the TypeScript type of values; never set. */
+  readonly __type?: T;
+}
+
+/** The TypeScript type a schema node describes. */
+export type Infer<S> = S extends SchemaBuilder<infer T> ? T : never;
+
+/** Validation and documentation keywords any node may carry. */
+export interface CommonOptions {
+  description?: string;
+  nullable?: boolean;
+  /** CEL rules (x-kubernetes-validations). */
+  validations?: JSONSchemaProps['x-kubernetes-validations'];
+}
+
+/** Options of string nodes. */
+export interface StringOptions extends CommonOptions {
+  format?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  default?: string;
+}
+
+/** Options of number and integer nodes. */
+export interface NumberOptions extends CommonOptions {
+  format?: 'int32' | 'int64' | 'float' | 'double';
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: boolean;
+  exclusiveMaximum?: boolean;
+  multipleOf?: number;
+  default?: number;
+}
+
+/** Options of array nodes. */
+export interface ArrayOptions extends CommonOptions {
+  minItems?: number;
+  maxItems?: number;
+  /** `atomic` (default when unset), `set`; list-maps are made with {@link s.listMap}. */
+  listType?: 'atomic' | 'set';
+}
+
+/** Options of object nodes. */
+export interface ObjectOptions<K extends string> extends CommonOptions {
+  required?: readonly K[];
+  /** Keep fields the schema does not name (x-kubernetes-preserve-unknown-fields). */
+  preserveUnknownFields?: boolean;
+  minProperties?: number;
+  maxProperties?: number;
+}
+
+type Props = Record<string, SchemaBuilder<unknown>>;
+
+/** The object type of a property set: `required` keys required, the others optional. */
+export type ObjectType<P extends Props, R extends keyof P> = { [K in R]: Infer<P[K]> } & { [K in Exclude<keyof P, R>]?: Infer<P[K]> };
+
+function node<T>(schema: JSONSchemaProps): SchemaBuilder<T> {
+  return { schema };
+}
+
+function common(options: CommonOptions | undefined): JSONSchemaProps {
+  const out: JSONSchemaProps = {};
+  if (options?.description !== undefined) out.description = options.description;
+  if (options?.nullable === true) out.nullable = true;
+  if (options?.validations !== undefined) out['x-kubernetes-validations'] = options.validations;
+  return out;
+}
+
+function pick<O extends object>(options: O | undefined, keys: ReadonlyArray<keyof O>): Partial<O> {
+  const out: Partial<O> = {};
+  for (const k of keys) if (options?.[k] !== undefined) out[k] = options[k];
+  return out;
+}
+
+type Nullable<T, O> = O extends { nullable: true } ? T | null : T;
+
+/** The schema builders. */
+export const s = {
+  /** A string. */
+  string<O extends StringOptions>(options?: O): SchemaBuilder<Nullable<string, O>> {
+    return node({ type: 'string', ...common(options), ...pick(options, ['format', 'pattern', 'minLength', 'maxLength', 'default']) });
+  },
+  /** An integer (a JavaScript number). */
+  integer<O extends NumberOptions>(options?: O): SchemaBuilder<Nullable<number, O>> {
+    return node({ type: 'integer', ...common(options), ...pick(options, ['format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'default']) });
+  },
+  /** A number. */
+  number<O extends NumberOptions>(options?: O): SchemaBuilder<Nullable<number, O>> {
+    return node({ type: 'number', ...common(options), ...pick(options, ['format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'default']) });
+  },
+  /** A boolean. */
+  boolean<O extends CommonOptions & { default?: boolean }>(options?: O): SchemaBuilder<Nullable<boolean, O>> {
+    return node({ type: 'boolean', ...common(options), ...pick(options, ['default']) });
+  },
+  /** One of a few strings (a union type). */
+  enum<const V extends string, O extends CommonOptions & { default?: NoInfer<V> }>(values: readonly V[], options?: O): SchemaBuilder<Nullable<V, O>> {
+    return node({ type: 'string', enum: [...values], ...common(options), ...pick(options, ['default']) });
+  },
+  /** An integer or a string (x-kubernetes-int-or-string), like ports and percentages. */
+  intOrString<O extends CommonOptions>(options?: O): SchemaBuilder<Nullable<number | string, O>> {
+    return node({ 'x-kubernetes-int-or-string': true, ...common(options) });
+  },
+  /** An array of `items`. */
+  array<T, O extends ArrayOptions>(items: SchemaBuilder<T>, options?: O): SchemaBuilder<Nullable<T[], O>> {
+    const out: JSONSchemaProps = { type: 'array', items: items.schema, ...common(options), ...pick(options, ['minItems', 'maxItems']) };
+    if (options?.listType !== undefined) out['x-kubernetes-list-type'] = options.listType;
+    return node(out);
+  },
+  /** A list of objects merged by key fields (x-kubernetes-list-type: map), as server-side apply does for containers. */
+  listMap<T, const K extends keyof T & string, O extends Omit<ArrayOptions, 'listType'>>(items: SchemaBuilder<T>, keys: readonly K[], options?: O): SchemaBuilder<Nullable<T[], O>> {
+    return node({ type: 'array', items: items.schema, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': [...keys], ...common(options), ...pick(options, ['minItems', 'maxItems']) });
+  },
+  /** A map with string keys and `values`. */
+  map<T, O extends CommonOptions>(values: SchemaBuilder<T>, options?: O): SchemaBuilder<Nullable<{ [key: string]: T }, O>> {
+    return node({ type: 'object', additionalProperties: values.schema, ...common(options) });
+  },
+  /** An object with named fields. */
+  object<P extends Props, const R extends keyof P & string = never, O extends ObjectOptions<R> = ObjectOptions<R>>(properties: P, options?: O & { required?: readonly R[] }): SchemaBuilder<Nullable<ObjectType<P, R>, O>> {
+    const props: Record<string, JSONSchemaProps> = {};
+    for (const [name, prop] of Object.entries(properties)) props[name] = prop.schema;
+    const out: JSONSchemaProps = { type: 'object', properties: props, ...common(options), ...pick(options, ['minProperties', 'maxProperties']) };
+    if (options?.required !== undefined && options.required.length > 0) out.required = [...options.required];
+    if (options?.preserveUnknownFields === true) out['x-kubernetes-preserve-unknown-fields'] = true;
+    return node(out);
+  },
+  /**
+   * Any JSON object, kept as given (x-kubernetes-preserve-unknown-fields). `T` names its TypeScript
+   * type when the value has a known shape the schema does not spell out (a PodTemplateSpec).
+   */
+  preserveUnknown<T = { [key: string]: unknown }>(options?: CommonOptions): SchemaBuilder<T> {
+    return node({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true, ...common(options) });
+  },
+  /** A whole Kubernetes object inside this one (x-kubernetes-embedded-resource), any kind. */
+  embeddedResource<T = { apiVersion: string; kind: string; metadata?: ObjectMeta; [key: string]: unknown }>(options?: CommonOptions): SchemaBuilder<T> {
+    return node({ type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true, ...common(options) });
+  },
+};
+
+/** One version of a CRD declared with {@link defineCrd}. */
+export interface CrdVersionDeclaration<S extends SchemaBuilder<unknown>> {
+  name: string;
+  /** The root schema: an {@link s.object} of the fields besides apiVersion, kind and metadata. */
+  schema: S;
+  served?: boolean;
+  /** Exactly one version is stored; default: the first. */
+  storage?: boolean;
+  subresources?: CustomResourceSubresources;
+  additionalPrinterColumns?: CustomResourceDefinitionVersion['additionalPrinterColumns'];
+  deprecated?: boolean;
+}
+
+/** What {@link defineCrd} takes. */
+export interface CrdDeclaration<V extends ReadonlyArray<CrdVersionDeclaration<SchemaBuilder<unknown>>>> {
+  group: string;
+  kind: string;
+  plural: string;
+  singular?: string;
+  listKind?: string;
+  shortNames?: string[];
+  categories?: string[];
+  scope: 'Namespaced' | 'Cluster';
+  versions: V;
+}
+
+/** A declared CRD: its manifest and, per version, its custom resource registration. */
+export interface DeclaredCrd<V extends ReadonlyArray<CrdVersionDeclaration<SchemaBuilder<unknown>>>> {
+  /** The CustomResourceDefinition to create or apply. */
+  readonly manifest: CustomResourceDefinition;
+  /** The registration of one version for `clientset.forCustomResource()` / `factory.forCustomResource()`. */
+  resource<N extends V[number]['name']>(version: N): CustomResource<ObjectOfVersion<V, N>>;
+}
+
+/** The object type of version `N` of a CRD declaration. */
+export type ObjectOfVersion<V extends ReadonlyArray<CrdVersionDeclaration<SchemaBuilder<unknown>>>, N> = {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+} & Infer<Extract<V[number], { name: N }>['schema']>;
+
+/** The object type of a declared CRD's first version (or of version `N`). */
+export type ObjectOf<D, N = D extends DeclaredCrd<infer V> ? V[0]['name'] : never> = D extends DeclaredCrd<infer V> ? ObjectOfVersion<V, N> : never;
+
+/** Declares a CRD; see the module's example. */
+export function defineCrd<const V extends ReadonlyArray<CrdVersionDeclaration<SchemaBuilder<unknown>>>>(decl: CrdDeclaration<V>): DeclaredCrd<V> {
+  const names: CustomResourceDefinition['spec']['names'] = { kind: decl.kind, plural: decl.plural };
+  if (decl.singular !== undefined) names.singular = decl.singular;
+  if (decl.listKind !== undefined) names.listKind = decl.listKind;
+  if (decl.shortNames !== undefined) names.shortNames = decl.shortNames;
+  if (decl.categories !== undefined) names.categories = decl.categories;
+  const hasStorage = decl.versions.some((v) => v.storage === true);
+  const versions = decl.versions.map((v, i): CustomResourceDefinitionVersion => {
+    const out: CustomResourceDefinitionVersion = { name: v.name, served: v.served ?? true, storage: v.storage ?? (!hasStorage && i === 0) };
+    if (v.deprecated !== undefined) out.deprecated = v.deprecated;
+    if (v.subresources !== undefined) out.subresources = v.subresources;
+    if (v.additionalPrinterColumns !== undefined) out.additionalPrinterColumns = v.additionalPrinterColumns;
+    out.schema = { openAPIV3Schema: structuredClone(v.schema.schema) };
+    return out;
+  });
+  const manifest: CustomResourceDefinition = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${decl.plural}.${decl.group}` },
+    spec: { group: decl.group, scope: decl.scope, names, versions },
+  };
+  return {
+    manifest,
+    resource: (version) => {
+      const v = decl.versions.find((x) => x.name === version);
+      if (v === undefined) throw new RangeError(`${decl.plural}.${decl.group} has no version ${String(version)}`);
+      const subresources = Object.keys(v.subresources ?? {}).filter((k) => k === 'status' || k === 'scale').sort();
+      return defineCustomResource({ group: decl.group, version: v.name, resource: decl.plural, kind: decl.kind, namespaced: decl.scope === 'Namespaced', subresources });
+    },
+  };
+}

@@ -1,0 +1,2 @@
+/** kubeloom/apiextensions: declaring CustomResourceDefinitions in TypeScript. */
+export * from './crd-builder.ts';
