@@ -22,7 +22,7 @@
  *   --rounds R         interleaved rounds (default 3)
  *   --cgbench PATH     also run client-go (JSON and protobuf) with this cgbench binary
  *   --keep             keep the namespace the bench created
- *   --variants LIST    clients to run (default all: kubeloom,kubeloom-strip,client-node,client-go-json,client-go-protobuf)
+ *   --variants LIST    clients to run (default all: kubeloom,kubeloom-strip,kubeloom-nogzip,client-node,client-go-json,client-go-protobuf)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
@@ -178,8 +178,9 @@ if (only.has('sync')) {
     const bare = await runScenario<BareJsonResult>('bare-json', bareInput);
     results.bare.push(bare);
     log(`bare JSON.parse of ${n} pods: ${Math.round(bare.heapBytes / bare.pods)} heap bytes/pod`);
-    // freezeObjects: false only in the watch comparison unless asked for: it keeps the full run short.
-    const variants = informerVariants.filter((v) => wanted(v) && (v !== 'kubeloom-nofreeze' || variantFilter !== undefined));
+    // freezeObjects: false only in the watch comparison unless asked for, and disableCompression only
+    // against a real server (this one does not compress): it keeps the full run short.
+    const variants = informerVariants.filter((v) => wanted(v) && ((v !== 'kubeloom-nofreeze' && v !== 'kubeloom-nogzip') || variantFilter !== undefined));
     // As for the watch: rounds run the variants interleaved and the best round of each (by CPU time) counts.
     const best = new Map<InformerVariant, InformerResult>();
     for (let round = 0; round < sizes.syncRounds; round++) {

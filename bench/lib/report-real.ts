@@ -18,6 +18,7 @@ export interface Target {
 const labels: Record<RealVariant, string> = {
   kubeloom: 'kubeloom (full objects)',
   'kubeloom-strip': 'kubeloom + stripManagedFields',
+  'kubeloom-nogzip': 'kubeloom, disableCompression',
   'client-node': '@kubernetes/client-node makeInformer',
   'client-go-json': 'client-go 1.24 typed informer, JSON',
   'client-go-protobuf': 'client-go 1.24 typed informer, protobuf',
@@ -73,7 +74,7 @@ export function realClusterSection(real: RealResults, clientNodeVersion: string)
       `Server and clients share the machine. Every client runs in its own process; ${real.rounds} round(s) run the clients interleaved, and each figure is the median of the rounds with the range in brackets. ` +
       'Time to synced runs from starting the informer until it reports synced and its handler has received every add (client-go: HasSynced, the store holding every Pod and the handler having counted every add). ' +
       'Peak RSS is the process\'s high-water mark (maxRSS, VmHWM for client-go); heap is the V8 heap after GC minus the heap before the informer started (client-go: HeapInuse after a GC). ' +
-      'Against this server (no watch-list before 1.27) every client LISTs: kubeloom and client-go at resourceVersion 0 (served from the watch cache in one response), client-node at the newest revision (from etcd); all ask for gzip, as by default.',
+      'Against this server (no watch-list before 1.27) every client LISTs: kubeloom and client-go at resourceVersion 0 (served from the watch cache in one response), client-node at the newest revision (from etcd); all ask for gzip, as by default, except the disableCompression row (the server then sends the LIST uncompressed).',
   );
   lines.push('');
   lines.push(

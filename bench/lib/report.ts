@@ -34,6 +34,7 @@ const labels: Record<InformerVariant, string> = {
   'kubeloom-strip': 'kubeloom + stripManagedFields',
   'kubeloom-metadata': 'kubeloom metadata-only',
   'kubeloom-nofreeze': 'kubeloom, freezeObjects: false',
+  'kubeloom-nogzip': 'kubeloom, disableCompression',
   'client-node': 'client-node makeInformer',
 };
 

@@ -5,7 +5,8 @@
  * one handler, from the first update the handler sees to the last.
  *
  * Variants: kubeloom (full objects, frozen), kubeloom-strip (stripManagedFields transform),
- * kubeloom-metadata (metadata-only informer), kubeloom-nofreeze (full objects, freezeObjects: false), client-node (@kubernetes/client-node's makeInformer).
+ * kubeloom-metadata (metadata-only informer), kubeloom-nofreeze (full objects, freezeObjects: false),
+ * kubeloom-nogzip (full objects, disableCompression), client-node (@kubernetes/client-node's makeInformer).
  * Only the library under test is loaded (dynamic imports), so its process carries no other code.
  */
 import type { Pod } from '../../src/api/core/v1.ts';
@@ -57,6 +58,7 @@ async function load(input: InformerInput, c: Counters): Promise<() => Promise<()
     const { parseKubeConfig, restConfigFrom } = await import('../../src/clientcmd/index.ts');
     config = await restConfigFrom(parseKubeConfig(input.kubeconfig));
   }
+  if (input.variant === 'kubeloom-nogzip') config = { ...config, disableCompression: true };
   const signal = new AbortController().signal;
   return async () => {
     if (input.variant === 'kubeloom-metadata') {

@@ -176,3 +176,26 @@ test('the request timeout covers reading the list body', async () => {
     await s.close();
   }
 });
+
+test('disableCompression: no gzip is asked for, and the plain list decodes the same', async () => {
+  const encodings: Array<string | undefined> = [];
+  const s = await serve((req, res) => {
+    encodings.push(req.headers['accept-encoding']);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(`{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[${item('a')}]}`);
+  });
+  const plain = new RestClient({ host: s.url, qps: -1, disableCompression: true }, { warningHandler: { handleWarning: () => undefined } });
+  const gzip = clientFor(s.url);
+  try {
+    for (const c of [plain, gzip]) {
+      const got: Item[] = [];
+      await c.list<Item>(listReq, (items) => void got.push(...items));
+      assert.deepEqual(got.map((i) => i.metadata.name), ['a']);
+    }
+    assert.deepEqual(encodings, [undefined, 'gzip']);
+  } finally {
+    await plain.close();
+    await gzip.close();
+    await s.close();
+  }
+});

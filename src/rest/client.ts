@@ -783,8 +783,8 @@ export class RestClient {
       const headers: Record<string, string | string[]> = {
         'user-agent': this.config.userAgent ?? defaultUserAgent,
         ...req.headers,
-        'accept-encoding': 'gzip',
       };
+      if (this.config.disableCompression !== true) headers['accept-encoding'] = 'gzip';
       const { dispatcher, used } = await this.#authenticate(headers, signal);
       const idle = readIdleMs > 0 ? new ReadIdleGuard(this.#clock, readIdleMs, describe) : undefined;
       let resp: Dispatcher.ResponseData;
