@@ -113,6 +113,7 @@ export async function runRealCluster(o: RealOptions): Promise<RealResults> {
           const execArgv = variant === 'client-node' ? [] : o.profileArgs(`real-${variant}-${round}`);
           const r = await runScenario<InformerResult>('informer', input, { execArgv });
           run = { variant, round, syncMs: r.sync.ms, cpuMs: r.sync.cpuMs, peakRss: r.peakRss, heapBytes: r.heapBytes, load };
+          if (execArgv.length > 0) o.log(`profile of ${variant}, round ${round}: the sync is ${(r.syncedAtMs - r.sync.ms).toFixed(0)}-${r.syncedAtMs.toFixed(0)} ms`);
         }
         runs.push(run);
         o.log(`round ${round} ${variant}: ${(run.syncMs / 1000).toFixed(2)} s${run.cpuMs === undefined ? '' : ` (cpu ${(run.cpuMs / 1000).toFixed(2)} s)`}, peak rss ${(run.peakRss / 2 ** 20).toFixed(0)} MiB, load ${load[0].toFixed(2)}`);
