@@ -100,10 +100,18 @@ export const allowances: readonly Allowance[] = [
   {
     id: 'field-validation-default-warn',
     scenarios: /^negotiation\/json-decoding$/,
-    path: /^\/steps\/2\/warnings$/,
+    path: /^\/steps\/[23]\/warnings$/,
     real: absent,
     reason: 'Without fieldValidation the server warns about duplicate and unknown fields since v1.27 (ServerSideFieldValidation GA, default Warn); v1.24 had the feature off.',
     upstream: 'staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go fieldValidation; KEP-2885',
+  },
+  {
+    id: 'field-validation-directives',
+    scenarios: /^options\/field-validation$/,
+    path: /^\/steps\/(0\/(status|body(\/.*)?)|1\/warnings)$/,
+    reason:
+      'v1.24 ignores fieldValidation (ServerSideFieldValidation alpha, off by default): an unknown field is dropped whatever the directive. Since v1.25 (beta, on; GA v1.27) Strict refuses it with 400 "strict decoding error" and Warn answers with a Warning header, as the embedded server does.',
+    upstream: 'staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go (fieldValidation, strict decoding); pkg/features/kube_features.go ServerSideFieldValidation; KEP-2885',
   },
   {
     id: 'openapi-field-validation-parameter',

@@ -155,7 +155,7 @@ export const discovery: Scenario[] = [
       { kubectl: 'auth can-i get pods/log' },
       { kubectl: 'auth can-i delete deployments.apps --all-namespaces' },
       { kubectl: 'auth can-i get /healthz' },
-      { kubectl: 'auth can-i frobnicate widgets' },
+      { kubectl: 'auth can-i frobnicate nosuchthings' },
     ],
   },
   {

@@ -7,14 +7,16 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { admit, validateAdmission, type PluginAttributes } from '../admission/plugins.ts';
-import { acceptedCrdStatus, customResourcesOf, metaOf } from '../object-meta.ts';
+import { acceptedCrdStatus, customResourcesOf, metaOf, validateCreateMeta } from '../object-meta.ts';
+import { admitWebhookConfiguration } from '../registry/admissionregistration/webhook-configuration.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { beforeCreate, storageForm } from '../registry/rest.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { alreadyExists, badRequest, invalid, methodNotAllowed } from '../status.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
+import { serveCustomResource } from '../registry/apiextensions/serving-info.ts';
 import { toCauses } from '../registry/field-errors.ts';
-import { duplicateFields, fieldProblems, fieldValidationOf, strictDecodingError, warningHeaders } from '../registry/field-validation.ts';
+import { checkBodyFields } from './field-validation.ts';
 import { decodeObject, typedObject } from './request-body.ts';
 import { encodeStored, sendObject, type Render } from './response.ts';
 import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
@@ -24,13 +26,10 @@ import { mutateWrite, validateWrite } from './admit.ts';
 /** How the new object's managedFields are recorded. */
 export type Manage = (o: Obj) => Obj;
 
-/** The HTTP request behind a write: its query (fieldValidation, admission options), response (warnings) and body. */
+/** The HTTP request behind a write, for admission webhooks: its query (admission options) and response (warnings). */
 export interface WriteRequest {
   q: URLSearchParams;
   res: ServerResponse;
-  body: Buffer | undefined;
-  /** The request is a PATCH (admission options are PatchOptions). */
-  patch?: boolean;
 }
 
 /** Options of {@link createObject}. */
@@ -42,24 +41,15 @@ export interface CreateOptions {
   request?: WriteRequest;
 }
 
-/** 400 when the body names another namespace than the URL. */
+/**
+ * EnsureObjectNamespaceMatchesRequestNamespace: 400 when the body names another namespace than the URL;
+ * otherwise the request's namespace is set (cleared for cluster-scoped resources).
+ */
 export function checkBodyNamespace(t: Target, obj: Obj): void {
   const meta = metaOf(obj);
   if (t.r.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== t.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-}
-
-/**
- * Applies fieldValidation to a write's unknown and duplicate fields: Strict fails with 400, Warn sets Warning
- * headers on `res` (also kept when the write then fails), Ignore does nothing.
- */
-export function checkFields(t: Target, q: URLSearchParams, res: ServerResponse | undefined, body: Buffer | undefined, unknown: readonly string[]): void {
-  const mode = fieldValidationOf(q);
-  if (mode === 'Ignore' || res === undefined) return;
-  const text = body?.toString('utf8') ?? '';
-  const problems = fieldProblems(unknown, text.trimStart().startsWith('{') ? duplicateFields(text) : []);
-  if (problems.length === 0) return;
-  if (mode === 'Strict') throw strictDecodingError(t.r.kind, t.r.version, problems);
-  res.setHeader('Warning', warningHeaders(problems));
+  if (t.r.namespaced) meta.namespace = t.namespace;
+  else delete meta.namespace;
 }
 
 /** The first, mutating half of a create: body namespace, managed fields, the built-in mutating admission plugins. */
@@ -76,15 +66,17 @@ function pluginAttributes(scope: RequestScope, t: Target, obj: Obj): PluginAttri
 }
 
 /**
- * The second half: BeforeCreate (422 when invalid), the custom resource schema (pruning, defaulting and
- * validation; the pruned paths are pushed to `unknown`), the built-in validating admission plugins.
- * Returns the object's name.
+ * The second half: BeforeCreate (422 when invalid), webhook configurations' defaults and validation, the
+ * custom resource schema (pruning, defaulting and validation, reported with the metadata errors), the
+ * built-in validating admission plugins. Returns the object's name.
  */
-function validateCreate(scope: RequestScope, t: Target, obj: Obj, unknown: string[]): string {
+function validateCreate(scope: RequestScope, t: Target, obj: Obj): string {
   const name = beforeCreate(t.r, obj, { namespace: t.namespace, now: scope.now(), ctx: scope });
+  const webhookErrors = admitWebhookConfiguration(t.r.group, t.r.resource, obj) ?? [];
+  if (webhookErrors.length > 0) throw invalid(t.r.group, t.r.kind, name, toCauses(webhookErrors));
   if (t.r.schema !== undefined) {
-    const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false });
-    unknown.push(...admitted.unknown);
+    const objectMeta = validateCreateMeta(t.r, metaOf(obj));
+    const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, objectMeta });
     if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, name, toCauses(admitted.errors));
   }
   validateAdmission(pluginAttributes(scope, t, obj));
@@ -94,35 +86,25 @@ function validateCreate(scope: RequestScope, t: Target, obj: Obj, unknown: strin
 /**
  * Creates a decoded object: managed fields, mutating admission (built-in plugins, then webhooks, whose
  * output is decoded and defaulted again), BeforeCreate (422 when invalid), the custom resource schema,
- * validating admission (plugins, then webhooks), fieldValidation, then the write (409 when the object
- * exists). Returns the stored object's JSON (or what would be stored, for a dry run).
+ * validating admission (plugins, then webhooks), then the write (409 when the object exists). Returns the
+ * stored object's JSON (or what would be stored, for a dry run). fieldValidation is the caller's, on the body.
  */
 export async function createObject(scope: RequestScope, t: Target, decoded: Obj, o: CreateOptions): Promise<string> {
   const rq = o.request;
-  const unknown: string[] = [];
-  try {
-    let obj = admitCreate(scope, t, decoded, o.manage);
-    if (rq !== undefined) {
-      const mutated = await mutateWrite(scope, t, 'CREATE', rq.q, rq.res, obj, undefined);
-      if (mutated !== undefined) obj = typedObject(t, mutated);
-    }
-    const name = validateCreate(scope, t, obj, unknown);
-    if (rq !== undefined) {
-      await validateWrite(scope, t, 'CREATE', rq.q, rq.res, obj, undefined);
-      checkFields(t, rq.q, rq.res, rq.body, unknown);
-    }
-    return commitCreate(scope, t, name, obj, o.dryRun);
-  } catch (err) {
-    // Strict fieldValidation fails before anything else; Warn's warnings go with the failure too.
-    if (rq !== undefined) checkFields(t, rq.q, rq.res, rq.body, unknown);
-    throw err;
+  let obj = admitCreate(scope, t, decoded, o.manage);
+  if (rq !== undefined) {
+    const mutated = await mutateWrite(scope, t, 'CREATE', rq.q, rq.res, obj, undefined);
+    if (mutated !== undefined) obj = typedObject(t, mutated);
   }
+  const name = validateCreate(scope, t, obj);
+  if (rq !== undefined) await validateWrite(scope, t, 'CREATE', rq.q, rq.res, obj, undefined);
+  return commitCreate(scope, t, name, obj, o.dryRun);
 }
 
 /** The server's own creates (seeding): every step of {@link createObject} but the webhooks and fieldValidation. */
 export function createInternal(scope: RequestScope, t: Target, decoded: Obj, manage: Manage): string {
   const obj = admitCreate(scope, t, decoded, manage);
-  return commitCreate(scope, t, validateCreate(scope, t, obj, []), obj, false);
+  return commitCreate(scope, t, validateCreate(scope, t, obj), obj, false);
 }
 
 /** The storage step of a create: 409 when the object exists, CRD bookkeeping, the write. */
@@ -144,7 +126,7 @@ export function commitCreate(scope: RequestScope, t: Target, name: string, obj: 
     // The naming and establishing controllers accept the names and start serving right after the create,
     // which answers with the status as created.
     scope.storage.write(store, key, 'MODIFIED', { ...stored.obj, status: acceptedCrdStatus(stored.obj, scope.now()) });
-    scope.registry.setCustomResource(name, crdEntries);
+    serveCustomResource(scope.registry, scope.storage, name, crdEntries);
   }
   return encodeStored(t, stored);
 }
@@ -159,6 +141,7 @@ export async function createResource(scope: RequestScope, t: Target, q: URLSearc
   if (t.subresource !== undefined || t.name !== undefined) throw methodNotAllowed();
   const opts = createOptions(q, req, 'CreateOptions');
   const obj = decodeObject(scope.registry, req, body, t);
-  const out = await createObject(scope, t, obj, { dryRun: opts.dryRun, manage: createTracker(scope, t, opts.manager), request: { q, res, body } });
+  checkBodyFields(t, q, req, res, body, obj);
+  const out = await createObject(scope, t, obj, { dryRun: opts.dryRun, manage: createTracker(scope, t, opts.manager), request: { q, res } });
   sendObject(res, 201, out, render);
 }

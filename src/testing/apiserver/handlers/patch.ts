@@ -11,6 +11,7 @@ import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
 import { badRequest, notFound, unsupportedMediaType } from '../status.ts';
 import { checkBodyNamespace, createObject } from './create.ts';
 import { applyOrThrow, patchFailure } from './patch-failure.ts';
+import { checkAppliedFields, checkPatchFields } from './field-validation.ts';
 import { checkType, display, mediaType, parseKubeYaml, typedObject } from './request-body.ts';
 import { routerUnsupportedMediaType, sendObject, type Render } from './response.ts';
 import { objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
@@ -67,6 +68,7 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
     if (!isObject(patch)) throw badRequest('error decoding YAML: the apply patch must be an object');
     const applied = patch;
     checkType(scope.registry, t, applied);
+    checkAppliedFields(t, applied);
     const meta = metaOf(applied);
     if (meta.managedFields !== undefined && meta.managedFields !== null) throw badRequest('metadata.managedFields must be nil');
     if (meta.name !== undefined && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
@@ -79,13 +81,13 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
       const out = await createObject(scope, t, applied, {
         dryRun: opts.dryRun,
         manage: (o) => typedObject(t, applyOrThrow(undefined, o, { manager: opts.manager, force: opts.force, now: scope.now(), apiVersion })),
-        request: { q, res, body: undefined, patch: true },
+        request: { q, res },
       });
       sendObject(res, 201, out, render);
       return;
     }
     checkResourceVersion(t, existing, applied);
-    sendObject(res, 200, await commitUpdate(scope, t, existing, applied, { manager: opts.manager, dryRun: opts.dryRun, apply: { force: opts.force }, request: { q, res, body: undefined, patch: true } }), render);
+    sendObject(res, 200, await commitUpdate(scope, t, existing, applied, { manager: opts.manager, dryRun: opts.dryRun, apply: { force: opts.force }, request: { q, res } }), render);
     return;
   }
   const patch = parsePatchJson(body, type);
@@ -104,10 +106,10 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
   const meta = metaOf(patched);
   if (meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
   checkBodyNamespace(t, patched);
+  checkPatchFields(t, q, res, type === patchTypes.json ? undefined : body.toString('utf8'), patched);
   const decoded = typedObject(t, patched);
   checkResourceVersion(t, existing, decoded);
-  // Duplicate fields are found in the body of a JSON merge patch only.
-  const request = { q, res, body: type === patchTypes.merge ? body : undefined, patch: true };
+  const request = { q, res };
   sendObject(res, 200, await commitUpdate(scope, t, existing, decoded, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined, request }), render);
 }
 

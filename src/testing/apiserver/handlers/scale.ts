@@ -10,11 +10,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isObject } from '../object-meta.ts';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch/index.ts';
 import type { ScalePaths } from '../resources.ts';
-import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
+import { badRequest, conflict, internalError, invalid, notFound, optimisticLockMessage } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
 import { parsePatchJson, patchTypeOf, patchTypes } from './patch.ts';
 import { patchFailure } from './patch-failure.ts';
-import { parseBody, display } from './request-body.ts';
+import { parseBody, display, parseKubeYaml } from './request-body.ts';
+import { mutateWrite, validateWrite } from './admit.ts';
+import { scaleFromCustomResource, ScaleAccessError } from '../registry/apiextensions/scale.ts';
 import { sendObject, type Render } from './response.ts';
 import { objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { commitUpdate } from './update.ts';
@@ -53,8 +55,22 @@ function matchLabelsSelector(spec: Obj): string {
     .join(',');
 }
 
+// What the Scale of a custom resource without spec replicas carries into a patch (the smallest int32), as upstream signals it.
+const invalidSpecReplicas = -2147483648;
+
+/** A custom resource's Scale from its CRD's paths, and whether it has spec replicas (500 when a path holds the wrong type). */
+function customScaleOf(t: Target, o: Obj): { scale: Obj; found: boolean } {
+  try {
+    return scaleFromCustomResource(o, t.r.scale!);
+  } catch (err) {
+    if (err instanceof ScaleAccessError) throw internalError(err.message);
+    throw err;
+  }
+}
+
 /** The Scale view of a stored object. */
 function scaleOf(t: Target, o: Obj): Obj {
+  if (t.r.scale !== undefined) return customScaleOf(t, o).scale;
   const meta = o.metadata as Obj;
   const paths = t.r.scale ?? workloadPaths;
   const replicas = getPath(o, paths.specReplicasPath);
@@ -79,7 +95,10 @@ function existingOf(scope: RequestScope, t: Target): StoredObject {
 
 /** Serves GET of /scale. */
 export function getScale(scope: RequestScope, t: Target, render: Render, res: ServerResponse): void {
-  sendObject(res, 200, JSON.stringify(scaleOf(t, existingOf(scope, t).obj)), render);
+  const o = existingOf(scope, t).obj;
+  // apiextensions-apiserver answers 500 for a custom resource without spec replicas.
+  if (t.r.scale !== undefined && !customScaleOf(t, o).found) throw internalError(`the spec replicas field ${JSON.stringify(t.r.scale.specReplicasPath)} does not exist`);
+  sendObject(res, 200, JSON.stringify(scaleOf(t, o)), render);
 }
 
 /** PUT or PATCH of /scale: changes the replicas field and answers with the new Scale. */
@@ -88,12 +107,21 @@ export async function writeScale(scope: RequestScope, t: Target, q: URLSearchPar
   const opts = createOptions(q, req, patch ? 'PatchOptions' : 'UpdateOptions', patch ? { apply: type === patchTypes.apply } : undefined);
   const name = t.name!;
   const existing = existingOf(scope, t);
+  const custom = t.r.scale;
   let scale: unknown;
-  if (patch) {
-    if (type === patchTypes.apply) throw badRequest('apply patches are not supported for the scale subresource');
+  if (patch && type === patchTypes.apply) {
+    // Custom resources take an applied Scale as the Scale to write (no field ownership of the replicas is tracked).
+    if (custom === undefined) throw badRequest('apply patches are not supported for the scale subresource');
+    try {
+      scale = parseKubeYaml(body.toString('utf8'));
+    } catch (err) {
+      throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  } else if (patch) {
     const p = parsePatchJson(body, type);
     try {
       const current = scaleOf(t, existing.obj);
+      if (custom !== undefined && !customScaleOf(t, existing.obj).found) current.spec = { replicas: invalidSpecReplicas };
       if (type === patchTypes.json) scale = applyJsonPatch(current, p);
       else if (type === patchTypes.merge) scale = applyMergePatch(current, p);
       else scale = applyStrategicMergePatch(current, p, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
@@ -106,12 +134,22 @@ export async function writeScale(scope: RequestScope, t: Target, q: URLSearchPar
   if (meta.name !== undefined && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
   if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
   const replicas = isObject(scale.spec) ? (scale.spec.replicas ?? 0) : 0;
-  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+  if (replicas === invalidSpecReplicas && custom !== undefined) throw badRequest(`the spec replicas field ${JSON.stringify(custom.specReplicasPath)} cannot be empty`);
+  // A custom resource's replicas are checked by its own validation, at the declared path.
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || (custom === undefined && replicas < 0)) {
     throw invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${display(replicas)}: must be greater than or equal to 0` }]);
   }
   const candidate = structuredClone(existing.obj);
-  setPath(candidate, (t.r.scale ?? workloadPaths).specReplicasPath, replicas);
+  const paths = custom ?? workloadPaths;
+  setPath(candidate, paths.specReplicasPath, replicas);
+  if (scope.admission.active()) {
+    // Webhooks see the Scale of the object as it would be written, and the Scale before.
+    const oldScale = scaleOf(t, existing.obj);
+    const mutated = await mutateWrite(scope, t, 'UPDATE', q, res, scaleOf(t, candidate), oldScale);
+    if (mutated !== undefined) setPath(candidate, paths.specReplicasPath, isObject(mutated.spec) && mutated.spec.replicas !== undefined ? mutated.spec.replicas : 0);
+    await validateWrite(scope, t, 'UPDATE', q, res, scaleOf(t, candidate), oldScale);
+  }
   const main: Target = { ...t, subresource: undefined };
-  const out = await commitUpdate(scope, main, existing, candidate, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined, request: { q, res, body: undefined, patch } });
+  const out = await commitUpdate(scope, main, existing, candidate, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined });
   sendObject(res, 200, JSON.stringify(scaleOf(t, JSON.parse(out) as Obj)), render);
 }

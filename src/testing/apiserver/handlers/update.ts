@@ -10,14 +10,17 @@ import { admit, validateAdmission, type PluginAttributes } from '../admission/pl
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
-import { acceptedCrdStatus, customResourcesOf, isNoop, metaOf } from '../object-meta.ts';
+import { acceptedCrdStatus, customResourcesOf, isNoop, metaOf, validateUpdateMeta } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { beforeUpdate, storageForm } from '../registry/rest.ts';
 import { strategyFor } from '../registry/strategy.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
-import { checkBodyNamespace, checkFields, createObject, createTracker, type WriteRequest } from './create.ts';
+import { checkBodyNamespace, createObject, createTracker, type WriteRequest } from './create.ts';
+import { checkBodyFields } from './field-validation.ts';
+import { serveCustomResource } from '../registry/apiextensions/serving-info.ts';
+import { admitWebhookConfiguration } from '../registry/admissionregistration/webhook-configuration.ts';
 import { shouldDeleteDuringUpdate } from '../registry/delete.ts';
 import { removeObject } from '../registry/generic/deletion.ts';
 import { applyOrThrow } from './patch-failure.ts';
@@ -46,6 +49,7 @@ export function checkResourceVersion(t: Target, existing: StoredObject, candidat
 export async function updateResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, render: Render, res: ServerResponse): Promise<void> {
   const opts = createOptions(q, req, 'UpdateOptions');
   const obj = decodeObject(scope.registry, req, body, t);
+  checkBodyFields(t, q, req, res, body, obj);
   const meta = metaOf(obj);
   const name = t.name!;
   if (meta.name !== undefined && meta.name !== '' && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
@@ -55,31 +59,25 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
     if (t.subresource !== undefined || !strategyFor(t.r).allowCreateOnUpdate) throw notFound(t.r, name);
     meta.name = name;
     delete meta.resourceVersion;
-    sendObject(res, 201, await createObject(scope, t, obj, { dryRun: opts.dryRun, manage: createTracker(scope, t, opts.manager), request: { q, res, body } }), render);
+    sendObject(res, 201, await createObject(scope, t, obj, { dryRun: opts.dryRun, manage: createTracker(scope, t, opts.manager), request: { q, res } }), render);
     return;
   }
   checkResourceVersion(t, existing, obj);
-  sendObject(res, 200, await commitUpdate(scope, t, existing, obj, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined, request: { q, res, body } }), render);
+  // The custom resource strategy does not allow unconditional updates (AllowUnconditionalUpdate false).
+  if (t.r.custom && (typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '')) {
+    throw invalid(t.r.group, t.r.resource, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
+  }
+  sendObject(res, 200, await commitUpdate(scope, t, existing, obj, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined, request: { q, res } }), render);
 }
 
 /**
  * The shared tail of PUT, PATCH and /scale writes: merges the candidate with the stored object
  * (managed fields, or server-side apply), mutating admission (built-in plugins, then webhooks),
- * BeforeUpdate, the custom resource schema, validating admission, fieldValidation, no-op detection,
- * the write. Returns the encoded result.
+ * BeforeUpdate, the custom resource schema, validating admission, no-op detection, the write. Returns
+ * the encoded result. fieldValidation is the caller's, on the body.
  */
 export async function commitUpdate(scope: RequestScope, t: Target, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions): Promise<string> {
-  const unknown: string[] = [];
-  const rq = o.request;
-  try {
-    const out = await updateObject(scope, t, existing, candidate, o, unknown);
-    if (rq !== undefined) checkFields(t, rq.q, rq.res, rq.body, unknown);
-    return out;
-  } catch (err) {
-    // Strict fieldValidation fails before anything else; Warn's warnings go with the failure too.
-    if (rq !== undefined) checkFields(t, rq.q, rq.res, rq.body, unknown);
-    throw err;
-  }
+  return updateObject(scope, t, existing, candidate, o);
 }
 
 // The update's subresource as the managed fields and the strategies see it.
@@ -102,13 +100,19 @@ function admitUpdate(scope: RequestScope, t: Target, existing: StoredObject, can
   return { managed, attrs };
 }
 
-/** BeforeUpdate, the custom resource schema (pruned paths pushed to `unknown`), the built-in validating admission plugins. */
-function validateUpdate(scope: RequestScope, t: Target, existing: StoredObject, managed: Obj, attrs: PluginAttributes, unknown: string[]): Obj {
+/**
+ * BeforeUpdate, webhook configurations' defaults and validation, the custom resource schema (with the
+ * metadata errors), the built-in validating admission plugins.
+ */
+function validateUpdate(scope: RequestScope, t: Target, existing: StoredObject, managed: Obj, attrs: PluginAttributes): Obj {
   const old = existing.obj;
   const prepared = beforeUpdate(t.r, managed, structuredClone(old), { subresource: strategySubresource(t), ctx: scope });
+  const webhookErrors = admitWebhookConfiguration(t.r.group, t.r.resource, prepared) ?? [];
+  if (webhookErrors.length > 0) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(webhookErrors));
   if (t.r.schema !== undefined) {
-    const admitted = admitCustomResource(t.r.schema, prepared, old, { validate: scope.config.schemaValidation !== false });
-    unknown.push(...admitted.unknown);
+    // A custom resource's metadata errors are reported with its schema's.
+    const objectMeta = validateUpdateMeta(t.r, metaOf(prepared), metaOf(old));
+    const admitted = admitCustomResource(t.r.schema, prepared, old, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, status: t.subresource === 'status', objectMeta });
     if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(admitted.errors));
   }
   validateAdmission({ ...attrs, object: prepared });
@@ -140,27 +144,26 @@ function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, pre
     return encodeStored(t, { ...gone, obj: next, json: JSON.stringify({ ...next, metadata: { ...metaOf(next), resourceVersion: String(gone.rv) } }) });
   }
   const stored = scope.storage.write(store, existing.key, 'MODIFIED', next);
-  if (crdEntries !== undefined) scope.registry.setCustomResource(t.name!, crdEntries);
+  if (crdEntries !== undefined) serveCustomResource(scope.registry, scope.storage, t.name!, crdEntries);
   return encodeStored(t, stored);
 }
 
-async function updateObject(scope: RequestScope, t: Target, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions, unknown: string[]): Promise<string> {
+async function updateObject(scope: RequestScope, t: Target, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions): Promise<string> {
   const old = existing.obj;
   const rq = o.request;
   const admitted = admitUpdate(scope, t, existing, candidate, o);
   let managed = admitted.managed;
-  const patch = o.apply !== undefined || rq?.patch === true;
   if (rq !== undefined) {
-    const mutated = await mutateWrite(scope, t, 'UPDATE', rq.q, rq.res, managed, old, patch);
+    const mutated = await mutateWrite(scope, t, 'UPDATE', rq.q, rq.res, managed, old);
     if (mutated !== undefined) managed = typedObject(t, mutated);
   }
-  const prepared = validateUpdate(scope, t, existing, managed, admitted.attrs, unknown);
-  if (rq !== undefined) await validateWrite(scope, t, 'UPDATE', rq.q, rq.res, prepared, old, patch);
+  const prepared = validateUpdate(scope, t, existing, managed, admitted.attrs);
+  if (rq !== undefined) await validateWrite(scope, t, 'UPDATE', rq.q, rq.res, prepared, old);
   return storeUpdate(scope, t, existing, prepared, o.dryRun);
 }
 
 /** The server's own updates (the controllers running inside it): every step of {@link commitUpdate} but the webhooks and fieldValidation. */
 export function updateInternal(scope: RequestScope, t: Target, existing: StoredObject, candidate: Obj, manager: string): string {
   const { managed, attrs } = admitUpdate(scope, t, existing, candidate, { manager, dryRun: false, apply: undefined });
-  return storeUpdate(scope, t, existing, validateUpdate(scope, t, existing, managed, attrs, []), false);
+  return storeUpdate(scope, t, existing, validateUpdate(scope, t, existing, managed, attrs), false);
 }

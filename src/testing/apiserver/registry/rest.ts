@@ -52,7 +52,8 @@ export function beforeCreate(r: ApiResource, obj: Obj, o: { namespace: string; n
   const strategy = strategyFor(r);
   strategy.prepareForCreate?.(obj, o.ctx);
   const name = typeof meta.name === 'string' ? meta.name : '';
-  rejectIfInvalid(r, name, [...validateObjectMeta(meta, { namespaced: r.namespaced, name: strategy.name }), ...(strategy.validate?.(obj) ?? [])]);
+  // A custom resource's metadata errors are reported with its schema's (the caller's).
+  rejectIfInvalid(r, name, [...(r.schema === undefined ? validateObjectMeta(meta, { namespaced: r.namespaced, name: strategy.name }) : []), ...(strategy.validate?.(obj) ?? [])]);
   if (isNamespaces(r)) {
     const causes = validateNamespaceCreate(obj);
     if (causes.length > 0) throw invalid(r.group, r.kind, name, causes);
@@ -110,7 +111,7 @@ export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subr
   if (o.subresource === undefined && r.tracksGeneration && specChanged(r, old, next)) meta.generation = (typeof oldMeta.generation === 'number' ? oldMeta.generation : 0) + 1;
   const rules = { namespaced: r.namespaced, name: strategy.name };
   // The generic registry and the strategy both check the metadata update rules (their errors repeat).
-  const errors = [...validateObjectMetaUpdate(meta, oldMeta, rules), ...validateObjectMetaUpdate(meta, oldMeta, rules)];
+  const errors = r.schema === undefined ? [...validateObjectMetaUpdate(meta, oldMeta, rules), ...validateObjectMetaUpdate(meta, oldMeta, rules)] : [];
   if (o.subresource === 'status') errors.push(...(strategy.validateStatusUpdate?.(next, old) ?? []));
   else if (o.subresource === undefined) errors.push(...(strategy.validateUpdate?.(next, old) ?? strategy.validate?.(next) ?? []));
   const name = typeof meta.name === 'string' ? meta.name : '';
