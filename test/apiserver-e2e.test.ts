@@ -1,0 +1,98 @@
+/**
+ * Answers of the API server that the real-cluster lane found the embedded server giving differently,
+ * asserted as kube-apiserver v1.24 gives them: these run on both backends (docs/testing-real-cluster.md).
+ */
+import assert from 'node:assert/strict';
+import type { ConfigMap } from '../src/api/core/v1.ts';
+import type { Status } from '../src/api/meta/v1.ts';
+import type { CustomResourceDefinition } from '../src/api/apiextensions/v1.ts';
+import { isNotFound, statusOf } from '../src/apimachinery/errors.ts';
+import { RestClient } from '../src/rest/index.ts';
+import { e2eTest, type E2eEnv } from './support/backend.ts';
+
+/** The Status of a failed request (code, reason and message only). */
+async function failure(request: Promise<unknown>): Promise<Pick<Status, 'code' | 'reason' | 'message'>> {
+  const err = await request.then(
+    () => assert.fail('the request succeeded'),
+    (e: unknown) => e,
+  );
+  const s = statusOf(err);
+  assert.ok(s !== undefined, `expected a Status, got ${String(err)}`);
+  return { code: s.code, reason: s.reason, message: s.message };
+}
+
+/** PATCH with an apply patch of `body` (sent as JSON, which is YAML) to `path` as field manager `t`. */
+function applyTo(rest: RestClient, path: string, body: unknown): Promise<unknown> {
+  return rest.json({ verb: 'PATCH', path, query: [['fieldManager', 't']], headers: { 'content-type': 'application/apply-patch+yaml' }, body: JSON.stringify(body) });
+}
+
+function restOf(env: E2eEnv): RestClient {
+  const rest = new RestClient(env.restConfig());
+  env.defer(() => rest.close());
+  return rest;
+}
+
+e2eTest('an apply patch must declare its apiVersion and kind: nothing is taken from the URL', async (env) => {
+  const rest = restOf(env);
+  const cms = `/api/v1/namespaces/${env.namespace}/configmaps`;
+  const incorrectVersion = (specified: string) => ({ code: 400, reason: 'BadRequest', message: `Incorrect version specified in apply patch. Specified patch version: ${specified}, expected: v1` });
+  assert.deepEqual(await failure(applyTo(rest, `${cms}/a`, { kind: 'ConfigMap', metadata: { name: 'a' } })), incorrectVersion(''));
+  assert.deepEqual(await failure(applyTo(rest, `${cms}/a`, { metadata: { name: 'a' } })), incorrectVersion(''));
+  assert.deepEqual(await failure(applyTo(rest, `${cms}/a`, { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'a' } })), incorrectVersion('apps/v1'));
+  // The version is checked before managedFields, managedFields before the kind.
+  assert.deepEqual(await failure(applyTo(rest, `${cms}/a`, { apiVersion: 'v2', kind: 'ConfigMap', metadata: { name: 'a', managedFields: [{ manager: 'x' }] } })), incorrectVersion('v2'));
+  assert.deepEqual(await failure(applyTo(rest, `${cms}/a`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'a', managedFields: [{ manager: 'x' }] } })), { code: 400, reason: 'BadRequest', message: 'metadata.managedFields must be nil' });
+  // A kind without a type in v1 (none, a list, a kind of no resource) is an untyped error: 500 without a reason.
+  for (const kind of [undefined, 'ConfigMapList', 'Gadget']) {
+    const got = await failure(applyTo(rest, `${cms}/a`, { apiVersion: 'v1', ...(kind === undefined ? {} : { kind }), metadata: { name: 'a' } }));
+    assert.deepEqual(got, { code: 500, reason: undefined, message: `failed to create typed patch object (/a; /v1, Kind=${kind ?? ''}): no corresponding type for /v1, Kind=${kind ?? ''}` });
+  }
+  // Another resource's kind fails to merge (kube-apiserver prints the Go addresses of the two types there).
+  const other = await failure(applyTo(rest, `${cms}/a`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'a', namespace: env.namespace } }));
+  assert.deepEqual({ ...other, message: other.message?.replace(/but got .*/, 'but got …') }, { code: 500, reason: undefined, message: 'failed to merge config: expected objects of the same type, but got …' });
+  // A new object's name comes from the configuration only; the namespace is checked first.
+  assert.deepEqual(await failure(applyTo(rest, `${cms}/a`, { apiVersion: 'v1', kind: 'ConfigMap' })), { code: 400, reason: 'BadRequest', message: 'the name of the object (a based on URL) was undeterminable: name must be provided' });
+  assert.deepEqual(await failure(applyTo(rest, `${cms}/a`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'elsewhere' } })), { code: 400, reason: 'BadRequest', message: 'the namespace of the provided object does not match the namespace sent on the request' });
+  assert.deepEqual(await failure(applyTo(rest, `${cms}/a`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' } })), { code: 400, reason: 'BadRequest', message: 'the name of the object (b) does not match the name on the URL (a)' });
+  // Nothing was created by any of these; a complete configuration is.
+  await assert.rejects(env.cs.coreV1().configMaps(env.namespace).get('a'), (e) => isNotFound(e));
+  await applyTo(rest, `${cms}/a`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: 'v' } });
+  // An existing object keeps its name when the configuration leaves it out.
+  const updated = (await applyTo(rest, `${cms}/a`, { apiVersion: 'v1', kind: 'ConfigMap', data: { k: 'w' } })) as ConfigMap;
+  assert.deepEqual(updated.data, { k: 'w' });
+});
+
+e2eTest('an apply patch to a custom resource names the URL\'s version: another served version is refused, not converted', async (env) => {
+  const group = `${env.suffix}.example.com`;
+  const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } };
+  const crd: CustomResourceDefinition = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      versions: [
+        { name: 'v1', served: true, storage: true, schema },
+        { name: 'v2', served: true, storage: false, schema },
+      ],
+    },
+  };
+  await env.createCrd(crd);
+  const rest = restOf(env);
+  const widgets = `/apis/${group}/v1/namespaces/${env.namespace}/widgets`;
+  assert.deepEqual(await failure(applyTo(rest, `${widgets}/w`, { apiVersion: `${group}/v2`, kind: 'Widget', metadata: { name: 'w' } })), {
+    code: 400,
+    reason: 'BadRequest',
+    message: `Incorrect version specified in apply patch. Specified patch version: ${group}/v2, expected: ${group}/v1`,
+  });
+  assert.deepEqual(await failure(applyTo(rest, `${widgets}/w`, { apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name: 'w' } })), {
+    code: 500,
+    reason: undefined,
+    message: `failed to create typed patch object (/w; ${group}/v1, Kind=Gadget): no corresponding type for ${group}/v1, Kind=Gadget`,
+  });
+  // Custom resources keep empty objects and lists (they are not Go structs with omitempty fields).
+  const created = (await applyTo(rest, `${widgets}/w`, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { a: {}, b: [] } })) as { spec?: unknown };
+  assert.deepEqual(created.spec, { a: {}, b: [] });
+});
