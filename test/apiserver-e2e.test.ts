@@ -7,6 +7,8 @@ import type { ConfigMap } from '../src/api/core/v1.ts';
 import type { Status } from '../src/api/meta/v1.ts';
 import type { CustomResourceDefinition } from '../src/api/apiextensions/v1.ts';
 import { isNotFound, statusOf } from '../src/apimachinery/errors.ts';
+import type { KubeList } from '../src/apimachinery/object.ts';
+import { PatchType } from '../src/apimachinery/options.ts';
 import { RestClient } from '../src/rest/index.ts';
 import { e2eTest, type E2eEnv } from './support/backend.ts';
 
@@ -95,4 +97,53 @@ e2eTest('an apply patch to a custom resource names the URL\'s version: another s
   // Custom resources keep empty objects and lists (they are not Go structs with omitempty fields).
   const created = (await applyTo(rest, `${widgets}/w`, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { a: {}, b: [] } })) as { spec?: unknown };
   assert.deepEqual(created.spec, { a: {}, b: [] });
+});
+
+e2eTest('deletecollection answers with the objects as listed: each at its last write\'s resourceVersion, the list at the revision it was read at', async (env) => {
+  const cms = env.cs.coreV1().configMaps(env.namespace);
+  // Selected by label: a cluster may publish ConfigMaps of its own into every namespace (kube-root-ca.crt).
+  const labels = { set: 'deleted' };
+  const a = await cms.create({ metadata: { name: 'a', labels }, data: { k: '1' } });
+  const updated = await cms.update({ ...a, data: { k: '2' } });
+  const held = await cms.create({ metadata: { name: 'held', labels, finalizers: ['example.com/hold'] } });
+  // The finalizer is removed again whatever happens: nothing on a real cluster would remove it.
+  env.defer(async () => {
+    await cms.patch('held', PatchType.Merge, { metadata: { finalizers: null } }).catch(() => undefined);
+  });
+  const rest = restOf(env);
+  const answer = await rest.json<KubeList<ConfigMap>>({ verb: 'DELETE', path: `/api/v1/namespaces/${env.namespace}/configmaps`, query: [['labelSelector', 'set=deleted']], headers: {} });
+  assert.deepEqual(
+    answer.items.map((cm) => [cm.metadata?.name, cm.metadata?.resourceVersion, cm.metadata?.deletionTimestamp]),
+    [
+      ['a', updated.metadata?.resourceVersion, undefined],
+      ['held', held.metadata?.resourceVersion, undefined],
+    ],
+  );
+  // The finalizer kept `held`, now marked for deletion by a later write than the LIST the answer was.
+  const marked = await cms.get('held');
+  assert.ok(marked.metadata?.deletionTimestamp !== undefined);
+  assert.ok(Number(answer.metadata?.resourceVersion) >= Number(held.metadata?.resourceVersion), 'the list is read after the last write');
+  assert.ok(Number(answer.metadata?.resourceVersion) < Number(marked.metadata?.resourceVersion), 'the list is read before the deletions');
+});
+
+e2eTest('a deleted object comes back at its last write\'s resourceVersion; the watch sees the deletion at a later one', async (env) => {
+  const sas = env.cs.coreV1().serviceAccounts(env.namespace);
+  await sas.create({ metadata: { name: 'robot' } });
+  const labelled = await sas.patch('robot', PatchType.Merge, { metadata: { labels: { a: 'b' } } });
+  const rv = labelled.metadata?.resourceVersion ?? '';
+  const w = await sas.watch({ resourceVersion: rv, fieldSelector: 'metadata.name=robot' });
+  try {
+    // ServiceAccounts are among the registries that answer a DELETE with the deleted object.
+    const rest = restOf(env);
+    const deleted = await rest.json<{ kind?: string; metadata?: { resourceVersion?: string } }>({ verb: 'DELETE', path: `/api/v1/namespaces/${env.namespace}/serviceaccounts/robot`, query: [], headers: {} });
+    assert.equal(deleted.kind, 'ServiceAccount');
+    assert.equal(deleted.metadata?.resourceVersion, rv);
+    for await (const e of w) {
+      assert.equal(e.type, 'DELETED');
+      assert.ok(Number(e.object.metadata?.resourceVersion) > Number(rv), `${e.object.metadata?.resourceVersion} > ${rv}`);
+      break;
+    }
+  } finally {
+    w.stop();
+  }
 });

@@ -79,20 +79,26 @@ export async function deleteResource(scope: RequestScope, t: Target, q: URLSearc
   send(res, 200, JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }));
 }
 
-/** Serves DELETE on a collection: deletes every selected object and answers with the list of them. */
+/**
+ * Serves DELETE on a collection: lists the selected objects, deletes each, and answers with that list
+ * as it was listed — every item as last written (no deletionTimestamp from this deletion), the list at
+ * the revision it was read at (the generic registry's Store.DeleteCollection returns its LIST).
+ */
 export async function deleteCollection(scope: RequestScope, t: Target, q: URLSearchParams, body: Buffer, res: ServerResponse): Promise<void> {
   const dryRun = dryRunOf(q);
   deleteOptions(body, q);
   const filter = objectFilter(t, parseSelectors(t, q));
   const store = storeOf(t);
+  const listedAt = scope.storage.revision;
+  const listed = scope.storage.listAt(store, listedAt, { namespace: t.namespace }).filter((s) => filter(s.obj));
   const items: string[] = [];
-  for (const s of scope.storage.listAt(store, scope.storage.revision, { namespace: t.namespace })) {
-    if (!filter(s.obj)) continue;
-    const { json } = deleteOne(scope, t, s, dryRun);
+  for (const s of listed) {
+    deleteOne(scope, t, s, dryRun);
+    const json = encodeStored(t, s);
     items.push(t.r.custom ? json : withoutTypeMeta(json));
   }
   const apiVersion = apiVersionString(t.r.group, t.r.version);
-  send(res, 200, `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${scope.storage.revision}"},"items":[${items.join(',')}]}`);
+  send(res, 200, `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${listedAt}"},"items":[${items.join(',')}]}`);
 }
 
 /**
@@ -112,7 +118,11 @@ function deleteOne(scope: RequestScope, t: Target, existing: StoredObject, dryRu
     return { json: encodeStored(t, scope.storage.write(store, existing.key, 'MODIFIED', next)), pending: true };
   }
   if (dryRun) return { json: encodeStored(t, existing), pending: false };
-  return { json: encodeStored(t, removeObject(scope, store, existing.key, existing.obj)), pending: false };
+  const gone = removeObject(scope, store, existing.key, existing.obj);
+  // The object as last written, at that write's resourceVersion (the etcd3 store's conditionalDelete
+  // decodes the state it deleted); watchers see it at the deletion's. A namespace answers with its
+  // final Terminating state instead.
+  return { json: encodeStored(t, store === namespacesStore ? gone : existing), pending: false };
 }
 
 /** Removes an object for good, with the side effects of namespaces and CRDs going away. */
