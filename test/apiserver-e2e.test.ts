@@ -147,3 +147,53 @@ e2eTest('a deleted object comes back at its last write\'s resourceVersion; the w
     w.stop();
   }
 });
+
+e2eTest('a pod is marked for deletion before it goes: the DELETE answers with the mark, the watch sees MODIFIED then DELETED', async (env) => {
+  const pods = env.cs.coreV1().pods(env.namespace);
+  const created = await pods.create({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+  const rv = created.metadata?.resourceVersion ?? '';
+  const w = await pods.watch({ resourceVersion: rv, fieldSelector: 'metadata.name=p' });
+  try {
+    const rest = restOf(env);
+    // An unscheduled pod has a grace period of 0: marked, then removed at once.
+    const deleted = await rest.json<{ kind?: string; metadata?: { resourceVersion?: string; deletionTimestamp?: string; deletionGracePeriodSeconds?: number } }>({ verb: 'DELETE', path: `/api/v1/namespaces/${env.namespace}/pods/p`, query: [], headers: {} });
+    assert.equal(deleted.kind, 'Pod');
+    assert.equal(deleted.metadata?.deletionGracePeriodSeconds, 0);
+    assert.ok(deleted.metadata?.deletionTimestamp !== undefined);
+    assert.ok(Number(deleted.metadata?.resourceVersion) > Number(rv));
+    const seen: Array<[string, string | undefined]> = [];
+    for await (const e of w) {
+      seen.push([e.type, e.object.metadata?.resourceVersion]);
+      if (e.type === 'DELETED') break;
+    }
+    assert.deepEqual(seen[0], ['MODIFIED', deleted.metadata?.resourceVersion]);
+    assert.equal(seen.length, 2);
+    assert.equal(seen[1]?.[0], 'DELETED');
+    assert.ok(Number(seen[1]?.[1]) > Number(deleted.metadata?.resourceVersion));
+  } finally {
+    w.stop();
+  }
+});
+
+e2eTest('empty maps of a built-in object are not kept (omitempty through the storage round trip); empty structs are', async (env) => {
+  const cms = env.cs.coreV1().configMaps(env.namespace);
+  const created = await cms.create({ metadata: { name: 'empty' }, data: {}, binaryData: {} });
+  assert.equal(created.data, undefined);
+  assert.equal(created.binaryData, undefined);
+  const updated = await cms.update({ ...created, data: {} });
+  assert.equal(updated.data, undefined);
+  const patched = await cms.patch('empty', PatchType.Merge, { data: { k: 'v' } });
+  assert.deepEqual(patched.data, { k: 'v' });
+  const emptied = await cms.patch('empty', PatchType.Merge, { data: { k: null } });
+  assert.equal(emptied.data, undefined);
+  const rest = restOf(env);
+  const applied = (await applyTo(rest, `/api/v1/namespaces/${env.namespace}/configmaps/applied`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: {} })) as ConfigMap;
+  assert.equal(applied.data, undefined);
+  // Nested: a Service's selector, a pod template's nodeSelector; an empty struct stays.
+  const svc = await env.cs.coreV1().services(env.namespace).create({ metadata: { name: 's' }, spec: { ports: [{ port: 80 }], selector: {} } });
+  assert.equal(svc.spec?.selector, undefined);
+  const pod = await env.cs.coreV1().pods(env.namespace).create({ metadata: { name: 'p' }, spec: { nodeSelector: {}, securityContext: {}, containers: [{ name: 'c', image: 'busybox', resources: { limits: {} } }] } });
+  assert.equal(pod.spec?.nodeSelector, undefined);
+  assert.deepEqual(pod.spec?.securityContext, {});
+  assert.deepEqual(pod.spec?.containers[0]?.resources, {});
+});

@@ -57,10 +57,8 @@ export const Capability = {
   // What kube-apiserver has and the embedded server does not (yet): such tests run in the real lane only.
   /** API aggregation: APIServices (apiregistration.k8s.io) whose groups the apiserver proxies to their backends. */
   ApiAggregation: 'apiAggregation',
-  /** The pod subresources that need no kubelet: pods/binding, pods/eviction, pods/ephemeralcontainers. */
+  /** The pod subresources the embedded server does not serve and that need no kubelet: pods/eviction, pods/ephemeralcontainers. */
   PodSubresources: 'podSubresources',
-  /** namespaces/finalize (what the namespace controller writes once a namespace is empty). */
-  NamespaceFinalize: 'namespaceFinalize',
   /** CertificateSigningRequests (certificates.k8s.io/v1) and their /approval subresource. */
   CertificateApproval: 'certificateApproval',
   /** Server-side apply to a /scale subresource. */
@@ -78,8 +76,7 @@ const capabilityReasons: Record<Capability, string> = {
   aggregatedDiscovery: 'the cluster does not serve aggregated discovery',
   ownServer: 'runs an embedded API server of its own; nothing to point at a cluster',
   apiAggregation: 'the cluster does not serve apiregistration.k8s.io/v1 APIServices',
-  podSubresources: 'the cluster does not serve pods/binding, pods/eviction and pods/ephemeralcontainers',
-  namespaceFinalize: 'the cluster does not serve namespaces/finalize',
+  podSubresources: 'the cluster does not serve pods/eviction and pods/ephemeralcontainers',
   certificateApproval: 'the cluster does not serve certificatesigningrequests/approval (certificates.k8s.io/v1)',
   scaleApply: 'the cluster refuses apply patches to /scale',
 };
@@ -88,7 +85,6 @@ const capabilityReasons: Record<Capability, string> = {
 const clusterOnly: ReadonlySet<Capability> = new Set([
   Capability.ApiAggregation,
   Capability.PodSubresources,
-  Capability.NamespaceFinalize,
   Capability.CertificateApproval,
   Capability.ScaleApply,
 ]);
@@ -264,8 +260,7 @@ async function servedClusterCapabilities(config: RestConfig): Promise<Capability
     const core = await names('v1');
     const out: Capability[] = [];
     if ((await names('apiregistration.k8s.io/v1')).has('apiservices')) out.push(Capability.ApiAggregation);
-    if (['pods/binding', 'pods/eviction', 'pods/ephemeralcontainers'].every((n) => core.has(n))) out.push(Capability.PodSubresources);
-    if (core.has('namespaces/finalize')) out.push(Capability.NamespaceFinalize);
+    if (['pods/eviction', 'pods/ephemeralcontainers'].every((n) => core.has(n))) out.push(Capability.PodSubresources);
     if ((await names('certificates.k8s.io/v1')).has('certificatesigningrequests/approval')) out.push(Capability.CertificateApproval);
     const scaleApply = await rest
       .json({ verb: 'PATCH', path: `/apis/apps/v1/namespaces/kl-e2e-probe-${random()}/deployments/none/scale`, query: [['fieldManager', 'kubeloom-e2e-probe']], headers: { 'content-type': 'application/apply-patch+yaml' }, body: '{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"none"}}' })

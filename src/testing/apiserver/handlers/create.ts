@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyCreateDefaults, podQOSClass, type ServiceAllocator } from '../defaults.ts';
+import { dropEmptyMaps } from '../omit-empty-maps.ts';
 import { acceptedCrdStatus, customResourcesOf, dropEmptyMetadata, generateName, isObject, metaOf, validateName } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
@@ -74,6 +75,7 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
   if (t.r.tracksGeneration) meta.generation = 1;
   else delete meta.generation;
   dropEmptyMetadata(obj);
+  if (!t.r.custom) dropEmptyMaps(t.r.group, t.r.version, t.r.kind, obj);
   createDefaults(t.r, obj, scope.allocator);
   if (t.r.group === '' && t.r.resource === 'namespaces') {
     const nsCauses = validateNamespaceCreate(obj);
