@@ -5,6 +5,7 @@
 export * from './config.ts';
 export * from './request.ts';
 export * from './errors.ts';
+export * from './list-decoder.ts';
 export * from './client.ts';
 export * from './token-bucket.ts';
 export * from './token-file.ts';
