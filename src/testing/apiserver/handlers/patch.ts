@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isObject, metaOf } from '../object-meta.ts';
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch/index.ts';
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, checkAppliedConfiguration } from '../patch/index.ts';
 import { apiVersionString } from '../resources.ts';
 import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
 import { badRequest, notFound, unsupportedMediaType } from '../status.ts';
@@ -67,15 +67,23 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
     }
     if (!isObject(patch)) throw badRequest('error decoding YAML: the apply patch must be an object');
     const applied = patch;
-    checkType(scope.registry, t, applied);
+    // Unlike other bodies, an apply patch must say what it is: nothing is taken from the URL.
+    const servedKinds = scope.registry.resources(t.r.group, t.r.version).map((r) => r.kind);
+    try {
+      checkAppliedConfiguration(applied, { apiVersion: apiVersionString(t.r.group, t.r.version), kind: t.r.kind, servedKinds });
+    } catch (err) {
+      throw patchFailure(err);
+    }
     checkAppliedFields(t, applied);
     const meta = metaOf(applied);
     if (meta.managedFields !== undefined && meta.managedFields !== null) throw badRequest('metadata.managedFields must be nil');
+    // After the merge upstream: the namespace (EnsureObjectNamespaceMatchesRequestNamespace), then the name (checkName).
+    if (t.r.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== t.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     if (meta.name !== undefined && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
-    checkBodyNamespace(t, applied);
     if (existing === undefined) {
       if (t.subresource !== undefined) throw notFound(t.r, name);
-      meta.name = name;
+      // A new object gets its name from the configuration only (the live object it merges into has none).
+      if (meta.name === undefined || meta.name === '') throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
       if (t.r.namespaced) meta.namespace = t.namespace;
       const apiVersion = apiVersionString(t.r.group, t.r.version);
       const out = await createObject(scope, t, applied, {

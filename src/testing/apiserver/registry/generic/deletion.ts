@@ -18,15 +18,10 @@ import { defaultGarbageCollectionPolicy, deletionFinalizersForGarbageCollection,
 
 type Obj = Record<string, unknown>;
 
-/**
- * Stores whose strategy deletes gracefully (pkg/registry/core/pod/strategy.go CheckGracefulDeleteable).
- * Without a kubelet to wait for, the grace period is always zero here: an unscheduled pod's, as upstream,
- * and a scheduled one's too.
- */
-const gracefulDeletion: ReadonlySet<string> = new Set(['pods']);
-
 // The storage key of CustomResourceDefinitions.
 const crdStore = storageKey('apiextensions.k8s.io', 'customresourcedefinitions');
+// Pods: the one resource whose strategy deletes gracefully (RESTGracefulDeleteStrategy).
+const podsStore = storageKey('', 'pods');
 
 /** What a DELETE did. */
 export interface DeleteResult {
@@ -89,21 +84,23 @@ export function storeDelete(scope: RegistryContext, r: ApiResource, existing: St
     const stored = scope.storage.write(store, existing.key, 'MODIFIED', next);
     return { object: stored.obj, stored, pending: true };
   }
-  if (gracefulDeletion.has(store)) {
-    // The pod strategy's graceful deletion with a zero grace period: the object is stamped (one MODIFIED
-    // change), then removed; the answer carries the stamp.
+  if (store === podsStore && meta.deletionTimestamp === undefined) {
+    // The pod strategy's graceful deletion: BeforeDelete marks the pod (a write of its own, seen by
+    // watchers as MODIFIED), and with a grace period of 0 the marked pod is removed at once; the answer
+    // is the marked pod. A kube-apiserver would leave a scheduled pod with a grace period for its
+    // kubelet; here every pod's period is 0.
     const next = structuredClone(existing.obj);
-    const m = metaOf(next);
-    m.deletionTimestamp ??= scope.now();
-    m.deletionGracePeriodSeconds = 0;
+    markAsDeleting(metaOf(next), scope.now());
     if (dryRun) return { object: next, stored: undefined, pending: false };
-    const stamped = scope.storage.write(store, existing.key, 'MODIFIED', next);
-    const gone = removeObject(scope, store, stamped);
-    return { object: gone.obj, stored: gone, pending: false };
+    const marked = scope.storage.write(store, existing.key, 'MODIFIED', next);
+    removeObject(scope, store, marked);
+    return { object: marked.obj, stored: marked, pending: false };
   }
   if (dryRun) return { object: existing.obj, stored: existing, pending: false };
-  const gone = removeObject(scope, store, existing);
-  return { object: gone.obj, stored: gone, pending: false };
+  removeObject(scope, store, existing);
+  // The answer is the object as last written, at that write's resourceVersion (the etcd3 store's
+  // conditionalDelete decodes the state it deleted); watchers see it at the deletion's revision.
+  return { object: existing.obj, stored: existing, pending: false };
 }
 
 /**
