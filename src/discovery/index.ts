@@ -1,3 +1,5 @@
 /** kubeloom/discovery: the cached discovery client and the RESTMapper built on it. */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../node-version.ts';
 export * from './discovery-client.ts';
 export * from './rest-mapper.ts';

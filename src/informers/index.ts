@@ -1,2 +1,4 @@
 /** kubeloom/informers: typed, dynamic and metadata-only shared informer factories. */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../node-version.ts';
 export * from './factory.ts';

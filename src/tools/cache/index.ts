@@ -1,4 +1,6 @@
 /** kubeloom/tools/cache: stores, indexers, queues, reflectors, shared informers, listers (client-go tools/cache). */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../../node-version.ts';
 export * from './key-functions.ts';
 export * from './indexer.ts';
 export * from './thread-safe-store.ts';

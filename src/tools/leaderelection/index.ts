@@ -1,6 +1,8 @@
 /**
  * Leader election on coordination.k8s.io/v1 Leases (client-go tools/leaderelection).
  */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../../node-version.ts';
 export {
   DEFAULT_LEASE_DURATION_MS,
   DEFAULT_RENEW_DEADLINE_MS,

@@ -3,6 +3,8 @@
  * never hands one item to two workers, delayed and rate-limited variants, client-go's rate limiters,
  * metrics under upstream's names, and a worker loop.
  */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../../node-version.ts';
 export { FifoStorage, Queue } from './queue.ts';
 export type { GetResult, QueueInterface, QueueOptions, QueueStorage } from './queue.ts';
 export { DelayingQueue, maxWaitMs } from './delaying-queue.ts';
