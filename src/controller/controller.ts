@@ -3,11 +3,13 @@
  * reconcile them (the pattern of client-go's sample-controller and the ReplicaSet controller, with
  * controller-runtime's result handling).
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Counter, Histogram } from 'prom-client';
 import { KubeloomError } from '../apimachinery/errors.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import { defaultControllerRateLimiter } from '../util/workqueue/default-rate-limiters.ts';
 import { newPrometheusMetricsProvider } from '../util/workqueue/prometheus-metrics.ts';
+import { asPromRegistry, promClient } from '../util/prometheus/prom-client.ts';
+import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import type { RateLimiter } from '../util/workqueue/rate-limiter.ts';
 import { RateLimitingQueue, type RateLimitingInterface } from '../util/workqueue/rate-limiting-queue.ts';
 import type { HasSynced, KeySink } from './event-handler.ts';
@@ -48,8 +50,11 @@ export interface ControllerOptions {
   rateLimiter?: RateLimiter<string>;
   /** Time source for the queue, durations and the shutdown grace. Default: {@link realClock}. */
   clock?: Clock;
-  /** Registers the controller's and its queue's metrics here. Default: none recorded. */
-  metrics?: Registry;
+  /**
+   * Registers the controller's and its queue's metrics in this prom-client `Registry` (prom-client,
+   * an optional peer dependency, is loaded then). Default: none recorded, prom-client not loaded.
+   */
+  metrics?: PrometheusRegistry;
   /** Reports reconcile errors. Default: one `console.error` line per failure. */
   onError?: (error: unknown, key: string) => void;
   /** How often to poll informers while waiting for them to sync (upstream WaitForCacheSync: 100 ms). */
@@ -92,7 +97,9 @@ interface ControllerMetrics {
   duration: Histogram<'controller'>;
 }
 
-function controllerMetrics(registry: Registry): ControllerMetrics {
+function controllerMetrics(metrics: PrometheusRegistry): ControllerMetrics {
+  const { Counter, Histogram } = promClient();
+  const registry = asPromRegistry(metrics);
   // Several controllers share one registry: each metric is registered once and labelled per controller.
   const existing = <M>(name: string): M | undefined => registry.getSingleMetric(name) as M | undefined;
   return {

@@ -7,7 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
-import { collectDefaultMetrics, Registry } from 'prom-client';
 import { isAlreadyExists, isNotFound } from '../apimachinery/errors.ts';
 import { loadKubeConfig } from '../clientcmd/load.ts';
 import { NoConfigurationError } from '../clientcmd/errors.ts';
@@ -18,6 +17,7 @@ import type { RestConfig } from '../rest/config.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
 import { startApiServer, type ApiServer } from '../testing/index.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
+import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
 import { Progress, type ProgressOutput } from './progress.ts';
 import { DemoRuntime } from './runtime.ts';
@@ -90,6 +90,23 @@ async function ensureCrd(rest: RestClient, namespace: string, signal: AbortSigna
   throw new Error(`CustomResourceDefinition ${podSetCrd.metadata?.name ?? ''} did not become Established`);
 }
 
+/**
+ * A registry with the process metrics, or undefined when prom-client (an optional peer dependency)
+ * is not installed: the demo then runs without /metrics.
+ */
+async function processMetricsRegistry(): Promise<PrometheusRegistry | undefined> {
+  let prom: typeof import('prom-client');
+  try {
+    prom = await import('prom-client');
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    throw err;
+  }
+  const registry = new prom.Registry();
+  prom.collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
 function fmtMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
@@ -122,8 +139,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     config = { ...config, qps: 20, burst: 30 };
   }
   const rest = new RestClient(config!);
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const registry = await processMetricsRegistry();
 
   const namespace = embedded ? workloadNamespace : (options.namespace ?? (inCluster ? (env['POD_NAMESPACE'] ?? (await inClusterNamespace())) : ''));
   const leaseNamespace = embedded ? 'kube-system' : namespace !== '' ? namespace : (env['POD_NAMESPACE'] ?? 'default');
@@ -162,7 +178,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     const where = embedded ? `the embedded API server at ${server?.url ?? ''} (no kubeconfig found)` : `${config!.host}${namespace === '' ? ' (all namespaces)' : ` (namespace ${namespace})`}`;
     out.write(`kubeloom demo: PodSet controller against ${where}\n`);
     out.write(`  CRD ${podSetCrd.metadata?.name ?? ''}: ${crd}\n`);
-    out.write(`  endpoints: ${metrics.url}/metrics ${metrics.url}/healthz ${metrics.url}/readyz\n`);
+    out.write(
+      registry !== undefined
+        ? `  endpoints: ${metrics.url}/metrics ${metrics.url}/healthz ${metrics.url}/readyz\n`
+        : `  endpoints: ${metrics.url}/healthz ${metrics.url}/readyz (no /metrics: prom-client is not installed)\n`,
+    );
     out.write(`  leader election: Lease ${leaseNamespace}/${runtime.leaseName}, identity ${runtime.identity}\n`);
     if (embedded) out.write('  no kubelet runs here: the demo marks new pods Running/Ready through pods/status, as a kubelet would\n');
 

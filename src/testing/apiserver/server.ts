@@ -8,7 +8,6 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { writeFile, chmod } from 'node:fs/promises';
 import { stringify as toYaml } from 'yaml';
-import { generate } from 'selfsigned';
 import { realClock, type Clock } from '../../util/clock/clock.ts';
 import { ResourceRegistry } from './resources.ts';
 import { Storage } from './storage.ts';
@@ -67,7 +66,9 @@ const defaultBookmarkIntervalMs = 60_000;
 const defaultWatchTimeoutSeconds = 1800;
 const defaultWatchHistorySize = 100_000;
 
+// The certificate generator (and its crypto dependencies) loads only when TLS is asked for.
 async function selfSignedCertificate(): Promise<{ key: string; cert: string }> {
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'kubeloom' }], {
     keyType: 'ec',
     curve: 'P-256',

@@ -19,6 +19,7 @@ export { HealthzAdaptor } from './healthz.ts';
 export { globalLeaderMetricsProvider, noopLeaderMetricsProvider, setGlobalLeaderMetricsProvider } from './metrics.ts';
 export type { LeaderMetric, LeaderMetricsProvider } from './metrics.ts';
 export { newPrometheusLeaderMetricsProvider } from './prometheus-metrics.ts';
+export type { PrometheusRegistry } from '../../util/prometheus/registry.ts';
 export type { HealthzAdaptorOptions } from './healthz.ts';
 export { rawRecord } from './resourcelock/interface.ts';
 export type {
