@@ -65,8 +65,13 @@ test('kubeloom demo --kubeconfig runs the controller against that cluster until 
 
   child.kill('SIGINT');
   assert.equal(await exited, 0, `stderr:\n${stderr}`);
-  assert.match(stdout, new RegExp(`PodSet controller against ${server.url.replace(/[.]/g, '\\.')} \\(namespace default\\)`));
-  assert.match(stdout, /CRD podsets\.demo\.kubeloom\.dev: installed/);
+  // The cluster it writes to is printed before anything is written.
+  const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  assert.match(stdout, new RegExp(`^kubeloom demo: PodSet controller against the cluster at ${escape(server.url)} \\(context [^,]+, from ${escape(kubeconfig)}\\)\n`));
+  assert.match(
+    stdout,
+    /\n {2}writes there: CustomResourceDefinition podsets\.demo\.kubeloom\.dev \(if missing\), pods and Events of PodSets in namespace default, Lease default\/podset-controller\n {2}CRD podsets\.demo\.kubeloom\.dev: installed\n/,
+  );
   assert.match(stdout, /leader election: Lease default\/podset-controller/);
   assert.doesNotMatch(stdout, /no kubelet runs here/);
   assert.match(stdout, /stopped\n$/);

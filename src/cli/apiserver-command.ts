@@ -18,7 +18,7 @@ Runs an embedded Kubernetes API server on loopback (data kept in memory) until i
 
 /** The `apiserver` subcommand. */
 export const apiserverCommand: Command = {
-  summary: 'run the embedded Kubernetes API server',
+  summary: 'run the embedded Kubernetes API server on loopback (in memory), for kubectl and tests',
   async run(args: string[]): Promise<number> {
     let values;
     try {
