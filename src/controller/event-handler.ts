@@ -16,7 +16,12 @@ export interface ResourceEventHandler<T> {
 
 /** Anything that can say whether its cache holds the initial state (an informer, a handler registration). */
 export interface HasSynced {
+  /** True once the cache holds the initial state. */
   hasSynced(): boolean;
+  /** Whether it was started; informers and their registrations have it (used to name never-started informers). */
+  hasStarted?(): boolean;
+  /** What it caches, e.g. "pods" (informers and their registrations have it). */
+  readonly objectDescription?: string;
 }
 
 /** Where enqueue helpers put keys: a {@link Controller}, a work queue, or any `add(key)`. */
