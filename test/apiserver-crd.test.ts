@@ -33,7 +33,7 @@ function widgetCrd(scope: 'Namespaced' | 'Cluster' = 'Namespaced'): Json {
           additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
         },
         { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
-        { name: 'v1alpha1', served: false, storage: false },
+        { name: 'v1alpha1', served: false, storage: false, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
       ],
     },
   };

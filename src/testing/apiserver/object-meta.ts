@@ -6,6 +6,10 @@ import { randomInt } from 'node:crypto';
 import type { StatusCause } from 'kubernetes-types/meta/v1.js';
 import type { ApiResource, PrinterColumn } from './resources.ts';
 import { invalidCause, requiredCause } from './status.ts';
+import { toCauses } from './registry/field-errors.ts';
+import { customResourceSchema, type CustomResourceSchema } from './registry/apiextensions/custom-resource-schema.ts';
+import { validateVersionSchema } from './registry/apiextensions/schema-props-validation.ts';
+import { validateScale } from './registry/apiextensions/scale.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -93,8 +97,11 @@ export function isNoop(a: Obj, b: Obj): boolean {
   return deepEqual(strip(a), strip(b));
 }
 
-/** The served versions of a CRD and the names it defines, or the causes that make it invalid. */
-export function customResourcesOf(crd: Obj): { entries: ApiResource[]; causes: StatusCause[] } {
+/**
+ * The served versions of a CRD and the names it defines, or the causes that make it invalid. `since` is the
+ * storage revision from which the version schemas apply (objects written before are defaulted on read).
+ */
+export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]; causes: StatusCause[] } {
   const causes: StatusCause[] = [];
   const spec = isObject(crd.spec) ? crd.spec : {};
   const names = isObject(spec.names) ? spec.names : {};
@@ -112,6 +119,29 @@ export function customResourcesOf(crd: Obj): { entries: ApiResource[]; causes: S
   const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [];
   if (versions.length === 0) causes.push(requiredCause('spec.versions', 'must have exactly one version marked as storage version'));
   else if (versions.filter((v) => v.storage === true).length !== 1) causes.push(invalidCause('spec.versions', versions.length, 'must have exactly one version marked as storage version'));
+  if (causes.length > 0) return { entries: [], causes };
+  // Identical schemas are validated once at spec.validation, as the internal version hoists them.
+  const schemaOf = (v: Obj): unknown => (isObject(v.schema) ? v.schema.openAPIV3Schema : undefined);
+  const identical = versions.every((v) => deepEqual(schemaOf(v), schemaOf(versions[0]!)));
+  const schemas = new Map<string, CustomResourceSchema>();
+  versions.forEach((v, i) => {
+    const schema = schemaOf(v);
+    const path = identical ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`;
+    if (identical && i > 0) {
+      const first = schemas.get(String(versions[0]!.name));
+      if (first !== undefined) schemas.set(String(v.name), first);
+      return;
+    }
+    if (!isObject(schema)) {
+      causes.push(requiredCause(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required'));
+      return;
+    }
+    const { errors, compiled } = validateVersionSchema(schema, path);
+    causes.push(...toCauses(errors));
+    if (compiled !== undefined) schemas.set(String(v.name), customResourceSchema(schema, compiled, since));
+    const sub = isObject(v.subresources) ? v.subresources : {};
+    if (isObject(sub.scale)) causes.push(...toCauses(validateScale(sub.scale, `spec.versions[${i}].subresources.scale`)));
+  });
   if (causes.length > 0) return { entries: [], causes };
   const entries: ApiResource[] = [];
   for (const v of versions) {
@@ -139,14 +169,24 @@ export function customResourcesOf(crd: Obj): { entries: ApiResource[]; causes: S
       categories: Array.isArray(names.categories) ? names.categories.map(String) : [],
       verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
       hasStatus: isObject(subresources.status),
-      hasScale: false,
+      hasScale: isObject(subresources.scale),
       tracksGeneration: true,
       custom: true,
       printerColumns,
       selectableFields,
+      ...(schemas.has(v.name) ? { schema: schemas.get(v.name)! } : {}),
+      ...(isObject(subresources.scale) ? { scale: scaleOf(subresources.scale) } : {}),
     });
   }
   return { entries, causes };
+}
+
+function scaleOf(s: Obj): { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } {
+  return {
+    specReplicasPath: String(s.specReplicasPath),
+    statusReplicasPath: String(s.statusReplicasPath),
+    ...(typeof s.labelSelectorPath === 'string' ? { labelSelectorPath: s.labelSelectorPath } : {}),
+  };
 }
 
 /** The status kube-apiserver's CRD controllers settle on once a definition is accepted. */

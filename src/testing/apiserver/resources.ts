@@ -5,6 +5,7 @@
  * Built-in resources come from one table; custom resources are added and removed as
  * CustomResourceDefinitions are written. Every resource is backed by the same generic storage.
  */
+import type { CustomResourceSchema } from './registry/apiextensions/custom-resource-schema.ts';
 
 /** The verbs of a fully writable resource, in the order kube-apiserver lists them. */
 export const allVerbs: readonly string[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -38,6 +39,10 @@ export interface ApiResource {
   readonly printerColumns: readonly PrinterColumn[];
   /** Extra field selectors a CRD declares (`selectableFields`). */
   readonly selectableFields: readonly string[];
+  /** The structural schema of a custom resource version (pruning, defaulting, validation, CEL). */
+  readonly schema?: CustomResourceSchema;
+  /** The scale subresource paths a CRD declares. */
+  readonly scale?: { readonly specReplicasPath: string; readonly statusReplicasPath: string; readonly labelSelectorPath?: string };
 }
 
 /** A column of the server-side table for a custom resource. */

@@ -34,6 +34,11 @@ export interface ApiServerOptions {
   maxRequestBodyBytes?: number;
   /** Time source for timestamps, bookmarks, watch timeouts and injected delays (default: the real clock). */
   clock?: Clock;
+  /**
+   * Validate custom resources against their CRD's openAPIV3Schema and x-kubernetes-validations rules
+   * (default true, as kube-apiserver). Off, objects are still pruned and defaulted but never refused by the schema.
+   */
+  crdSchemaValidation?: boolean;
 }
 
 /** A running embedded API server. */
@@ -132,6 +137,7 @@ class EmbeddedApiServer implements ApiServer {
     });
     this.#handler = new ApiHandler(new ResourceRegistry(), this.#storage, this.faults, {
       token: options.token,
+      schemaValidation: options.crdSchemaValidation ?? true,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? defaultBookmarkIntervalMs,
       defaultWatchTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? defaultWatchTimeoutSeconds,
       maxRequestBodyBytes: options.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes,

@@ -16,6 +16,9 @@ import { checkType, decodeObject } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
+import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
+import { toCauses } from '../registry/field-errors.ts';
+import { duplicateFields, fieldProblems, fieldValidationOf, strictDecodingError, warningHeaders } from '../registry/field-validation.ts';
 
 /** 404 unless the target's namespace exists (namespaced resources only). */
 export function requireNamespace(storage: Storage, t: Target): void {
@@ -44,8 +47,11 @@ function createDefaults(r: ApiResource, obj: Obj, allocator: ServiceAllocator): 
   applyCreateDefaults(r, obj, allocator);
 }
 
-/** Prepares a new object for storage: names, namespace, uid, timestamps, defaults. Throws on invalid input. */
-export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name: string; obj: Obj } {
+/**
+ * Prepares a new object for storage: names, namespace, uid, timestamps, defaults, and for custom resources
+ * the schema's pruning, defaulting and validation. Throws on invalid input; `unknown` lists pruned fields.
+ */
+export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name: string; obj: Obj; unknown: string[] } {
   checkType(scope.registry, t, obj);
   const meta = metaOf(obj);
   if (t.r.namespaced) {
@@ -66,7 +72,27 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
   if (t.r.tracksGeneration) meta.generation = 1;
   else delete meta.generation;
   createDefaults(t.r, obj, scope.allocator);
-  return { name, obj };
+  let unknown: string[] = [];
+  if (t.r.schema !== undefined) {
+    const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false });
+    unknown = admitted.unknown;
+    if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, name, toCauses(admitted.errors));
+  }
+  return { name, obj, unknown };
+}
+
+/**
+ * Applies fieldValidation to a write's unknown and duplicate fields: Strict fails with 400, Warn sets Warning
+ * headers on `res` (also kept when the write then fails), Ignore does nothing.
+ */
+export function checkFields(t: Target, q: URLSearchParams, res: ServerResponse, body: Buffer | undefined, unknown: readonly string[]): void {
+  const mode = fieldValidationOf(q);
+  if (mode === 'Ignore') return;
+  const text = body?.toString('utf8') ?? '';
+  const problems = fieldProblems(unknown, text.trimStart().startsWith('{') ? duplicateFields(text) : []);
+  if (problems.length === 0) return;
+  if (mode === 'Strict') throw strictDecodingError(t.r.kind, t.r.version, problems);
+  res.setHeader('Warning', warningHeaders(problems));
 }
 
 /**
@@ -81,7 +107,7 @@ export function commitCreate(scope: RequestScope, t: Target, name: string, obj: 
   const final = manage(obj);
   let crdEntries: ApiResource[] | undefined;
   if (store === crdGroupResource) {
-    const { entries, causes } = customResourcesOf(final);
+    const { entries, causes } = customResourcesOf(final, scope.storage.revision + 1);
     if (causes.length > 0) throw invalid(t.r.group, t.r.kind, name, causes);
     final.status = acceptedCrdStatus(final, scope.now());
     crdEntries = entries;
@@ -101,6 +127,16 @@ export function createTracker(scope: RequestScope, t: Target, manager: string): 
 export async function createResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
   if (t.subresource !== undefined) throw methodNotAllowed();
   const dryRun = dryRunOf(q);
-  const { name, obj } = prepareCreate(scope, t, decodeObject(req, body, t.r.kind));
-  send(res, 201, commitCreate(scope, t, name, obj, dryRun, createTracker(scope, t, fieldManager(q, req))));
+  fieldValidationOf(q);
+  const decoded = decodeObject(req, body, t.r.kind);
+  let prepared: { name: string; obj: Obj; unknown: string[] };
+  try {
+    prepared = prepareCreate(scope, t, decoded);
+  } catch (err) {
+    // Warnings about the body are sent with the failure too.
+    checkFields(t, q, res, body, []);
+    throw err;
+  }
+  checkFields(t, q, res, body, prepared.unknown);
+  send(res, 201, commitCreate(scope, t, prepared.name, prepared.obj, dryRun, createTracker(scope, t, fieldManager(q, req))));
 }

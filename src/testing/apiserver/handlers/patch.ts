@@ -8,7 +8,7 @@ import { isObject, metaOf } from '../object-meta.ts';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch/index.ts';
 import { apiVersionString } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage, unsupportedMediaType } from '../status.ts';
-import { commitCreate, prepareCreate, requireNamespace } from './create.ts';
+import { checkFields, commitCreate, prepareCreate, requireNamespace } from './create.ts';
 import { applyOrThrow, patchFailure } from './patch-failure.ts';
 import { checkType, display, mediaType } from './request-body.ts';
 import { boolParam } from './request-info.ts';
@@ -55,13 +55,16 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
       if (t.r.namespaced) meta.namespace = t.namespace;
       requireNamespace(scope.storage, t);
       const merged = applyOrThrow(undefined, applied, { manager, force, now: scope.now(), apiVersion: apiVersionString(t.r.group, t.r.version) });
-      const { obj } = prepareCreate(scope, t, merged);
+      const { obj, unknown } = prepareCreate(scope, t, merged);
+      checkFields(t, q, res, undefined, unknown);
       const out = commitCreate(scope, t, name, obj, dryRun, (x) => x);
       send(res, 201, out);
       return;
     }
     if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
-    const out = commitUpdate(scope, t, existing, applied, { manager, dryRun, apply: { force } });
+    const unknownFields: string[] = [];
+    const out = commitUpdate(scope, t, existing, applied, { manager, dryRun, apply: { force }, unknownFields });
+    checkFields(t, q, res, undefined, unknownFields);
     send(res, 200, out);
     return;
   }
@@ -82,6 +85,8 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
   const meta = metaOf(patched);
   if (meta.name !== name) throw invalid(t.r.group, t.r.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(meta.name)}: field is immutable` }]);
   if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
-  const out = commitUpdate(scope, t, existing, patched, { manager: fieldManager(q, req), dryRun, apply: undefined });
+  const unknownFields: string[] = [];
+  const out = commitUpdate(scope, t, existing, patched, { manager: fieldManager(q, req), dryRun, apply: undefined, unknownFields });
+  checkFields(t, q, res, type === patchTypes.merge ? body : undefined, unknownFields);
   send(res, 200, out);
 }

@@ -18,6 +18,8 @@ export type Obj = Record<string, unknown>;
 export interface HandlerConfig {
   /** Bearer token every request must carry; undefined: no authentication. */
   token: string | undefined;
+  /** Validate custom resources against their CRD schemas and CEL rules (pruning and defaulting happen regardless). */
+  schemaValidation?: boolean;
   /** Period of BOOKMARK events on watches that allow them. */
   bookmarkIntervalMs: number;
   /** Watch timeout when the request sets no timeoutSeconds. */

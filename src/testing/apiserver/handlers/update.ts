@@ -10,13 +10,16 @@ import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
-import { commitCreate, createTracker, prepareCreate } from './create.ts';
+import { checkFields, commitCreate, createTracker, prepareCreate } from './create.ts';
 import { removeObject } from './delete.ts';
 import { applyOrThrow } from './patch-failure.ts';
 import { checkType, decodeObject, display } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
+import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
+import { toCauses } from '../registry/field-errors.ts';
+import { fieldValidationOf } from '../registry/field-validation.ts';
 
 // Stores whose registry strategies answer AllowCreateOnUpdate() with true: a PUT of a missing object creates it.
 const createsOnUpdate: ReadonlySet<string> = new Set([
@@ -36,11 +39,14 @@ export interface CommitUpdateOptions {
   dryRun: boolean;
   /** Set for server-side apply: the candidate is an applied configuration to merge first. */
   apply: { force: boolean } | undefined;
+  /** Receives the paths of fields the custom resource schema pruned (for fieldValidation). */
+  unknownFields?: string[];
 }
 
 /** Serves PUT of a named object (or its /status): 200 with the stored object, 201 when created on update. */
 export async function updateResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
   const dryRun = dryRunOf(q);
+  fieldValidationOf(q);
   const obj = decodeObject(req, body, t.r.kind);
   checkType(scope.registry, t, obj);
   const meta = metaOf(obj);
@@ -53,12 +59,21 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
     if (t.subresource !== undefined || !createsOnUpdate.has(storeOf(t))) throw notFound(t.r, name);
     meta.name = name;
     delete meta.resourceVersion;
-    const { obj: prepared } = prepareCreate(scope, t, obj);
+    const { obj: prepared, unknown } = prepareCreate(scope, t, obj);
+    checkFields(t, q, res, body, unknown);
     send(res, 201, commitCreate(scope, t, name, prepared, dryRun, createTracker(scope, t, fieldManager(q, req))));
     return;
   }
   if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
-  const out = commitUpdate(scope, t, existing, obj, { manager: fieldManager(q, req), dryRun, apply: undefined });
+  const unknownFields: string[] = [];
+  let out: string;
+  try {
+    out = commitUpdate(scope, t, existing, obj, { manager: fieldManager(q, req), dryRun, apply: undefined, unknownFields });
+  } catch (err) {
+    checkFields(t, q, res, body, unknownFields);
+    throw err;
+  }
+  checkFields(t, q, res, body, unknownFields);
   send(res, 200, out);
 }
 
@@ -79,9 +94,14 @@ export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObj
   } else {
     next = trackUpdate(old, normalise(scope, t, old, candidate), { manager: o.manager, now: scope.now(), apiVersion, ...subresource });
   }
+  if (t.r.schema !== undefined) {
+    const admitted = admitCustomResource(t.r.schema, next, old, { validate: scope.config.schemaValidation !== false });
+    o.unknownFields?.push(...admitted.unknown);
+    if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(admitted.errors));
+  }
   let crdEntries: ApiResource[] | undefined;
   if (storeOf(t) === crdGroupResource) {
-    const { entries, causes } = customResourcesOf(next);
+    const { entries, causes } = customResourcesOf(next, scope.storage.revision + 1);
     if (causes.length > 0) throw invalid(t.r.group, t.r.kind, t.name!, causes);
     if (t.subresource !== 'status') next.status = acceptedCrdStatus(next, scope.now());
     crdEntries = entries;
