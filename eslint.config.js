@@ -10,12 +10,12 @@ const timeGlobals = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'docs/api/**', 'node_modules/**', 'coverage/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'bin/*.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'typedoc.config.js', 'bin/*.js'] }, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': [
@@ -49,5 +49,5 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
-  { files: ['eslint.config.js', 'bin/*.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['eslint.config.js', 'typedoc.config.js', 'bin/*.js'], ...tseslint.configs.disableTypeChecked },
 );

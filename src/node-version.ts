@@ -12,7 +12,7 @@ import { KubeloomError } from './apimachinery/errors.ts';
 /** The oldest supported Node.js version, as `[major, minor]` (package.json `engines.node`). */
 export const minimumNodeVersion: readonly [number, number] = [22, 19];
 
-/** Thrown on import when Node.js is older than {@link minimumNodeVersion}. */
+/** Thrown on import when Node.js is older than the supported minimum (package.json `engines.node`). */
 export class UnsupportedNodeVersionError extends KubeloomError {
   /** The running version, e.g. `20.20.2`. */
   readonly version: string;

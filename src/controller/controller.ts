@@ -16,7 +16,12 @@ import type { HasSynced, KeySink } from './event-handler.ts';
 import type { Logger } from '../tools/events/logger.ts';
 
 /** What a reconcile asks for: nothing (done) or another pass after a delay. */
-export type ReconcileResult = { requeueAfterMs: number } | undefined;
+export type ReconcileResult =
+  | {
+      /** Reconcile the key again after this many milliseconds. */
+      requeueAfterMs: number;
+    }
+  | undefined;
 
 /** Passed to every reconcile. */
 export interface ReconcileContext {
@@ -80,7 +85,9 @@ export interface ControllerOptions {
 export interface ControllerStats {
   /** Finished reconciles by result: success, requeue_after, error. */
   readonly success: number;
+  /** Reconciles that asked to be requeued after a delay. */
   readonly requeueAfter: number;
+  /** Reconciles that threw (retried with the rate limiter). */
   readonly error: number;
   /** Reconciles running now. */
   readonly inFlight: number;
@@ -160,6 +167,7 @@ function defaultOnError(name: string): (error: unknown, key: string) => void {
  * await controller.run({ signal });
  */
 export class Controller implements KeySink {
+  /** The name given in the options (queue name and metrics label). */
   readonly name: string;
   /** The work queue; exposed for depth and for helpers that need `addAfter`. */
   readonly queue: RateLimitingInterface<string>;

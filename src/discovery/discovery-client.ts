@@ -24,6 +24,7 @@ function groupVersionPath(groupVersion: string): string {
 
 /** Discovery results, cached per client. Safe to share; concurrent callers share one fetch. */
 export class DiscoveryClient {
+  /** The client discovery requests go through. */
   readonly rest: RestClient;
   #groups: Promise<APIGroup[]> | undefined;
   readonly #resources = new Map<string, Promise<APIResourceList | undefined>>();
@@ -92,7 +93,12 @@ export class DiscoveryClient {
   }
 
   /** Every served group with the resource lists of all its versions. */
-  async serverGroupsAndResources(options?: RequestOptions): Promise<{ groups: APIGroup[]; resources: APIResourceList[] }> {
+  async serverGroupsAndResources(options?: RequestOptions): Promise<{
+    /** Every served group. */
+    groups: APIGroup[];
+    /** The resource list of every served group version (those that failed with 404 or 403 left out). */
+    resources: APIResourceList[];
+  }> {
     const groups = await this.serverGroups(options);
     const lists = await Promise.all(groups.flatMap((g) => g.versions.map((v) => this.serverResourcesForGroupVersion(v.groupVersion, options))));
     return { groups, resources: lists.filter((l): l is APIResourceList => l !== undefined) };

@@ -12,13 +12,19 @@ import { isSubresource, type DiscoveryClient } from './discovery-client.ts';
 
 /** The resource a kind maps to, with its scope (meta.RESTMapping). */
 export interface RestMapping {
+  /** The resource (group, version, plural name). */
   resource: GroupVersionResource;
+  /** The kind its objects have. */
   groupVersionKind: GroupVersionKind;
+  /** Whether its objects live in namespaces. */
   namespaced: boolean;
   /** Discovery facts about the resource: singular name, short names, verbs, categories. */
   singularName: string;
+  /** Short names, e.g. `po` for pods. */
   shortNames: readonly string[];
+  /** Verbs the resource supports (`get`, `list`, `watch`, ...). */
   verbs: readonly string[];
+  /** Categories it belongs to, e.g. `all`. */
   categories: readonly string[];
 }
 
@@ -43,6 +49,7 @@ interface Entry extends RestMapping {
 
 /** Maps kinds ↔ resources using discovery. */
 export class RestMapper {
+  /** The discovery client the mappings come from. */
   readonly discovery: DiscoveryClient;
   #entries: Promise<Entry[]> | undefined;
   #builtAt = -1;

@@ -30,7 +30,9 @@ import type * as storageV1 from 'kubernetes-types/storage/v1.js';
 export interface ResourceSpec<T = unknown, N extends boolean = boolean> {
   /** Plural resource name (URL segment). */
   readonly resource: string;
+  /** The kind of its objects, e.g. `Pod`. */
   readonly kind: string;
+  /** Whether its objects live in namespaces. */
   readonly namespaced: N;
   /** Subresources the API serves for it (status, scale, log, ...). */
   readonly subresources: readonly string[];
@@ -40,8 +42,11 @@ export interface ResourceSpec<T = unknown, N extends boolean = boolean> {
 
 /** One group/version of the table with its resources keyed by accessor name. */
 export interface GroupVersionSpec {
+  /** API group, '' for the core group. */
   readonly group: string;
+  /** API version, e.g. `v1`. */
   readonly version: string;
+  /** The group/version's resources by accessor name (`pods`, `configMaps`, ...). */
   readonly resources: Readonly<Record<string, ResourceSpec>>;
 }
 
@@ -52,8 +57,8 @@ function r<T>() {
 
 const status = ['status'] as const;
 
-/** The typed API surface: every group/version and resource kubeloom generates clients for. */
-export const resourceTable = {
+// The table's literal; its type (ResourceTable) drives the typed clientset and informer factory.
+const table = {
   coreV1: {
     group: '',
     version: 'v1',
@@ -181,8 +186,19 @@ export const resourceTable = {
   },
 } as const satisfies Record<string, GroupVersionSpec>;
 
-/** The type of {@link resourceTable}. */
-export type ResourceTable = typeof resourceTable;
+/**
+ * The type of {@link resourceTable}: for each group accessor (`coreV1`, `appsV1`, ...), a
+ * {@link GroupVersionSpec} whose `resources` map resource accessors (`pods`, `deployments`, ...) to
+ * {@link ResourceSpec}s carrying the object type.
+ */
+export type ResourceTable = typeof table;
+
+/**
+ * The typed API surface: every group/version and resource kubeloom generates clients for, keyed by
+ * group accessor, then resource accessor (`resourceTable.appsV1.resources.deployments`). Read it as
+ * rows with {@link resourceTableRows}.
+ */
+export const resourceTable: ResourceTable = table;
 
 /** Accessor names of the groups (`coreV1`, `appsV1`, ...). */
 export type GroupAccessor = keyof ResourceTable;
@@ -196,11 +212,17 @@ export interface ResourceTableRow {
   groupAccessor: string;
   /** Resource accessor name, e.g. `replicaSets`. */
   resourceAccessor: string;
+  /** API group, '' for the core group. */
   group: string;
+  /** API version. */
   version: string;
+  /** Plural resource name. */
   resource: string;
+  /** Kind of its objects. */
   kind: string;
+  /** Whether its objects live in namespaces. */
   namespaced: boolean;
+  /** Subresources the API serves for it. */
   subresources: readonly string[];
 }
 

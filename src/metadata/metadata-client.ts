@@ -22,6 +22,7 @@ export const partialObjectMetadataListAccept = 'application/json;as=PartialObjec
  * secrets.items[0]?.metadata?.name; // no data was transferred
  */
 export class MetadataClient {
+  /** The client requests go through. */
   readonly rest: RestClient;
 
   constructor(config: RestConfig | RestClient, options?: RestClientOptions) {

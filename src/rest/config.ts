@@ -19,8 +19,11 @@ export interface TlsClientConfig {
 
 /** Credentials a {@link CredentialProvider} returns for a request. */
 export interface Credentials {
+  /** Bearer token. */
   token?: string;
+  /** PEM client certificate. */
   clientCertificateData?: string;
+  /** PEM key of the client certificate. */
   clientKeyData?: string;
 }
 
@@ -38,9 +41,13 @@ export interface CredentialProvider {
 
 /** Impersonation headers (rest.ImpersonationConfig). */
 export interface ImpersonationConfig {
+  /** User to act as (`Impersonate-User`). */
   userName?: string;
+  /** UID to act as (`Impersonate-Uid`). */
   uid?: string;
+  /** Groups to act as (`Impersonate-Group`). */
   groups?: string[];
+  /** Extra fields (`Impersonate-Extra-<key>`). */
   extra?: Record<string, string[]>;
 }
 
@@ -60,10 +67,13 @@ export interface RestConfig {
   bearerTokenFile?: string;
   /** Basic auth. */
   username?: string;
+  /** Basic authentication password (with `username`). */
   password?: string;
   /** Dynamic credentials (exec plugins, rotating tokens); takes precedence over bearerToken. */
   credentialProvider?: CredentialProvider;
+  /** TLS settings: CA, client certificate, server name, insecure mode. */
   tls?: TlsClientConfig;
+  /** Act as another user. */
   impersonate?: ImpersonationConfig;
   /** HTTP(S) proxy URL for all requests (kubeconfig `proxy-url`). */
   proxyUrl?: string;

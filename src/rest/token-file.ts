@@ -12,6 +12,7 @@ const tokenFileRefreshMs = 60_000;
 
 /** The token file could not be read (and no earlier token is available). */
 export class TokenFileError extends KubeloomError {
+  /** The token file. */
   readonly path: string;
   constructor(path: string, cause: unknown) {
     super('ERR_KUBE_TOKEN_FILE', `failed to read token file "${path}": ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
@@ -21,6 +22,7 @@ export class TokenFileError extends KubeloomError {
 
 /** A cached view of a token file. */
 export class CachedTokenFile {
+  /** The token file. */
   readonly path: string;
   readonly #clock: Clock;
   #token: string | undefined;

@@ -15,7 +15,9 @@ import type { Watch } from '../../apimachinery/watch.ts';
  *   iteration or aborting `options.signal` ends the stream.
  */
 export interface ListerWatcher<T> {
+  /** Lists the collection (one page when `options.limit` is set). */
   list(options: ListOptions): Promise<KubeList<T>>;
+  /** Opens a watch from `options.resourceVersion`. */
   watch(options: ListOptions): Promise<Watch<T>>;
   /**
    * True when the source cannot serve watch-list streams (sendInitialEvents), so the reflector
@@ -26,13 +28,17 @@ export interface ListerWatcher<T> {
 
 /** A resource client whose list and watch have the {@link ListerWatcher} signatures (e.g. `clientset.coreV1().pods('ns')`). */
 export interface ListWatchClient<T> {
+  /** Lists the collection. */
   list(options: ListOptions): Promise<KubeList<T>>;
+  /** Opens a watch. */
   watch(options: ListOptions): Promise<Watch<T>>;
 }
 
 /** Functions making a {@link ListWatch}. */
 export interface ListWatchFuncs<T> {
+  /** Lists the collection. */
   list: (options: ListOptions) => Promise<KubeList<T>>;
+  /** Opens a watch. */
   watch: (options: ListOptions) => Promise<Watch<T>>;
   /** Declare that the source cannot serve watch-list streams. */
   watchListSemanticsUnsupported?: boolean;
@@ -46,10 +52,12 @@ export class ListWatch<T> implements ListerWatcher<T> {
     this.#funcs = funcs;
   }
 
+  /** Calls the `list` function. */
   list(options: ListOptions): Promise<KubeList<T>> {
     return this.#funcs.list(options);
   }
 
+  /** Calls the `watch` function. */
   watch(options: ListOptions): Promise<Watch<T>> {
     return this.#funcs.watch(options);
   }
@@ -61,7 +69,9 @@ export class ListWatch<T> implements ListerWatcher<T> {
 
 /** Selectors and tweaks applied to every list and watch (cache.NewFilteredListWatchFromClient). */
 export interface ListWatchFromClientOptions {
+  /** Only objects whose fields match. */
   fieldSelector?: string;
+  /** Only objects whose labels match. */
   labelSelector?: string;
   /** Adjusts the options of every call, after the selectors are set. */
   tweakListOptions?: (options: ListOptions) => void;

@@ -21,6 +21,7 @@ export function gvrKey(gvr: GroupVersionResource): string {
 
 /** What {@link SharedInformerFactory.informerFor}'s constructor callback receives. */
 export interface InformerContext<T> {
+  /** The resource the informer is for. */
   gvr: GroupVersionResource;
   /** The factory's namespace ('' = all). */
   namespace: string;
@@ -44,6 +45,7 @@ export interface SharedInformerFactoryOptions {
   defaultResyncMs?: number;
   /** Per-resource resync periods keyed by {@link gvrKey} (or "apiVersion/resource", e.g. "v1/pods"). */
   customResync?: ReadonlyMap<string, number>;
+  /** Time source for every informer (default: the real clock). */
   clock?: Clock;
   /** Transform set on every informer (e.g. stripManagedFields). */
   transform?: TransformFunc<unknown>;
@@ -53,7 +55,9 @@ export interface SharedInformerFactoryOptions {
 
 /** An informer and a lister for one resource (informers.GenericInformer). */
 export interface GenericInformer<T extends KubeObject> {
+  /** The shared informer. */
   informer(): SharedIndexInformer<T>;
+  /** A lister reading the informer's cache. */
   lister(): Lister<T>;
 }
 

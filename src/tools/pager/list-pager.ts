@@ -29,8 +29,11 @@ export interface ListPagerOptions {
  * await pager.eachListItem({}, (pod) => { count++; });
  */
 export class ListPager<T> {
+  /** Fetches one page. */
   readonly pageFn: ListPageFunc<T>;
+  /** Items per page (`limit`). */
   readonly pageSize: number;
+  /** On 410 Expired mid-way, list everything in one request instead of failing. */
   readonly fullListIfExpired: boolean;
 
   constructor(pageFn: ListPageFunc<T>, options: ListPagerOptions = {}) {
@@ -44,7 +47,10 @@ export class ListPager<T> {
    * may return false to stop early. There is no full-list fallback here — pages already visited cannot
    * be taken back — so an expired continue token surfaces as the 410 Expired error, as upstream.
    */
-  async eachPage(options: ListOptions, visit: (page: KubeList<T>) => boolean | void | Promise<boolean | void>): Promise<{ paginated: boolean }> {
+  async eachPage(options: ListOptions, visit: (page: KubeList<T>) => boolean | void | Promise<boolean | void>): Promise<{
+    /** Whether the server split the list into pages. */
+    paginated: boolean;
+  }> {
     const opts = this.#firstPageOptions(options);
     let paginated = false;
     for (;;) {
@@ -61,7 +67,12 @@ export class ListPager<T> {
    * expired after the first page and `fullListIfExpired` is on, the pages read so far are dropped and
    * the result is one unpaginated list.
    */
-  async list(options: ListOptions = {}): Promise<KubeList<T> & { paginated: boolean }> {
+  async list(options: ListOptions = {}): Promise<
+    KubeList<T> & {
+      /** Whether the server split the list into pages. */
+      paginated: boolean;
+    }
+  > {
     const opts = this.#firstPageOptions(options);
     let first: KubeList<T> | undefined;
     const items: T[] = [];

@@ -90,6 +90,7 @@ export class FakeWatch<T> implements Watch<T> {
     else signal.addEventListener('abort', onAbort, { once: true });
   }
 
+  /** Iterating yields the events pushed so far, then waits for more. */
   [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
     return {
       next: async (): Promise<IteratorResult<WatchEvent<T>>> => {
@@ -199,6 +200,7 @@ export class FakeListerWatcher<T> implements ListerWatcher<T> {
     return this.#unsupported;
   }
 
+  /** Answers with the next queued list script (waits for one). */
   async list(options: ListOptions): Promise<KubeList<T>> {
     this.listCalls.push(withoutSignal(options));
     this.#wakeWaiters();
@@ -209,6 +211,7 @@ export class FakeListerWatcher<T> implements ListerWatcher<T> {
     return structuredClone(script);
   }
 
+  /** Answers with the next queued watch script (waits for one). */
   async watch(options: ListOptions): Promise<Watch<T>> {
     this.watchCalls.push(withoutSignal(options));
     this.#wakeWaiters();
