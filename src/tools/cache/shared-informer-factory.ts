@@ -47,8 +47,11 @@ export interface SharedInformerFactoryOptions {
   customResync?: ReadonlyMap<string, number>;
   /** Time source for every informer (default: the real clock). */
   clock?: Clock;
-  /** Transform set on every informer (e.g. stripManagedFields). */
-  transform?: TransformFunc<unknown>;
+  /**
+   * Transform set on every informer (e.g. stripManagedFields). It receives the objects of every
+   * resource, so it is typed on KubeObject; a generic function such as stripManagedFields fits.
+   */
+  transform?: TransformFunc<KubeObject>;
   /** Further options for every informer (freezing, reflector tuning, handler error reporting). */
   informerOptions?: Omit<SharedIndexInformerOptions<unknown>, 'clock' | 'defaultEventHandlerResyncPeriodMs' | 'indexers'>;
 }
@@ -107,7 +110,7 @@ export class SharedInformerFactory {
     if (existing !== undefined) return existing as SharedIndexInformer<T>;
     const ctx = this.#context<T>(gvr);
     const informer = newInformer !== undefined ? newInformer(ctx) : new SharedIndexInformer<T>(ctx.listerWatcher, ctx.informerOptions);
-    if (this.#options.transform !== undefined && !informer.hasStarted()) informer.setTransform(this.#options.transform as TransformFunc<T>);
+    if (this.#options.transform !== undefined && !informer.hasStarted()) informer.setTransform(this.#options.transform as unknown as TransformFunc<T>);
     this.#informers.set(key, informer as SharedIndexInformer<unknown>);
     return informer;
   }
