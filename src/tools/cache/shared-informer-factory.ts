@@ -35,8 +35,11 @@ export interface InformerContext<T> {
 
 /** Options of a {@link SharedInformerFactory}. */
 export interface SharedInformerFactoryOptions {
-  /** Makes the ListerWatcher for a resource in a namespace ('' = all namespaces). */
-  listerWatcherFor: <T>(gvr: GroupVersionResource, namespace: string) => ListerWatcher<T>;
+  /**
+   * Makes the ListerWatcher for a resource in a namespace ('' = all namespaces). Any ListerWatcher fits (a
+   * dynamic client's yields Unstructured): `forResource<T>` states the object type.
+   */
+  listerWatcherFor: (gvr: GroupVersionResource, namespace: string) => ListerWatcher<unknown>;
   /** Restricts every informer to one namespace (default '' = all). */
   namespace?: string;
   /** Adjusts the options of every list and watch (e.g. a label selector). */
@@ -164,7 +167,8 @@ export class SharedInformerFactory {
   }
 
   #context<T>(gvr: GroupVersionResource): InformerContext<T> {
-    const base = this.#options.listerWatcherFor<T>(gvr, this.#namespace);
+    // The caller's type argument of forResource<T> says what the objects of `gvr` are.
+    const base = this.#options.listerWatcherFor(gvr, this.#namespace) as ListerWatcher<T>;
     const tweak = this.#options.tweakListOptions;
     const listerWatcher: ListerWatcher<T> =
       tweak === undefined
