@@ -4,18 +4,12 @@
  * is CommonJS) so that the synchronous constructors taking a registry (Controller, the work queue and
  * leader election metrics providers) can create metrics at once; the instance is the one an
  * application's own `import 'prom-client'` gets, so metrics land in the application's registry.
+ * Internal: no public declaration refers to this module, so programs without prom-client type-check.
  */
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
-import { KubeloomError } from '../../apimachinery/errors.ts';
+import { PromClientMissingError } from './errors.ts';
 import type { PrometheusRegistry } from './registry.ts';
-
-/** Thrown when metrics are asked for but prom-client is not installed. */
-export class PromClientMissingError extends KubeloomError {
-  constructor(cause: unknown) {
-    super('ERR_PROM_CLIENT_MISSING', 'Prometheus metrics need prom-client, an optional peer dependency of kubeloom: npm install prom-client', { cause });
-  }
-}
 
 let loaded: typeof PromClient | undefined;
 

@@ -24,7 +24,7 @@ export type { DefaultControllerRateLimiterOptions } from './default-rate-limiter
 export { defaultUnfinishedWorkUpdatePeriodMs, noopMetricsProvider, setGlobalMetricsProvider } from './metrics.ts';
 export type { CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, SettableGaugeMetric } from './metrics.ts';
 export { newPrometheusMetricsProvider } from './prometheus-metrics.ts';
-export { PromClientMissingError } from '../prometheus/prom-client.ts';
+export { PromClientMissingError } from '../prometheus/errors.ts';
 export type { PrometheusRegistry } from '../prometheus/registry.ts';
 export { InvalidConcurrencyError, runWorkers } from './run-workers.ts';
 export type { RunWorkersOptions } from './run-workers.ts';
