@@ -1,5 +1,5 @@
 /**
- * `npm run build` (also run by `prepack`, so `npm pack`, `npm publish` and installs from git build
+ * `npm run build` (also run by `prepare`, so `npm pack`, `npm publish` and installs from git build
  * first): compiles src/ to dist/ with tsc, then rewrites the relative `.ts` specifiers that tsc keeps
  * in declaration files to `.js`.
  *

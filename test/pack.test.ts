@@ -1,5 +1,5 @@
 /**
- * The published package, as a stranger gets it: `npm pack` (which builds dist/ through `prepack`)
+ * The published package, as a stranger gets it: `npm pack` (which builds dist/ through `prepare`)
  * in a scratch copy of the repository, then `npm install <tarball>` into a new project — offline,
  * from npm's cache (filled by `npm ci`), with a proxy that refuses every connection so nothing can
  * come from the network. In that project a consumer is type-checked under moduleResolution node16,
