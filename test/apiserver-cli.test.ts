@@ -56,3 +56,36 @@ test('kubeloom apiserver rejects bad flags with exit code 2', async () => {
     assert.match(err, /kubeloom apiserver: /);
   }
 });
+
+test('kubeloom apiserver --rbac authorizes with RBAC: the kubeconfig is admin, anonymous requests get 403', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'kubeloom-cli-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const child = spawn(process.execPath, [main, 'apiserver', '--port', '0', '--rbac', '--write-kubeconfig', kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: string) => {
+        out += chunk;
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
+    });
+    const kc: Json = parseYaml(await readFile(kubeconfig, 'utf8'));
+    const token: string = kc.users[0].user.token;
+    assert.match(token, /^[0-9a-f]{48}$/);
+    const anon = await fetch(`${url}/api/v1/namespaces`);
+    assert.equal(anon.status, 403);
+    assert.equal(((await anon.json()) as Json).message, 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope');
+    const res = await fetch(`${url}/api/v1/namespaces`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    assert.equal((await exited)[0], 0);
+  } finally {
+    child.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  }
+});

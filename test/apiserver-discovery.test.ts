@@ -50,8 +50,11 @@ test('GET /apis lists every built-in group with its preferred version', async ()
   assert.equal(r.body.kind, 'APIGroupList');
   const groups = r.body.groups.map((g: Json) => `${g.name}:${g.preferredVersion.groupVersion}`).sort();
   assert.deepEqual(groups, [
+    'admissionregistration.k8s.io:admissionregistration.k8s.io/v1',
     'apiextensions.k8s.io:apiextensions.k8s.io/v1',
     'apps:apps/v1',
+    'authentication.k8s.io:authentication.k8s.io/v1',
+    'authorization.k8s.io:authorization.k8s.io/v1',
     'batch:batch/v1',
     'coordination.k8s.io:coordination.k8s.io/v1',
     'events.k8s.io:events.k8s.io/v1',

@@ -25,6 +25,7 @@ const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) 
   bin: Record<string, string>;
   exports: Record<string, string | Record<string, string>>;
   dependencies: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
   peerDependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional: boolean }>;
 };
@@ -92,11 +93,12 @@ before(async () => {
       resolved: `file:../${result!.filename}`,
       integrity: `sha512-${createHash('sha512').update(await readFile(tarball)).digest('base64')}`,
       dependencies: pkg.dependencies,
+      optionalDependencies: pkg.optionalDependencies,
       peerDependencies: pkg.peerDependencies,
       peerDependenciesMeta: pkg.peerDependenciesMeta,
       bin: pkg.bin,
     },
-    ...pinned(lock.packages, [...Object.keys(pkg.dependencies), '@types/node']),
+    ...pinned(lock.packages, [...Object.keys(pkg.dependencies), ...Object.keys(pkg.optionalDependencies ?? {}), '@types/node']),
   };
   await writeFile(path.join(project, 'package-lock.json'), JSON.stringify({ name: 'consumer', lockfileVersion: 3, requires: true, packages }, null, 2));
   await npm(['ci', '--offline'], project, offlineEnv());

@@ -1,19 +1,25 @@
 /**
- * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--write-kubeconfig PATH]`: runs the
+ * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]`: runs the
  * embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL once it is ready.
  */
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
-import { startApiServer } from '../testing/index.ts';
+import { startApiServer, loadPodHandlers, type PodHandlers } from '../testing/index.ts';
 
-const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--write-kubeconfig PATH]
+const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--pod-handlers MODULE]
 
 Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted.
   --port N                  port to listen on (default 0: any free port)
   --host H                  address to listen on (default 127.0.0.1)
   --tls                     serve HTTPS with a self-signed certificate (its CA goes into the kubeconfig)
-  --token T                 require "Authorization: Bearer T" on every request
+  --token T                 bearer token of the admin user (system:masters); without --rbac, every
+                            request must then authenticate
+  --rbac                    authorize with RBAC (bootstrap roles, ServiceAccount tokens, impersonation,
+                            reviews); the kubeconfig authenticates as admin (token made at start
+                            unless --token)
   --write-kubeconfig PATH   write a kubeconfig for the server to PATH (mode 0600)
+  --pod-handlers MODULE     serve pods/exec, attach and portforward with the module's default export
+                            (PodHandlers: see docs/remotecommand.md)
 `;
 
 /** The `apiserver` subcommand. */
@@ -29,7 +35,9 @@ export const apiserverCommand: Command = {
           host: { type: 'string' },
           tls: { type: 'boolean' },
           token: { type: 'string' },
+          rbac: { type: 'boolean' },
           'write-kubeconfig': { type: 'string' },
+          'pod-handlers': { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
         strict: true,
@@ -47,11 +55,22 @@ export const apiserverCommand: Command = {
       process.stderr.write(`kubeloom apiserver: invalid --port ${values.port}\n`);
       return 2;
     }
+    let podHandlers: PodHandlers | undefined;
+    if (values['pod-handlers'] !== undefined) {
+      try {
+        podHandlers = await loadPodHandlers(values['pod-handlers']);
+      } catch (err) {
+        process.stderr.write(`kubeloom apiserver: --pod-handlers ${values['pod-handlers']}: ${err instanceof Error ? err.message : String(err)}\n`);
+        return 2;
+      }
+    }
     const server = await startApiServer({
+      ...(podHandlers === undefined ? {} : { podHandlers }),
       port,
       ...(values.host === undefined ? {} : { host: values.host }),
       tls: values.tls === true,
       ...(values.token === undefined ? {} : { token: values.token }),
+      rbac: values.rbac === true,
     });
     const kubeconfigPath = values['write-kubeconfig'];
     if (kubeconfigPath !== undefined) await server.writeKubeconfig(kubeconfigPath);

@@ -18,7 +18,7 @@ import { InsecureCredentialsError, NetworkError, ReadIdleTimeoutError, RequestTi
 import { requestUrl, type RestRequest } from './request.ts';
 import { TokenBucketRateLimiter, unlimitedRateLimiter } from './token-bucket.ts';
 import { CachedTokenFile } from './token-file.ts';
-import { newDispatcher, parseHost, type ClientCertificate, type TransportOptions } from './transport.ts';
+import { ConfigError, newDispatcher, parseHost, tlsOptions, type ClientCertificate, type TransportOptions } from './transport.ts';
 import { WarningLogger, parseWarningHeaders, type WarningHandler } from './warnings.ts';
 import { WatchEventIterator } from './watch-event-iterator.ts';
 
@@ -60,6 +60,22 @@ export interface RestClientOptions {
    * With `allowH2` only the request's stream is reset: the shared session is not replaced.
    */
   readIdleTimeoutMs?: number;
+}
+
+/**
+ * What a connection that leaves the pooled HTTP client needs (a WebSocket or SPDY upgrade): the
+ * request headers with authentication, impersonation and User-Agent, the TLS options with the
+ * client certificate in force, and the proxy, all as the config says.
+ */
+export interface UpgradeSettings {
+  /** Absolute URL of the request (http or https). */
+  url: URL;
+  /** Request headers: Authorization, Impersonate-*, User-Agent. Never log them. */
+  headers: Record<string, string | string[]>;
+  /** Node TLS options for `tls.connect` (see transport.ts's tlsOptions). */
+  tls: Record<string, unknown>;
+  /** The HTTP(S) proxy to tunnel through with CONNECT, when the config has one. */
+  proxyUrl?: URL;
 }
 
 /** A completed response with its whole body. */
@@ -366,6 +382,33 @@ export class RestClient {
   }
 
   /**
+   * The settings for an upgraded connection to `req`'s URL (client-go's transport.HTTPWrappersForConfig
+   * around a WebSocket or SPDY round tripper): the same authentication, impersonation, TLS and proxy
+   * as every other request, after waiting for the client-side rate limiter.
+   */
+  async upgradeSettings(req: RestRequest, signal?: AbortSignal): Promise<UpgradeSettings> {
+    await this.#limiter.wait(signal);
+    const headers: Record<string, string | string[]> = { ...req.headers, 'user-agent': this.config.userAgent ?? defaultUserAgent };
+    const cert = await this.#credentials(headers, signal ?? new AbortController().signal);
+    const settings: UpgradeSettings = { url: new URL(requestUrl(this.baseUrl, req)), headers, tls: tlsOptions(this.config.tls, cert ?? this.#configCertificate()) };
+    const proxy = this.config.proxyUrl;
+    if (proxy !== undefined && proxy !== '') {
+      try {
+        settings.proxyUrl = new URL(proxy);
+      } catch {
+        throw new ConfigError(`proxyUrl "${proxy}" is not a valid URL`);
+      }
+    }
+    return settings;
+  }
+
+  #configCertificate(): ClientCertificate | undefined {
+    const tls = this.config.tls;
+    if ((tls?.certData ?? '') === '' || (tls?.keyData ?? '') === '') return undefined;
+    return { certData: tls!.certData!, keyData: tls!.keyData! };
+  }
+
+  /**
    * Opens a watch (`req` from buildWatch). Resolves once the server answered 200; rejects with a
    * StatusError otherwise. ERROR events are yielded as `{ type: 'ERROR', object: Status }`; wrap the
    * stream with {@link raiseWatchErrors} to have them thrown as StatusErrors instead.
@@ -426,6 +469,11 @@ export class RestClient {
 
   /** Authentication and identity headers for one attempt; also picks the pool (client certificates). */
   async #authenticate(headers: Record<string, string | string[]>, signal: AbortSignal): Promise<Dispatcher> {
+    return this.#dispatcherFor(await this.#credentials(headers, signal));
+  }
+
+  /** Adds authentication and impersonation headers; returns the provider's client certificate, if any. */
+  async #credentials(headers: Record<string, string | string[]>, signal: AbortSignal): Promise<ClientCertificate | undefined> {
     const c = this.config;
     let cert: ClientCertificate | undefined;
     let authorization: string | undefined;
@@ -456,7 +504,7 @@ export class RestClient {
       if (imp.groups !== undefined && imp.groups.length > 0) headers['impersonate-group'] = [...imp.groups];
       for (const [k, values] of Object.entries(imp.extra ?? {})) headers[`impersonate-extra-${encodeExtraKey(k)}`] = [...values];
     }
-    return this.#dispatcherFor(cert);
+    return cert;
   }
 
   /**

@@ -14,3 +14,4 @@ export * from './transport.ts';
 export * from './warnings.ts';
 export * from './watch-decoder.ts';
 export * from './watch-event-iterator.ts';
+export * from './websocket.ts';

@@ -25,7 +25,11 @@ export interface ClientCertificate {
   keyData: string;
 }
 
-function tlsOptions(tls: TlsClientConfig | undefined, cert: ClientCertificate | undefined): Record<string, unknown> {
+/**
+ * The Node TLS options (`ca`, `cert`, `key`, `servername`, `rejectUnauthorized`) for a config's TLS
+ * settings and client certificate: what every connection to the server presents, pooled or upgraded.
+ */
+export function tlsOptions(tls: TlsClientConfig | undefined, cert: ClientCertificate | undefined): Record<string, unknown> {
   const opts: Record<string, unknown> = {};
   if (tls?.caData !== undefined && tls.caData !== '') opts['ca'] = tls.caData;
   if (tls?.insecure === true) opts['rejectUnauthorized'] = false;

@@ -18,9 +18,8 @@ import type { Faults } from './faults.ts';
 import { metaOf } from './object-meta.ts';
 import { PodLogs } from './pod-logs.ts';
 import type { ResourceRegistry } from './resources.ts';
-import { unauthorized } from './status.ts';
 import type { Storage } from './storage.ts';
-import { commitCreate, createResource, prepareCreate } from './handlers/create.ts';
+import { commitCreate, createResource, createTracker, prepareCreate } from './handlers/create.ts';
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
 import { getLog, getResource } from './handlers/get.ts';
 import { listResource } from './handlers/list.ts';
@@ -33,6 +32,12 @@ import { getScale, writeScale } from './handlers/scale.ts';
 import { formatTime, type HandlerConfig, type Obj, type RequestScope, type Target } from './handlers/scope.ts';
 import { updateResource } from './handlers/update.ts';
 import { watchResource } from './handlers/watch.ts';
+import { createReview, isReview } from './handlers/review.ts';
+import { AccessControl } from './authz/access-control.ts';
+import { ImpersonationError } from './authz/impersonation.ts';
+import { WebhookAdmission } from './admission/admission.ts';
+import { SystemUsers, userInfo } from './authn/user.ts';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './authz/rbac/bootstrap-policy.ts';
 
 export { formatTime, type HandlerConfig } from './handlers/scope.ts';
 
@@ -42,6 +47,8 @@ export class ApiHandler {
   readonly storage: Storage;
   readonly faults: Faults;
   readonly logs: PodLogs;
+  /** Authentication, authorization and RBAC write checks. */
+  readonly access: AccessControl;
   readonly #scope: RequestScope;
   #serverAddress = '127.0.0.1:0';
 
@@ -50,7 +57,15 @@ export class ApiHandler {
     this.storage = storage;
     this.faults = faults;
     this.logs = new PodLogs();
+    const rbac = config.rbac ?? false;
+    const users = [...(config.token === undefined ? [] : [{ name: 'admin', token: config.token, groups: [SystemUsers.privilegedGroup] }]), ...(config.users ?? [])];
+    const anonymous = config.anonymous ?? (config.token === undefined || rbac);
+    this.access = new AccessControl({ rbac, users, anonymous, serviceAccountIssuer: config.serviceAccountIssuer, clock: config.clock }, storage);
     this.#scope = {
+      access: this.access,
+      admission: new WebhookAdmission(storage, registry, config.clock, config.webhookServices ?? (() => undefined)),
+      // Internal writes (seeding, controllers) act as the server itself.
+      user: userInfo('system:apiserver', { groups: [SystemUsers.privilegedGroup] }),
       registry,
       storage,
       faults,
@@ -93,16 +108,25 @@ export class ApiHandler {
 
   /** Handles one HTTP request; never throws. */
   handle(req: IncomingMessage, res: ServerResponse): void {
-    this.#handle(req, res).catch((err: unknown) => sendError(res, err));
+    this.#handle(req, res).catch((err: unknown) => {
+      if (err instanceof ImpersonationError && !res.headersSent) {
+        res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+        res.end(`Internal Server Error: ${JSON.stringify(req.url ?? '/')}: ${err.message}\n`);
+        return;
+      }
+      sendError(res, err);
+    });
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const scope = this.#scope;
-    const { config } = scope;
-    if (config.token !== undefined && req.headers.authorization !== `Bearer ${config.token}`) throw unauthorized();
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
+    // authn → impersonation → authz, before anything about the path is known, as kube-apiserver's filters.
+    const user = await this.access.identify(req);
+    this.access.authorizeRequest(user, method, url.pathname, url.searchParams);
+    const scope: RequestScope = { ...this.#scope, user };
+    const { config } = scope;
+    const path = url.pathname.replace(/\/+$/, '') || '/';
     if (serveNonResource(this.registry, this.#serverAddress, method, path, res)) return;
     const target = route(this.registry, path);
     const verb = verbOf(method, target, url.searchParams);
@@ -123,6 +147,7 @@ export class ApiHandler {
       case 'watch':
         return watchResource(scope, target, q, render, res);
       case 'create':
+        if (isReview(target)) return createReview(scope, target, req, body!, res);
         return createResource(scope, target, q, req, body!, res);
       case 'update':
         if (target.subresource === 'scale') return writeScale(scope, target, q, req, body!, res, false);
@@ -137,13 +162,20 @@ export class ApiHandler {
     }
   }
 
+  /** Writes the bootstrap RBAC policy (ClusterRoles and ClusterRoleBindings), as kube-apiserver's rbac/bootstrap-roles hook. */
+  seedBootstrapPolicy(): void {
+    // Recorded as kube-apiserver's own Update, as upstream's managedFields show.
+    for (const role of bootstrapClusterRoles()) this.seed('rbac.authorization.k8s.io', 'v1', 'clusterroles', role as unknown as Obj, 'kube-apiserver');
+    for (const binding of bootstrapClusterRoleBindings()) this.seed('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', binding as unknown as Obj, 'kube-apiserver');
+  }
+
   /** Creates an object directly (initial namespaces); bypasses HTTP but not the storage rules. */
-  seed(group: string, version: string, resource: string, obj: Obj): void {
+  seed(group: string, version: string, resource: string, obj: Obj, manager?: string): void {
     const r = this.registry.lookup(group, version, resource);
     if (r === undefined) throw new Error(`unknown resource ${resource}`);
     const meta = metaOf(obj);
     const t: Target = { r, namespace: typeof meta.namespace === 'string' ? meta.namespace : '', name: undefined, subresource: undefined, watchPath: false };
     const { name, obj: prepared } = prepareCreate(this.#scope, t, obj);
-    commitCreate(this.#scope, t, name, prepared, false, (o) => o);
+    commitCreate(this.#scope, t, name, prepared, false, manager === undefined ? (o) => o : createTracker(this.#scope, t, manager));
   }
 }

@@ -84,7 +84,48 @@ const kinds: Readonly<Record<string, Schema>> = {
     3: { name: 'imagePullSecrets', type: { message: localObjectReference }, repeated: true },
     4: { name: 'automountServiceAccountToken', type: 'bool' },
   },
+  // What `kubectl create token` and `kubectl auth can-i` send (k8s.io/api authentication/v1, authorization/v1).
+  'authentication.k8s.io/v1/TokenRequest': {
+    1: { name: 'metadata', type: { message: objectMeta } },
+    2: {
+      name: 'spec',
+      type: {
+        message: {
+          1: { name: 'audiences', type: 'string', repeated: true },
+          4: { name: 'expirationSeconds', type: 'int' },
+          3: { name: 'boundObjectRef', type: { message: { 1: { name: 'kind', type: 'string' }, 2: { name: 'apiVersion', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'uid', type: 'string' } } } },
+        },
+      },
+    },
+  },
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': { 1: { name: 'metadata', type: { message: objectMeta } }, 2: { name: 'spec', type: { message: accessReviewSpec(false) } } },
+  'authorization.k8s.io/v1/SubjectAccessReview': { 1: { name: 'metadata', type: { message: objectMeta } }, 2: { name: 'spec', type: { message: accessReviewSpec(true) } } },
+  'authorization.k8s.io/v1/LocalSubjectAccessReview': { 1: { name: 'metadata', type: { message: objectMeta } }, 2: { name: 'spec', type: { message: accessReviewSpec(true) } } },
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': { 1: { name: 'metadata', type: { message: objectMeta } }, 2: { name: 'spec', type: { message: { 1: { name: 'namespace', type: 'string' } } } } },
 };
+
+// SelfSubjectAccessReviewSpec, or SubjectAccessReviewSpec with its subject (extra values are not read).
+function accessReviewSpec(withSubject: boolean): Schema {
+  const resourceAttributes: Schema = {
+    1: { name: 'namespace', type: 'string' },
+    2: { name: 'verb', type: 'string' },
+    3: { name: 'group', type: 'string' },
+    4: { name: 'version', type: 'string' },
+    5: { name: 'resource', type: 'string' },
+    6: { name: 'subresource', type: 'string' },
+    7: { name: 'name', type: 'string' },
+  };
+  const spec: Record<number, Field> = {
+    1: { name: 'resourceAttributes', type: { message: resourceAttributes } },
+    2: { name: 'nonResourceAttributes', type: { message: { 1: { name: 'path', type: 'string' }, 2: { name: 'verb', type: 'string' } } } },
+  };
+  if (withSubject) {
+    spec[3] = { name: 'user', type: 'string' };
+    spec[4] = { name: 'groups', type: 'string', repeated: true };
+    spec[6] = { name: 'uid', type: 'string' };
+  }
+  return spec;
+}
 
 /** Thrown for bodies that are not protobuf this reader understands. */
 export class ProtobufDecodeError extends Error {

@@ -103,6 +103,14 @@ const builtins: readonly BuiltinSpec[] = [
   { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'rolebindings', kind: 'RoleBinding', ns: true },
   { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'clusterroles', kind: 'ClusterRole', ns: false },
   { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'clusterrolebindings', kind: 'ClusterRoleBinding', ns: false },
+  { g: 'admissionregistration.k8s.io', v: 'v1', r: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', ns: false, cat: ['api-extensions'] },
+  { g: 'admissionregistration.k8s.io', v: 'v1', r: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', ns: false, cat: ['api-extensions'] },
+  // Reviews and token reviews are created, answered and never stored.
+  { g: 'authentication.k8s.io', v: 'v1', r: 'tokenreviews', kind: 'TokenReview', ns: false, verbs: ['create'] },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', ns: true, verbs: ['create'] },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', ns: false, verbs: ['create'] },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview', ns: false, verbs: ['create'] },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'subjectaccessreviews', kind: 'SubjectAccessReview', ns: false, verbs: ['create'] },
   { g: 'apiextensions.k8s.io', v: 'v1', r: 'customresourcedefinitions', kind: 'CustomResourceDefinition', ns: false, short: ['crd', 'crds'], status: true, generation: true },
 ];
 

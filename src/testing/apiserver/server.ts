@@ -6,13 +6,20 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { writeFile, chmod } from 'node:fs/promises';
 import { stringify as toYaml } from 'yaml';
+import { randomBytes } from 'node:crypto';
 import { realClock, type Clock } from '../../util/clock/clock.ts';
 import { ResourceRegistry } from './resources.ts';
 import { Storage } from './storage.ts';
 import { Faults, type ApiServerFaults } from './faults.ts';
-import { ApiHandler } from './handler.ts';
+import { ApiHandler, formatTime } from './handler.ts';
+import { StreamingHandler } from './streaming/upgrade.ts';
+import { MetricsApi, type NodeMetricsInput, type PodMetricsInput } from './metrics-api.ts';
+import type { PodHandler, PodHandlers } from './streaming/pod-handlers.ts';
+import type { StaticUser } from './authn/authenticator.ts';
+import { ClusterRoleAggregationController } from './controllers/clusterrole-aggregation.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -22,8 +29,31 @@ export interface ApiServerOptions {
   port?: number;
   /** Serve HTTPS with a self-signed certificate for 127.0.0.1/localhost made at start (default false). */
   tls?: boolean;
-  /** When set, every request must carry `Authorization: Bearer <token>` (401 otherwise). */
+  /**
+   * Bearer token of the built-in admin user (`admin`, group system:masters), which the kubeconfig uses.
+   * Without `rbac`, every request must then carry it or another user's credentials (401 otherwise).
+   */
   token?: string;
+  /**
+   * Authorize requests with RBAC, as kube-apiserver's --authorization-mode=RBAC (default false: every
+   * request is allowed, as if everyone were cluster-admin). The bootstrap ClusterRoles and bindings are
+   * written at start, aggregated ClusterRoles are filled by an aggregation controller, requests without
+   * credentials are `system:anonymous`, and the kubeconfig authenticates as `admin` (system:masters)
+   * with `token`, or a token made at start. See docs/apiserver.md, "Authentication and authorization".
+   */
+  rbac?: boolean;
+  /** Users authenticated by bearer token, as a --token-auth-file (name, token, optional uid and groups). */
+  users?: StaticUser[];
+  /** Whether requests without credentials are `system:anonymous` (default: true, false when `token` is set without `rbac`). */
+  anonymous?: boolean;
+  /**
+   * Where admission webhooks given as clientConfig.service are reached, since there is no cluster network:
+   * `"<namespace>/<name>"` (or `"<namespace>/<name>:<port>"`) → base URL such as `https://127.0.0.1:9443`;
+   * the service's path is appended and its certificate must name `<name>.<namespace>.svc`.
+   */
+  webhookServices?: Record<string, string>;
+  /** The `iss` of ServiceAccount tokens (default https://kubernetes.default.svc; also the API audience). */
+  serviceAccountIssuer?: string;
   /** Changes kept for watch resumption and paginated lists (default 100,000). */
   watchHistorySize?: number;
   /** Period of BOOKMARK events on watches that allow them (default 60,000 ms, about what kube-apiserver sends). */
@@ -39,6 +69,16 @@ export interface ApiServerOptions {
    * (default true, as kube-apiserver). Off, objects are still pruned and defaulted but never refused by the schema.
    */
   crdSchemaValidation?: boolean;
+  /** What serves pods/exec, pods/attach and pods/portforward (see docs/remotecommand.md). */
+  podHandlers?: PodHandlers;
+}
+
+/** A client certificate and its private key, in PEM. */
+export interface ClientCertificate {
+  /** The certificate, signed by the server's client CA. */
+  certPem: string;
+  /** Its private key. */
+  keyPem: string;
 }
 
 /** A running embedded API server. */
@@ -49,6 +89,17 @@ export interface ApiServer {
   readonly kubeconfig: string;
   /** The PEM of the serving certificate (which is its own CA), when `tls` is on. */
   readonly caCertPem?: string;
+  /** The PEM of the client CA whose certificates authenticate users (CN = name, O = groups), when `tls` is on. */
+  readonly clientCaCertPem?: string;
+  /**
+   * Issues a client certificate for a user (CN = name, O = each group) signed by the client CA; `tls` only.
+   * @example
+   * const cert = await server.issueClientCertificate({ name: 'alice', groups: ['dev'] });
+   * await writeFile(path, server.userKubeconfig({ certificate: cert }));
+   */
+  issueClientCertificate(user: { name: string; groups?: readonly string[] }): Promise<ClientCertificate>;
+  /** A kubeconfig for this server that authenticates with a bearer token or a client certificate. */
+  userKubeconfig(credentials: { token: string } | { certificate: ClientCertificate }): string;
   /** Writes {@link ApiServer.kubeconfig} to `path` with mode 0600. */
   writeKubeconfig(path: string): Promise<void>;
   /** Fault injection for tests. */
@@ -59,6 +110,14 @@ export interface ApiServer {
   setPodLogs(namespace: string, pod: string, lines: string[], container?: string): void;
   /** Appends log lines; open `follow=true` streams receive them at once. */
   appendPodLogs(namespace: string, pod: string, lines: string[], container?: string): void;
+  /** Replaces the handlers serving pods/exec, attach and portforward for every pod. */
+  setPodHandlers(handlers: PodHandlers | undefined): void;
+  /** Sets (undefined: removes) the handler of one pod; it wins over {@link ApiServer.setPodHandlers}'. */
+  setPodHandler(namespace: string, pod: string, handler: PodHandler | undefined): void;
+  /** Replaces the metrics.k8s.io NodeMetrics; the first metrics set makes the server serve that API. */
+  setNodeMetrics(nodes: readonly NodeMetricsInput[]): void;
+  /** Replaces the metrics.k8s.io PodMetrics; the first metrics set makes the server serve that API. */
+  setPodMetrics(pods: readonly PodMetricsInput[]): void;
   /** Closes every connection (watches included) and the listener. */
   stop(): Promise<void>;
 }
@@ -72,8 +131,11 @@ const defaultWatchTimeoutSeconds = 1800;
 const defaultWatchHistorySize = 100_000;
 
 // The certificate generator (and its crypto dependencies) loads only when TLS is asked for.
+async function generate(...args: Parameters<typeof import('selfsigned').generate>): ReturnType<typeof import('selfsigned').generate> {
+  return (await import('selfsigned')).generate(...args);
+}
+
 async function selfSignedCertificate(): Promise<{ key: string; cert: string }> {
-  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'kubeloom' }], {
     keyType: 'ec',
     curve: 'P-256',
@@ -95,14 +157,38 @@ async function selfSignedCertificate(): Promise<{ key: string; cert: string }> {
   return { key: pems.private, cert: pems.cert };
 }
 
-function kubeconfigYaml(url: string, caPem: string | undefined, token: string | undefined): string {
+// The CA of client certificates (kube-apiserver's --client-ca-file), made at start.
+async function clientCertificateAuthority(): Promise<{ key: string; cert: string }> {
+  const pems = await generate([{ name: 'commonName', value: 'kubeloom-client-ca' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', digitalSignature: true, keyCertSign: true, critical: true },
+    ],
+  });
+  return { key: pems.private, cert: pems.cert };
+}
+
+function kubeconfigYaml(url: string, caPem: string | undefined, token: string | undefined, certificate?: ClientCertificate): string {
   const cluster: Record<string, unknown> = { server: url };
   if (caPem !== undefined) cluster['certificate-authority-data'] = Buffer.from(caPem).toString('base64');
   return toYaml({
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: 'kubeloom', cluster }],
-    users: [{ name: 'kubeloom', user: token === undefined ? {} : { token } }],
+    users: [
+      {
+        name: 'kubeloom',
+        user:
+          certificate !== undefined
+            ? { 'client-certificate-data': Buffer.from(certificate.certPem).toString('base64'), 'client-key-data': Buffer.from(certificate.keyPem).toString('base64') }
+            : token === undefined
+              ? {}
+              : { token },
+      },
+    ],
     contexts: [{ name: 'kubeloom', context: { cluster: 'kubeloom', user: 'kubeloom', namespace: 'default' } }],
     'current-context': 'kubeloom',
     preferences: {},
@@ -113,8 +199,13 @@ class EmbeddedApiServer implements ApiServer {
   url = '';
   kubeconfig = '';
   caCertPem?: string;
+  clientCaCertPem?: string;
   readonly faults: Faults;
+  readonly #clientCa: { key: string; cert: string } | undefined;
+  readonly #aggregation: ClusterRoleAggregationController | undefined;
   readonly #handler: ApiHandler;
+  readonly #streaming: StreamingHandler;
+  readonly #metrics: MetricsApi;
   readonly #storage: Storage;
   readonly #server: Server;
   readonly #host: string;
@@ -123,10 +214,13 @@ class EmbeddedApiServer implements ApiServer {
   #port: number;
   #listening = false;
 
-  constructor(options: ApiServerOptions, tls: { key: string; cert: string } | undefined) {
+  constructor(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined) {
     const clock = options.clock ?? realClock;
     this.#host = options.host ?? '127.0.0.1';
-    this.#token = options.token;
+    const rbac = options.rbac === true;
+    // With RBAC the kubeconfig must name a user: the admin, with the given token or one made now.
+    this.#token = options.token ?? (rbac ? randomBytes(24).toString('hex') : undefined);
+    this.#clientCa = clientCa;
     this.#port = options.port ?? 0;
     this.#storage = new Storage(options.watchHistorySize ?? defaultWatchHistorySize);
     this.faults = new Faults({
@@ -136,8 +230,13 @@ class EmbeddedApiServer implements ApiServer {
       restart: () => this.#restart(),
     });
     this.#handler = new ApiHandler(new ResourceRegistry(), this.#storage, this.faults, {
-      token: options.token,
+      token: this.#token,
       schemaValidation: options.crdSchemaValidation ?? true,
+      rbac,
+      users: options.users ?? [],
+      ...(options.anonymous === undefined ? {} : { anonymous: options.anonymous }),
+      serviceAccountIssuer: options.serviceAccountIssuer,
+      webhookServices: (namespace, name, port) => options.webhookServices?.[`${namespace}/${name}:${port}`] ?? options.webhookServices?.[`${namespace}/${name}`],
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? defaultBookmarkIntervalMs,
       defaultWatchTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? defaultWatchTimeoutSeconds,
       maxRequestBodyBytes: options.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes,
@@ -146,12 +245,26 @@ class EmbeddedApiServer implements ApiServer {
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       this.#handler.seed('', 'v1', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } });
     }
-    const listener = (req: IncomingMessage, res: ServerResponse): void => this.#handler.handle(req, res);
+    if (rbac) {
+      this.#handler.seedBootstrapPolicy();
+      this.#aggregation = new ClusterRoleAggregationController(this.#storage, () => formatTime(clock.now()));
+    }
+    this.#metrics = new MetricsApi(this.#handler.registry, this.#storage, () => formatTime(clock.now()));
+    this.#streaming = new StreamingHandler({ storage: this.#storage, access: this.#handler.access, ...(options.podHandlers === undefined ? {} : { handlers: options.podHandlers }) });
+    const listener = (req: IncomingMessage, res: ServerResponse): void => {
+      if (!this.#streaming.handleRequest(req, res)) this.#handler.handle(req, res);
+    };
+    // Only the streaming subresources are upgraded; any other request asking for an upgrade (h2c from
+    // curl --http2) is served as a plain request (Node >= 24.9; older versions send them all to 'upgrade').
+    const upgrades = { shouldUpgradeCallback: (req: IncomingMessage): boolean => this.#streaming.wantsUpgrade(req) };
     if (tls !== undefined) {
       this.caCertPem = tls.cert;
-      this.#server = createHttpsServer({ key: tls.key, cert: tls.cert }, listener);
+      this.clientCaCertPem = clientCa?.cert;
+      // Client certificates are asked for and checked against the client CA; one that does not verify
+      // is refused by the authenticator (401), not by the handshake, as kube-apiserver does.
+      this.#server = createHttpsServer({ key: tls.key, cert: tls.cert, requestCert: true, rejectUnauthorized: false, ...(clientCa === undefined ? {} : { ca: clientCa.cert }), ...upgrades }, listener);
     } else {
-      this.#server = createHttpServer(listener);
+      this.#server = createHttpServer(upgrades, listener);
     }
     // Watches and log streams stay open for as long as the client wants; no server-side socket timeout.
     this.#server.timeout = 0;
@@ -160,6 +273,7 @@ class EmbeddedApiServer implements ApiServer {
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
     });
+    this.#server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.#streaming.handleUpgrade(req, socket, head));
     this.#server.on('clientError', (_err, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
       else socket.destroy();
@@ -185,6 +299,28 @@ class EmbeddedApiServer implements ApiServer {
     this.kubeconfig = kubeconfigYaml(this.url, this.caCertPem, this.#token);
   }
 
+  async issueClientCertificate(user: { name: string; groups?: readonly string[] }): Promise<ClientCertificate> {
+    if (this.#clientCa === undefined) throw new Error('client certificates need a server started with tls: true');
+    const escape = (v: string): string => v.replace(/([,+"\\<>;=])/g, '\\$1');
+    const attrs = [{ name: 'commonName', value: escape(user.name) }, ...(user.groups ?? []).map((g) => ({ name: 'organizationName', value: escape(g) }))];
+    const pems = await generate(attrs, {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      ca: this.#clientCa,
+      extensions: [
+        { name: 'basicConstraints', cA: false },
+        { name: 'keyUsage', digitalSignature: true, critical: true },
+        { name: 'extKeyUsage', clientAuth: true },
+      ],
+    });
+    return { certPem: pems.cert, keyPem: pems.private };
+  }
+
+  userKubeconfig(credentials: { token: string } | { certificate: ClientCertificate }): string {
+    return 'token' in credentials ? kubeconfigYaml(this.url, this.caCertPem, credentials.token) : kubeconfigYaml(this.url, this.caCertPem, undefined, credentials.certificate);
+  }
+
   async writeKubeconfig(path: string): Promise<void> {
     await writeFile(path, this.kubeconfig, { mode: 0o600 });
     await chmod(path, 0o600);
@@ -202,10 +338,27 @@ class EmbeddedApiServer implements ApiServer {
     this.#handler.logs.append(namespace, pod, lines, container);
   }
 
+  setNodeMetrics(nodes: readonly NodeMetricsInput[]): void {
+    this.#metrics.setNodeMetrics(nodes);
+  }
+
+  setPodMetrics(pods: readonly PodMetricsInput[]): void {
+    this.#metrics.setPodMetrics(pods);
+  }
+
+  setPodHandlers(handlers: PodHandlers | undefined): void {
+    this.#streaming.setPodHandlers(handlers);
+  }
+
+  setPodHandler(namespace: string, pod: string, handler: PodHandler | undefined): void {
+    this.#streaming.setPodHandler(namespace, pod, handler);
+  }
+
   async #close(): Promise<void> {
     if (!this.#listening) return;
     this.#listening = false;
     this.#handler.destroyStreams();
+    this.#streaming.destroyAll();
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     for (const s of this.#sockets) s.destroy();
     this.#sockets.clear();
@@ -218,6 +371,7 @@ class EmbeddedApiServer implements ApiServer {
   }
 
   stop(): Promise<void> {
+    this.#aggregation?.stop();
     return this.#close();
   }
 }
@@ -234,7 +388,8 @@ class EmbeddedApiServer implements ApiServer {
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const tls = options.tls === true ? await selfSignedCertificate() : undefined;
-  const server = new EmbeddedApiServer(options, tls);
+  const clientCa = options.tls === true ? await clientCertificateAuthority() : undefined;
+  const server = new EmbeddedApiServer(options, tls, clientCa);
   await server.listen();
   return server;
 }

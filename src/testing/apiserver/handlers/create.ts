@@ -16,6 +16,7 @@ import { checkType, decodeObject } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
+import { mutateWrite, validateWrite } from './admit.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
 import { duplicateFields, fieldProblems, fieldValidationOf, strictDecodingError, warningHeaders } from '../registry/field-validation.ts';
@@ -102,6 +103,7 @@ export function checkFields(t: Target, q: URLSearchParams, res: ServerResponse, 
 export function commitCreate(scope: RequestScope, t: Target, name: string, obj: Obj, dryRun: boolean, manage: (o: Obj) => Obj): string {
   requireNamespace(scope.storage, t);
   const store = storeOf(t);
+  scope.access.checkRbacWrite(scope.user, store, t.namespace, obj, undefined);
   const key = objectKey(t.namespace, name);
   if (scope.storage.get(store, key) !== undefined) throw alreadyExists(t.r, name);
   const final = manage(obj);
@@ -138,5 +140,9 @@ export async function createResource(scope: RequestScope, t: Target, q: URLSearc
     throw err;
   }
   checkFields(t, q, res, body, prepared.unknown);
+  // Mutating webhooks see the defaulted object; what they change is defaulted again.
+  const mutated = await mutateWrite(scope, t, 'CREATE', q, res, prepared.obj, undefined);
+  if (mutated !== undefined) prepared = prepareCreate(scope, t, mutated);
+  await validateWrite(scope, t, 'CREATE', q, res, prepared.obj, undefined);
   send(res, 201, commitCreate(scope, t, prepared.name, prepared.obj, dryRun, createTracker(scope, t, fieldManager(q, req))));
 }

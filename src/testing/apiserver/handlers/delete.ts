@@ -12,6 +12,7 @@ import { objectFilter, parseSelectors } from './list-options.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf } from './write-options.ts';
+import { mutateWrite, validateWrite } from './admit.ts';
 
 /**
  * Stores whose DELETE answers with the deleted object (`ReturnDeletedObject: true` in their registries, or
@@ -65,6 +66,8 @@ export async function deleteResource(scope: RequestScope, t: Target, q: URLSearc
   if (typeof pre.resourceVersion === 'string' && pre.resourceVersion !== meta.resourceVersion) {
     throw conflict(t.r, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta.resourceVersion)}`);
   }
+  await mutateWrite(scope, t, 'DELETE', q, res, undefined, existing.obj);
+  await validateWrite(scope, t, 'DELETE', q, res, undefined, existing.obj);
   const out = deleteOne(scope, t, existing, dryRun);
   // The object stays (finalizers pending) or the registry returns deleted objects: answer with it.
   if (out.pending || returnsDeletedObject.has(storeOf(t))) {

@@ -14,7 +14,7 @@ import { checkType, display, mediaType } from './request-body.ts';
 import { boolParam } from './request-info.ts';
 import { send } from './response.ts';
 import { objectKey, storeOf, type RequestScope, type Target } from './scope.ts';
-import { commitUpdate } from './update.ts';
+import { admitUpdate, commitUpdate, type CommitUpdateOptions } from './update.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
 
 /** The Content-Types of the patch strategies. */
@@ -63,7 +63,9 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
     }
     if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
     const unknownFields: string[] = [];
-    const out = commitUpdate(scope, t, existing, applied, { manager, dryRun, apply: { force }, unknownFields });
+    const o: CommitUpdateOptions = { manager, dryRun, apply: { force }, unknownFields };
+    const candidate = await admitUpdate(scope, t, q, res, existing, applied, o, true);
+    const out = commitUpdate(scope, t, existing, candidate, o);
     checkFields(t, q, res, undefined, unknownFields);
     send(res, 200, out);
     return;
@@ -86,7 +88,8 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
   if (meta.name !== name) throw invalid(t.r.group, t.r.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(meta.name)}: field is immutable` }]);
   if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
   const unknownFields: string[] = [];
-  const out = commitUpdate(scope, t, existing, patched, { manager: fieldManager(q, req), dryRun, apply: undefined, unknownFields });
+  const o: CommitUpdateOptions = { manager: fieldManager(q, req), dryRun, apply: undefined, unknownFields };
+  const out = commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, patched, o, true), o);
   checkFields(t, q, res, type === patchTypes.merge ? body : undefined, unknownFields);
   send(res, 200, out);
 }

@@ -58,7 +58,11 @@ export function route(registry: ResourceRegistry, path: string): Target {
   const r = registry.lookup(group, version, resource);
   if (r === undefined) throw resourceNotFound();
   if (r.namespaced !== (namespace !== '') && !(r.namespaced && name === undefined)) throw resourceNotFound();
-  const known = (subresource === 'status' && r.hasStatus) || (subresource === 'scale' && r.hasScale) || (subresource === 'log' && r.group === '' && r.resource === 'pods');
+  const known =
+    (subresource === 'status' && r.hasStatus) ||
+    (subresource === 'scale' && r.hasScale) ||
+    (subresource === 'log' && r.group === '' && r.resource === 'pods') ||
+    (subresource === 'token' && r.group === '' && r.resource === 'serviceaccounts');
   if (subresource !== undefined && !known) throw resourceNotFound();
   return { r, namespace, name, subresource, watchPath };
 }
@@ -68,6 +72,7 @@ export function verbOf(method: string, t: Target, q: URLSearchParams): Verb {
   const allowed = (v: Verb): Verb => {
     if (t.subresource === undefined && !t.r.verbs.includes(v)) throw methodNotAllowed();
     if (t.subresource === 'log' && v !== 'get') throw methodNotAllowed();
+    if (t.subresource === 'token' && v !== 'create') throw methodNotAllowed();
     if ((t.subresource === 'status' || t.subresource === 'scale') && v !== 'get' && v !== 'update' && v !== 'patch') throw methodNotAllowed();
     return v;
   };
@@ -80,7 +85,8 @@ export function verbOf(method: string, t: Target, q: URLSearchParams): Verb {
       if (t.name !== undefined) return allowed('get');
       return allowed(boolParam(q, 'watch') ? 'watch' : 'list');
     case 'POST':
-      if (t.name !== undefined) throw methodNotAllowed();
+      // Only subresources such as serviceaccounts/<name>/token are created on a named object.
+      if (t.name !== undefined && t.subresource === undefined) throw methodNotAllowed();
       return allowed('create');
     case 'PUT':
       if (t.name === undefined) throw methodNotAllowed();

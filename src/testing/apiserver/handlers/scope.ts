@@ -10,14 +10,28 @@ import type { PodLogs } from '../pod-logs.ts';
 import { storageKey, type ApiResource, type ResourceRegistry } from '../resources.ts';
 import type { Storage } from '../storage.ts';
 import type { WatchStream } from '../watch-stream.ts';
+import type { StaticUser } from '../authn/authenticator.ts';
+import type { UserInfo } from '../authn/user.ts';
+import type { AccessControl } from '../authz/access-control.ts';
+import type { WebhookAdmission } from '../admission/admission.ts';
 
 /** A decoded JSON object as the handlers manipulate it. */
 export type Obj = Record<string, unknown>;
 
 /** Settings the handler needs from the server options. */
 export interface HandlerConfig {
-  /** Bearer token every request must carry; undefined: no authentication. */
+  /** Bearer token of the built-in admin (system:masters); with it, requests without credentials get 401 unless RBAC is on. */
   token: string | undefined;
+  /** Authorize with RBAC (default false: everything is allowed). */
+  rbac?: boolean;
+  /** Users of the static token table (default none). */
+  users?: readonly StaticUser[];
+  /** Requests without credentials are system:anonymous; false: 401 (default: true unless a token is set without RBAC). */
+  anonymous?: boolean;
+  /** Issuer of ServiceAccount tokens (default https://kubernetes.default.svc). */
+  serviceAccountIssuer?: string | undefined;
+  /** Resolves an admission webhook's clientConfig.service to a base URL (default: none resolve). */
+  webhookServices?: ((namespace: string, name: string, port: number) => string | undefined) | undefined;
   /** Validate custom resources against their CRD schemas and CEL rules (pruning and defaulting happen regardless). */
   schemaValidation?: boolean;
   /** Period of BOOKMARK events on watches that allow them. */
@@ -43,6 +57,12 @@ export interface RequestScope {
   readonly allocator: ServiceAllocator;
   /** The clock's current time as a metav1.Time string. */
   now(): string;
+  /** Authentication, authorization and RBAC write checks. */
+  readonly access: AccessControl;
+  /** Admission webhooks. */
+  readonly admission: WebhookAdmission;
+  /** The user the request acts as (after impersonation); the server itself for internal writes. */
+  readonly user: UserInfo;
 }
 
 /** A parsed resource path. */

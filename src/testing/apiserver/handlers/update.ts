@@ -17,6 +17,7 @@ import { checkType, decodeObject, display } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
+import { mutateWrite, validateWrite } from './admit.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
 import { fieldValidationOf } from '../registry/field-validation.ts';
@@ -66,15 +67,32 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
   }
   if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
   const unknownFields: string[] = [];
+  const o: CommitUpdateOptions = { manager: fieldManager(q, req), dryRun, apply: undefined, unknownFields };
   let out: string;
   try {
-    out = commitUpdate(scope, t, existing, obj, { manager: fieldManager(q, req), dryRun, apply: undefined, unknownFields });
+    out = commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, obj, o, false), o);
   } catch (err) {
     checkFields(t, q, res, body, unknownFields);
     throw err;
   }
   checkFields(t, q, res, body, unknownFields);
   send(res, 200, out);
+}
+
+/**
+ * Admission of an update: the webhooks see the object as the update would store it (computed by a dry
+ * run of the commit); returns the candidate to commit, the mutated object when webhooks changed it.
+ */
+export async function admitUpdate(scope: RequestScope, t: Target, q: URLSearchParams, res: ServerResponse, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions, patch: boolean): Promise<Obj> {
+  if (!scope.admission.active()) return candidate;
+  let next = JSON.parse(commitUpdate(scope, t, existing, structuredClone(candidate), { ...o, dryRun: true, unknownFields: [] })) as Obj;
+  const mutated = await mutateWrite(scope, t, 'UPDATE', q, res, next, existing.obj, patch);
+  if (mutated !== undefined) {
+    next = JSON.parse(commitUpdate(scope, t, existing, mutated, { ...o, dryRun: true, apply: undefined, unknownFields: [] })) as Obj;
+    o.apply = undefined;
+  }
+  await validateWrite(scope, t, 'UPDATE', q, res, next, existing.obj, patch);
+  return mutated === undefined ? candidate : next;
 }
 
 /**
@@ -94,6 +112,7 @@ export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObj
   } else {
     next = trackUpdate(old, normalise(scope, t, old, candidate), { manager: o.manager, now: scope.now(), apiVersion, ...subresource });
   }
+  scope.access.checkRbacWrite(scope.user, storeOf(t), t.namespace, next, old);
   if (t.r.schema !== undefined) {
     const admitted = admitCustomResource(t.r.schema, next, old, { validate: scope.config.schemaValidation !== false });
     o.unknownFields?.push(...admitted.unknown);

@@ -1,0 +1,60 @@
+/**
+ * The admission steps of the write handlers: build the attributes of a request, run the mutating
+ * webhooks on the defaulted object and the validating webhooks on the final one, and pass webhook
+ * warnings on as Warning headers. No-ops (without a request to any webhook) when no webhook
+ * configuration exists.
+ */
+import type { ServerResponse } from 'node:http';
+import type { AdmissionAttributes, Operation } from '../admission/attributes.ts';
+import { metaOf } from '../object-meta.ts';
+import { namespacesStore, type Obj, type RequestScope, type Target } from './scope.ts';
+import { dryRunOf } from './write-options.ts';
+
+const optionsKind: Record<Operation, string> = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions', CONNECT: '' };
+
+function attributes(scope: RequestScope, t: Target, op: Operation, q: URLSearchParams, object: Obj | undefined, oldObject: Obj | undefined, patch: boolean): AdmissionAttributes {
+  const ns = t.r.namespaced ? scope.storage.get(namespacesStore, t.namespace)?.obj : undefined;
+  const name = typeof metaOf(object ?? oldObject ?? {}).name === 'string' ? (metaOf(object ?? oldObject ?? {}).name as string) : (t.name ?? '');
+  const options: Obj = { kind: patch ? 'PatchOptions' : optionsKind[op], apiVersion: 'meta.k8s.io/v1' };
+  const fieldManager = q.get('fieldManager');
+  if (fieldManager !== null && op !== 'DELETE') options.fieldManager = fieldManager;
+  if (dryRunOf(q)) options.dryRun = ['All'];
+  return {
+    operation: op,
+    group: t.r.group,
+    version: t.r.version,
+    resource: t.r.resource,
+    subresource: t.subresource ?? '',
+    kind: t.r.kind,
+    namespaced: t.r.namespaced,
+    namespace: t.namespace,
+    name,
+    object,
+    oldObject,
+    user: scope.user,
+    dryRun: dryRunOf(q),
+    options,
+    namespaceLabels: ns === undefined ? undefined : ((metaOf(ns).labels as Record<string, string> | undefined) ?? {}),
+  };
+}
+
+function warner(res: ServerResponse): (w: string) => void {
+  return (w) => {
+    const prev = res.getHeader('Warning');
+    const value = `299 - ${JSON.stringify(w)}`;
+    res.setHeader('Warning', prev === undefined ? value : [...(Array.isArray(prev) ? prev : [String(prev)]), value]);
+  };
+}
+
+/** Runs the mutating webhooks; returns the patched object, or undefined when they changed nothing. */
+export async function mutateWrite(scope: RequestScope, t: Target, op: Operation, q: URLSearchParams, res: ServerResponse, object: Obj | undefined, oldObject: Obj | undefined, patch = false): Promise<Obj | undefined> {
+  if (!scope.admission.active()) return undefined;
+  const out = await scope.admission.mutate(attributes(scope, t, op, q, object, oldObject, patch), warner(res));
+  return out === object || JSON.stringify(out) === JSON.stringify(object) ? undefined : out;
+}
+
+/** Runs the validating webhooks; throws the first rejection. */
+export async function validateWrite(scope: RequestScope, t: Target, op: Operation, q: URLSearchParams, res: ServerResponse, object: Obj | undefined, oldObject: Obj | undefined, patch = false): Promise<void> {
+  if (!scope.admission.active()) return;
+  await scope.admission.validate(attributes(scope, t, op, q, object, oldObject, patch), warner(res));
+}
