@@ -7,7 +7,7 @@
  * Run: ./node_modules/.bin/node --expose-gc bench/informer.ts [httpPods]
  */
 import * as k8s from '@kubernetes/client-node';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../src/api/core/v1.ts';
 import type { KubeList } from '../src/apimachinery/object.ts';
 import type { WatchEvent } from '../src/apimachinery/watch.ts';
 import { ListWatch, SharedIndexInformer, newListWatchFromClient, stripManagedFields } from '../src/tools/cache/index.ts';

@@ -28,7 +28,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap } from '../src/api/core/v1.ts';
 import { startApiServer, startChaosProxy } from '../src/testing/index.ts';
 import { newClientset } from '../src/kubernetes/index.ts';
 import { SharedIndexInformer, newListWatchFromClient } from '../src/tools/cache/index.ts';

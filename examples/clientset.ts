@@ -29,7 +29,7 @@ try {
 }
 await configMaps.patch('example-a', PatchType.Merge, { data: { b: '2' } });
 await configMaps.apply(
-  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'example-b' }, data: { c: '3' } },
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'example-b', namespace }, data: { c: '3' } },
   { fieldManager: 'my-controller' }, // server-side apply
 );
 
@@ -44,7 +44,7 @@ for await (const event of watch) {
 // #endregion
 
 // #region crud
-import type { Deployment } from 'kubernetes-types/apps/v1.js';
+import type { Deployment } from 'kubeloom/api/apps/v1';
 
 const deployments = clientset.appsV1().deployments(namespace); // ResourceClient<Deployment>
 const web: Deployment = {

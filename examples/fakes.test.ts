@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from 'kubeloom/api/core/v1';
 
 // #region fake-lister-watcher
 import { FakeListerWatcher, FakeWatch, SharedIndexInformer } from 'kubeloom/tools/cache';

@@ -36,6 +36,7 @@ export async function runMirrorController(clientset: Clientset, options: { names
           kind: 'ConfigMap',
           metadata: {
             name: `${name}-mirror`,
+            namespace,
             ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name, uid: source.metadata?.uid ?? '', controller: true }],
           },
           data: source.data ?? {},

@@ -12,7 +12,8 @@ import { isNotFound, loadKubeConfig, namespaceOf, newClientset, PatchType, restC
 
 const kubeconfig = await loadKubeConfig(); // KUBECONFIG merge rules, ~/.kube/config, in-cluster
 const clientset = newClientset(await restConfigFrom(kubeconfig)); // one keep-alive connection pool, QPS 5 / burst 10
-const configMaps = clientset.coreV1().configMaps(namespaceOf(kubeconfig)); // ResourceClient<ConfigMap>
+const namespace = namespaceOf(kubeconfig); // the context's namespace, else 'default'
+const configMaps = clientset.coreV1().configMaps(namespace); // ResourceClient<ConfigMap, ConfigMapApplyConfiguration>
 
 await configMaps.create({ metadata: { name: 'example-a', labels: { app: 'example' } }, data: { a: '1' } });
 const list = await configMaps.list({ labelSelector: 'app=example', limit: 500 });
@@ -23,7 +24,7 @@ try {
 }
 await configMaps.patch('example-a', PatchType.Merge, { data: { b: '2' } });
 await configMaps.apply(
-  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'example-b', labels: { app: 'example' } }, data: { c: '3' } },
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'example-b', namespace, labels: { app: 'example' } }, data: { c: '3' } },
   { fieldManager: 'my-controller' }, // server-side apply
 );
 

@@ -28,20 +28,20 @@ await deployments.patch('example-web', PatchType.StrategicMerge, { spec: { templ
 // #region apply
 // Server-side apply: send the fields you own; the server merges them and records the owner.
 const applied = await deployments.apply(
-  { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'example-web' }, spec: { replicas: 2 } },
+  { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'example-web', namespace }, spec: { replicas: 2 } },
   { fieldManager: 'my-controller', force: true }, // force: take spec.replicas over from its previous owner
 );
 console.log(applied.metadata?.managedFields?.map((f) => `${f.manager}/${f.operation}`));
 
 try {
   // Another manager setting a field my-controller owns, without force: 409 Conflict naming the owner.
-  await deployments.apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'example-web' }, spec: { replicas: 5 } }, { fieldManager: 'someone-else' });
+  await deployments.apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'example-web', namespace }, spec: { replicas: 5 } }, { fieldManager: 'someone-else' });
 } catch (err) {
   if (!isConflict(err)) throw err;
   console.log('conflict:', err instanceof Error ? err.message : err);
 }
 
-await deployments.applyStatus({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'example-web' }, status: { observedGeneration: 4 } }, { fieldManager: 'my-controller' });
+await deployments.applyStatus({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'example-web', namespace }, status: { observedGeneration: 4 } }, { fieldManager: 'my-controller' });
 // #endregion
 // #endregion
 

@@ -16,7 +16,7 @@ const namespace = namespaceOf(kubeconfig);
 const queue = new RateLimitingQueue<string>({ name: 'configmaps' });
 
 // #region informer
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap } from 'kubeloom/api/core/v1';
 import { newClientset } from 'kubeloom/kubernetes';
 import { deletionHandlingMetaNamespaceKeyFunc, Lister, newListWatchFromClient, SharedIndexInformer, stripManagedFields, waitForCacheSync } from 'kubeloom/tools/cache';
 

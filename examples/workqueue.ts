@@ -2,7 +2,7 @@
  * Work queues on their own: the three queue types with their options, workers, rate limiters, and
  * driving time with a FakeClock. Needs no cluster: `node examples/workqueue.ts`.
  */
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap } from 'kubeloom/api/core/v1';
 
 const reconciled: string[] = [];
 async function reconcile(key: string): Promise<void> {

@@ -29,7 +29,7 @@ export type { RestClientOptions, RestConfig } from './rest/index.ts';
 
 // Clients (client-go kubernetes, dynamic, metadata, discovery, restmapper).
 export { newClientset, ResourceClient } from './kubernetes/index.ts';
-export type { Clientset, ObjectOf, ResourceClientOptions } from './kubernetes/index.ts';
+export type { Clientset, ResourceClientOptions } from './kubernetes/index.ts';
 export { DynamicClient, ObjectClient } from './dynamic/index.ts';
 export { MetadataClient } from './metadata/index.ts';
 export { DiscoveryClient, RestMapper } from './discovery/index.ts';

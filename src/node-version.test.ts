@@ -46,9 +46,11 @@ test('checkNodeVersion throws an UnsupportedNodeVersionError naming both version
 
 test('every export subpath fails with the version error on an old Node.js, before any dependency loads', async () => {
   const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };
+  // Wildcard subpaths (kubeloom/api/*, ...) are generated, type-only modules: nothing of theirs runs.
   const sources = Object.values(pkg.exports)
     .filter((target) => typeof target === 'object')
-    .map((target) => target['kubeloom-source']!);
+    .map((target) => target['kubeloom-source']!)
+    .filter((source) => !source.includes('*'));
   assert.ok(sources.length >= 20);
   // One process imports every entry in turn and reports each failure's code.
   const script = `

@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap } from '../src/api/core/v1.ts';
 import { KubeloomError, isInternalError, isNotFound, isForbidden, isRequestEntityTooLarge, isTooManyRequests, statusOf } from '../src/apimachinery/errors.ts';
 import { newClientset } from '../src/kubernetes/index.ts';
 import { NetworkError, ResponseDecodeError, WatchDecodeError } from '../src/rest/index.ts';

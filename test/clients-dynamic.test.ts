@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
+import type { CustomResourceDefinition } from '../src/api/apiextensions/v1.ts';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import { isNotFound, StatusError } from '../src/apimachinery/errors.ts';
 import type { RequestOptions } from '../src/apimachinery/options.ts';

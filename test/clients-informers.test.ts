@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../src/api/core/v1.ts';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import type { PartialObjectMetadata, Unstructured } from '../src/apimachinery/object.ts';
 import { newClientset, type Clientset } from '../src/kubernetes/index.ts';

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ConfigMap, Node, Pod } from 'kubernetes-types/core/v1.js';
-import type { Deployment } from 'kubernetes-types/apps/v1.js';
+import type { ConfigMap, Node, Pod } from '../src/api/core/v1.ts';
+import type { Deployment } from '../src/api/apps/v1.ts';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import { FakeClock } from '../src/util/clock/clock.ts';
 import { isAlreadyExists, isConflict, isNotFound, StatusError } from '../src/apimachinery/errors.ts';
 import { PatchType } from '../src/apimachinery/options.ts';
 import type { RestConfig } from '../src/rest/index.ts';
-import { newClientset, resourceTable, resourceTableRows, type Clientset, type ResourceClient } from '../src/kubernetes/index.ts';
+import { builtinGroupVersions, newClientset, resourceTableRows, type Clientset, type ResourceClient } from '../src/kubernetes/index.ts';
 import { DefaultRetry, retryOnConflict } from '../src/util/retry/index.ts';
 import { ListPager } from '../src/tools/pager/index.ts';
 
@@ -47,7 +47,7 @@ test('the table covers the required groups and every accessor maps to its resour
     const client = group[row.resourceAccessor]!('x');
     assert.deepEqual([client.group, client.resource, client.namespaced, client.kind], [row.group, row.resource, row.namespaced, row.kind]);
   }
-  assert.equal(resourceTable.coreV1.resources.pods.namespaced, true);
+  assert.equal(builtinGroupVersions.find((gv) => gv.accessor === 'coreV1')?.resources.find((r) => r.resource === 'pods')?.namespaced, true);
   // The accessors are typed from the table: these lines are checked by tsc.
   const pods: ResourceClient<Pod> = cs.coreV1().pods('ns');
   const deployments: ResourceClient<Deployment> = cs.appsV1().deployments();
@@ -114,14 +114,14 @@ test('patches: JSON patch, merge patch, strategic merge patch and server-side ap
     assert.deepEqual(smp.spec?.template.spec?.containers.map((c) => c.name).sort(), ['c', 'sidecar']);
 
     const cms = cs.coreV1().configMaps('ns');
-    const applied = await cms.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data: { a: '1' } }, { fieldManager: 'alice' });
+    const applied = await cms.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'ns' }, data: { a: '1' } }, { fieldManager: 'alice' });
     assert.deepEqual(applied.data, { a: '1' });
-    await assert.rejects(cms.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data: { a: '2' } }, { fieldManager: 'bob' }), (e) => isConflict(e));
-    const forced = await cms.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data: { a: '2' } }, { fieldManager: 'bob', force: true });
+    await assert.rejects(cms.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'ns' }, data: { a: '2' } }, { fieldManager: 'bob' }), (e) => isConflict(e));
+    const forced = await cms.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'ns' }, data: { a: '2' } }, { fieldManager: 'bob', force: true });
     assert.deepEqual(forced.data, { a: '2' });
     assert.ok(forced.metadata?.managedFields?.some((m) => m.manager === 'bob'));
 
-    const dep = await deps.applyStatus({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, status: { observedGeneration: 7 } }, { fieldManager: 'ctrl' });
+    const dep = await deps.applyStatus({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'ns' }, status: { observedGeneration: 7 } }, { fieldManager: 'ctrl' });
     assert.equal(dep.status?.observedGeneration, 7);
   });
 });

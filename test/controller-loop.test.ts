@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ConfigMap, Secret } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap, Secret } from '../src/api/core/v1.ts';
 import { RestClient } from '../src/rest/client.ts';
 import { newClientset } from '../src/kubernetes/clientset.ts';
 import { startApiServer } from '../src/testing/index.ts';

@@ -7,8 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { Role } from 'kubernetes-types/rbac/v1.js';
+import type { Pod } from '../src/api/core/v1.ts';
+import type { Role } from '../src/api/rbac/v1.ts';
 import { parseAllDocuments } from 'yaml';
 import { Registry } from 'prom-client';
 import { RestClient } from '../src/rest/client.ts';

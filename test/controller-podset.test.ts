@@ -5,8 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
+import type { Pod } from '../src/api/core/v1.ts';
+import type { CustomResourceDefinition } from '../src/api/apiextensions/v1.ts';
 import { Registry } from 'prom-client';
 import { RestClient } from '../src/rest/client.ts';
 import { ResourceClient } from '../src/kubernetes/resource-client.ts';

@@ -2,8 +2,8 @@
 // counting and aggregation, written through the typed clientset. Real clock, bounded waits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Event as CoreEvent, Pod } from 'kubernetes-types/core/v1.js';
-import type { Event } from 'kubernetes-types/events/v1.js';
+import type { Event as CoreEvent, Pod } from '../src/api/core/v1.ts';
+import type { Event } from '../src/api/events/v1.ts';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import { newClientset, type Clientset } from '../src/kubernetes/index.ts';
 import { EventBroadcaster, newCoreEventSink, newEventSink, noopLogger, record } from '../src/tools/events/index.ts';

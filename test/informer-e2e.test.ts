@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap } from '../src/api/core/v1.ts';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import { newClientset, type Clientset } from '../src/kubernetes/index.ts';
 import type { ListOptions } from '../src/apimachinery/options.ts';

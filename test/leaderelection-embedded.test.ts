@@ -3,7 +3,7 @@
 // except that the leader must be able to renew within its renew deadline.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Event as CoreEvent } from 'kubernetes-types/core/v1.js';
+import type { Event as CoreEvent } from '../src/api/core/v1.ts';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import { newClientset, type Clientset } from '../src/kubernetes/index.ts';
 import { LeaderElector, LeaseLock, LeadershipLostError } from '../src/tools/leaderelection/index.ts';

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap } from '../src/api/core/v1.ts';
 import type { ListOptions } from '../src/apimachinery/options.ts';
 import type { Watch, WatchEvent } from '../src/apimachinery/watch.ts';
 import { FakeClock } from '../src/util/clock/clock.ts';

@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap } from '../src/api/core/v1.ts';
 import { FakeClock } from '../src/util/clock/clock.ts';
 import { startApiServer, startChaosProxy, type ChaosConnection } from '../src/testing/index.ts';
 import { newClientset } from '../src/kubernetes/index.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../src/api/core/v1.ts';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import { FakeClock } from '../src/util/clock/clock.ts';
 import { isExpired, isInternalError, isNotFound, isServiceUnavailable, isTooManyRequests, isUnauthorized, StatusError } from '../src/apimachinery/errors.ts';

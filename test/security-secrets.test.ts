@@ -9,7 +9,7 @@ import { inspect } from 'node:util';
 import { access, chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap } from '../src/api/core/v1.ts';
 import { isUnauthorized } from '../src/apimachinery/errors.ts';
 import { newClientset } from '../src/kubernetes/index.ts';
 import { loadKubeConfigFile, restConfigFrom } from '../src/clientcmd/index.ts';

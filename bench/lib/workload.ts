@@ -5,7 +5,7 @@
  * in BENCHMARKS.md is measured over these objects, so both libraries see the same bytes.
  */
 
-/** A Pod as plain JSON data; the bench never relies on kubernetes-types' optionality. */
+/** A Pod as plain JSON data; the bench never relies on the generated types' optionality. */
 export type BenchPod = Record<string, unknown> & { metadata: Record<string, unknown> & { name: string; namespace: string } };
 
 /** The `i`-th Pod of a namespace. Deterministic: the same `i` always yields the same bytes. */

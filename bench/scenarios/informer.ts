@@ -8,7 +8,7 @@
  * kubeloom-metadata (metadata-only informer), kubeloom-nofreeze (full objects, freezeObjects: false), client-node (@kubernetes/client-node's makeInformer).
  * Only the library under test is loaded (dynamic imports), so its process carries no other code.
  */
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../src/api/core/v1.ts';
 import { heapAfterGc, peakRss, startSpan, type Span } from '../lib/measure.ts';
 import type { InformerInput, InformerResult } from '../lib/types.ts';
 import { scenario, sendMessage } from '../lib/child.ts';

@@ -6,9 +6,9 @@
  * to the HTTP `code` only when the reason is not one of the well-known reasons. They walk the `cause`
  * chain, so a StatusError wrapped by another error is still recognised.
  */
-import type { Status, StatusDetails } from 'kubernetes-types/meta/v1.js';
+import type { Status, StatusDetails } from '../api/meta/v1.ts';
 
-export type { Status, StatusDetails, StatusCause } from 'kubernetes-types/meta/v1.js';
+export type { Status, StatusDetails, StatusCause } from '../api/meta/v1.ts';
 
 /** The well-known `Status.reason` values (metav1.StatusReason*). */
 export const StatusReason = {

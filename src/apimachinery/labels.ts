@@ -4,7 +4,7 @@
  * keys and values, and the same matching rules (a `!=` or `notin` requirement matches objects that lack
  * the label). Parsed requirements are kept sorted by key, as upstream does.
  */
-import type { LabelSelector as MetaLabelSelector } from 'kubernetes-types/meta/v1.js';
+import type { LabelSelector as MetaLabelSelector } from '../api/meta/v1.ts';
 import { KubeloomError } from './errors.ts';
 
 /** A selector operator (selection.Operator). */

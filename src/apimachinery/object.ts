@@ -1,8 +1,8 @@
 /**
  * The minimal object shape kubeloom's generic machinery works on: anything with ObjectMeta.
- * Concrete resource types come from kubernetes-types.
+ * Concrete resource types are generated from the OpenAPI documents (kubeloom/api).
  */
-import type { ObjectMeta, ListMeta } from 'kubernetes-types/meta/v1.js';
+import type { ObjectMeta, ListMeta } from '../api/meta/v1.ts';
 
 /** Any Kubernetes object: apiVersion, kind and metadata (all optional, as on the wire). */
 export interface KubeObject {

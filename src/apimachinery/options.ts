@@ -3,7 +3,7 @@
  * PatchOptions, ApplyOptions and DeleteOptions. Every call also accepts {@link RequestOptions}
  * (an AbortSignal and a per-request timeout).
  */
-import type { Preconditions } from 'kubernetes-types/meta/v1.js';
+import type { Preconditions } from '../api/meta/v1.ts';
 
 /** Options every API call accepts. */
 export interface RequestOptions {

@@ -2,7 +2,7 @@
  * Watch events, mirroring k8s.io/apimachinery/pkg/watch. A watch is an async iterable of events;
  * breaking out of the loop (or aborting the signal that started it) releases the connection.
  */
-import type { Status } from 'kubernetes-types/meta/v1.js';
+import type { Status } from '../api/meta/v1.ts';
 
 /** Watch event types (watch.EventType). */
 export const EventType = {

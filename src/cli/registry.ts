@@ -7,4 +7,5 @@ registerCommand('version', async () => (await import('./version-command.ts')).ve
 registerCommand('apiserver', async () => (await import('./apiserver-command.ts')).apiserverCommand);
 registerCommand('get', async () => (await import('./get-command.ts')).getCommand);
 registerCommand('demo', async () => (await import('./demo-command.ts')).demoCommand);
+registerCommand('generate', async () => (await import('./generate-command.ts')).generateCommand);
 registerCommand('port-forward', async () => (await import('./port-forward-command.ts')).portForwardCommand);

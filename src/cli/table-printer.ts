@@ -8,7 +8,7 @@
  * does not implement Table rendering), a client-side fallback prints NAME and AGE, plus kubectl's
  * pod columns for pods.
  */
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../api/core/v1.ts';
 import type { KubeObject } from '../apimachinery/object.ts';
 import type { Clock } from '../util/clock/clock.ts';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { FakeClock } from '../util/clock/clock.ts';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../api/core/v1.ts';
 import { SharedIndexInformer } from '../tools/cache/shared-informer.ts';
 import { FakeListerWatcher } from '../tools/cache/testing/fake-lister-watcher.ts';
 import { Controller, ControllerError, type ReconcileResult } from './controller.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../api/core/v1.ts';
 import { DeletedFinalStateUnknown } from '../tools/cache/key-functions.ts';
 import { enqueueForObject, enqueueForOwner, enqueueMapped } from './enqueue.ts';
 

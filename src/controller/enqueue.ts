@@ -3,7 +3,7 @@
  * owner's key (ownerReferences), or keys computed by a function. Each returns a
  * {@link ResourceEventHandler} to add to an informer.
  */
-import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { OwnerReference } from '../api/meta/v1.ts';
 import { keyOf, namespaceOf } from '../apimachinery/meta.ts';
 import type { KubeObject } from '../apimachinery/object.ts';
 import { parseApiVersion } from '../apimachinery/object.ts';

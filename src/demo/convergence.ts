@@ -2,7 +2,7 @@
  * When is the PodSet world converged? A pure check over PodSets and Pods, used on the informer
  * caches while waiting and on live LISTs to confirm.
  */
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../api/core/v1.ts';
 import { labelSelectorAsSelector } from '../apimachinery/labels.ts';
 import { objectKey } from '../apimachinery/meta.ts';
 import { isBeingDeleted } from '../controller/finalizers.ts';

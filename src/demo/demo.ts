@@ -8,7 +8,7 @@
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
-import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
+import type { CustomResourceDefinition } from '../api/apiextensions/v1.ts';
 import { isAlreadyExists, isNotFound } from '../apimachinery/errors.ts';
 import { loadKubeConfig } from '../clientcmd/load.ts';
 import { restConfigFrom } from '../clientcmd/rest-config.ts';
@@ -17,13 +17,14 @@ import { kubeConfigPrecedence } from '../clientcmd/load.ts';
 import { RestClient } from '../rest/client.ts';
 import type { RestConfig } from '../rest/config.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
+import { customResourceClient } from '../kubernetes/clientset.ts';
 import { startApiServer, type ApiServer } from '../testing/index.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
 import { Progress, type ProgressOutput } from './progress.ts';
 import { DemoRuntime } from './runtime.ts';
-import { podSetCrd, podSetGroup, podSetKind, podSetResource, podSetVersion, type PodSet } from './podset.ts';
+import { podSetCrd, podSetResourceSpec } from './podset.ts';
 import { formatSummary, type DemoSummary } from './summary.ts';
 import { runWorkload, type StepResult } from './workload.ts';
 
@@ -72,7 +73,7 @@ const workloadNamespace = 'kubeloom-demo';
  * so a namespace-scoped Role (deploy/rbac.yaml) suffices when the CRD was applied beforehand.
  */
 async function ensureCrd(rest: RestClient, namespace: string, signal: AbortSignal | undefined): Promise<'present' | 'installed'> {
-  const probe = new ResourceClient<PodSet>(rest, { group: podSetGroup, version: podSetVersion, resource: podSetResource, kind: podSetKind, namespaced: true, namespace });
+  const probe = customResourceClient(rest, podSetResourceSpec, namespace);
   try {
     await probe.list({ limit: 1, ...(signal !== undefined ? { signal } : {}) });
     return 'present';

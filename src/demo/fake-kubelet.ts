@@ -3,7 +3,7 @@
  * nodes: every new pod is marked Running and Ready through the pods/status subresource, as a
  * kubelet reports a started container. Without it readyReplicas would stay 0.
  */
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../api/core/v1.ts';
 import { isNotFound } from '../apimachinery/errors.ts';
 import { objectKey } from '../apimachinery/meta.ts';
 import { PatchType, type PatchOptions, type PatchTypeValue } from '../apimachinery/options.ts';

@@ -4,8 +4,8 @@
  * adoption and release, slow-start batched creates, events, status through the status subresource —
  * plus a finalizer so a PodSet's pods are deleted (by ownerReference) before the PodSet itself.
  */
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { OwnerReference, Status } from 'kubernetes-types/meta/v1.js';
+import type { Pod } from '../api/core/v1.ts';
+import type { OwnerReference, Status } from '../api/meta/v1.ts';
 import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import { isConflict, isInvalid, isNotFound } from '../apimachinery/errors.ts';
 import { labelSelectorAsSelector, type LabelSelector } from '../apimachinery/labels.ts';

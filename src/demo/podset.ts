@@ -3,9 +3,10 @@
  * `spec.template` — a ReplicaSet by another name, so the controller can be compared line by line
  * with kubernetes/pkg/controller/replicaset.
  */
-import type { CustomResourceDefinition, JSONSchemaProps } from 'kubernetes-types/apiextensions/v1.js';
-import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
-import type { LabelSelector, ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import type { CustomResourceDefinition } from '../api/apiextensions/v1.ts';
+import type { PodTemplateSpec } from '../api/core/v1.ts';
+import type { LabelSelector } from '../api/meta/v1.ts';
+import { defineCrd, s, type ObjectOf } from '../apiextensions/crd-builder.ts';
 
 /** The PodSet API group. */
 export const podSetGroup = 'demo.kubeloom.dev';
@@ -20,82 +21,66 @@ export const podSetResource = 'podsets';
 /** The finalizer the controller puts on every PodSet so its pods are deleted before it goes. */
 export const podSetFinalizer = 'demo.kubeloom.dev/pods';
 
-/** PodSet spec. */
-export interface PodSetSpec {
-  /** Desired number of pods (default 1). */
-  replicas?: number;
-  /** Which pods count as this PodSet's; must match the template's labels. */
-  selector: LabelSelector;
-  /** What new pods look like. */
-  template: PodTemplateSpec;
-}
+/**
+ * The PodSet schema, declared with the CRD builder: the same structural schema as deploy/crd.yaml,
+ * and the TypeScript type of PodSets with it. The selector and the template are kept as given
+ * (preserve-unknown-fields) and typed as the built-in LabelSelector and PodTemplateSpec.
+ */
+const podSetSchema = s.object({
+  spec: s.object(
+    {
+      /** Desired number of pods (default 1). */
+      replicas: s.integer({ minimum: 0, default: 1 }),
+      /** Which pods count as this PodSet's; must match the template's labels. */
+      selector: s.preserveUnknown<LabelSelector>(),
+      /** What new pods look like. */
+      template: s.preserveUnknown<PodTemplateSpec>(),
+    },
+    { required: ['selector', 'template'] },
+  ),
+  status: s.object({
+    /** Pods currently owned (created and not being deleted). */
+    replicas: s.integer(),
+    /** Owned pods whose Ready condition is True. */
+    readyReplicas: s.integer(),
+    /** The metadata.generation this status describes. */
+    observedGeneration: s.integer({ format: 'int64' }),
+  }),
+});
 
-/** PodSet status, written by the controller through the status subresource. */
-export interface PodSetStatus {
-  /** Pods currently owned (created and not being deleted). */
-  replicas?: number;
-  /** Owned pods whose Ready condition is True. */
-  readyReplicas?: number;
-  /** The metadata.generation this status describes. */
-  observedGeneration?: number;
-}
+/** The PodSet CRD as declared in TypeScript (manifest and per-version registration). */
+export const podSetDefinition = defineCrd({
+  group: podSetGroup,
+  kind: podSetKind,
+  plural: podSetResource,
+  singular: 'podset',
+  listKind: 'PodSetList',
+  shortNames: ['ps'],
+  scope: 'Namespaced',
+  versions: [
+    {
+      name: podSetVersion,
+      subresources: { status: {} },
+      additionalPrinterColumns: [
+        { name: 'Desired', type: 'integer', jsonPath: '.spec.replicas' },
+        { name: 'Current', type: 'integer', jsonPath: '.status.replicas' },
+        { name: 'Ready', type: 'integer', jsonPath: '.status.readyReplicas' },
+        { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      ],
+      schema: podSetSchema,
+    },
+  ],
+});
 
 /** A PodSet object. */
-export interface PodSet {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: ObjectMeta;
-  spec?: PodSetSpec;
-  status?: PodSetStatus;
-}
+export type PodSet = ObjectOf<typeof podSetDefinition>;
+/** PodSet spec. */
+export type PodSetSpec = NonNullable<PodSet['spec']>;
+/** PodSet status, written by the controller through the status subresource. */
+export type PodSetStatus = NonNullable<PodSet['status']>;
 
-// kubernetes-types has no x-kubernetes-* extension fields, hence the cast below.
-const podSetSchema = {
-  type: 'object',
-  properties: {
-    spec: {
-      type: 'object',
-      required: ['selector', 'template'],
-      properties: {
-        replicas: { type: 'integer', minimum: 0, default: 1 },
-        selector: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-        template: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-      },
-    },
-    status: {
-      type: 'object',
-      properties: {
-        replicas: { type: 'integer' },
-        readyReplicas: { type: 'integer' },
-        observedGeneration: { type: 'integer', format: 'int64' },
-      },
-    },
-  },
-};
+/** The registration of PodSets for `clientset.forCustomResource()` and `factory.forCustomResource()`. */
+export const podSetResourceSpec = podSetDefinition.resource(podSetVersion);
 
 /** The CustomResourceDefinition of PodSets (the same document as deploy/crd.yaml). */
-export const podSetCrd: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `${podSetResource}.${podSetGroup}` },
-  spec: {
-    group: podSetGroup,
-    scope: 'Namespaced',
-    names: { plural: podSetResource, singular: 'podset', kind: podSetKind, listKind: 'PodSetList', shortNames: ['ps'] },
-    versions: [
-      {
-        name: podSetVersion,
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        additionalPrinterColumns: [
-          { name: 'Desired', type: 'integer', jsonPath: '.spec.replicas' },
-          { name: 'Current', type: 'integer', jsonPath: '.status.replicas' },
-          { name: 'Ready', type: 'integer', jsonPath: '.status.readyReplicas' },
-          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-        ],
-        schema: { openAPIV3Schema: podSetSchema as JSONSchemaProps },
-      },
-    ],
-  },
-};
+export const podSetCrd: CustomResourceDefinition = podSetDefinition.manifest;

@@ -5,8 +5,8 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { Event } from 'kubernetes-types/events/v1.js';
+import type { Pod } from '../api/core/v1.ts';
+import type { Event } from '../api/events/v1.ts';
 import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import type { RestClient } from '../rest/client.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
@@ -22,7 +22,7 @@ import { LeaseLock } from '../tools/leaderelection/resourcelock/lease-lock.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import { FakeKubelet } from './fake-kubelet.ts';
 import { controllerUidIndex, controllerUidIndexFunc, PodSetController } from './podset-controller.ts';
-import { podSetGroup, podSetKind, podSetResource, podSetVersion, type PodSet } from './podset.ts';
+import { podSetResourceSpec, type PodSet } from './podset.ts';
 
 /** Options of {@link DemoRuntime}. */
 export interface DemoRuntimeOptions {
@@ -76,9 +76,8 @@ export class DemoRuntime {
     this.leaseName = options.leaseName ?? 'podset-controller';
     this.leaseNamespace = options.leaseNamespace;
     const clientset = newClientset(rest);
-    // PodSets are not in the typed clientset's table: the same generic client, typed by hand.
-    const podSets = (namespace: string): ResourceClient<PodSet> =>
-      new ResourceClient<PodSet>(rest, { group: podSetGroup, version: podSetVersion, resource: podSetResource, kind: podSetKind, namespaced: true, namespace });
+    // PodSets are a custom resource: their registration (from the CRD declared in podset.ts) plugs into the clientset.
+    const podSets = (namespace: string): ResourceClient<PodSet> => clientset.forCustomResource(podSetResourceSpec, namespace);
     const pods = (namespace: string): ResourceClient<Pod> => clientset.coreV1().pods(namespace);
     const events = (namespace: string): ResourceClient<Event> => clientset.eventsV1().events(namespace);
     const leases = clientset.coordinationV1().leases(options.leaseNamespace);

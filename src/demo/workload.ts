@@ -4,17 +4,18 @@
  * adopted and relabels a pod to be released, deletes PodSets — and after each step waits (bounded)
  * until the world has converged, confirming it with live LISTs.
  */
-import type { Namespace, Pod } from 'kubernetes-types/core/v1.js';
+import type { Namespace, Pod } from '../api/core/v1.ts';
 import { isAlreadyExists } from '../apimachinery/errors.ts';
 import { keyOf } from '../apimachinery/meta.ts';
 import { PatchType } from '../apimachinery/options.ts';
 import type { RestClient } from '../rest/client.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
+import { customResourceClient } from '../kubernetes/clientset.ts';
 import { KubeloomError } from '../apimachinery/errors.ts';
 import type { Clock } from '../util/clock/clock.ts';
 import { checkConvergence, type ConvergenceResult } from './convergence.ts';
 import type { DemoRuntime } from './runtime.ts';
-import { podSetApiVersion, podSetGroup, podSetKind, podSetResource, podSetVersion, type PodSet } from './podset.ts';
+import { podSetApiVersion, podSetKind, podSetResourceSpec, type PodSet } from './podset.ts';
 
 /** One step's outcome. */
 export interface StepResult {
@@ -70,7 +71,7 @@ function podSetObject(namespace: string, name: string, replicas: number): PodSet
 export async function runWorkload(options: WorkloadOptions): Promise<StepResult[]> {
   const { rest, runtime, clock, namespace, signal } = options;
   const stepTimeoutMs = options.stepTimeoutMs ?? 30_000;
-  const podSets = new ResourceClient<PodSet>(rest, { group: podSetGroup, version: podSetVersion, resource: podSetResource, kind: podSetKind, namespaced: true, namespace });
+  const podSets = customResourceClient(rest, podSetResourceSpec, namespace);
   const pods = new ResourceClient<Pod>(rest, { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, namespace });
   const namespaces = new ResourceClient<Namespace>(rest, { group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false });
   try {

@@ -3,15 +3,15 @@
  * API groups and the resources of each group/version, read from the legacy discovery documents
  * (/api, /apis, /api/v1, /apis/<group>/<version>) and cached until {@link DiscoveryClient.invalidate}.
  */
-import type { APIGroup, APIGroupList, APIResource, APIResourceList, APIVersions } from 'kubernetes-types/meta/v1.js';
-import type { Info } from 'kubernetes-types/version.js';
+import type { APIResource, APIResourceList } from '../api/meta/v1.ts';
+import type { APIGroup, APIGroupList, APIVersions, VersionInfo as Info } from './types.ts';
 import { isNotFound, isForbidden } from '../apimachinery/errors.ts';
 import type { RequestOptions } from '../apimachinery/options.ts';
 import type { RestClient } from '../rest/client.ts';
 import type { RestRequest } from '../rest/request.ts';
 
-export type { APIGroup, APIGroupList, APIResource, APIResourceList } from 'kubernetes-types/meta/v1.js';
-export type { Info as VersionInfo } from 'kubernetes-types/version.js';
+export type { APIResource, APIResourceList } from '../api/meta/v1.ts';
+export type { APIGroup, APIGroupList, APIVersions, GroupVersionForDiscovery, ServerAddressByClientCIDR, VersionInfo } from './types.ts';
 
 function get(path: string): RestRequest {
   return { verb: 'GET', path, query: [], headers: { accept: 'application/json' } };

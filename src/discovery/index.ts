@@ -3,3 +3,4 @@
 import '../node-version.ts';
 export * from './discovery-client.ts';
 export * from './rest-mapper.ts';
+export * from './builtin-mappings.ts';

@@ -2,13 +2,16 @@
  * The RESTMapper (meta.RESTMapper backed by discovery, as restmapper.DeferredDiscoveryRESTMapper):
  * maps kinds to resources and back, with their scope, and resolves the names people type (plural,
  * singular, short names, kind, `resource.group`). When it meets a name or kind it does not know, it
- * refreshes discovery once before giving up, so a CRD created after start is found.
+ * refreshes discovery once before giving up, so a CRD created after start is found. When discovery
+ * cannot be reached at all (a network error, not an error status), built-in kinds and resources are
+ * still mapped from the table generated from Kubernetes' OpenAPI documents.
  */
-import type { APIResource } from 'kubernetes-types/meta/v1.js';
+import type { APIResource } from '../api/meta/v1.ts';
 import { KubeloomError } from '../apimachinery/errors.ts';
 import type { GroupVersionKind, GroupVersionResource } from '../apimachinery/object.ts';
 import type { RequestOptions } from '../apimachinery/options.ts';
 import { isSubresource, type DiscoveryClient } from './discovery-client.ts';
+import { builtinRestMappings, isOffline } from './builtin-mappings.ts';
 
 /** The resource a kind maps to, with its scope (meta.RESTMapping). */
 export interface RestMapping {
@@ -47,15 +50,31 @@ interface Entry extends RestMapping {
   priority: number;
 }
 
+/** Options of {@link RestMapper}. */
+export interface RestMapperOptions {
+  /**
+   * Mappings to use when discovery cannot be reached (a network error). Default: every built-in
+   * resource of the generated table ({@link builtinRestMappings}); `[]` turns the fallback off.
+   */
+  offlineFallback?: readonly RestMapping[];
+}
+
 /** Maps kinds ↔ resources using discovery. */
 export class RestMapper {
   /** The discovery client the mappings come from. */
   readonly discovery: DiscoveryClient;
   #entries: Promise<Entry[]> | undefined;
   #builtAt = -1;
+  readonly #fallback: readonly RestMapping[] | undefined;
+  #fallbackEntries: Entry[] | undefined;
 
-  constructor(discovery: DiscoveryClient) {
+  constructor(discovery: DiscoveryClient, options: RestMapperOptions = {}) {
     this.discovery = discovery;
+    this.#fallback = options.offlineFallback;
+  }
+
+  #offlineEntries(): Entry[] {
+    return (this.#fallbackEntries ??= (this.#fallback ?? builtinRestMappings()).map((m, priority) => ({ ...m, priority })));
   }
 
   /** Forgets the mapping and discovery's cache (restmapper.DeferredDiscoveryRESTMapper.Reset). */
@@ -94,11 +113,18 @@ export class RestMapper {
 
   /** Runs `find` on the mapping; on a miss refreshes discovery once and tries again. */
   async #withRefresh<R>(find: (entries: Entry[]) => R | undefined, miss: () => Error, options?: RequestOptions): Promise<R> {
-    const first = find(await this.#load(options));
-    if (first !== undefined) return first;
-    this.reset();
-    const second = find(await this.#load(options));
-    if (second !== undefined) return second;
+    try {
+      const first = find(await this.#load(options));
+      if (first !== undefined) return first;
+      this.reset();
+      const second = find(await this.#load(options));
+      if (second !== undefined) return second;
+    } catch (err) {
+      if (!isOffline(err) || options?.signal?.aborted === true) throw err;
+      const offline = find(this.#offlineEntries());
+      if (offline !== undefined) return offline;
+      throw err;
+    }
     throw miss();
   }
 

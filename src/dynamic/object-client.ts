@@ -4,7 +4,7 @@
  * KubernetesObjectApi offer), and applies multi-document YAML manifests.
  */
 import { parseAllDocuments } from 'yaml';
-import type { Status } from 'kubernetes-types/meta/v1.js';
+import type { Status } from '../api/meta/v1.ts';
 import { KubeloomError } from '../apimachinery/errors.ts';
 import type { Unstructured } from '../apimachinery/object.ts';
 import type { ApplyOptions, CreateOptions, DeleteOptions, GetOptions, PatchOptions, PatchTypeValue, RequestOptions, UpdateOptions } from '../apimachinery/options.ts';

@@ -2,35 +2,44 @@
  * Informer factories over the REST clients (client-go's informers, dynamicinformer and
  * metadatainformer packages): thin layers over the generic {@link SharedInformerFactory} of
  * tools/cache, which owns sharing, starting and syncing. This module only says where each
- * resource's ListerWatcher comes from, and generates the typed accessors
- * (`factory.coreV1().pods().informer()`) from the same resource table as the typed clientset.
+ * resource's ListerWatcher comes from, and builds the typed accessors
+ * (`factory.coreV1().pods().informer()`) from the same generated table as the typed clientset.
  */
 import type { GroupVersionResource, KubeObject, PartialObjectMetadata } from '../apimachinery/object.ts';
 import type { RestConfig } from '../rest/config.ts';
 import { RestClient, type RestClientOptions } from '../rest/client.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
 import type { Clientset } from '../kubernetes/clientset.ts';
-import { resourceTable, resourceTableRows, type GroupVersionSpec, type ObjectOf, type ResourceTable } from '../kubernetes/resource-table.ts';
+import { rowsOf, type CustomResource } from '../kubernetes/resource-spec.ts';
+import { builtinGroupVersions } from '../kubernetes/typed/resources.ts';
 import { DynamicClient } from '../dynamic/dynamic-client.ts';
 import { MetadataClient } from '../metadata/metadata-client.ts';
 import { SharedInformerFactory, type GenericInformer, type SharedInformerFactoryOptions } from '../tools/cache/shared-informer-factory.ts';
 import type { ListerWatcher } from '../tools/cache/listwatch.ts';
+import type { TypedInformerAccessors } from './typed/informers.ts';
+
+export type { TypedInformerAccessors } from './typed/informers.ts';
 
 /** Options of the informer factories: everything {@link SharedInformerFactoryOptions} offers but the source. */
 export type InformerFactoryOptions = Omit<SharedInformerFactoryOptions, 'listerWatcherFor'>;
 
-/** The informers of one group/version: one accessor per resource of the table. */
-export type InformerGroup<G extends GroupVersionSpec> = {
-  readonly [R in keyof G['resources']]: () => ObjectOf<G['resources'][R]> extends KubeObject ? GenericInformer<ObjectOf<G['resources'][R]>> : never;
-};
-
-/** The typed accessors of {@link newSharedInformerFactory}, one per group/version of the table. */
-export type TypedInformerAccessors = { readonly [K in keyof ResourceTable]: () => InformerGroup<ResourceTable[K]> };
+/** What the typed factory adds for custom resources. */
+export interface CustomResourceInformers {
+  /**
+   * The shared informer and lister of a custom resource (its scope comes from the registration,
+   * so a namespaced resource is listed per namespace when the factory is namespaced).
+   *
+   * @example
+   * const widgets = factory.forCustomResource(widgetResource);
+   * widgets.informer().addEventHandler({ onAdd: (w) => queue.add(objectKey(w)) });
+   */
+  forCustomResource<T extends KubeObject>(resource: CustomResource<T, unknown>): GenericInformer<T>;
+}
 
 /** A shared informer factory with typed accessors (informers.SharedInformerFactory). */
-export type TypedSharedInformerFactory = SharedInformerFactory & TypedInformerAccessors;
+export type TypedSharedInformerFactory = SharedInformerFactory & TypedInformerAccessors & CustomResourceInformers;
 
-const tableScope = new Map(resourceTableRows().map((r) => [`${r.group}/${r.version}/${r.resource}`, r] as const));
+const tableScope = new Map<string, { kind: string; namespaced: boolean }>(rowsOf(builtinGroupVersions).map((r) => [`${r.group}/${r.version}/${r.resource}`, r]));
 
 function restClientOf(source: Clientset | RestConfig | RestClient, options?: RestClientOptions): RestClient {
   if (source instanceof RestClient) return source;
@@ -39,7 +48,7 @@ function restClientOf(source: Clientset | RestConfig | RestClient, options?: Res
 }
 
 /** A ListerWatcher over a resource client (list and watch have the ListerWatcher signatures). */
-function listerWatcherOf<T>(client: ResourceClient<T>): ListerWatcher<T> {
+function listerWatcherOf<T>(client: ResourceClient<T, unknown>): ListerWatcher<T> {
   return { list: (o) => client.list(o), watch: (o) => client.watch(o) };
 }
 
@@ -56,23 +65,30 @@ function listerWatcherOf<T>(client: ResourceClient<T>): ListerWatcher<T> {
  */
 export function newSharedInformerFactory(source: Clientset | RestConfig | RestClient, options: InformerFactoryOptions = {}, clientOptions?: RestClientOptions): TypedSharedInformerFactory {
   const rest = restClientOf(source, clientOptions);
+  const custom = new Map<string, { kind: string; namespaced: boolean }>();
   const factory = new SharedInformerFactory({
     ...options,
     listerWatcherFor: <T>(gvr: GroupVersionResource, namespace: string): ListerWatcher<T> => {
-      const row = tableScope.get(`${gvr.group}/${gvr.version}/${gvr.resource}`);
+      const key = `${gvr.group}/${gvr.version}/${gvr.resource}`;
+      const row = tableScope.get(key) ?? custom.get(key);
       // A resource outside the table is addressed like the dynamic client does.
       const namespaced = row?.namespaced ?? namespace !== '';
       return listerWatcherOf(new ResourceClient<T>(rest, { ...gvr, kind: row?.kind ?? '', namespaced, namespace }));
     },
   });
-  const accessors: Record<string, () => Record<string, () => GenericInformer<KubeObject>>> = {};
-  for (const [groupAccessor, gv] of Object.entries(resourceTable) as Array<[string, GroupVersionSpec]>) {
+  const accessors: Record<string, unknown> = {};
+  for (const gv of builtinGroupVersions) {
     const group: Record<string, () => GenericInformer<KubeObject>> = {};
-    for (const [resourceAccessor, spec] of Object.entries(gv.resources)) {
-      group[resourceAccessor] = () => factory.forResource<KubeObject>({ group: gv.group, version: gv.version, resource: spec.resource });
+    for (const spec of gv.resources) {
+      if (!spec.verbs.includes('list') || !spec.verbs.includes('watch')) continue;
+      group[spec.accessor] = () => factory.forResource<KubeObject>({ group: gv.group, version: gv.version, resource: spec.resource });
     }
-    accessors[groupAccessor] = () => group;
+    if (Object.keys(group).length > 0) accessors[gv.accessor] = () => group;
   }
+  accessors['forCustomResource'] = <T extends KubeObject>(resource: CustomResource<T, unknown>): GenericInformer<T> => {
+    custom.set(`${resource.group}/${resource.version}/${resource.resource}`, { kind: resource.kind, namespaced: resource.namespaced });
+    return factory.forResource<T>({ group: resource.group, version: resource.version, resource: resource.resource });
+  };
   return Object.assign(factory, accessors) as unknown as TypedSharedInformerFactory;
 }
 

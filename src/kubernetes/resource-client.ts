@@ -3,9 +3,9 @@
  * typed clients and dynamic.ResourceInterface share this shape): the verbs of one resource, in one
  * namespace (or cluster-wide), on plain JSON objects of type `T`.
  */
-import type { Status } from 'kubernetes-types/meta/v1.js';
+import type { Status } from '../api/meta/v1.ts';
 import type { KubeList, KubeObject } from '../apimachinery/object.ts';
-import type { ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchTypeValue, UpdateOptions } from '../apimachinery/options.ts';
+import type { ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchTypeValue, RequestOptions, UpdateOptions } from '../apimachinery/options.ts';
 import type { RestClient, WatchStream } from '../rest/client.ts';
 import { ResponseDecodeError } from '../rest/errors.ts';
 import {
@@ -63,8 +63,12 @@ export type ApplyConfiguration<T> = {
   kind?: string;
 } & { [K in keyof T]?: unknown };
 
-/** Reads, lists, watches and writes one resource. Every method accepts an AbortSignal and a timeout. */
-export interface ResourceInterface<T> {
+/**
+ * Reads, lists, watches and writes one resource. Every method accepts an AbortSignal and a timeout.
+ * `A` is what {@link ResourceInterface.apply} accepts: the generated deep apply configuration for
+ * built-in and generated custom resources, a shallow {@link ApplyConfiguration} otherwise.
+ */
+export interface ResourceInterface<T, A = ApplyConfiguration<T>> {
   /** Reads one object (GET). */
   get(name: string, options?: GetOptions & SubresourceOption): Promise<T>;
   /** Lists objects (GET on the collection); list items always carry apiVersion and kind. */
@@ -84,9 +88,9 @@ export interface ResourceInterface<T> {
   /** Patches an object with a JSON, merge, strategic-merge or apply patch. */
   patch(name: string, patchType: PatchTypeValue, patch: unknown, options?: PatchOptions & SubresourceOption): Promise<T>;
   /** Server-side apply of `obj` (named by `obj.metadata.name`); `fieldManager` is required. */
-  apply(obj: ApplyConfiguration<T>, options: ApplyOptions): Promise<T>;
+  apply(obj: A, options: ApplyOptions): Promise<T>;
   /** Server-side apply to the status subresource. */
-  applyStatus(obj: ApplyConfiguration<T>, options: ApplyOptions): Promise<T>;
+  applyStatus(obj: A, options: ApplyOptions): Promise<T>;
   /** Deletes an object. Resolves with what the server returned: a Status, or the object while it is being finalized. */
   delete(name: string, options?: DeleteOptions): Promise<Status | T>;
   /** Deletes every object matching `listOptions`. */
@@ -119,8 +123,12 @@ export function completeListItems<T>(list: KubeList<T>, apiVersion: string | und
   return list;
 }
 
-/** The generic {@link ResourceInterface} implementation. */
-export class ResourceClient<T> implements ResourceInterface<T> {
+/**
+ * The generic {@link ResourceInterface} implementation. The typed clientset hands out instances
+ * whose type adds the resource's subresource methods (`getScale`, `createEviction`, `getLog` ...),
+ * which are built on the `*Subresource` methods here.
+ */
+export class ResourceClient<T, A = ApplyConfiguration<T>> implements ResourceInterface<T, A> {
   /** The client requests go through. */
   readonly rest: RestClient;
   /** API group, '' for the core group. */
@@ -151,10 +159,10 @@ export class ResourceClient<T> implements ResourceInterface<T> {
   }
 
   /** The same resource in another namespace ('' = all namespaces). */
-  inNamespace(namespace: string): ResourceClient<T> {
+  inNamespace(namespace: string): ResourceClient<T, A> {
     const opts: ResourceClientOptions = { group: this.group, version: this.version, resource: this.resource, kind: this.kind, namespaced: this.namespaced, namespace };
     if (this.#object.accept !== undefined && this.#list.accept !== undefined) opts.accept = { object: this.#object.accept, list: this.#list.accept };
-    return new ResourceClient<T>(this.rest, opts);
+    return new ResourceClient<T, A>(this.rest, opts);
   }
 
   #loc(name?: string, subresource?: string, namespace = this.targetNamespace): ResourceLocation {
@@ -210,17 +218,57 @@ export class ResourceClient<T> implements ResourceInterface<T> {
     return this.rest.json<T>(buildPatch(this.#loc(name, options.subresource), patchType, patch, options, this.#object), options);
   }
 
-  async apply(obj: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+  async apply(obj: A, options: ApplyOptions): Promise<T> {
     return this.#apply(obj, options, undefined);
   }
 
-  async applyStatus(obj: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+  async applyStatus(obj: A, options: ApplyOptions): Promise<T> {
     return this.#apply(obj, options, 'status');
   }
 
-  async #apply(obj: ApplyConfiguration<T>, options: ApplyOptions, subresource: string | undefined): Promise<T> {
+  async #apply(obj: unknown, options: ApplyOptions, subresource: string | undefined): Promise<T> {
     const loc = this.#loc(nameOfObject(obj, 'apply'), subresource, this.#nsFor(obj));
     return this.rest.json<T>(buildApply(loc, obj, options, this.#object), options);
+  }
+
+  /** Reads a subresource of object `name` (GET .../name/subresource) as JSON of type `S`. */
+  async getSubresource<S>(name: string, subresource: string, options: GetOptions = {}): Promise<S> {
+    return this.rest.json<S>(buildGet(this.#loc(name, subresource), options, this.#object), options);
+  }
+
+  /**
+   * Reads a plain-text subresource (pods/log): `query` holds its parameters, sent as given
+   * (`undefined` and `false` left out, as client-go's parameter codec does for omitempty fields).
+   */
+  async getSubresourceText(name: string, subresource: string, query: Record<string, string | number | boolean | undefined> = {}, options: RequestOptions = {}): Promise<string> {
+    const req = buildGet(this.#loc(name, subresource), {}, { accept: '*/*' });
+    for (const key of Object.keys(query).sort()) {
+      const value = query[key];
+      if (value === undefined || value === false || value === '') continue;
+      req.query.push([key, String(value)]);
+    }
+    const resp = await this.rest.do(req, options);
+    return resp.body.toString('utf8');
+  }
+
+  /** Creates `body` in a subresource of object `name` (POST .../name/subresource: eviction, binding, token). */
+  async createSubresource<S, R = S>(name: string, subresource: string, body: S, options: CreateOptions = {}): Promise<R> {
+    return this.rest.json<R>(buildCreate(this.#loc(name, subresource, this.#nsFor(body)), body, options, this.#object), options);
+  }
+
+  /** Replaces a subresource of object `name` with `body` (PUT .../name/subresource). */
+  async updateSubresource<S>(name: string, subresource: string, body: S, options: UpdateOptions = {}): Promise<S> {
+    return this.rest.json<S>(buildUpdate(this.#loc(name, subresource, this.#nsFor(body)), body, options, this.#object), options);
+  }
+
+  /** Patches a subresource of object `name`; the result has the subresource's type `S`. */
+  async patchSubresource<S>(name: string, subresource: string, patchType: PatchTypeValue, patch: unknown, options: PatchOptions = {}): Promise<S> {
+    return this.rest.json<S>(buildPatch(this.#loc(name, subresource), patchType, patch, options, this.#object), options);
+  }
+
+  /** Server-side apply of `body` to a subresource of object `name` (`fieldManager` is required). */
+  async applySubresource<S, R = S>(name: string, subresource: string, body: S, options: ApplyOptions): Promise<R> {
+    return this.rest.json<R>(buildApply(this.#loc(name, subresource, this.#nsFor(body)), body, options, this.#object), options);
   }
 
   async delete(name: string, options: DeleteOptions = {}): Promise<Status | T> {

@@ -3,7 +3,7 @@
  * get and list of NodeMetrics and PodMetrics, plus `top` summaries as `kubectl top node` and
  * `kubectl top pod` print them (kubectl `pkg/cmd/top`, `pkg/metricsutil/metrics_printer.go`).
  */
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node } from '../api/core/v1.ts';
 import type { RestClient } from '../rest/client.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
 import type { ListOptions } from '../apimachinery/options.ts';

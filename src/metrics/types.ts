@@ -1,7 +1,7 @@
 /**
  * metrics.k8s.io/v1beta1 types (k8s.io/metrics `pkg/apis/metrics/v1beta1/types.go`).
  */
-import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import type { ObjectMeta } from '../api/meta/v1.ts';
 
 /** Usage by resource name (`cpu`, `memory`) as Quantity strings. */
 export type ResourceList = Record<string, string>;

@@ -3,7 +3,7 @@
  * transformResponse / newUnstructuredResponseError) and typed errors for failures that never
  * produced a response.
  */
-import type { Status } from 'kubernetes-types/meta/v1.js';
+import type { Status } from '../api/meta/v1.ts';
 import { KubeloomError, StatusError, StatusReason, isStatusObject, newStatus, type StatusReasonValue } from '../apimachinery/errors.ts';
 
 /** A request failed without an HTTP response (connection refused or reset, TLS failure, DNS). `cause` is the original error. */

@@ -8,7 +8,7 @@
  * event, or bytes left over when the stream ends, raise {@link WatchDecodeError}: events are never
  * dropped silently.
  */
-import type { Status } from 'kubernetes-types/meta/v1.js';
+import type { Status } from '../api/meta/v1.ts';
 import { isStatusObject, newStatus, StatusReason } from '../apimachinery/errors.ts';
 import type { WatchEvent } from '../apimachinery/watch.ts';
 import { WatchDecodeError } from './errors.ts';

@@ -16,7 +16,7 @@
  */
 import assert from 'node:assert/strict';
 import { after } from 'node:test';
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap } from '../../src/api/core/v1.ts';
 import { startApiServer, startChaosProxy, type ApiServer, type ChaosConnection, type ChaosFault, type ChaosProxy } from '../../src/testing/index.ts';
 import { newClientset, type Clientset } from '../../src/kubernetes/index.ts';
 import type { ListOptions } from '../../src/apimachinery/options.ts';

@@ -3,7 +3,7 @@
  * name generation and validation, generation bumps, no-op detection, and CRD → resource translation.
  */
 import { randomInt } from 'node:crypto';
-import type { StatusCause } from 'kubernetes-types/meta/v1.js';
+import type { StatusCause } from '../../api/meta/v1.ts';
 import type { ApiResource, PrinterColumn } from './resources.ts';
 import { invalidCause, requiredCause } from './status.ts';
 import { toCauses } from './registry/field-errors.ts';

@@ -2,7 +2,7 @@
  * The error Statuses the embedded API server answers with, worded as kube-apiserver words them
  * (k8s.io/apimachinery/pkg/api/errors), so clients matching on reason, code or message behave alike.
  */
-import type { StatusCause, StatusDetails } from 'kubernetes-types/meta/v1.js';
+import type { StatusCause, StatusDetails } from '../../api/meta/v1.ts';
 import { StatusError, StatusReason, newStatus, type StatusReasonValue } from '../../apimachinery/errors.ts';
 
 /** What an error is about: the resource's group and plural name (details.kind is the plural, as upstream). */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../util/clock/clock.ts';
 import { StatusError, newStatus } from '../../apimachinery/errors.ts';
 import type { KubeList } from '../../apimachinery/object.ts';
-import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import type { ObjectMeta } from '../../api/meta/v1.ts';
 import { FakeListerWatcher, FakeWatch } from './testing/fake-lister-watcher.ts';
 import { InformerStateError, SharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.ts';
 import type { ResourceEventHandler } from './event-handlers.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { Event } from 'kubernetes-types/events/v1.js';
+import type { Pod } from '../../api/core/v1.ts';
+import type { Event } from '../../api/events/v1.ts';
 import { StatusError, newStatus } from '../../apimachinery/errors.ts';
 import { FakeClock } from '../../util/clock/clock.ts';
 import { EventBroadcaster, SinkAlreadyStartedError, type EventBroadcasterOptions } from './event-broadcaster.ts';

@@ -12,7 +12,7 @@
  * so an identical event after that starts afresh — the cache is a TTL cache.
  */
 import { hostname } from 'node:os';
-import type { Event } from 'kubernetes-types/events/v1.js';
+import type { Event } from '../../api/events/v1.ts';
 import { KubeloomError, isAlreadyExists, isNotFound, statusOf } from '../../apimachinery/errors.ts';
 import { jitter, type RandomSource } from '../../util/backoff/backoff.ts';
 import { realClock, type Clock } from '../../util/clock/clock.ts';

@@ -1,8 +1,8 @@
 /**
  * The events.k8s.io/v1 event recorder (client-go tools/events event_recorder.go).
  */
-import type { Event } from 'kubernetes-types/events/v1.js';
-import type { ObjectReference } from 'kubernetes-types/core/v1.js';
+import type { Event } from '../../api/events/v1.ts';
+import type { ObjectReference } from '../../api/core/v1.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import type { EventRecorder } from './interfaces.ts';
 import type { Logger } from './logger.ts';

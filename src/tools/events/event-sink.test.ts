@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Event } from 'kubernetes-types/events/v1.js';
+import type { Event } from '../../api/events/v1.ts';
 import { EventNamespaceError, newEventSink, type EventsClient } from './event-sink.ts';
 
 test('the sink sends each call to the client of the event namespace, patching with a strategic merge patch', async () => {

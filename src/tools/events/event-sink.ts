@@ -3,8 +3,8 @@
  * EventSinkImpl): each call goes to the client of the event's own namespace; patches are strategic
  * merge patches, as upstream sends them.
  */
-import type { Event as CoreEvent } from 'kubernetes-types/core/v1.js';
-import type { Event } from 'kubernetes-types/events/v1.js';
+import type { Event as CoreEvent } from '../../api/core/v1.ts';
+import type { Event } from '../../api/events/v1.ts';
 import { KubeloomError } from '../../apimachinery/errors.ts';
 import { PatchType, type PatchTypeValue, type RequestOptions } from '../../apimachinery/options.ts';
 import type { EventSink } from './interfaces.ts';

@@ -3,7 +3,7 @@
  * answers (AlreadyExists on a duplicate create, NotFound when patching a missing event), records every
  * call, and fails or holds back calls on request.
  */
-import type { Event } from 'kubernetes-types/events/v1.js';
+import type { Event } from '../../api/events/v1.ts';
 import { StatusError, newNotFound, newStatus } from '../../apimachinery/errors.ts';
 import type { KubeObject } from '../../apimachinery/object.ts';
 

@@ -1,7 +1,7 @@
 /**
  * The contracts of the events.k8s.io/v1 recorder (client-go tools/events interfaces.go).
  */
-import type { Event } from 'kubernetes-types/events/v1.js';
+import type { Event } from '../../api/events/v1.ts';
 import type { RequestOptions } from '../../apimachinery/options.ts';
 import type { EventSubject, EventTypeValue } from './util.ts';
 

@@ -2,7 +2,7 @@
  * Helpers shared by both recorders (client-go tools/record/util and tools/reference).
  */
 import { randomUUID } from 'node:crypto';
-import type { ObjectReference } from 'kubernetes-types/core/v1.js';
+import type { ObjectReference } from '../../api/core/v1.ts';
 import { KubeloomError } from '../../apimachinery/errors.ts';
 import type { KubeObject } from '../../apimachinery/object.ts';
 

@@ -2,7 +2,7 @@
  * Errors of remote commands: a command's non-zero exit (client-go's `exec.CodeExitError` built by
  * `tools/remotecommand/v4.go`'s error decoder) and a status channel that breaks the protocol.
  */
-import type { Status } from 'kubernetes-types/meta/v1.js';
+import type { Status } from '../../api/meta/v1.ts';
 import { KubeloomError } from '../../apimachinery/errors.ts';
 
 /** The command ran and exited with a non-zero code. */

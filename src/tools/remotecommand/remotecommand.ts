@@ -9,7 +9,7 @@
  * WebSocket streams) is not spoken: see docs/remotecommand.md.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { Status } from 'kubernetes-types/meta/v1.js';
+import type { Status } from '../../api/meta/v1.ts';
 import { StatusError } from '../../apimachinery/errors.ts';
 import type { RestClient } from '../../rest/client.ts';
 import { resourcePath, type RestRequest } from '../../rest/request.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap } from '../../api/core/v1.ts';
 import { RestClient } from '../../rest/client.ts';
 import { ResourceClient } from '../../kubernetes/resource-client.ts';
 import { startApiServer } from '../../testing/index.ts';

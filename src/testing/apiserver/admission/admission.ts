@@ -5,7 +5,7 @@
  * webhook configurations are read from the server's storage on every request, so creating or deleting
  * one takes effect at once (upstream: within about a second).
  */
-import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
+import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '../../../api/admissionregistration/v1.ts';
 import type { Clock } from '../../../util/clock/clock.ts';
 import type { ResourceRegistry } from '../resources.ts';
 import type { Storage } from '../storage.ts';

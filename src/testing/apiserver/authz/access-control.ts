@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef } from 'kubernetes-types/rbac/v1.js';
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef } from '../../../api/rbac/v1.ts';
 import { StatusError, StatusReason, newStatus } from '../../../apimachinery/errors.ts';
 import type { Clock } from '../../../util/clock/clock.ts';
 import type { Storage } from '../storage.ts';

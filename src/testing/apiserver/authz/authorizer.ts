@@ -4,7 +4,7 @@
  * `pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "ns"`.
  */
 import { StatusError, StatusReason, newStatus } from '../../../apimachinery/errors.ts';
-import type { StatusDetails } from 'kubernetes-types/meta/v1.js';
+import type { StatusDetails } from '../../../api/meta/v1.ts';
 import type { Attributes } from './request-info.ts';
 
 /** An authorizer's verdict: allowed, or no opinion (RBAC never denies outright), with its reason. */

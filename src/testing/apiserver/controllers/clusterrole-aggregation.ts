@@ -5,7 +5,7 @@
  * rule once), rewritten whenever a ClusterRole changes. Writes are recorded in managedFields under the
  * controller's name. It runs inside the server, right after each ClusterRole write, and stops with it.
  */
-import type { ClusterRole, PolicyRule } from 'kubernetes-types/rbac/v1.js';
+import type { ClusterRole, PolicyRule } from '../../../api/rbac/v1.ts';
 import { labelSelectorAsSelector } from '../../../apimachinery/labels.ts';
 import { trackUpdate } from '../patch/index.ts';
 import type { Storage } from '../storage.ts';

@@ -2,7 +2,7 @@
  * The query parameters lists, watches and collection deletes share: apimachinery's ListOptions
  * validation, and label/field selectors turned into an object filter.
  */
-import type { StatusCause } from 'kubernetes-types/meta/v1.js';
+import type { StatusCause } from '../../../api/meta/v1.ts';
 import { parseFieldSelector, type FieldSelector } from '../../../apimachinery/fields.ts';
 import { parseSelector, type LabelSelector } from '../../../apimachinery/labels.ts';
 import { fieldsOf, validateFieldSelector } from '../selectable-fields.ts';

@@ -2,7 +2,7 @@
  * Field ownership bookkeeping (`metadata.managedFields`), as kube-apiserver's fieldmanager does it
  * for writes that are not server-side apply: every manager owns the fields it last set or changed.
  */
-import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
+import type { ManagedFieldsEntry } from '../../../api/meta/v1.ts';
 import { childKey, fieldElement, FieldSet, indexElement, keyElement, valueElement, type FieldPath } from './fieldpath.ts';
 import { cloneJson, isObject, jsonEqual, type JsonObject } from './json-value.ts';
 import { fieldSchema, schemaFor, type FieldSchema, type ListSchema } from './patch-merge-keys.ts';

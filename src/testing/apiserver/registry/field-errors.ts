@@ -4,7 +4,7 @@
  * `details.causes` of a 422 Invalid Status with upstream's wording ("Required value", "Invalid value: 5: …",
  * `Unsupported value: "x": supported values: …`, "Too many: 3: must have at most 2 items", …).
  */
-import type { StatusCause } from 'kubernetes-types/meta/v1.js';
+import type { StatusCause } from '../../../api/meta/v1.ts';
 
 /** The error types of field.ErrorType, named by the reason they put into a Status cause. */
 export const FieldErrorType = {

@@ -7,7 +7,7 @@
  */
 import type { Readable } from 'node:stream';
 import type WebSocket from 'ws';
-import type { Status } from 'kubernetes-types/meta/v1.js';
+import type { Status } from '../../../api/meta/v1.ts';
 import { ChannelConnection } from '../../../util/httpstream/wsstream.ts';
 import { StreamChannel, StreamProtocolV5Name } from '../../../tools/remotecommand/constants.ts';
 import { decodeTerminalSize, type TerminalSize } from '../../../tools/remotecommand/resize.ts';

@@ -3,7 +3,7 @@
  * results, watch streams and errors in the order the code under test will ask for them, drive each
  * watch by hand, and inspect the options of every call.
  */
-import type { Status } from 'kubernetes-types/meta/v1.js';
+import type { Status } from '../../../api/meta/v1.ts';
 import type { KubeList } from '../../../apimachinery/object.ts';
 import type { ListOptions } from '../../../apimachinery/options.ts';
 import { InitialEventsEndAnnotation, type Watch, type WatchEvent } from '../../../apimachinery/watch.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Event as CoreEvent, Pod } from 'kubernetes-types/core/v1.js';
+import type { Event as CoreEvent, Pod } from '../../../api/core/v1.ts';
 import { StatusError, newStatus } from '../../../apimachinery/errors.ts';
 import { FakeClock } from '../../../util/clock/clock.ts';
 import { FakeEventSink } from '../fake-event-sink.ts';

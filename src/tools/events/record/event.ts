@@ -4,7 +4,7 @@
  * filter) and are written one at a time per sink, with retries.
  */
 import { hostname } from 'node:os';
-import type { Event as CoreEvent, EventSource, ObjectReference } from 'kubernetes-types/core/v1.js';
+import type { Event as CoreEvent, EventSource, ObjectReference } from '../../../api/core/v1.ts';
 import { isAlreadyExists, isNotFound, statusOf } from '../../../apimachinery/errors.ts';
 import type { RequestOptions } from '../../../apimachinery/options.ts';
 import type { RandomSource } from '../../../util/backoff/backoff.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Event as CoreEvent } from 'kubernetes-types/core/v1.js';
+import type { Event as CoreEvent } from '../../../api/core/v1.ts';
 import { FakeClock } from '../../../util/clock/clock.ts';
 import { EventCorrelator } from './events-cache.ts';
 import { LruCache } from './lru-cache.ts';

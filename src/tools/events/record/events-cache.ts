@@ -13,7 +13,7 @@
  *   events beyond it are skipped.
  * All three keep their state in LRU caches of 4096 entries.
  */
-import type { Event as CoreEvent } from 'kubernetes-types/core/v1.js';
+import type { Event as CoreEvent } from '../../../api/core/v1.ts';
 import { realClock, type Clock } from '../../../util/clock/clock.ts';
 import { formatTime, parseTime } from '../meta-time.ts';
 import { UniqueNanos, generateEventName } from '../util.ts';

@@ -4,7 +4,7 @@
  * creating an existing Lease with 409 AlreadyExists and reading a missing one with 404 NotFound.
  * Scripted faults make the next calls fail or hang until their signal aborts.
  */
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { Lease } from '../../../api/coordination/v1.ts';
 import { StatusError, newNotFound, newStatus } from '../../../apimachinery/errors.ts';
 import type { RequestOptions } from '../../../apimachinery/options.ts';
 import type { LeaseClient } from './lease-lock.ts';

@@ -2,7 +2,7 @@
  * A lock on a coordination.k8s.io/v1 Lease (client-go resourcelock.LeaseLock): the record lives in the
  * Lease's spec, and updates carry the Lease's resourceVersion so a concurrent writer gets a Conflict.
  */
-import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
+import type { Lease, LeaseSpec } from '../../../api/coordination/v1.ts';
 import { KubeloomError } from '../../../apimachinery/errors.ts';
 import type { RequestOptions } from '../../../apimachinery/options.ts';
 import { formatMicroTime, parseTime } from '../../events/meta-time.ts';

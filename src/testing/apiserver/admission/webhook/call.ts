@@ -9,7 +9,7 @@
  */
 import { request } from 'node:https';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
-import type { WebhookClientConfig } from 'kubernetes-types/admissionregistration/v1.js';
+import type { WebhookClientConfig } from '../../../../api/admissionregistration/v1.ts';
 import type { Clock } from '../../../../util/clock/clock.ts';
 
 /** The outcome of a failed call: why, in the words upstream's message would use. */

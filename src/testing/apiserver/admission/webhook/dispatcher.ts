@@ -9,7 +9,7 @@
  * requests only reach webhooks whose sideEffects are None or NoneOnDryRun.
  */
 import { randomUUID } from 'node:crypto';
-import type { MutatingWebhook, ValidatingWebhook } from 'kubernetes-types/admissionregistration/v1.js';
+import type { MutatingWebhook, ValidatingWebhook } from '../../../../api/admissionregistration/v1.ts';
 import { StatusError, newStatus } from '../../../../apimachinery/errors.ts';
 import type { Clock } from '../../../../util/clock/clock.ts';
 import { applyJsonPatch } from '../../patch/index.ts';

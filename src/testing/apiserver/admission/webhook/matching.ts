@@ -7,7 +7,7 @@
  * namespaceSelector (the namespace's labels; a Namespace's own labels for namespaces) and
  * objectSelector (the new or old object's labels).
  */
-import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
+import type { LabelSelector } from '../../../../api/meta/v1.ts';
 import { labelSelectorAsSelector } from '../../../../apimachinery/labels.ts';
 import type { AdmissionAttributes } from '../attributes.ts';
 

@@ -8,7 +8,7 @@
  * stores them. The roles of the components this server does not run (kubelets, controllers,
  * scheduler, kube-proxy, ...) are left out.
  */
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from 'kubernetes-types/rbac/v1.js';
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from '../../../../api/rbac/v1.ts';
 
 interface RoleSpec {
   name: string;

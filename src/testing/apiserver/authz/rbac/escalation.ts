@@ -7,7 +7,7 @@
  * the referenced role, or when the writer's rules cover the referenced role's. The refusal is a 403
  * listing the missing permissions in upstream's compact form.
  */
-import type { PolicyRule } from 'kubernetes-types/rbac/v1.js';
+import type { PolicyRule } from '../../../../api/rbac/v1.ts';
 import { SystemUsers, type UserInfo } from '../../authn/user.ts';
 import { goQuote } from '../../authn/service-account-token.ts';
 import type { RuleResolver } from './rule-resolver.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding } from 'kubernetes-types/rbac/v1.js';
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding } from '../../../../api/rbac/v1.ts';
 import { userInfo, type UserInfo } from '../../authn/user.ts';
 import type { Attributes } from '../request-info.ts';
 import { forbidden } from '../authorizer.ts';

@@ -6,7 +6,7 @@
  * lister's NotFound (`clusterrole.rbac.authorization.k8s.io "x" not found`), which RBAC appends to
  * its denial reasons.
  */
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject } from 'kubernetes-types/rbac/v1.js';
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject } from '../../../../api/rbac/v1.ts';
 import { splitServiceAccountUsername, type UserInfo } from '../../authn/user.ts';
 
 /** Where the resolver reads RBAC objects from (the server's storage, or a fixed set in tests). */

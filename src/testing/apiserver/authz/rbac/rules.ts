@@ -5,7 +5,7 @@
  * every resource; a non-resource URL ending in `*` matches by prefix; resourceNames restrict names
  * (and so never match a request without one, such as list or create).
  */
-import type { PolicyRule } from 'kubernetes-types/rbac/v1.js';
+import type { PolicyRule } from '../../../../api/rbac/v1.ts';
 import type { Attributes } from '../request-info.ts';
 
 /** The parts of the attributes a rule is matched against. */
