@@ -70,7 +70,9 @@ const discovery = clientset.discovery();
 const version = await discovery.serverVersion(); // { major, minor, gitVersion, ... }
 const groups = await discovery.serverGroups(); // core group first, preferred version first
 const apps = await discovery.serverResourcesForGroupVersion('apps/v1'); // cached until discovery.invalidate()
-console.log(version.gitVersion, groups.length, apps?.resources.length);
+const { resources, error } = await discovery.serverGroupsAndResources(); // every group's resources
+if (error !== undefined) console.warn(error.message); // the groups that failed, e.g. metrics.k8s.io/v1beta1: 503
+console.log(version.gitVersion, groups.length, apps?.resources.length, resources.length);
 
 const mapper = new RestMapper(discovery);
 const mapping = await mapper.restMapping({ group: 'apps', kind: 'Deployment' }); // resource, version, namespaced

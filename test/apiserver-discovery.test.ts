@@ -62,12 +62,43 @@ test('GET /apis lists every built-in group with its preferred version', async ()
   ]);
 });
 
-test('aggregated discovery requests get plain legacy documents (clients fall back)', async () => {
-  const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
-  const r = await call(server, 'GET', '/apis', { headers: { accept } });
-  assert.equal(r.status, 200);
-  assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
-  assert.equal(r.body.kind, 'APIGroupList');
+test('/api and /apis answer aggregated discovery v2 to clients that ask for it first, legacy documents otherwise', async () => {
+  const v2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+  const apis = await call(server, 'GET', '/apis', { headers: { accept: `${v2},application/json` } });
+  assert.equal(apis.status, 200);
+  assert.equal(apis.headers.get('content-type'), v2);
+  assert.equal(apis.body.kind, 'APIGroupDiscoveryList');
+  assert.equal(apis.body.apiVersion, 'apidiscovery.k8s.io/v2');
+  const legacyGroups = (await call(server, 'GET', '/apis')).body.groups.map((g: Json) => g.name);
+  assert.deepEqual(apis.body.items.map((g: Json) => g.metadata.name), legacyGroups, 'same groups in the same order');
+  const apps = apis.body.items.find((g: Json) => g.metadata.name === 'apps');
+  assert.equal(apps.versions[0].version, 'v1');
+  assert.equal(apps.versions[0].freshness, 'Current');
+  const deployments = apps.versions[0].resources.find((r: Json) => r.resource === 'deployments');
+  assert.deepEqual(deployments.responseKind, { group: '', version: '', kind: 'Deployment' });
+  assert.equal(deployments.scope, 'Namespaced');
+  assert.equal(deployments.singularResource, 'deployment');
+  assert.deepEqual(deployments.shortNames, ['deploy']);
+  assert.deepEqual(
+    deployments.subresources.map((x: Json) => [x.subresource, x.responseKind.group, x.responseKind.kind]),
+    [
+      ['status', '', 'Deployment'],
+      ['scale', 'autoscaling', 'Scale'],
+    ],
+  );
+
+  const core = await call(server, 'GET', '/api', { headers: { accept: v2 } });
+  assert.equal(core.body.items.length, 1);
+  assert.equal(core.body.items[0].metadata.name, '');
+  const namespaces = core.body.items[0].versions[0].resources.find((r: Json) => r.resource === 'namespaces');
+  assert.equal(namespaces.scope, 'Cluster');
+
+  // Legacy first, v2beta1 only (removed upstream) or no Accept: the legacy documents.
+  for (const accept of [`application/json,${v2}`, 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json', '']) {
+    const r = await call(server, 'GET', '/apis', { headers: accept === '' ? {} : { accept } });
+    assert.equal(r.body.kind, 'APIGroupList', accept);
+    assert.match(r.headers.get('content-type') ?? '', /^application\/json$/);
+  }
 });
 
 test('GET /apis/<group>/<version> lists the group resources; /apis/<group> the group', async () => {

@@ -58,8 +58,8 @@ async function errorOf(p: Promise<unknown>): Promise<KubeloomError> {
 test('error responses whose body is not a Status become StatusErrors from the HTTP code, quoting the text', async () => {
   const cases: Array<[number, string, string, (e: unknown) => boolean, RegExp]> = [
     [500, '<html><body>upstream exploded</body></html>', 'text/html', isInternalError, /upstream exploded/],
-    [404, 'page not found', 'text/plain', isNotFound, /page not found/],
-    [403, '', 'text/plain', isForbidden, /does not allow access/],
+    [404, 'page not found', 'text/plain', isNotFound, /^the server could not find the requested resource \(get configmaps x\)$/],
+    [403, '', 'text/plain', isForbidden, /\(get configmaps x\)/],
     [500, '{"kind":"Status", truncated', 'application/json', isInternalError, /.+/],
     [429, '\u0000\u0001\u0002binary', 'application/octet-stream', isTooManyRequests, /.+/],
   ];
@@ -72,6 +72,8 @@ test('error responses whose body is not a Status become StatusErrors from the HT
       assert.ok(predicate(err), `${code} ${JSON.stringify(body)} → ${err.message}`);
       assert.equal(statusOf(err)?.code, code);
       assert.match(err.message, message);
+      // The text itself is kept as the UnexpectedServerResponse cause, as client-go keeps it.
+      if (type.startsWith('text/')) assert.equal(statusOf(err)?.details?.causes?.[0]?.message, body.trim());
     }
   } finally {
     await cs.close();

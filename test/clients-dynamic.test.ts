@@ -8,7 +8,7 @@ import { RestClient, type RestConfig, type RestRequest } from '../src/rest/index
 import { newClientset } from '../src/kubernetes/index.ts';
 import { DynamicClient, ObjectClient } from '../src/dynamic/index.ts';
 import { MetadataClient } from '../src/metadata/index.ts';
-import { DiscoveryClient, NoKindMatchError, NoResourceMatchError, RestMapper } from '../src/discovery/index.ts';
+import { DiscoveryCacheNotFoundError, DiscoveryClient, NoKindMatchError, NoResourceMatchError, RestMapper } from '../src/discovery/index.ts';
 
 function configFor(s: ApiServer): RestConfig {
   const cfg: RestConfig = { host: s.url, qps: -1 };
@@ -19,9 +19,9 @@ function configFor(s: ApiServer): RestConfig {
 /** Records the paths of every request, to observe caching. */
 class RecordingRestClient extends RestClient {
   readonly paths: string[] = [];
-  override async json<T>(req: RestRequest, options?: RequestOptions): Promise<T> {
+  override async do(req: RestRequest, options?: RequestOptions): ReturnType<RestClient['do']> {
     this.paths.push(req.path);
-    return super.json<T>(req, options);
+    return super.do(req, options);
   }
 }
 
@@ -74,18 +74,21 @@ test('discovery is cached until invalidated; the RESTMapper refreshes on an unkn
   await withServer(false, async (_s, rest) => {
     const discovery = new DiscoveryClient(rest);
     const mapper = new RestMapper(discovery);
+    const reader = discovery.rest as RecordingRestClient;
     const pods = await mapper.restMapping({ group: '', kind: 'Pod' });
     assert.deepEqual(pods.resource, { group: '', version: 'v1', resource: 'pods' });
     assert.equal(pods.namespaced, true);
-    const reads = rest.paths.length;
+    // Aggregated discovery: two requests for everything.
+    assert.deepEqual(reader.paths.sort(), ['/api', '/apis']);
+    const reads = reader.paths.length;
     assert.deepEqual((await mapper.restMapping({ group: 'apps', kind: 'Deployment' })).resource, { group: 'apps', version: 'v1', resource: 'deployments' });
     assert.equal((await mapper.resourceFor({ resource: 'ns' })).groupVersionKind.kind, 'Namespace');
-    assert.equal(rest.paths.length, reads, 'known kinds are served from the cache');
+    assert.equal(reader.paths.length, reads, 'known kinds are served from the cache');
 
     await newClientset(rest).apiextensionsV1().customResourceDefinitions().create(widgetCrd);
     const widget = await mapper.restMapping({ group: 'example.com', kind: 'Widget' });
     assert.deepEqual(widget.resource, { group: 'example.com', version: 'v1', resource: 'widgets' });
-    assert.ok(rest.paths.length > reads, 'the miss re-read discovery');
+    assert.ok(reader.paths.length > reads, 'the miss re-read discovery');
     for (const name of ['widgets', 'widget', 'wg', 'Widget', 'widgets.example.com', 'widgets.v1.example.com']) {
       assert.deepEqual((await mapper.resourceFor({ resource: name })).resource, widget.resource, name);
     }
@@ -98,8 +101,17 @@ test('discovery is cached until invalidated; the RESTMapper refreshes on an unkn
     assert.equal(groups[0]!.name, '');
     assert.ok(groups.some((g) => g.name === 'apps'));
     const v1 = await discovery.serverResourcesForGroupVersion('v1');
-    assert.ok(v1!.resources.some((r) => r.name === 'pods/status'));
-    assert.equal(await discovery.serverResourcesForGroupVersion('nope.io/v1'), undefined);
+    assert.ok(v1.resources.some((r) => r.name === 'pods/status'));
+    await assert.rejects(discovery.serverResourcesForGroupVersion('nope.io/v1'), DiscoveryCacheNotFoundError);
+    assert.deepEqual(await mapper.kindFor({ resource: 'deployment' }), { group: 'apps', version: 'v1', kind: 'Deployment' });
+    assert.deepEqual((await mapper.restMapping({ group: 'apps', kind: 'deployment' })).resource.resource, 'deployments', 'kinds match lower-cased');
+
+    // Legacy discovery reads the same mapping, one request per group version.
+    const legacy = new DiscoveryClient(rest, { legacy: true });
+    const legacyReader = legacy.rest as RecordingRestClient;
+    const legacyMapper = new RestMapper(legacy);
+    assert.deepEqual(await legacyMapper.allMappings(), await mapper.allMappings());
+    assert.ok(legacyReader.paths.includes('/apis/apps/v1'));
     assert.equal((await discovery.serverVersion()).major, '1');
   });
 });

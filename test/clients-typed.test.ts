@@ -215,7 +215,8 @@ test('listPager pages with limit/continue and falls back to a full list when the
     assert.deepEqual(limits, [
       [3, undefined],
       [3, 'token'],
-      [0, undefined],
+      // No limit: one unpaginated list (upstream sets limit 0, which is not sent either).
+      [undefined, undefined],
     ]);
     assert.equal(full.items.length, 8);
   });

@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { FakeClock } from '../util/clock/clock.ts';
+import { RestClient } from '../rest/client.ts';
+import { buildGet } from '../rest/request.ts';
 import type { ExecConfig } from './api/types.ts';
 import {
   ExecCredentialProvider,
+  execCredentialProviderFor,
   ExecPluginFailedError,
   ExecPluginInteractiveError,
   ExecPluginNotFoundError,
@@ -324,4 +328,111 @@ contexts:
       },
     });
   });
+});
+
+describe('exec plugins across clients (exec.GetAuthenticator, roundTripper)', () => {
+  async function withServer(fn: (url: string, seen: Array<string | undefined>) => Promise<void>): Promise<void> {
+    const seen: Array<string | undefined> = [];
+    const server = http.createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p"}}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      await fn(`http://127.0.0.1:${port}`, seen);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+
+  async function kubeconfig(server: string, user: string): Promise<string> {
+    const file = path.join(dir, 'config');
+    await writeFile(
+      file,
+      `apiVersion: v1
+kind: Config
+current-context: c
+clusters: [{name: c, cluster: {server: "${server}"}}]
+users:
+- name: u
+  user:
+    ${user}
+    exec:
+      command: ${JSON.stringify(process.execPath)}
+      args: [${JSON.stringify(script)}]
+      env: [{name: PLUGIN_DIR, value: ${JSON.stringify(dir)}}]
+      apiVersion: ${V1}
+      interactiveMode: Never
+contexts: [{name: c, context: {cluster: c, user: u}}]
+`,
+    );
+    return file;
+  }
+
+  const get = buildGet({ group: '', version: 'v1', namespace: 'ns', resource: 'pods', name: 'p' });
+
+  test('two clients built from the same kubeconfig share one authenticator: the plugin runs once', async () => {
+    await respond(credential({ token: 'tok-$N' }));
+    await withServer(async (url, seen) => {
+      const file = await kubeconfig(url, '');
+      const first = await restConfigFrom(await loadKubeConfig({ path: file, env: {} }));
+      const second = await restConfigFrom(await loadKubeConfig({ path: file, env: {} }));
+      assert.equal(first.credentialProvider, second.credentialProvider);
+      const a = new RestClient(first);
+      const b = new RestClient(second);
+      try {
+        await a.json(get);
+        await b.json(get);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+      assert.deepEqual(seen, ['Bearer tok-1', 'Bearer tok-1']);
+      assert.equal(await runs(), 1);
+    });
+  });
+
+  test('the plugin does not run for a user who also has a token, or for a request carrying its own Authorization', async () => {
+    await respond(credential({ token: 'tok-$N' }));
+    await withServer(async (url, seen) => {
+      const withToken = new RestClient(await restConfigFrom(await loadKubeConfig({ path: await kubeconfig(url, 'token: static-token'), env: {} })));
+      try {
+        await withToken.json(get);
+      } finally {
+        await withToken.close();
+      }
+      const plain = new RestClient(await restConfigFrom(await loadKubeConfig({ path: await kubeconfig(url, ''), env: {} })));
+      try {
+        await plain.json({ ...get, headers: { ...get.headers, authorization: 'Bearer my-own' } });
+      } finally {
+        await plain.close();
+      }
+      assert.deepEqual(seen, ['Bearer static-token', 'Bearer my-own']);
+      assert.equal(await runs(), 0);
+    });
+  });
+
+  test('invalidate(used) drops the credential only while it is still the cached one', async () => {
+    await respond(credential({ token: 'tok-$N' }));
+    const p = provider();
+    const first = await p.getCredentials();
+    p.invalidate(first);
+    const second = await p.getCredentials();
+    assert.equal(second.token, 'tok-2');
+    p.invalidate(first); // a late 401 for the old credential: already rotated
+    assert.equal((await p.getCredentials()).token, 'tok-2');
+    assert.equal(await runs(), 2);
+  });
+});
+
+test('configs differing only in secret-bearing fields (env values, arguments) get providers of their own', () => {
+  const base = { command: 'plugin', apiVersion: V1, interactiveMode: 'Never' as const };
+  const a = execCredentialProviderFor({ exec: { ...base, env: [{ name: 'TOKEN', value: 'one' }] } });
+  const b = execCredentialProviderFor({ exec: { ...base, env: [{ name: 'TOKEN', value: 'two' }] } });
+  const c = execCredentialProviderFor({ exec: { ...base, env: [{ name: 'TOKEN', value: 'one' }], args: ['--secret'] } });
+  assert.notEqual(a, b);
+  assert.notEqual(a, c);
+  assert.equal(execCredentialProviderFor({ exec: { ...base, env: [{ name: 'TOKEN', value: 'one' }] } }), a);
 });

@@ -6,7 +6,9 @@
  * must be an ExecCredential of the configured apiVersion with a token or a client certificate and key.
  * The credential is cached until `status.expirationTimestamp` (forever when absent) or until
  * {@link ExecCredentialProvider.invalidate} (the REST client calls it after a 401). Concurrent callers
- * share a single plugin run.
+ * share a single plugin run, and {@link execCredentialProviderFor} shares one provider per plugin
+ * configuration and cluster across the whole process, as client-go caches its authenticators, so
+ * clients built from the same kubeconfig run the plugin once.
  */
 import { spawn } from 'node:child_process';
 import { isatty } from 'node:tty';
@@ -140,8 +142,13 @@ export class ExecCredentialProvider implements CredentialProvider {
     });
   }
 
-  /** Drops the cached credential: the next {@link getCredentials} runs the plugin again. */
-  invalidate(): void {
+  /**
+   * Drops the cached credential: the next {@link getCredentials} runs the plugin again. With `used`
+   * (the credentials a request was refused with), only when those are still the cached ones, so
+   * several requests failing with the same credential run the plugin once (maybeRefreshCreds).
+   */
+  invalidate(used?: Credentials): void {
+    if (used !== undefined && this.#cached?.credentials !== used) return;
     this.#cached = undefined;
   }
 
@@ -296,4 +303,48 @@ export class ExecCredentialProvider implements CredentialProvider {
     );
     return { credentials: Object.freeze(credentials), expiresAt };
   }
+}
+
+// Providers shared process-wide (exec.go's globalCache), per clock so tests on fake clocks stay apart.
+const providerCache = new WeakMap<Clock, Map<string, ExecCredentialProvider>>();
+
+/**
+ * The process-wide provider for a plugin configuration and cluster (exec.GetAuthenticator): the
+ * same `exec` stanza and cluster (the cluster counts only with `provideClusterInfo`, as upstream
+ * keys it) give the same provider, hence one plugin run and one cached credential for all clients.
+ * A provider given its own `env` or `stdinIsTTY` is shared only with callers giving the same ones.
+ *
+ * @example
+ * const a = execCredentialProviderFor({ exec });
+ * a === execCredentialProviderFor({ exec }); // true
+ */
+export function execCredentialProviderFor(options: ExecCredentialProviderOptions): ExecCredentialProvider {
+  const clock = options.clock ?? realClock;
+  // Built field by field: printing the config redacts arguments and env values (protectSecrets),
+  // and configs differing only there must not share a provider.
+  const e = options.exec;
+  const c = e.provideClusterInfo === true ? options.cluster : undefined;
+  const key = JSON.stringify([
+    e.command,
+    [...(e.args ?? [])],
+    (e.env ?? []).map((v) => [v.name, v.value]),
+    e.apiVersion,
+    e.installHint ?? '',
+    e.provideClusterInfo === true,
+    e.interactiveMode ?? '',
+    c === undefined ? null : [c.server, c.tlsServerName ?? '', c.insecureSkipTlsVerify === true, c.certificateAuthorityData ?? '', c.proxyUrl ?? '', c.disableCompression === true, JSON.stringify(c.config ?? null)],
+    options.env === undefined ? null : Object.entries(options.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    options.stdinIsTTY ?? null,
+  ]);
+  let byKey = providerCache.get(clock);
+  if (byKey === undefined) {
+    byKey = new Map();
+    providerCache.set(clock, byKey);
+  }
+  let provider = byKey.get(key);
+  if (provider === undefined) {
+    provider = new ExecCredentialProvider(options);
+    byKey.set(key, provider);
+  }
+  return provider;
 }

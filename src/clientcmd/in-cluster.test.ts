@@ -33,7 +33,7 @@ describe('inClusterConfig', () => {
     const rest = await inClusterConfig({ root, env });
     assert.equal(rest.host, 'https://10.96.0.1:443');
     assert.equal(rest.bearerTokenFile, path.join(sa, 'token'));
-    assert.equal(rest.bearerToken, undefined);
+    assert.equal(rest.bearerToken, 'token-v1', 'the token read, as rest.InClusterConfig sets BearerToken too (the fallback while the file cannot be read)');
     assert.deepEqual({ ...rest.tls }, { caData: CA });
 
     // Rotation: the config still points at the file, whose new content is what a re-read sees.

@@ -8,6 +8,7 @@ import {
   KubeConfigParseError,
   KubeConfigReadError,
   loadKubeConfig,
+  namespaceOf,
   NoConfigurationError,
   parseKubeConfig,
   restConfigFrom,
@@ -179,6 +180,26 @@ test('files that select no context: in a pod the in-cluster configuration wins (
   await file('nocontext/with-ctx', 'clusters:\n- name: c\n  cluster: {server: https://h}\ncontexts:\n- {name: x, context: {cluster: c}}\n');
   const chosen = await loadKubeConfig({ path: path.join(dir, 'nocontext/with-ctx'), env, inClusterRoot: root, context: 'x' });
   assert.equal((await restConfigFrom(chosen)).host, 'https://h');
+});
+
+test('in a pod, a context that names no namespace means the pod namespace: POD_NAMESPACE, else the service account file (DeferredLoadingClientConfig.Namespace)', async () => {
+  const root = path.join(dir, 'pod4');
+  await file('pod4/var/run/secrets/kubernetes.io/serviceaccount/token', 'sa-token');
+  await file('pod4/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'from-file\n');
+  const p = await file(
+    'ns/config',
+    'current-context: bare\nclusters:\n- name: c\n  cluster: {server: https://h}\ncontexts:\n- {name: bare, context: {cluster: c}}\n- {name: explicit-default, context: {cluster: c, namespace: default}}\n- {name: team, context: {cluster: c, namespace: team}}\n',
+  );
+  const env = { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
+  const inPod = await loadKubeConfig({ path: p, env, inClusterRoot: root });
+  assert.equal(namespaceOf(inPod), 'from-file');
+  assert.equal(namespaceOf(inPod, { context: 'explicit-default' }), 'default', 'an explicit default is kept');
+  assert.equal(namespaceOf(inPod, { context: 'team' }), 'team');
+  assert.equal(namespaceOf(await loadKubeConfig({ path: p, env: { ...env, POD_NAMESPACE: 'from-env' }, inClusterRoot: root })), 'from-env');
+  assert.equal(namespaceOf(await loadKubeConfig({ path: p, env, inClusterRoot: root, overrides: { namespace: 'flag' } })), 'flag');
+  // Outside a pod (no service environment, or no token file): default.
+  assert.equal(namespaceOf(await loadKubeConfig({ path: p, env: {}, inClusterRoot: root })), 'default');
+  assert.equal(namespaceOf(await loadKubeConfig({ path: p, env, inClusterRoot: path.join(dir, 'no-pod') })), 'default');
 });
 
 test('no files and --server: a configuration from the flags alone, not the in-cluster one (as upstream)', async () => {

@@ -22,7 +22,7 @@ import { kubeConfigFromV1 } from './api/v1/conversion.ts';
 import type { KubeConfig } from './api/types.ts';
 import { isEmptyKubeConfig } from './api/types.ts';
 import { KubeConfigParseError, KubeConfigReadError, NoConfigurationError } from './errors.ts';
-import { inClusterKubeConfig, isInClusterPossible, serviceAccountDir } from './in-cluster.ts';
+import { inClusterKubeConfig, inClusterNamespace, isInClusterPossible, serviceAccountDir } from './in-cluster.ts';
 import { mergeKubeConfigs } from './merge.ts';
 import { applyOverrides, type ConfigOverrides } from './overrides.ts';
 import { protectKubeConfig } from './redact.ts';
@@ -224,7 +224,12 @@ export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promi
     const { token, certificateAuthority, namespace } = resolveOverridePaths(overrides);
     return applyOverrides(config, { token, certificateAuthority, namespace });
   }
-  return applyOverrides(config, resolveOverridePaths(overrides));
+  const result = applyOverrides(config, resolveOverridePaths(overrides));
+  // Inside a pod, a context without a namespace means the pod's namespace
+  // (DeferredLoadingClientConfig.Namespace falls back to inClusterClientConfig.Namespace).
+  const root = options.inClusterRoot ?? '/';
+  if (await isInClusterPossible({ root, env })) result.source = { kind: 'files', files: loadedFiles, inClusterNamespace: await inClusterNamespace({ root, env }) };
+  return result;
 }
 
 /** File flags are relative to the working directory. */

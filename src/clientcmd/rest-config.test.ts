@@ -62,10 +62,10 @@ describe('restConfigFrom: every way to describe a server and a user', () => {
     { name: 'server only, anonymous', cluster: 'server: https://h:6443', user: '', want: { host: 'https://h:6443' } },
     { name: 'bearer token', cluster: 'server: https://h', user: 'token: tok', want: { host: 'https://h', bearerToken: 'tok' } },
     {
-      name: 'token file (relative to the kubeconfig): passed as bearerTokenFile for re-reading',
+      name: 'token file (relative to the kubeconfig): passed as bearerTokenFile for re-reading, its token as the fallback bearerToken',
       cluster: 'server: https://h',
       user: 'tokenFile: token',
-      want: { host: 'https://h', bearerTokenFile: '<dir>/token' },
+      want: { host: 'https://h', bearerToken: 'file-token', bearerTokenFile: '<dir>/token' },
     },
     { name: 'basic auth', cluster: 'server: https://h', user: 'username: admin, password: pw', want: { host: 'https://h', username: 'admin', password: 'pw' } },
     {

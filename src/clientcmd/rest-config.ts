@@ -11,7 +11,7 @@ import type { AuthInfo, Cluster, Context, KubeConfig } from './api/types.ts';
 import { ExecClusterExtensionName, getEntry } from './api/types.ts';
 import type { ConfigProblem } from './errors.ts';
 import { InvalidKubeConfigError, KubeConfigReadError, UnsupportedAuthProviderError } from './errors.ts';
-import { ExecCredentialProvider } from './exec-credential-provider.ts';
+import { execCredentialProviderFor } from './exec-credential-provider.ts';
 import { protectRestConfig } from './redact.ts';
 import { confirmUsable } from './validate.ts';
 
@@ -121,12 +121,16 @@ export async function restConfigFrom(config: KubeConfig, options: RestConfigFrom
   if (user !== undefined) {
     if (user.token) rest.bearerToken = user.token;
     if (user.tokenFile) {
-      // Read once so that a wrong path fails now, with the field named, rather than on the first request.
+      // Read now so that a wrong path fails here, with the field named. As client-go's
+      // getUserIdentificationPartialConfig, the token read becomes the bearer token when the user
+      // has none: the REST client re-reads the file, and uses this token while it cannot.
+      let text: string;
       try {
-        await readFile(user.tokenFile);
+        text = await readFile(user.tokenFile, 'utf8');
       } catch (err) {
         throw new KubeConfigReadError(user.tokenFile, `${userPath}.tokenFile`, err, user.locationOfOrigin);
       }
+      if (!user.token && text.trim() !== '') rest.bearerToken = text.trim();
       rest.bearerTokenFile = user.tokenFile;
     }
     if (user.username || user.password) {
@@ -142,7 +146,8 @@ export async function restConfigFrom(config: KubeConfig, options: RestConfigFrom
       }
     }
     if (user.exec !== undefined) {
-      rest.credentialProvider = new ExecCredentialProvider({
+      // Shared process-wide: every client built from this user and cluster runs the plugin once.
+      rest.credentialProvider = execCredentialProviderFor({
         exec: user.exec,
         cluster: {
           server: rest.host,
@@ -163,10 +168,16 @@ export async function restConfigFrom(config: KubeConfig, options: RestConfigFrom
 }
 
 /**
- * The namespace of a context (default: the current context), `default` when it sets none
- * (clientcmd's ClientConfig.Namespace).
+ * The namespace of a context (default: the current context) (DeferredLoadingClientConfig.Namespace):
+ * the one the context names (a `--namespace` override is applied to it by the loader); for a context
+ * naming none, the pod's namespace when the config was loaded inside a pod (POD_NAMESPACE, else the
+ * service account's namespace file); otherwise `default`.
  */
 export function namespaceOf(config: KubeConfig, options: { context?: string } = {}): string {
   const name = options.context || config.currentContext;
-  return (name ? getEntry(config.contexts, name)?.namespace : undefined) || 'default';
+  const own = name ? getEntry(config.contexts, name)?.namespace : undefined;
+  if (own) return own;
+  const source = config.source;
+  if (source?.kind === 'files' && source.inClusterNamespace) return source.inClusterNamespace;
+  return 'default';
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { inspect } from 'node:util';
 import { after, before, test } from 'node:test';
 import { FakeClock } from '../util/clock/clock.ts';
-import { KubeConfigReadError, TokenFileCredentialProvider } from './index.ts';
+import { DefaultTokenFileRefreshMs, KubeConfigReadError, TokenFileCredentialProvider } from './index.ts';
 
 let dir: string;
 before(async () => {
@@ -56,4 +56,18 @@ test('credentials print without the token', async () => {
   const c = await new TokenFileCredentialProvider({ path: file, clock: new FakeClock() }).getCredentials();
   assert.equal(c.token, 'TOP-SECRET');
   assert.doesNotMatch(inspect(c) + JSON.stringify(c), /TOP-SECRET/);
+});
+
+test('by default the file is re-read once the token is 50 s old (a minute less 10 s leeway)', async () => {
+  const file = path.join(dir, 'default-period');
+  await writeFile(file, 'one');
+  const clock = new FakeClock(0);
+  const p = new TokenFileCredentialProvider({ path: file, clock });
+  assert.equal((await p.getCredentials()).token, 'one');
+  await writeFile(file, 'two');
+  await clock.step(DefaultTokenFileRefreshMs - 1);
+  assert.equal((await p.getCredentials()).token, 'one');
+  await clock.step(1);
+  assert.equal((await p.getCredentials()).token, 'two');
+  assert.equal(DefaultTokenFileRefreshMs, 50_000);
 });

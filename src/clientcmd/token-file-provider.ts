@@ -9,8 +9,11 @@ import { realClock, type Clock } from '../util/clock/clock.ts';
 import { KubeConfigReadError } from './errors.ts';
 import { protectSecrets, REDACTED } from './redact.ts';
 
-/** How long a token read from a file is used before the file is read again (client-go: 1 minute). */
-export const DefaultTokenFileRefreshMs = 60_000;
+/**
+ * How long a token read from a file is used before the file is read again: client-go's file token
+ * source gives a token one minute and its caching source refreshes it 10 s early.
+ */
+export const DefaultTokenFileRefreshMs = 50_000;
 
 /** Options for {@link TokenFileCredentialProvider}. */
 export interface TokenFileCredentialProviderOptions {

@@ -1,10 +1,12 @@
 /**
- * The RESTMapper (meta.RESTMapper backed by discovery, as restmapper.DeferredDiscoveryRESTMapper):
- * maps kinds to resources and back, with their scope, and resolves the names people type (plural,
- * singular, short names, kind, `resource.group`). When it meets a name or kind it does not know, it
- * refreshes discovery once before giving up, so a CRD created after start is found. When discovery
- * cannot be reached at all (a network error, not an error status), built-in kinds and resources are
- * still mapped from the table generated from Kubernetes' OpenAPI documents.
+ * The RESTMapper (restmapper.DeferredDiscoveryRESTMapper over restmapper.NewDiscoveryRESTMapper,
+ * k8s.io/client-go/restmapper/discovery.go): maps kinds to resources and back, with their scope, and
+ * resolves the names people type (plural, singular, short names, kind, `resource.group`). It maps
+ * every group version discovery could read: one that failed (an aggregated API that is down) is
+ * left out without hiding the others. When it meets a name or kind it does not know, it refreshes
+ * discovery once before giving up, so a CRD created after start is found. When discovery cannot be
+ * reached at all (a network error, not an error status), built-in kinds and resources are still
+ * mapped from the table generated from Kubernetes' OpenAPI documents.
  */
 import type { APIResource } from '../api/meta/v1.ts';
 import { KubeloomError } from '../apimachinery/errors.ts';
@@ -31,17 +33,37 @@ export interface RestMapping {
   categories: readonly string[];
 }
 
-/** No resource is known for a kind (meta.NoKindMatchError). */
+/** No resource is known for a kind (meta.NoKindMatchError); the message is upstream's. */
 export class NoKindMatchError extends KubeloomError {
+  /** The group asked for. */
+  readonly group: string;
+  /** The kind asked for. */
+  readonly kind: string;
+  /** The versions the search was restricted to, if any. */
+  readonly searchedVersions: readonly string[];
   constructor(group: string, kind: string, versions: readonly string[]) {
-    super('ERR_KUBE_NO_KIND_MATCH', `no matches for kind "${kind}" in ${group === '' ? 'the core group' : `group "${group}"`}${versions.length > 0 ? ` (versions ${versions.join(', ')})` : ''}`);
+    const searched = [...new Set(versions.map((v) => (group === '' ? v : `${group}/${v}`)))].sort();
+    let message: string;
+    if (searched.length === 0) message = `no matches for kind "${kind}" in group "${group}"`;
+    else if (searched.length === 1) message = `no matches for kind "${kind}" in version "${searched[0]}"`;
+    else message = `no matches for kind "${kind}" in versions [${searched.map((v) => JSON.stringify(v)).join(' ')}]`;
+    super('ERR_KUBE_NO_KIND_MATCH', message);
+    this.group = group;
+    this.kind = kind;
+    this.searchedVersions = versions;
   }
 }
 
-/** No resource matches a name (meta.NoResourceMatchError). */
+/**
+ * No resource matches a name (meta.NoResourceMatchError). The message is kubectl's, since
+ * {@link RestMapper.resourceFor} resolves names the way kubectl does.
+ */
 export class NoResourceMatchError extends KubeloomError {
+  /** The name as asked for (`widgets`, `widgets.example.com`). */
+  readonly resource: string;
   constructor(name: string) {
     super('ERR_KUBE_NO_RESOURCE_MATCH', `the server doesn't have a resource type "${name}"`);
+    this.resource = name;
   }
 }
 
@@ -83,19 +105,26 @@ export class RestMapper {
     this.#entries = undefined;
   }
 
+  /**
+   * The mapping table (GetAPIGroupResources + NewDiscoveryRESTMapper): every group version whose
+   * resource list discovery could read, keyed by the discovery group and version; failed group
+   * versions are simply absent.
+   */
   async #load(options?: RequestOptions): Promise<Entry[]> {
     if (this.#entries !== undefined && this.#builtAt === this.discovery.generation) return this.#entries;
     this.#builtAt = this.discovery.generation;
     const building = (async () => {
+      const { groups, resources } = await this.discovery.serverGroupsAndResources(options);
+      const byGroupVersion = new Map(resources.map((l) => [l.groupVersion, l]));
       const entries: Entry[] = [];
-      const groups = await this.discovery.serverGroups(options);
       let priority = 0;
       for (const g of groups) {
         const preferred = g.preferredVersion?.version;
         const versions = [...g.versions].sort((a, b) => (a.version === preferred ? -1 : b.version === preferred ? 1 : 0));
         for (const v of versions) {
-          const list = await this.discovery.serverResourcesForGroupVersion(v.groupVersion, options);
-          for (const r of list?.resources ?? []) {
+          const list = byGroupVersion.get(v.groupVersion);
+          if (list === undefined) continue;
+          for (const r of list.resources) {
             if (isSubresource(r)) continue;
             entries.push(toEntry(g.name, v.version, r, priority));
           }
@@ -135,7 +164,8 @@ export class RestMapper {
   async restMapping(groupKind: { group: string; kind: string }, versions: readonly string[] = [], options?: RequestOptions): Promise<RestMapping> {
     return this.#withRefresh(
       (entries) => {
-        const matching = entries.filter((e) => e.groupVersionKind.group === groupKind.group && e.groupVersionKind.kind === groupKind.kind);
+        // A kind is known as written and lower-cased (NewDiscoveryRESTMapper adds both).
+        const matching = entries.filter((e) => e.groupVersionKind.group === groupKind.group && (e.groupVersionKind.kind === groupKind.kind || e.groupVersionKind.kind.toLowerCase() === groupKind.kind));
         for (const v of versions) {
           const hit = matching.find((e) => e.groupVersionKind.version === v);
           if (hit !== undefined) return strip(hit);
@@ -183,10 +213,11 @@ export class RestMapper {
   }
 }
 
+/** A resource under the discovery group and version it was listed in (not its own group/version fields). */
 function toEntry(group: string, version: string, r: APIResource, priority: number): Entry {
   return {
-    resource: { group: r.group ?? group, version: r.version ?? version, resource: r.name },
-    groupVersionKind: { group: r.group ?? group, version: r.version ?? version, kind: r.kind },
+    resource: { group, version, resource: r.name },
+    groupVersionKind: { group, version, kind: r.kind },
     namespaced: r.namespaced,
     singularName: r.singularName !== '' ? r.singularName : r.kind.toLowerCase(),
     shortNames: r.shortNames ?? [],
@@ -210,14 +241,17 @@ function matchResource(entries: Entry[], query: Partial<GroupVersionResource> & 
     candidates.push({ name: first!, group: rest.join('.') });
     if (rest.length >= 2) candidates.push({ name: first!, version: rest[0]!, group: rest.slice(1).join('.') });
   }
+  const named = (e: Entry, name: string): boolean => e.resource.resource === name || e.singularName === name || e.shortNames.includes(name) || e.groupVersionKind.kind.toLowerCase() === name;
   for (const c of candidates) {
-    const hits = entries.filter(
-      (e) =>
-        (c.group === undefined || e.resource.group === c.group) &&
-        (c.version === undefined || c.version === '' || e.resource.version === c.version) &&
-        (e.resource.resource === c.name || e.singularName === c.name || e.shortNames.includes(c.name) || e.groupVersionKind.kind.toLowerCase() === c.name),
-    );
+    const versionMatches = (e: Entry): boolean => c.version === undefined || c.version === '' || e.resource.version === c.version;
+    const hits = entries.filter((e) => (c.group === undefined || e.resource.group === c.group) && versionMatches(e) && named(e, c.name));
     if (hits.length > 0) return hits;
+    // Without a version, a group may be given by its prefix: `storageclasses.storage` finds
+    // storage.k8s.io (DefaultRESTMapper.ResourcesFor).
+    if (c.group !== undefined && c.group !== '' && (c.version === undefined || c.version === '')) {
+      const prefixed = entries.filter((e) => e.resource.group.startsWith(c.group!) && named(e, c.name));
+      if (prefixed.length > 0) return prefixed;
+    }
   }
   return [];
 }

@@ -5,13 +5,43 @@
 import type { GroupVersionResource, Unstructured } from '../apimachinery/object.ts';
 import type { RestConfig } from '../rest/config.ts';
 import { RestClient, type RestClientOptions } from '../rest/client.ts';
-import { ResourceClient, type ResourceClientOptions } from '../kubernetes/resource-client.ts';
+import type { ApplyOptions } from '../apimachinery/options.ts';
+import { RequestConstructionError } from '../rest/request.ts';
+import { ResourceClient, type ApplyConfiguration, type ResourceClientOptions } from '../kubernetes/resource-client.ts';
+
+/**
+ * Refuses to apply an object that carries `metadata.managedFields` (dynamic.Apply): such an object
+ * was read from the server, and applying it would claim every field it lists for this manager.
+ */
+export function checkNoManagedFields(obj: unknown): void {
+  const managed = (obj as { metadata?: { managedFields?: unknown } } | undefined)?.metadata?.managedFields;
+  if (Array.isArray(managed) && managed.length > 0) {
+    throw new RequestConstructionError(
+      'cannot apply an object with managed fields already set: send only the fields this manager wants to own (drop metadata.managedFields, or build the object from those fields)',
+    );
+  }
+}
+
+/** One resource of the dynamic client, in one namespace or none (dynamic.ResourceInterface). */
+export class DynamicResourceClient<T = Unstructured> extends ResourceClient<T> {
+  /** Server-side apply; refused before sending when the object carries managedFields. */
+  override async apply(obj: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+    checkNoManagedFields(obj);
+    return super.apply(obj, options);
+  }
+
+  /** Server-side apply to the status subresource; refused when the object carries managedFields. */
+  override async applyStatus(obj: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+    checkNoManagedFields(obj);
+    return super.applyStatus(obj, options);
+  }
+}
 
 /**
  * A resource client without namespace (cluster-scoped resources, or all namespaces for list and
  * watch) that can be narrowed to one namespace (dynamic.NamespaceableResourceInterface).
  */
-export class NamespaceableResourceClient<T = Unstructured> extends ResourceClient<T> {
+export class NamespaceableResourceClient<T = Unstructured> extends DynamicResourceClient<T> {
   readonly #options: ResourceClientOptions;
 
   constructor(rest: RestClient, options: ResourceClientOptions) {
@@ -19,9 +49,13 @@ export class NamespaceableResourceClient<T = Unstructured> extends ResourceClien
     this.#options = options;
   }
 
-  /** The resource within `namespace`. */
-  namespace(namespace: string): ResourceClient<T> {
-    return new ResourceClient<T>(this.rest, { ...this.#options, namespaced: true, namespace });
+  /**
+   * The resource within `namespace`. As upstream builds its paths, `''` addresses the paths without
+   * a namespace (the cluster-scoped path for one object, every namespace for a collection).
+   */
+  namespace(namespace: string): DynamicResourceClient<T> {
+    if (namespace === '') return new DynamicResourceClient<T>(this.rest, { ...this.#options, namespaced: false, namespace: '' });
+    return new DynamicResourceClient<T>(this.rest, { ...this.#options, namespaced: true, namespace });
   }
 }
 

@@ -13,6 +13,7 @@ import { RestMapper } from '../discovery/rest-mapper.ts';
 import type { RestConfig } from '../rest/config.ts';
 import { RestClient, type RestClientOptions } from '../rest/client.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
+import { checkNoManagedFields } from './dynamic-client.ts';
 
 /** An object could not be addressed: no apiVersion/kind/name, or an unparsable manifest. */
 export class InvalidObjectError extends KubeloomError {
@@ -118,8 +119,9 @@ export class ObjectClient {
     return client.patch(name, patchType, patch, options);
   }
 
-  /** Server-side apply of `obj` (fieldManager required). */
+  /** Server-side apply of `obj` (fieldManager required); refused when `obj` carries managedFields, as the dynamic client refuses it. */
   async apply(obj: Unstructured, options: ApplyOptions & { namespace?: string }): Promise<Unstructured> {
+    checkNoManagedFields(obj);
     const { client, namespace } = await this.#named(obj, 'apply', options);
     return client.apply(withNamespace(obj, namespace), options);
   }
@@ -164,6 +166,7 @@ export class ObjectClient {
       const target = await this.clientFor(obj, options);
       result.namespace = target.namespace;
       if (target.name === '') throw new InvalidObjectError(`${result.kind}: metadata.name must be set`);
+      checkNoManagedFields(obj);
       result.object = await target.client.apply(withNamespace(obj, target.namespace), options);
     } catch (err) {
       result.error = err instanceof Error ? err : new KubeloomError('ERR_KUBE_APPLY', String(err));

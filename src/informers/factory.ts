@@ -16,6 +16,8 @@ import { DynamicClient } from '../dynamic/dynamic-client.ts';
 import { MetadataClient } from '../metadata/metadata-client.ts';
 import { SharedInformerFactory, type GenericInformer, type SharedInformerFactoryOptions } from '../tools/cache/shared-informer-factory.ts';
 import type { ListerWatcher } from '../tools/cache/listwatch.ts';
+import { Lister } from '../tools/cache/lister.ts';
+import { KubeloomError } from '../apimachinery/errors.ts';
 import type { TypedInformerAccessors } from './typed/informers.ts';
 
 export type { TypedInformerAccessors } from './typed/informers.ts';
@@ -52,6 +54,16 @@ function listerWatcherOf<T>(client: ResourceClient<T, unknown>): ListerWatcher<T
   return { list: (o) => client.list(o), watch: (o) => client.watch(o) };
 }
 
+/** A typed factory was asked for a resource it has no informer for (informers.ForResource's "no informer found"). */
+export class NoInformerForResourceError extends KubeloomError {
+  /** The resource that has no informer. */
+  readonly resource: GroupVersionResource;
+  constructor(gvr: GroupVersionResource) {
+    super('ERR_INFORMER_NO_RESOURCE', `no informer found for ${gvr.group}/${gvr.version}, Resource=${gvr.resource}`);
+    this.resource = gvr;
+  }
+}
+
 /**
  * Builds a typed shared informer factory over a clientset, a RestConfig or a RestClient.
  *
@@ -76,6 +88,18 @@ export function newSharedInformerFactory(source: Clientset | RestConfig | RestCl
       return listerWatcherOf(new ResourceClient<T>(rest, { ...gvr, kind: row?.kind ?? '', namespaced, namespace }));
     },
   });
+  // Like a generated factory's ForResource: only the resources it has informers for (built-in ones
+  // and custom resources registered with forCustomResource), with listers whose NotFound errors name
+  // the singular resource as generated listers do (`pod "x" not found`).
+  const genericForResource = factory.forResource.bind(factory);
+  factory.forResource = <T extends KubeObject>(gvr: GroupVersionResource): GenericInformer<T> => {
+    const key = `${gvr.group}/${gvr.version}/${gvr.resource}`;
+    const row = tableScope.get(key) ?? custom.get(key);
+    if (row === undefined) throw new NoInformerForResourceError(gvr);
+    const generic = genericForResource<T>(gvr);
+    const singular = { group: gvr.group, resource: row.kind.toLowerCase() };
+    return { informer: () => generic.informer(), lister: () => new Lister<T>(generic.informer().getIndexer(), singular) };
+  };
   const accessors: Record<string, unknown> = {};
   for (const gv of builtinGroupVersions) {
     const group: Record<string, () => GenericInformer<KubeObject>> = {};

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { FakeClock } from '../util/clock/clock.ts';
-import { isNotFound, isTooManyRequests, isUnauthorized, StatusError } from '../apimachinery/errors.ts';
-import { RestClient, defaultReadIdleTimeoutMs, defaultUserAgent, raiseWatchErrors } from './client.ts';
+import { isAlreadyExists, isConflict, isNotFound, isTooManyRequests, isUnauthorized, StatusError } from '../apimachinery/errors.ts';
+import { RestClient, defaultReadIdleTimeoutMs, defaultUserAgent, formatGoDuration, raiseWatchErrors } from './client.ts';
 import { InsecureCredentialsError, NetworkError, ReadIdleTimeoutError, RequestTimeoutError, WatchDecodeError } from './errors.ts';
-import { buildCreate, buildGet, buildList, buildWatch } from './request.ts';
+import { buildCreate, buildDelete, buildGet, buildList, buildUpdate, buildWatch } from './request.ts';
 import type { RestConfig } from './config.ts';
 import type { WarningHeader } from './warnings.ts';
 
@@ -117,7 +117,7 @@ test('error responses become StatusErrors; Warning headers reach the handler', a
     const err502 = await c.json(buildGet(podLoc('x'))).catch((e: unknown) => e);
     assert.ok(err502 instanceof StatusError);
     assert.equal(err502.status.reason, 'InternalError');
-    assert.equal(err502.message, 'bad gateway');
+    assert.equal(err502.message, 'an error on the server ("bad gateway") has prevented the request from succeeding (get pods x)');
   } finally {
     await c.close();
     await s.close();
@@ -184,7 +184,7 @@ test('a 401 invalidates the credential provider and retries once with fresh cred
       token = 'fresh';
     },
   };
-  const c = client({ host: s.url, credentialProvider: provider, bearerToken: 'ignored' });
+  const c = client({ host: s.url, credentialProvider: provider });
   try {
     assert.deepEqual(await c.json(buildGet(podLoc('ok'))), pod('ok'));
     assert.deepEqual(calls, ['get:stale', 'invalidate', 'get:fresh']);
@@ -224,8 +224,13 @@ test('bearerTokenFile is read, cached for a minute, then re-read', async () => {
 });
 
 test('credentials are never sent in clear text to a non-loopback host unless allowed, nor shown when the client is printed', async () => {
-  const c = client({ host: 'http://10.255.255.1:8080', bearerToken: 'top-secret', password: 'pw', username: 'u' });
+  const c = client({ host: 'http://10.255.255.1:8080', bearerToken: 'top-secret' });
   await assert.rejects(c.json(buildGet(podLoc('a'))), (e) => e instanceof InsecureCredentialsError && !e.message.includes('top-secret'));
+  const basic = client({ host: 'http://10.255.255.1:8080', password: 'pw', username: 'u' });
+  await assert.rejects(basic.json(buildGet(podLoc('a'))), InsecureCredentialsError);
+  const own = client({ host: 'http://10.255.255.1:8080' });
+  await assert.rejects(own.json({ ...buildGet(podLoc('a')), headers: { authorization: 'Bearer mine' } }), InsecureCredentialsError);
+  await Promise.all([basic.close(), own.close()]);
   assert.equal(inspect(c), "RestClient { host: 'http://10.255.255.1:8080' }");
   assert.equal(JSON.stringify({ c }), '{"c":{"host":"http://10.255.255.1:8080"}}');
   await c.close();
@@ -416,23 +421,24 @@ async function requestsSeen(s: TestServer, n: number): Promise<void> {
   while (s.requests.length < n) await new Promise((r) => setImmediate(r));
 }
 
-test('a GET whose response never starts is abandoned after the read idle timeout and retried after 1 s on a new connection', async () => {
-  // The first request is never answered, as on a connection gone half-open; the second is.
-  const s = await serve((req, res) => {
+test('a GET whose response never starts fails after the read idle timeout, without retries, and its connection is closed', async () => {
+  // The first request is never answered, as on a connection gone half-open; later ones are.
+  const s = await serve((_req, res) => {
     if (s.requests.length > 1) json(res, 200, pod('a'));
   });
   const clock = new FakeClock();
   const c = client({ host: s.url }, clock);
   try {
-    const pending = c.json<{ metadata: { name: string } }>(buildGet(podLoc('a')));
+    const pending = c.json<{ metadata: { name: string } }>(buildGet(podLoc('a'))).catch((e: unknown) => e);
     await requestsSeen(s, 1);
     await clock.step(defaultReadIdleTimeoutMs - 1);
     assert.equal(s.requests.length, 1);
     await clock.step(1);
-    await clock.waitForWaiters(1);
-    await clock.step(1_000);
-    assert.equal((await pending).metadata.name, 'a');
-    assert.equal(s.requests.length, 2);
+    const err = await pending;
+    assert.ok(err instanceof ReadIdleTimeoutError, String(err));
+    assert.equal(clock.hasWaiters(), false, 'no retry is scheduled');
+    assert.equal(s.requests.length, 1);
+    assert.equal((await c.json<{ metadata: { name: string } }>(buildGet(podLoc('a')))).metadata.name, 'a');
     assert.equal(s.connections, 2, 'the silent connection was closed, not reused');
   } finally {
     await c.close();
@@ -475,6 +481,151 @@ test('a response body that stops arriving fails with ReadIdleTimeoutError; a wri
     assert.equal(await waiting, reason);
   } finally {
     await Promise.all([c.close(), unbounded.close()]);
+    await s.close();
+  }
+});
+
+test('formatGoDuration writes durations as Go does, for the timeout query parameter', () => {
+  const cases: Array<[number, string]> = [
+    [0, '0s'],
+    [0.0005, '500ns'],
+    [0.0015, '1.5µs'],
+    [1, '1ms'],
+    [1.5, '1.5ms'],
+    [500, '500ms'],
+    [1000, '1s'],
+    [1500, '1.5s'],
+    [30_000, '30s'],
+    [60_000, '1m0s'],
+    [90_000, '1m30s'],
+    [3_600_000, '1h0m0s'],
+    [3_723_500, '1h2m3.5s'],
+  ];
+  for (const [ms, text] of cases) assert.equal(formatGoDuration(ms), text, String(ms));
+});
+
+test('a request timeout is also sent as the timeout query parameter; watches carry none', async () => {
+  const s = await serve((req, res) => {
+    if (req.url!.includes('watch=true')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end();
+      return;
+    }
+    json(res, 200, pod('a'));
+  });
+  const c = client({ host: s.url, timeoutMs: 30_000 });
+  try {
+    await c.json(buildGet(podLoc('a')));
+    await c.json(buildGet(podLoc('a')), { timeoutMs: 1500 });
+    await c.json({ ...buildList({ group: '', version: 'v1', resource: 'pods' }, { limit: 5 }), query: [['limit', '5'], ['timeout', '9s']] });
+    for await (const _ of await c.watch(buildWatch({ group: '', version: 'v1', resource: 'pods' }))) break;
+    assert.deepEqual(
+      s.requests.map((r) => r.url),
+      ['/api/v1/namespaces/ns/pods/a?timeout=30s', '/api/v1/namespaces/ns/pods/a?timeout=1.5s', '/api/v1/pods?limit=5&timeout=30s', '/api/v1/pods?watch=true'],
+    );
+  } finally {
+    await c.close();
+    await s.close();
+  }
+});
+
+test('a GET whose connection is reset is retried after 1 s, but stream() is not (only Retry-After answers are)', async () => {
+  let resets = 0;
+  const s = await serve((req, res) => {
+    if (resets < 1 || (req.url!.includes('follow') && resets < 2)) {
+      resets++;
+      req.socket.destroy();
+      return;
+    }
+    if (req.url!.includes('retry-after') && resets < 3) {
+      resets++;
+      return json(res, 503, { kind: 'Status', status: 'Failure', code: 503, reason: 'ServiceUnavailable' }, { 'retry-after': '1' });
+    }
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('ok');
+  });
+  const clock = new FakeClock();
+  const c = client({ host: s.url }, clock);
+  try {
+    const get = c.do(buildGet(podLoc('a')));
+    await retryWaitPending(clock, 1000);
+    await clock.step(1000);
+    assert.equal((await get).body.toString(), 'ok');
+    assert.equal(s.requests.length, 2);
+
+    const streamed = await c.stream({ ...buildGet(podLoc('follow')), stream: true }).catch((e: unknown) => e);
+    assert.ok(streamed instanceof NetworkError, String(streamed));
+    assert.equal(s.requests.length, 3);
+
+    const retried = c.stream({ ...buildGet(podLoc('retry-after')), stream: true });
+    await retryWaitPending(clock, 1000);
+    await clock.step(1000);
+    const resp = await retried;
+    assert.equal(resp.statusCode, 200);
+    resp.body.destroy();
+    assert.equal(s.requests.length, 5);
+  } finally {
+    await c.close();
+    await s.close();
+  }
+});
+
+test('a 409 to a POST without a Status body is AlreadyExists; to a PUT it is a Conflict', async () => {
+  const s = await serve((_req, res) => {
+    res.writeHead(409, { 'content-type': 'text/plain' });
+    res.end('conflict');
+  });
+  const c = client({ host: s.url });
+  try {
+    const created = await c.json(buildCreate({ group: '', version: 'v1', namespace: 'ns', resource: 'pods' }, pod('a'))).catch((e: unknown) => e);
+    assert.ok(isAlreadyExists(created));
+    assert.equal((created as StatusError).message, 'the server reported a conflict (post pods)');
+    const updated = await c.json(buildUpdate(podLoc('a'), pod('a'))).catch((e: unknown) => e);
+    assert.ok(isConflict(updated) && !isAlreadyExists(updated));
+    assert.equal((updated as StatusError).message, 'the server reported a conflict (put pods a)');
+  } finally {
+    await c.close();
+    await s.close();
+  }
+});
+
+test('a 2xx answer whose body is a Status other than Success is an error (rest.Result.Get)', async () => {
+  const s = await serve((req, res) => {
+    if (req.url!.endsWith('/gone')) return json(res, 200, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'pods "gone" not found' });
+    json(res, 200, { kind: 'Status', apiVersion: 'v1', status: 'Success', code: 200 });
+  });
+  const c = client({ host: s.url });
+  try {
+    const err = await c.json(buildGet(podLoc('gone'))).catch((e: unknown) => e);
+    assert.ok(isNotFound(err));
+    assert.deepEqual(await c.json(buildDelete(podLoc('ok'))), { kind: 'Status', apiVersion: 'v1', status: 'Success', code: 200 });
+  } finally {
+    await c.close();
+    await s.close();
+  }
+});
+
+test('Retry-After is honoured for every code from 500 up, as checkWait (r >= 500)', async () => {
+  let first = true;
+  const s = await serve((_req, res) => {
+    if (first) {
+      first = false;
+      res.writeHead(600, { 'retry-after': '1', 'content-type': 'text/plain' });
+      res.end('odd gateway');
+      return;
+    }
+    json(res, 200, pod('a'));
+  });
+  const clock = new FakeClock();
+  const c = client({ host: s.url }, clock);
+  try {
+    const pending = c.json(buildGet(podLoc('a')));
+    await retryWaitPending(clock, 1000);
+    await clock.step(1000);
+    assert.deepEqual(await pending, pod('a'));
+    assert.equal(s.requests.length, 2);
+  } finally {
+    await c.close();
     await s.close();
   }
 });

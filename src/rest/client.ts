@@ -8,12 +8,12 @@ import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'undici/types/header.js';
-import { isUnauthorized } from '../apimachinery/errors.ts';
+import { StatusError, isStatusObject } from '../apimachinery/errors.ts';
 import type { RequestOptions } from '../apimachinery/options.ts';
 import type { Watch, WatchEvent } from '../apimachinery/watch.ts';
 import { realClock, type Clock, type Timer } from '../util/clock/clock.ts';
 import { kubeloomVersion } from '../version.ts';
-import { DefaultBurst, DefaultQPS, type RestConfig, type RequestRateLimiter } from './config.ts';
+import { DefaultBurst, DefaultQPS, type Credentials, type RestConfig, type RequestRateLimiter } from './config.ts';
 import { InsecureCredentialsError, NetworkError, ReadIdleTimeoutError, RequestTimeoutError, ResponseDecodeError, WatchDecodeError, errorFromResponse, errorFromWatchStatus } from './errors.ts';
 import { requestUrl, type RestRequest } from './request.ts';
 import { TokenBucketRateLimiter, unlimitedRateLimiter } from './token-bucket.ts';
@@ -94,7 +94,10 @@ export interface StreamResponse {
   statusCode: number;
   /** Response headers. */
   headers: IncomingHttpHeaders;
-  /** The decoded body. Destroy it (or abort the request's signal) to release the connection. */
+  /**
+   * The decoded body. Destroy it (or abort the request's signal) to release the connection; that is
+   * safe at any time. Read it by iteration or pipeline(), which report its failures.
+   */
   body: Readable;
 }
 
@@ -163,6 +166,8 @@ function linkSignals(outer: AbortSignal | undefined, inner: AbortController): ()
   return () => outer.removeEventListener('abort', onAbort);
 }
 
+function ignoreStreamError(): void {}
+
 function decodedBody(body: Readable, headers: IncomingHttpHeaders): Readable {
   const encoding = firstHeader(headers, 'content-encoding')?.toLowerCase();
   if (encoding !== 'gzip') return body;
@@ -182,6 +187,60 @@ async function readAll(body: Readable, onChunk?: () => void): Promise<Buffer> {
     length += buf.length;
   }
   return Buffer.concat(chunks, length);
+}
+
+/**
+ * Refuses configs client-go refuses: a bearer token together with basic auth
+ * (transport.HTTPWrappersForConfig), and a positive QPS without a positive burst when no limiter is
+ * given (kubernetes.NewForConfigAndClient: a token bucket with no burst never lets a request through).
+ */
+function validateConfig(config: RestConfig): void {
+  const hasToken = (config.bearerToken ?? '') !== '' || (config.bearerTokenFile ?? '') !== '';
+  if (hasToken && (config.username ?? '') !== '') throw new ConfigError('username/password or bearer token may be set, but not both');
+  if (config.rateLimiter === undefined && (config.qps ?? 0) > 0 && (config.burst ?? 0) <= 0) {
+    throw new ConfigError('burst is required to be greater than 0 when rateLimiter is not set and qps is set to greater than 0');
+  }
+}
+
+/** The default limiter of a config (rest.RESTClientForConfigAndClient): qps 0 means 5, burst 0 means 10, negative qps none. */
+export function newRateLimiter(config: Pick<RestConfig, 'qps' | 'burst'>, clock: Clock): RequestRateLimiter {
+  const qps = config.qps || DefaultQPS;
+  if (qps < 0) return unlimitedRateLimiter;
+  return new TokenBucketRateLimiter({ qps, burst: config.burst || DefaultBurst, clock });
+}
+
+/**
+ * A duration as Go's time.Duration.String() writes it (`500ms`, `30s`, `1m30s`, `1h0m0s`): the
+ * form client-go sends in the `timeout` query parameter, which the API server parses with
+ * time.ParseDuration.
+ */
+export function formatGoDuration(ms: number): string {
+  let ns = Math.round(ms * 1e6);
+  if (ns === 0) return '0s';
+  const sign = ns < 0 ? '-' : '';
+  ns = Math.abs(ns);
+  const fraction = (value: number, digits: number): string => {
+    const whole = Math.floor(value / 10 ** digits);
+    const rest = String(value % 10 ** digits).padStart(digits, '0').replace(/0+$/, '');
+    return rest === '' ? String(whole) : `${whole}.${rest}`;
+  };
+  if (ns < 1e3) return `${sign}${ns}ns`;
+  if (ns < 1e6) return `${sign}${fraction(ns, 3)}µs`;
+  if (ns < 1e9) return `${sign}${fraction(ns, 6)}ms`;
+  const hours = Math.floor(ns / 3.6e12);
+  const minutes = Math.floor((ns % 3.6e12) / 6e10);
+  const seconds = fraction(ns % 6e10, 9);
+  if (hours > 0) return `${sign}${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${sign}${minutes}m${seconds}s`;
+  return `${sign}${seconds}s`;
+}
+
+/** `req` with the `timeout` query parameter set to `ms` (rest.Request.URL: query.Set, replacing any). */
+function withTimeoutParam(req: RestRequest, ms: number): RestRequest {
+  const query = req.query.filter(([k]) => k !== 'timeout');
+  query.push(['timeout', formatGoDuration(ms)]);
+  query.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return { ...req, query };
 }
 
 /**
@@ -239,6 +298,51 @@ interface SentResponse extends StreamResponse {
 }
 
 /**
+ * The connections and token file one RestClient owns and the clients derived from it
+ * ({@link RestClient.withConfig}) share, as client-go's clients built from one rest.Config share one
+ * http.Client.
+ */
+class ConnectionPool {
+  readonly dispatcher: Dispatcher;
+  readonly tokenFile: CachedTokenFile | undefined;
+  readonly #config: RestConfig;
+  readonly #transport: TransportOptions;
+  // A second pool for a client certificate supplied by the credential provider (replaced on rotation).
+  #certDispatcher: { key: string; dispatcher: Dispatcher } | undefined;
+  #closed = false;
+
+  constructor(config: RestConfig, transport: TransportOptions, clock: Clock) {
+    this.#config = config;
+    this.#transport = transport;
+    this.dispatcher = newDispatcher(config, undefined, transport);
+    this.tokenFile = config.bearerTokenFile !== undefined && config.bearerTokenFile !== '' ? new CachedTokenFile(config.bearerTokenFile, clock) : undefined;
+  }
+
+  dispatcherFor(cert: ClientCertificate | undefined): Dispatcher {
+    if (cert === undefined) return this.dispatcher;
+    const key = `${cert.certData}\u0000${cert.keyData}`;
+    if (this.#certDispatcher?.key === key) return this.#certDispatcher.dispatcher;
+    const previous = this.#certDispatcher?.dispatcher;
+    this.#certDispatcher = { key, dispatcher: newDispatcher(this.#config, cert, this.#transport) };
+    // Requests already on the old pool finish; the pool then closes.
+    if (previous !== undefined) void previous.close().catch(() => undefined);
+    return this.#certDispatcher.dispatcher;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all([this.dispatcher.close(), this.#certDispatcher?.dispatcher.close()]);
+  }
+}
+
+/** The settings a derived client ({@link RestClient.withConfig}) may change: everything but the connection. */
+export type RestClientOverrides = Pick<RestConfig, 'qps' | 'burst' | 'rateLimiter' | 'timeoutMs' | 'userAgent'>;
+
+// Set while withConfig() constructs a derived client, which then shares this pool instead of opening its own.
+let inheritedPool: ConnectionPool | undefined;
+
+/**
  * Talks to one API server. Create one per {@link RestConfig} and share it: it owns the connection
  * pool and the rate limiter. {@link RestClient.close} releases the connections.
  *
@@ -249,6 +353,7 @@ interface SentResponse extends StreamResponse {
 export class RestClient {
   /** The configuration the client was built from. */
   readonly config: RestConfig;
+  readonly #options: RestClientOptions;
   readonly #base: URL;
   readonly #clock: Clock;
   readonly #limiter: RequestRateLimiter;
@@ -256,24 +361,53 @@ export class RestClient {
   readonly #maxRetries: number;
   readonly #readIdleTimeoutMs: number;
   readonly #tokenFile: CachedTokenFile | undefined;
-  readonly #dispatcher: Dispatcher;
-  readonly #transport: TransportOptions;
-  // A second pool for a client certificate supplied by the credential provider (replaced on rotation).
-  #certDispatcher: { key: string; dispatcher: Dispatcher } | undefined;
-  #closed = false;
+  /**
+   * Whether the credential provider is consulted: only when the config has no token, basic auth or
+   * client certificate of its own (exec.Authenticator.UpdateTransportConfig steps aside for those).
+   */
+  readonly #useCredentialProvider: boolean;
+  readonly #pool: ConnectionPool;
+  /** False for a client derived with withConfig: the pool belongs to the client it came from. */
+  readonly #ownsPool: boolean;
 
   constructor(config: RestConfig, options: RestClientOptions = {}) {
     this.config = config;
+    this.#options = options;
     this.#base = parseHost(config);
     this.#clock = options.clock ?? realClock;
     this.#warnings = options.warningHandler ?? defaultWarningHandler;
     this.#maxRetries = Math.max(0, options.maxRetries ?? DefaultMaxRetries);
     this.#readIdleTimeoutMs = Math.max(0, options.readIdleTimeoutMs ?? defaultReadIdleTimeoutMs);
-    const qps = config.qps ?? DefaultQPS;
-    this.#limiter = config.rateLimiter ?? (qps < 0 ? unlimitedRateLimiter : new TokenBucketRateLimiter({ qps: qps === 0 ? DefaultQPS : qps, burst: config.burst || DefaultBurst, clock: this.#clock }));
-    this.#tokenFile = config.bearerTokenFile !== undefined && config.bearerTokenFile !== '' ? new CachedTokenFile(config.bearerTokenFile, this.#clock) : undefined;
-    this.#transport = options.allowH2 === true ? { allowH2: true } : {};
-    this.#dispatcher = newDispatcher(config, undefined, this.#transport);
+    validateConfig(config);
+    this.#limiter = config.rateLimiter ?? newRateLimiter(config, this.#clock);
+    const hasStaticCredentials =
+      (config.bearerToken ?? '') !== '' || (config.bearerTokenFile ?? '') !== '' || (config.username ?? '') !== '' || ((config.tls?.certData ?? '') !== '' && (config.tls?.keyData ?? '') !== '');
+    this.#useCredentialProvider = config.credentialProvider !== undefined && !hasStaticCredentials;
+    this.#ownsPool = inheritedPool === undefined;
+    this.#pool = inheritedPool ?? new ConnectionPool(config, options.allowH2 === true ? { allowH2: true } : {}, this.#clock);
+    this.#tokenFile = this.#pool.tokenFile;
+  }
+
+  /**
+   * A client for the same server over the same connections, with other rate limiting, default
+   * timeout or User-Agent (what client-go gets from a copied rest.Config and a shared http.Client;
+   * the discovery client uses it for its own limiter). Its {@link RestClient.close} does nothing:
+   * the connections stay this client's.
+   */
+  withConfig(overrides: RestClientOverrides): RestClient {
+    inheritedPool = this.#pool;
+    try {
+      // A subclass (one that records or decorates requests) derives clients of its own kind.
+      const Derived = this.constructor as new (config: RestConfig, options: RestClientOptions) => RestClient;
+      return new Derived({ ...this.config, ...overrides }, this.#options);
+    } finally {
+      inheritedPool = undefined;
+    }
+  }
+
+  /** The client-side rate limiter every request of this client waits for. */
+  get rateLimiter(): RequestRateLimiter {
+    return this.#limiter;
   }
 
   /** Inspection shows where the client points, never its credentials. */
@@ -299,11 +433,9 @@ export class RestClient {
     return this.#base.toString().replace(/\/$/, '');
   }
 
-  /** Closes the pooled connections. Requests in flight are allowed to finish. */
+  /** Closes the pooled connections (unless this client was derived with withConfig). Requests in flight are allowed to finish. */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await Promise.all([this.#dispatcher.close(), this.#certDispatcher?.dispatcher.close()]);
+    if (this.#ownsPool) await this.#pool.close();
   }
 
   /**
@@ -312,8 +444,10 @@ export class RestClient {
    * {@link RequestTimeoutError} on timeout, {@link ReadIdleTimeoutError} when the response stayed
    * silent past the read idle timeout (GETs are first retried), or the signal's reason when aborted.
    */
-  async do(req: RestRequest, options: RequestOptions = {}): Promise<RestResponse> {
+  async do(request: RestRequest, options: RequestOptions = {}): Promise<RestResponse> {
     const timeoutMs = options.timeoutMs || this.config.timeoutMs || 0;
+    // The server is told the timeout too, so it stops working on a request the client gave up on.
+    const req = timeoutMs > 0 && request.watch !== true ? withTimeoutParam(request, timeoutMs) : request;
     const controller = new AbortController();
     const unlink = linkSignals(options.signal, controller);
     // As client-go, the first throttle happens before the timeout starts: a throttled client does not
@@ -334,7 +468,7 @@ export class RestClient {
         : undefined;
     let idle: ReadIdleGuard | undefined;
     try {
-      const resp = await this.#send(req, controller.signal, req.watch ? 0 : this.#readIdleTimeoutMs);
+      const resp = await this.#send(req, controller.signal, { readIdleMs: req.watch === true ? 0 : this.#readIdleTimeoutMs, retryTransportErrors: true });
       idle = resp.idle;
       const guard = idle;
       const body = await readAll(resp.body, guard === undefined ? undefined : () => guard.touch()).catch((err: unknown) => {
@@ -356,11 +490,15 @@ export class RestClient {
   async json<T>(req: RestRequest, options?: RequestOptions): Promise<T> {
     const resp = await this.do(req, options);
     if (resp.body.length === 0) throw new ResponseDecodeError(`${this.#describe(req)}: empty response body (status ${resp.statusCode})`);
+    let parsed: unknown;
     try {
-      return JSON.parse(resp.body.toString('utf8')) as T;
+      parsed = JSON.parse(resp.body.toString('utf8'));
     } catch (err) {
       throw new ResponseDecodeError(`${this.#describe(req)}: response is not valid JSON`, { cause: err });
     }
+    // A Status that is not a success is an error whatever the HTTP code (rest.Result.Get).
+    if (isStatusObject(parsed) && parsed.status !== 'Success') throw new StatusError(parsed);
+    return parsed as T;
   }
 
   /**
@@ -372,8 +510,13 @@ export class RestClient {
     const controller = new AbortController();
     const unlink = linkSignals(options.signal, controller);
     try {
-      const { statusCode, headers, body } = await this.#send(req, controller.signal);
+      // As upstream's Stream(), only Retry-After answers are retried, never a failed connection.
+      const { statusCode, headers, body } = await this.#send(req, controller.signal, { readIdleMs: 0, retryTransportErrors: false });
       body.once('close', unlink);
+      // Destroying a body before its end makes undici emit an abort 'error'; releasing the
+      // connection that way is documented, so it must not crash the process. Read failures still
+      // reach the consumer through iteration, pipeline() or its own 'error' listener.
+      body.on('error', ignoreStreamError);
       return { statusCode, headers, body };
     } catch (err) {
       unlink();
@@ -388,8 +531,8 @@ export class RestClient {
    */
   async upgradeSettings(req: RestRequest, signal?: AbortSignal): Promise<UpgradeSettings> {
     await this.#limiter.wait(signal);
-    const headers: Record<string, string | string[]> = { ...req.headers, 'user-agent': this.config.userAgent ?? defaultUserAgent };
-    const cert = await this.#credentials(headers, signal ?? new AbortController().signal);
+    const headers: Record<string, string | string[]> = { 'user-agent': this.config.userAgent ?? defaultUserAgent, ...req.headers };
+    const { cert } = await this.#credentials(headers, signal ?? new AbortController().signal);
     const settings: UpgradeSettings = { url: new URL(requestUrl(this.baseUrl, req)), headers, tls: tlsOptions(this.config.tls, cert ?? this.#configCertificate()) };
     const proxy = this.config.proxyUrl;
     if (proxy !== undefined && proxy !== '') {
@@ -418,18 +561,18 @@ export class RestClient {
     const unlink = linkSignals(options.signal, controller);
     let resp: StreamResponse;
     try {
-      resp = await this.#send({ ...req, watch: true, stream: true }, controller.signal);
+      resp = await this.#send({ ...req, watch: true, stream: true }, controller.signal, { readIdleMs: 0, retryTransportErrors: true });
     } catch (err) {
       unlink();
       throw err;
     }
     const describe = this.#describe(req);
     const body = resp.body;
+    // Destroying a body that was not read to its end makes undici emit an abort 'error'; the stream
+    // is read only through the iterator, which reports failures itself, so that event needs a
+    // listener or stop() after the server ended the response would crash the process.
+    body.on('error', ignoreStreamError);
     let stopped = false;
-    const stop = (): void => {
-      stopped = true;
-      body.destroy();
-    };
     const iterable = new WatchEventIterator<T>({
       chunks: (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator](),
       readError: (err, midEvent) => {
@@ -446,6 +589,11 @@ export class RestClient {
         body.destroy();
       },
     });
+    // Safe in any state and any number of times: ending the iterator is idempotent.
+    const stop = (): void => {
+      stopped = true;
+      void iterable.return();
+    };
     return {
       stop,
       [Symbol.asyncIterator]: () => iterable,
@@ -456,81 +604,96 @@ export class RestClient {
     return `${req.verb} ${requestUrl(this.baseUrl, req)}`;
   }
 
-  async #dispatcherFor(cert: ClientCertificate | undefined): Promise<Dispatcher> {
-    if (cert === undefined) return this.#dispatcher;
-    const key = `${cert.certData}\u0000${cert.keyData}`;
-    if (this.#certDispatcher?.key === key) return this.#certDispatcher.dispatcher;
-    const previous = this.#certDispatcher?.dispatcher;
-    this.#certDispatcher = { key, dispatcher: newDispatcher(this.config, cert, this.#transport) };
-    // Requests already on the old pool finish; the pool then closes.
-    if (previous !== undefined) void previous.close().catch(() => undefined);
-    return this.#certDispatcher.dispatcher;
+  /**
+   * Authentication and identity headers for one attempt; also picks the pool (client certificates).
+   * Returns the credentials taken from the provider, if any, so a 401 can refresh exactly those.
+   *
+   * As client-go's round trippers, a header the request already carries wins: its own
+   * Authorization skips every credential (the credential provider is not even asked), its own
+   * Impersonate-User skips the configured impersonation, its own User-Agent is kept.
+   */
+  async #authenticate(headers: Record<string, string | string[]>, signal: AbortSignal): Promise<{ dispatcher: Dispatcher; used: Credentials | undefined }> {
+    const { cert, used } = await this.#credentials(headers, signal);
+    return { dispatcher: this.#pool.dispatcherFor(cert), used };
   }
 
-  /** Authentication and identity headers for one attempt; also picks the pool (client certificates). */
-  async #authenticate(headers: Record<string, string | string[]>, signal: AbortSignal): Promise<Dispatcher> {
-    return this.#dispatcherFor(await this.#credentials(headers, signal));
-  }
-
-  /** Adds authentication and impersonation headers; returns the provider's client certificate, if any. */
-  async #credentials(headers: Record<string, string | string[]>, signal: AbortSignal): Promise<ClientCertificate | undefined> {
+  /**
+   * Adds authentication and impersonation headers; returns the provider's client certificate and
+   * credentials, if any (also used for upgraded connections, see upgradeSettings).
+   */
+  async #credentials(headers: Record<string, string | string[]>, signal: AbortSignal): Promise<{ cert: ClientCertificate | undefined; used: Credentials | undefined }> {
     const c = this.config;
     let cert: ClientCertificate | undefined;
-    let authorization: string | undefined;
-    if (c.credentialProvider !== undefined) {
-      const creds = await c.credentialProvider.getCredentials(signal);
-      if (creds.token !== undefined && creds.token !== '') authorization = `Bearer ${creds.token}`;
-      if (creds.clientCertificateData !== undefined && creds.clientKeyData !== undefined && creds.clientCertificateData !== '') {
-        cert = { certData: creds.clientCertificateData, keyData: creds.clientKeyData };
-      }
-    }
-    if (authorization === undefined) {
-      if (this.#tokenFile !== undefined) authorization = `Bearer ${await this.#tokenFile.token()}`;
-      else if (c.bearerToken !== undefined && c.bearerToken !== '') authorization = `Bearer ${c.bearerToken}`;
-      else if (c.username !== undefined && c.username !== '') {
+    let used: Credentials | undefined;
+    if (headers['authorization'] === undefined) {
+      let authorization: string | undefined;
+      if (this.#useCredentialProvider) {
+        used = await c.credentialProvider!.getCredentials(signal);
+        if (used.token !== undefined && used.token !== '') authorization = `Bearer ${used.token}`;
+        if (used.clientCertificateData !== undefined && used.clientKeyData !== undefined && used.clientCertificateData !== '') {
+          cert = { certData: used.clientCertificateData, keyData: used.clientKeyData };
+        }
+      } else if (this.#tokenFile !== undefined) {
+        authorization = `Bearer ${await this.#fileToken()}`;
+      } else if (c.bearerToken !== undefined && c.bearerToken !== '') {
+        authorization = `Bearer ${c.bearerToken}`;
+      } else if (c.username !== undefined && c.username !== '') {
         authorization = `Basic ${Buffer.from(`${c.username}:${c.password ?? ''}`).toString('base64')}`;
       }
+      if (authorization !== undefined) headers['authorization'] = authorization;
     }
-    if (authorization !== undefined) {
-      if (this.#base.protocol === 'http:' && !isLoopback(this.#base.hostname) && c.allowInsecureCredentials !== true) {
-        throw new InsecureCredentialsError(this.#base.host);
-      }
-      headers['authorization'] = authorization;
+    if (headers['authorization'] !== undefined && this.#base.protocol === 'http:' && !isLoopback(this.#base.hostname) && c.allowInsecureCredentials !== true) {
+      throw new InsecureCredentialsError(this.#base.host);
     }
     const imp = c.impersonate;
-    if (imp !== undefined) {
+    if (imp !== undefined && headers['impersonate-user'] === undefined) {
       if (imp.userName !== undefined && imp.userName !== '') headers['impersonate-user'] = imp.userName;
       if (imp.uid !== undefined && imp.uid !== '') headers['impersonate-uid'] = imp.uid;
       if (imp.groups !== undefined && imp.groups.length > 0) headers['impersonate-group'] = [...imp.groups];
       for (const [k, values] of Object.entries(imp.extra ?? {})) headers[`impersonate-extra-${encodeExtraKey(k)}`] = [...values];
     }
-    return cert;
+    return { cert, used };
+  }
+
+  /** The token file's token; while the file cannot be read, the static bearerToken if there is one (as upstream). */
+  async #fileToken(): Promise<string> {
+    try {
+      return await this.#tokenFile!.token();
+    } catch (err) {
+      const fallback = this.config.bearerToken;
+      if (fallback !== undefined && fallback !== '') return fallback;
+      throw err;
+    }
   }
 
   /**
    * One logical request: attempts with Retry-After retries (429 and 5xx with a valid header, up to
-   * maxRetries, any verb since bodies are replayable), connection-reset retries for GETs (an implied
-   * Retry-After of 1 s), and one retry with fresh credentials after a 401 when a credential provider
-   * is configured. Resolves with a 2xx response whose body is still unread.
+   * maxRetries, any verb since bodies are replayable), and, with `retryTransportErrors`, retries of
+   * a GET whose connection was reset (an implied Retry-After of 1 s, as upstream's request() and
+   * Watch(); Stream() retries only Retry-After answers). After a 401 with credentials from the
+   * credential provider, those credentials are refreshed and the request is sent once more.
+   * Resolves with a 2xx response whose body is still unread.
    *
    * With `readIdleMs` > 0 each attempt is abandoned when no byte of its response arrives for that
    * long (aborting an undici request destroys its socket, so the half-open connection leaves the
-   * pool); a GET is then retried like one whose connection was reset. The returned guard keeps
-   * watching the body until the caller stops it.
+   * pool) and fails with {@link ReadIdleTimeoutError}; like every timeout it is not retried, so a
+   * server that accepts connections but never answers costs one idle timeout, not eleven. The
+   * returned guard keeps watching the body until the caller stops it.
    */
-  async #send(req: RestRequest, signal: AbortSignal, readIdleMs = 0): Promise<SentResponse> {
+  async #send(req: RestRequest, signal: AbortSignal, options: { readIdleMs: number; retryTransportErrors: boolean }): Promise<SentResponse> {
     const url = requestUrl(this.baseUrl, req);
     const describe = `${req.verb} ${url}`;
+    const readIdleMs = options.readIdleMs;
     let attempts = 0;
     let reauthenticated = false;
     for (;;) {
       if (signal.aborted) throw signal.reason;
       const headers: Record<string, string | string[]> = {
-        ...req.headers,
         'user-agent': this.config.userAgent ?? defaultUserAgent,
+        ...req.headers,
         'accept-encoding': 'gzip',
       };
-      const dispatcher = await this.#authenticate(headers, signal);
+      const { dispatcher, used } = await this.#authenticate(headers, signal);
       const idle = readIdleMs > 0 ? new ReadIdleGuard(this.#clock, readIdleMs, describe) : undefined;
       let resp: Dispatcher.ResponseData;
       try {
@@ -539,14 +702,14 @@ export class RestClient {
       } catch (err) {
         idle?.stop();
         if (signal.aborted) throw signal.reason;
-        const lost = idle?.error;
-        // A GET whose connection was reset or went silent is safe to send again (on a new connection).
-        if (req.verb === 'GET' && (lost !== undefined || isConnectionReset(err)) && attempts < this.#maxRetries) {
+        if (idle?.error !== undefined) throw idle.error;
+        // A GET whose connection was reset is safe to send again (on a new connection).
+        if (options.retryTransportErrors && req.verb === 'GET' && isConnectionReset(err) && attempts < this.#maxRetries) {
           attempts++;
           await this.#retryWait(1, signal);
           continue;
         }
-        throw lost ?? new NetworkError(describe, err);
+        throw new NetworkError(describe, err);
       }
       idle?.touch();
       const code = resp.statusCode;
@@ -564,21 +727,28 @@ export class RestClient {
       } finally {
         idle?.stop();
       }
-      if (code === 401 && this.config.credentialProvider !== undefined && !reauthenticated) {
+      if (code === 401 && used !== undefined && !reauthenticated) {
         reauthenticated = true;
-        this.config.credentialProvider.invalidate();
+        // Only the credentials this attempt used are dropped: a concurrent request may have refreshed them already.
+        this.config.credentialProvider!.invalidate(used);
         continue;
       }
       const wait = retryAfterSeconds(resp.headers);
-      if ((code === 429 || (code >= 500 && code < 600)) && wait !== undefined && attempts < this.#maxRetries) {
+      if ((code === 429 || code >= 500) && wait !== undefined && attempts < this.#maxRetries) {
         attempts++;
         await this.#retryWait(wait, signal);
         continue;
       }
       const ct = firstHeader(resp.headers, 'content-type');
-      const error = errorFromResponse({ statusCode: code, body: raw, ...(ct !== undefined ? { contentType: ct } : {}), ...(wait !== undefined ? { retryAfterSeconds: wait } : {}) });
-      if (isUnauthorized(error) && this.#tokenFile !== undefined) this.#tokenFile.invalidate();
-      throw error;
+      const target = req.target;
+      throw errorFromResponse({
+        statusCode: code,
+        body: raw,
+        verb: req.verb,
+        ...(ct !== undefined ? { contentType: ct } : {}),
+        ...(wait !== undefined ? { retryAfterSeconds: wait } : {}),
+        ...(target !== undefined ? { group: target.group, resource: target.resource, ...(target.name !== undefined ? { name: target.name } : {}) } : {}),
+      });
     }
   }
 

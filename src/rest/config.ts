@@ -28,15 +28,20 @@ export interface Credentials {
 }
 
 /**
- * A source of credentials that may change over time: exec plugins, rotating token files.
- * The REST client asks for credentials before each request and calls `invalidate` after a 401,
- * retrying that request once with fresh credentials.
+ * A source of credentials that may change over time (exec plugins). The REST client asks for
+ * credentials before each request that does not carry its own Authorization header, and after a 401
+ * calls `invalidate` with the credentials that were refused, retrying that request once with fresh
+ * ones. It is not consulted when the config has a bearer token, token file, basic auth or client
+ * certificate of its own (as client-go's exec authenticator steps aside for those).
  */
 export interface CredentialProvider {
   /** Current credentials (cached by the provider until they expire). */
   getCredentials(signal?: AbortSignal): Promise<Credentials>;
-  /** Drops cached credentials so the next call fetches new ones (after a 401). */
-  invalidate(): void;
+  /**
+   * Drops cached credentials so the next call fetches new ones (after a 401). With `used`, only when
+   * those are still the cached ones: credentials already rotated by a concurrent request are kept.
+   */
+  invalidate(used?: Credentials): void;
 }
 
 /** Impersonation headers (rest.ImpersonationConfig). */
@@ -61,15 +66,24 @@ export interface RequestRateLimiter {
 export interface RestConfig {
   /** Base URL of the API server, e.g. `https://127.0.0.1:6443` (a path prefix is allowed). */
   host: string;
-  /** Static bearer token. Never printed. */
+  /**
+   * Static bearer token. Never printed. With `bearerTokenFile` it is the fallback used while the
+   * file cannot be read. May not be combined with basic auth.
+   */
   bearerToken?: string;
-  /** File holding a bearer token; re-read periodically so rotated tokens are picked up. */
+  /**
+   * File holding a bearer token; re-read when the cached token is 50 s old (client-go: valid for a
+   * minute, refreshed 10 s early), so rotated tokens are picked up. Takes precedence over `bearerToken`.
+   */
   bearerTokenFile?: string;
-  /** Basic auth. */
+  /** Basic auth (only when `username` is set). May not be combined with a bearer token. */
   username?: string;
   /** Basic authentication password (with `username`). */
   password?: string;
-  /** Dynamic credentials (exec plugins, rotating tokens); takes precedence over bearerToken. */
+  /**
+   * Dynamic credentials (exec plugins). Used only when the config has no bearer token, token file,
+   * username or client certificate of its own.
+   */
   credentialProvider?: CredentialProvider;
   /** TLS settings: CA, client certificate, server name, insecure mode. */
   tls?: TlsClientConfig;
@@ -77,13 +91,20 @@ export interface RestConfig {
   impersonate?: ImpersonationConfig;
   /** HTTP(S) proxy URL for all requests (kubeconfig `proxy-url`). */
   proxyUrl?: string;
-  /** Client-side rate limit, requests per second (client-go default 5). Negative disables limiting. */
+  /**
+   * Client-side rate limit, requests per second (0 or unset: client-go's default 5). Negative
+   * disables limiting. A positive value needs a positive `burst` (refused otherwise, as client-go's
+   * clientset refuses it).
+   */
   qps?: number;
-  /** Client-side burst (client-go default 10). */
+  /** Client-side burst (0 or unset: client-go's default 10). */
   burst?: number;
   /** A custom limiter; overrides qps/burst. */
   rateLimiter?: RequestRateLimiter;
-  /** Default timeout for non-watch requests in ms (0 = none). */
+  /**
+   * Default timeout for non-watch requests in ms (0 = none); also sent to the server as the
+   * `timeout` query parameter, as client-go sends rest.Config.Timeout.
+   */
   timeoutMs?: number;
   /** User-Agent header; default `kubeloom/<version> (node/<version>)`. */
   userAgent?: string;

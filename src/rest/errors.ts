@@ -67,11 +67,15 @@ export class InsecureCredentialsError extends KubeloomError {
 // client-go caps how much of a non-Status body ends up in an error (maxUnstructuredResponseTextBytes).
 const maxUnstructuredResponseTextBytes = 2048;
 
-/** The reason and default message errors.NewGenericServerResponse assigns to an HTTP code. */
-function genericReason(code: number): [StatusReasonValue, string] {
+/**
+ * The reason and message errors.NewGenericServerResponse assigns to an HTTP code. Most codes get a
+ * fixed message; for 403, 406 and 415 the server's text is the message, and an unknown 5xx quotes it.
+ */
+function genericReason(code: number, verb: string | undefined, serverMessage: string): [StatusReasonValue, string] {
   switch (code) {
     case 409:
-      return [StatusReason.Conflict, 'the server reported a conflict'];
+      // A conflicting create means the name is taken (upstream checks the verb, not the body).
+      return [verb === 'POST' ? StatusReason.AlreadyExists : StatusReason.Conflict, 'the server reported a conflict'];
     case 404:
       return [StatusReason.NotFound, 'the server could not find the requested resource'];
     case 400:
@@ -79,38 +83,32 @@ function genericReason(code: number): [StatusReasonValue, string] {
     case 401:
       return [StatusReason.Unauthorized, 'the server has asked for the client to provide credentials'];
     case 403:
-      return [StatusReason.Forbidden, 'the server does not allow access to the requested resource'];
+      // The server's text says who tried to do what.
+      return [StatusReason.Forbidden, serverMessage];
+    case 406:
+      return [StatusReason.NotAcceptable, serverMessage === '' || serverMessage === 'unknown' ? 'the server was unable to respond with a content type that the client supports' : serverMessage];
+    case 415:
+      return [StatusReason.UnsupportedMediaType, serverMessage];
     case 405:
       return [StatusReason.MethodNotAllowed, 'the server does not allow this method on the requested resource'];
-    case 406:
-      return [StatusReason.NotAcceptable, 'the server was unable to respond with a content type that the client supports'];
-    case 410:
-      return [StatusReason.Gone, 'the server no longer has the requested resource'];
-    case 413:
-      return [StatusReason.RequestEntityTooLarge, 'the server has rejected the request because it is too large'];
-    case 415:
-      return [StatusReason.UnsupportedMediaType, 'the server was unable to process the request because of an unsupported media type'];
     case 422:
       return [StatusReason.Invalid, 'the server rejected our request due to an error in our request'];
-    case 429:
-      return [StatusReason.TooManyRequests, 'the server has received too many requests and has asked us to try again later'];
-    case 500:
-      return [StatusReason.InternalError, 'an error on the server has prevented the request from succeeding'];
     case 503:
       return [StatusReason.ServiceUnavailable, 'the server is currently unable to handle the request'];
     case 504:
       return [StatusReason.Timeout, 'the server was unable to return a response in the time allotted, but may still be processing the request'];
+    case 429:
+      return [StatusReason.TooManyRequests, 'the server has received too many requests and has asked us to try again later'];
     default:
-      if (code >= 500) return [StatusReason.InternalError, 'an error on the server has prevented the request from succeeding'];
+      if (code >= 500) return [StatusReason.InternalError, `an error on the server (${JSON.stringify(serverMessage)}) has prevented the request from succeeding`];
       return [StatusReason.Unknown, `the server responded with the status code ${code} but did not return more information`];
   }
 }
 
-/** Whether the Content-Type names a textual body (no header counts as text, as upstream's isTextResponse). */
+/** Whether the body is text worth quoting: no Content-Type, or a `text/*` one (upstream's isTextResponse). */
 function isTextContentType(contentType: string | undefined): boolean {
   if (contentType === undefined || contentType === '') return true;
-  const media = contentType.split(';')[0]!.trim().toLowerCase();
-  return media.startsWith('text/') || media === 'application/json' || media.endsWith('+json');
+  return contentType.split(';')[0]!.trim().toLowerCase().startsWith('text/');
 }
 
 /** Facts about an error response needed to build its Status. */
@@ -123,6 +121,8 @@ export interface ErrorResponse {
   body: Uint8Array;
   /** Parsed Retry-After seconds, if the header was a valid integer. */
   retryAfterSeconds?: number;
+  /** The request's HTTP method (a 409 to a POST is AlreadyExists). */
+  verb?: string;
   /** For messages and details: what was being accessed. */
   group?: string;
   /** Resource of the request, for the synthesised Status's details. */
@@ -132,17 +132,21 @@ export interface ErrorResponse {
 }
 
 /**
- * Builds the error for a non-2xx response: the server's own Status when the body is one, otherwise a
- * synthesised Status whose reason follows the HTTP code (404 NotFound, 409 Conflict, 429
- * TooManyRequests, 5xx InternalError, ...) and whose message is the response text.
+ * Builds the error for a non-2xx response (rest.Request's transformResponse and Result.Error): the
+ * server's own Status when the body is a `kind: Status` with `status: Failure`; otherwise a Status
+ * synthesised as errors.NewGenericServerResponse does — the reason follows the HTTP code (404
+ * NotFound, 409 Conflict or, for a POST, AlreadyExists, 429 TooManyRequests, 5xx InternalError,
+ * ...), the message is the code's standard text followed by `(verb resource name)`, and the body's
+ * text (when it is `text/*` or untyped, at most 2 KiB) is kept as the UnexpectedServerResponse cause.
  */
 export function errorFromResponse(resp: ErrorResponse): StatusError {
-  const text = Buffer.from(resp.body.buffer, resp.body.byteOffset, resp.body.byteLength).toString('utf8');
-  if (text.length > 0) {
+  const raw = Buffer.from(resp.body.buffer, resp.body.byteOffset, resp.body.byteLength);
+  if (raw.length > 0) {
     try {
-      const parsed: unknown = JSON.parse(text);
-      if (isStatusObject(parsed) && parsed.status !== 'Success') {
+      const parsed: unknown = JSON.parse(raw.toString('utf8'));
+      if (isStatusObject(parsed) && parsed.status === 'Failure') {
         const status: Status = { ...parsed };
+        // A Status without a code still names the failure: the HTTP code stands in (upstream leaves 0).
         if (status.code === undefined || status.code === 0) status.code = resp.statusCode;
         return new StatusError(status);
       }
@@ -150,16 +154,23 @@ export function errorFromResponse(resp: ErrorResponse): StatusError {
       // Not JSON: fall through to the synthesised Status.
     }
   }
-  const [reason, defaultMessage] = genericReason(resp.statusCode);
-  const bodyText = isTextContentType(resp.contentType) ? text.slice(0, maxUnstructuredResponseTextBytes).trim() : '';
-  const message = bodyText !== '' ? bodyText : defaultMessage;
-  const details: NonNullable<Status['details']> = { causes: [{ reason: 'UnexpectedServerResponse', message: bodyText !== '' ? bodyText : 'unknown' }] };
-  if (resp.group !== undefined) details.group = resp.group;
-  if (resp.resource !== undefined && resp.resource !== '') details.kind = resp.resource;
-  if (resp.name !== undefined && resp.name !== '') details.name = resp.name;
-  if (resp.retryAfterSeconds !== undefined && resp.retryAfterSeconds > 0 && (resp.statusCode === 429 || resp.statusCode >= 500)) {
-    details.retryAfterSeconds = resp.retryAfterSeconds;
+  const serverMessage = isTextContentType(resp.contentType) ? raw.subarray(0, maxUnstructuredResponseTextBytes).toString('utf8').trim() : 'unknown';
+  const [reason, genericMessage] = genericReason(resp.statusCode, resp.verb, serverMessage);
+  let message = genericMessage;
+  const group = resp.resource !== undefined && resp.resource !== '' ? (resp.group ?? '') : '';
+  const resource = resp.resource ?? '';
+  const name = resp.name ?? '';
+  if (resource !== '') {
+    const qualified = group === '' ? resource : `${resource}.${group}`;
+    const verb = (resp.verb ?? '').toLowerCase();
+    message = name !== '' ? `${message} (${verb} ${qualified} ${name})` : `${message} (${verb} ${qualified})`;
   }
+  // Empty fields are left out, as Go's omitempty leaves them out of the JSON form.
+  const details: NonNullable<Status['details']> = { causes: [{ reason: 'UnexpectedServerResponse', message: serverMessage }] };
+  if (group !== '') details.group = group;
+  if (resource !== '') details.kind = resource;
+  if (name !== '') details.name = name;
+  if (resp.retryAfterSeconds !== undefined && resp.retryAfterSeconds !== 0) details.retryAfterSeconds = resp.retryAfterSeconds;
   return new StatusError(newStatus(resp.statusCode, reason, message, details));
 }
 

@@ -72,7 +72,7 @@ test('list and watch carry every ListOptions field as query parameters, sorted b
 
 test('empty options produce no query parameters and a JSON Accept header', () => {
   const req = buildGet({ group: '', version: 'v1', namespace: 'ns', resource: 'pods', name: 'p' });
-  assert.deepEqual(req, { verb: 'GET', path: '/api/v1/namespaces/ns/pods/p', query: [], headers: { accept: 'application/json' } });
+  assert.deepEqual(req, { verb: 'GET', path: '/api/v1/namespaces/ns/pods/p', query: [], headers: { accept: 'application/json' }, target: { group: '', resource: 'pods', name: 'p' } });
   assert.deepEqual(buildGet({ group: '', version: 'v1', resource: 'nodes', name: 'n' }, { resourceVersion: '0' }).query, [['resourceVersion', '0']]);
   assert.equal(buildList({ group: '', version: 'v1', resource: 'nodes' }, {}, { accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1' }).headers['accept'], 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1');
 });
@@ -86,6 +86,7 @@ test('create and update send JSON bodies with write options', () => {
     query: [['dryRun', 'All'], ['fieldManager', 'me'], ['fieldValidation', 'Strict']],
     headers: { accept: 'application/json', 'content-type': 'application/json' },
     body: JSON.stringify(obj),
+    target: { group: '', resource: 'configmaps' },
   });
   const u = buildUpdate({ group: '', version: 'v1', namespace: 'ns', resource: 'configmaps', name: 'c' }, obj);
   assert.equal(u.verb, 'PUT');
@@ -107,7 +108,7 @@ test('each patch type is sent with its content type; apply requires a field mana
 
 test('delete sends DeleteOptions in the body; deleteCollection adds list options', () => {
   const loc = { group: '', version: 'v1', namespace: 'ns', resource: 'pods' };
-  assert.deepEqual(buildDelete({ ...loc, name: 'p' }), { verb: 'DELETE', path: '/api/v1/namespaces/ns/pods/p', query: [], headers: { accept: 'application/json' } });
+  assert.deepEqual(buildDelete({ ...loc, name: 'p' }), { verb: 'DELETE', path: '/api/v1/namespaces/ns/pods/p', query: [], headers: { accept: 'application/json' }, target: { group: '', resource: 'pods', name: 'p' } });
   const d = buildDelete({ ...loc, name: 'p' }, { gracePeriodSeconds: 0, propagationPolicy: 'Foreground', preconditions: { uid: 'u1' }, dryRun: ['All'] });
   assert.deepEqual(JSON.parse(d.body!), { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', gracePeriodSeconds: 0, preconditions: { uid: 'u1' }, propagationPolicy: 'Foreground', dryRun: ['All'] });
   assert.equal(d.headers['content-type'], 'application/json');

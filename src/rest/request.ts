@@ -59,6 +59,21 @@ export interface RestRequest {
   watch?: boolean;
   /** The response is streamed to the caller (watches, logs) rather than read whole. */
   stream?: boolean;
+  /**
+   * What the request addresses, for error messages and details (`(get pods web)`): set by the
+   * builders below from the resource location; absent for requests to a raw path (discovery).
+   */
+  target?: RequestTarget;
+}
+
+/** The resource a request addresses (rest.Request's resource and resourceName). */
+export interface RequestTarget {
+  /** API group, '' for the core group. */
+  group: string;
+  /** Plural resource name. */
+  resource: string;
+  /** Object name, when the request names one. */
+  name?: string;
 }
 
 /** The JSON content type used for request and response bodies. */
@@ -192,28 +207,28 @@ export interface BuildOptions {
 
 /** A GET of one object. */
 export function buildGet(loc: ResourceLocation, options?: GetOptions, build: BuildOptions = {}): RestRequest {
-  return { verb: 'GET', path: resourcePath(loc), query: getQuery(options), headers: jsonHeaders(false, build.accept) };
+  return { verb: 'GET', path: resourcePath(loc), query: getQuery(options), headers: jsonHeaders(false, build.accept), ...targetOf(loc) };
 }
 
 /** A LIST of a collection. */
 export function buildList(loc: ResourceLocation, options?: ListOptions, build: BuildOptions = {}): RestRequest {
-  return { verb: 'GET', path: resourcePath(loc), query: listQuery(options), headers: jsonHeaders(false, build.accept) };
+  return { verb: 'GET', path: resourcePath(loc), query: listQuery(options), headers: jsonHeaders(false, build.accept), ...targetOf(loc) };
 }
 
 /** A WATCH of a collection (`?watch=true`), streamed. */
 export function buildWatch(loc: ResourceLocation, options?: ListOptions, build: BuildOptions = {}): RestRequest {
-  return { verb: 'GET', path: resourcePath(loc), query: listQuery(options, true), headers: jsonHeaders(false, build.accept), watch: true, stream: true };
+  return { verb: 'GET', path: resourcePath(loc), query: listQuery(options, true), headers: jsonHeaders(false, build.accept), watch: true, stream: true, ...targetOf(loc) };
 }
 
 /** A POST creating `body` in the collection at `loc`. */
 export function buildCreate(loc: ResourceLocation, body: unknown, options?: CreateOptions, build: BuildOptions = {}): RestRequest {
-  return { verb: 'POST', path: resourcePath(loc), query: writeQuery(options), headers: jsonHeaders(true, build.accept), body: JSON.stringify(body) };
+  return { verb: 'POST', path: resourcePath(loc), query: writeQuery(options), headers: jsonHeaders(true, build.accept), body: JSON.stringify(body), ...targetOf(loc) };
 }
 
 /** A PUT replacing the object (or its subresource) at `loc`. */
 export function buildUpdate(loc: ResourceLocation, body: unknown, options?: CreateOptions, build: BuildOptions = {}): RestRequest {
   requireName(loc, 'update');
-  return { verb: 'PUT', path: resourcePath(loc), query: writeQuery(options), headers: jsonHeaders(true, build.accept), body: JSON.stringify(body) };
+  return { verb: 'PUT', path: resourcePath(loc), query: writeQuery(options), headers: jsonHeaders(true, build.accept), body: JSON.stringify(body), ...targetOf(loc) };
 }
 
 /**
@@ -226,7 +241,7 @@ export function buildPatch(loc: ResourceLocation, patchType: PatchTypeValue, pat
     throw new RequestConstructionError('fieldManager is required for apply patches');
   }
   const headers: Record<string, string> = { accept: build.accept ?? JsonContentType, 'content-type': patchType };
-  return { verb: 'PATCH', path: resourcePath(loc), query: patchQuery(options), headers, body: typeof patch === 'string' ? patch : JSON.stringify(patch) };
+  return { verb: 'PATCH', path: resourcePath(loc), query: patchQuery(options), headers, body: typeof patch === 'string' ? patch : JSON.stringify(patch), ...targetOf(loc) };
 }
 
 /** A server-side apply of `obj` (an apply patch, fieldManager required). */
@@ -238,7 +253,7 @@ export function buildApply(loc: ResourceLocation, obj: unknown, options: ApplyOp
 export function buildDelete(loc: ResourceLocation, options?: DeleteOptions, build: BuildOptions = {}): RestRequest {
   requireName(loc, 'delete');
   const body = deleteOptionsBody(options);
-  const req: RestRequest = { verb: 'DELETE', path: resourcePath(loc), query: [], headers: jsonHeaders(body !== undefined, build.accept) };
+  const req: RestRequest = { verb: 'DELETE', path: resourcePath(loc), query: [], headers: jsonHeaders(body !== undefined, build.accept), ...targetOf(loc) };
   if (body !== undefined) req.body = body;
   return req;
 }
@@ -246,9 +261,17 @@ export function buildDelete(loc: ResourceLocation, options?: DeleteOptions, buil
 /** A DELETE of a collection: list options select the objects, DeleteOptions go in the body. */
 export function buildDeleteCollection(loc: ResourceLocation, options?: DeleteOptions, listOptions?: ListOptions, build: BuildOptions = {}): RestRequest {
   const body = deleteOptionsBody(options);
-  const req: RestRequest = { verb: 'DELETE', path: resourcePath(loc), query: listQuery(listOptions), headers: jsonHeaders(body !== undefined, build.accept) };
+  const req: RestRequest = { verb: 'DELETE', path: resourcePath(loc), query: listQuery(listOptions), headers: jsonHeaders(body !== undefined, build.accept), ...targetOf(loc) };
   if (body !== undefined) req.body = body;
   return req;
+}
+
+/** The request's target, when the location names a resource. */
+function targetOf(loc: ResourceLocation): { target?: RequestTarget } {
+  if (loc.resource === undefined || loc.resource === '') return {};
+  const target: RequestTarget = { group: loc.group, resource: loc.resource };
+  if (loc.name !== undefined && loc.name !== '') target.name = loc.name;
+  return { target };
 }
 
 function requireName(loc: ResourceLocation, verb: string): void {

@@ -1,14 +1,18 @@
 /**
- * Bearer tokens read from a file that may be rotated (transport.NewCachedFileTokenSource): the file is
- * re-read once the cached token is older than a minute; if a re-read fails, the previous token stays
- * in use so a rotation in progress does not break requests.
+ * Bearer tokens read from a file that may be rotated (transport.NewCachedFileTokenSource): a token
+ * read from the file is valid for a minute and refreshed 10 s before that, so the file is re-read
+ * once the cached token is 50 s old; if a re-read fails, the previous token stays in use so a
+ * rotation in progress does not break requests. A 401 does not force a re-read (upstream's bearer
+ * round tripper does not reset its file token source).
  */
 import { readFile } from 'node:fs/promises';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import { KubeloomError } from '../apimachinery/errors.ts';
 
-// client-go's cachingTokenSource treats a file token as valid for one minute (fileTokenSource period).
-const tokenFileRefreshMs = 60_000;
+// client-go's fileTokenSource gives a token one minute (period) and cachingTokenSource refreshes it
+// 10 s early (leeway).
+const tokenFilePeriodMs = 60_000;
+const tokenFileLeewayMs = 10_000;
 
 /** The token file could not be read (and no earlier token is available). */
 export class TokenFileError extends KubeloomError {
@@ -34,9 +38,9 @@ export class CachedTokenFile {
     this.#clock = clock;
   }
 
-  /** The current token, re-reading the file when the cached one is a minute old. */
+  /** The current token, re-reading the file when the cached one is 50 s old. */
   async token(): Promise<string> {
-    if (this.#token !== undefined && this.#clock.since(this.#readAt) < tokenFileRefreshMs) return this.#token;
+    if (this.#token !== undefined && this.#clock.since(this.#readAt) < tokenFilePeriodMs - tokenFileLeewayMs) return this.#token;
     // Concurrent requests share one read.
     this.#inflight ??= this.#read().finally(() => {
       this.#inflight = undefined;
@@ -44,7 +48,7 @@ export class CachedTokenFile {
     return this.#inflight;
   }
 
-  /** Forgets the cached token so the next request re-reads the file. */
+  /** Forgets the cached token so the next call re-reads the file (the REST client never calls it). */
   invalidate(): void {
     this.#readAt = Number.NEGATIVE_INFINITY;
   }

@@ -173,7 +173,10 @@ export async function dialWebSocket(client: RestClient, req: RestRequest, option
           const ct = res.headers['content-type'];
           // A Status body is the server's own error; any other answer gets the Status its HTTP code implies.
           const cause = errorFromResponse({ statusCode: code, body, ...(ct !== undefined ? { contentType: ct } : {}) });
-          const detail = cause.status.message !== undefined && cause.status.message !== '' ? `: ${cause.status.message}` : text === '' ? '' : `: ${text}`;
+          // As client-go's websocket round tripper: a Status's own message, else the response text.
+          const synthesised = cause.status.details?.causes?.[0]?.reason === 'UnexpectedServerResponse';
+          const message = synthesised ? text : (cause.status.message ?? '');
+          const detail = message !== '' ? `: ${message}` : '';
           fail(new UpgradeFailureError(`${describe}: unable to upgrade connection (${statusLine})${detail}`, code, { cause }));
         },
         (err: unknown) => fail(new UpgradeFailureError(`${describe}: unable to upgrade connection (${statusLine}): unable to read error from server response`, code, { cause: err })),

@@ -164,13 +164,19 @@ export interface KubeConfig {
   source?: ConfigSource;
 }
 
-/** Where a loaded {@link KubeConfig} came from. */
+/**
+ * Where a loaded {@link KubeConfig} came from. For files read inside a pod, `inClusterNamespace` is
+ * the pod's namespace (POD_NAMESPACE, else the service account's namespace file), used by
+ * `namespaceOf` for a context that names no namespace, as client-go's deferred loading does.
+ */
 export type ConfigSource =
   | {
       /** Read from kubeconfig files. */
       kind: 'files';
       /** The files that were read, in merge order. */
       files: string[];
+      /** Inside a pod: the pod's namespace. */
+      inClusterNamespace?: string;
     }
   | {
       /** Built from the pod's service account. */

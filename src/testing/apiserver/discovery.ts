@@ -1,7 +1,10 @@
 /**
  * Discovery documents (/version, /api, /api/v1, /apis, /apis/<group>, /apis/<group>/<version>), shaped
- * as kube-apiserver's legacy discovery. Clients asking for aggregated discovery
- * (`as=APIGroupDiscoveryList`) get these plain documents, which makes them fall back to legacy discovery.
+ * as kube-apiserver's legacy discovery, and the aggregated discovery kube-apiserver ≥ 1.30 serves at
+ * /api and /apis to clients that ask for `application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`
+ * (k8s.io/apiserver pkg/endpoints/discovery/aggregated, built from the legacy lists as
+ * endpoints.ConvertGroupVersionIntoToDiscovery does). v2beta1, removed upstream, is not served:
+ * asking only for it gets the legacy document.
  */
 import type { ResourceRegistry, ApiResource } from './resources.ts';
 
@@ -68,4 +71,76 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
     if (group === '' && r.resource === 'serviceaccounts') resources.push({ name: 'serviceaccounts/token', singularName: '', namespaced: true, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group === '' ? version : `${group}/${version}`, resources };
+}
+
+/** The Content-Type of an aggregated discovery answer. */
+export const aggregatedDiscoveryContentType = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+
+/**
+ * Whether an Accept header asks for aggregated discovery v2 before anything the legacy document
+ * satisfies (media ranges are taken in order, as the API server's negotiation does for equal quality).
+ */
+export function wantsAggregatedDiscovery(accept: string | undefined): boolean {
+  if (accept === undefined || accept === '') return false;
+  for (const range of accept.split(',')) {
+    const [type, ...params] = range.split(';').map((x) => x.trim());
+    const p = new Map<string, string>();
+    for (const kv of params) {
+      const eq = kv.indexOf('=');
+      if (eq > 0) p.set(kv.slice(0, eq).trim().toLowerCase(), kv.slice(eq + 1).trim());
+    }
+    const t = (type ?? '').toLowerCase();
+    if (t !== 'application/json' && t !== 'application/*' && t !== '*/*') continue;
+    if (!p.has('as')) return false;
+    if (p.get('g') === 'apidiscovery.k8s.io' && p.get('v') === 'v2' && p.get('as') === 'APIGroupDiscoveryList') return true;
+  }
+  return false;
+}
+
+/** A legacy resource list in aggregated form (endpoints.ConvertGroupVersionIntoToDiscovery). */
+function toResourceDiscovery(resources: readonly Obj[]): Obj[] {
+  const out: Obj[] = [];
+  const parents = new Map<string, Obj>();
+  for (const r of resources) {
+    const name = r.name as string;
+    if (name.includes('/')) continue;
+    const entry: Obj = {
+      resource: name,
+      responseKind: { group: (r.group as string | undefined) ?? '', version: (r.version as string | undefined) ?? '', kind: r.kind },
+      scope: r.namespaced === true ? 'Namespaced' : 'Cluster',
+      singularResource: r.singularName,
+      verbs: r.verbs,
+    };
+    if (r.shortNames !== undefined) entry.shortNames = r.shortNames;
+    if (r.categories !== undefined) entry.categories = r.categories;
+    out.push(entry);
+    parents.set(name, entry);
+  }
+  for (const r of resources) {
+    const [parentName, sub] = (r.name as string).split('/', 2);
+    if (sub === undefined) continue;
+    const parent = parents.get(parentName!);
+    if (parent === undefined) continue;
+    const subresources = (parent.subresources as Obj[] | undefined) ?? [];
+    subresources.push({ subresource: sub, responseKind: { group: (r.group as string | undefined) ?? '', version: (r.version as string | undefined) ?? '', kind: r.kind }, verbs: r.verbs });
+    parent.subresources = subresources;
+  }
+  return out;
+}
+
+function groupDiscovery(registry: ResourceRegistry, name: string, versions: readonly string[]): Obj {
+  return {
+    metadata: { name, creationTimestamp: null },
+    versions: versions.map((v) => ({ version: v, resources: toResourceDiscovery((apiResourceList(registry, name, v)?.resources as Obj[] | undefined) ?? []), freshness: 'Current' })),
+  };
+}
+
+/** /api in aggregated form: the core group with its resources. */
+export function aggregatedApi(registry: ResourceRegistry): Obj {
+  return { kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items: [groupDiscovery(registry, '', ['v1'])] };
+}
+
+/** /apis in aggregated form: every named group with the resources of each version, in /apis order. */
+export function aggregatedApis(registry: ResourceRegistry): Obj {
+  return { kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items: registry.groups().map((g) => groupDiscovery(registry, g.name, g.versions)) };
 }

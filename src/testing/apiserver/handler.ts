@@ -127,7 +127,7 @@ export class ApiHandler {
     const scope: RequestScope = { ...this.#scope, user };
     const { config } = scope;
     const path = url.pathname.replace(/\/+$/, '') || '/';
-    if (serveNonResource(this.registry, this.#serverAddress, method, path, res)) return;
+    if (serveNonResource(this.registry, this.#serverAddress, method, path, res, req.headers.accept)) return;
     const target = route(this.registry, path);
     const verb = verbOf(method, target, url.searchParams);
     const delay = this.faults.takeDelay(verb, target.r.resource);

@@ -195,3 +195,31 @@ test('DeltaFIFO applies the transformer once to new objects, never to tombstones
     [['Sync:b@101'], false],
   ]);
 });
+
+test('a knownObjects lookup that throws is not fatal: delete queues, replace leaves a tombstone without object, resync skips the key', async () => {
+  const known = newStore<Obj>();
+  known.add(o('a', 1));
+  known.add(o('b', 1));
+  const lookupErrors: string[] = [];
+  const failing = {
+    listKeys: () => known.listKeys(),
+    getByKey: (key: string) => {
+      if (key === 'a') throw new Error('lookup failed');
+      return known.getByKey(key);
+    },
+  };
+  const fifo = new DeltaFIFO<Obj>({ knownObjects: failing, onLookupError: (err, key) => lookupErrors.push(`${key}: ${(err as Error).message}`) });
+  fifo.delete(o('a', 2));
+  assert.deepEqual(show(fifo.getByKey('a')!), ['Deleted:a@2']);
+  await popAll(fifo);
+  fifo.replace([], '5');
+  assert.deepEqual(sortedShow(fifo), ['Deleted:tomb(a,-)', 'Deleted:tomb(b,1)']);
+  await popAll(fifo);
+  fifo.resync();
+  assert.deepEqual(sortedShow(fifo), ['Sync:b@1']);
+  assert.deepEqual(lookupErrors, ['a: lookup failed', 'a: lookup failed']);
+});
+
+function sortedShow(fifo: DeltaFIFO<Obj>): string[] {
+  return fifo.listKeys().flatMap((k) => show(fifo.getByKey(k)!)).sort();
+}

@@ -23,7 +23,7 @@ import {
 } from './delta.ts';
 import { DeletedFinalStateUnknown, KeyError, metaNamespaceKeyFunc } from './key-functions.ts';
 import { RingBuffer } from './ring-buffer.ts';
-import type { KeyListerGetter } from './store.ts';
+import { defaultLookupErrorHandler, lookupKnown, type KeyListerGetter, type LookupErrorHandler } from './store.ts';
 
 /** Options of a {@link DeltaFIFO} (cache.DeltaFIFOOptions). All optional. */
 export interface DeltaFIFOOptions<T> {
@@ -39,6 +39,11 @@ export interface DeltaFIFOOptions<T> {
   emitDeltaTypeReplaced?: boolean;
   /** Applied to every object entering the queue, except tombstones and resyncs. */
   transformer?: TransformFunc<T>;
+  /**
+   * Told when a knownObjects lookup throws (default: logged). The queue goes on as upstream: a
+   * deletion is queued, a relist places a tombstone without object, a resync skips the key.
+   */
+  onLookupError?: LookupErrorHandler;
 }
 
 /**
@@ -71,6 +76,7 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
   readonly #knownObjects: KeyListerGetter<T> | undefined;
   readonly #emitReplaced: boolean;
   readonly #transformer: TransformFunc<T> | undefined;
+  readonly #onLookupError: LookupErrorHandler;
   readonly #waiters = new Waiters();
   /** True once the first replace happened, or an add/update/delete came first. */
   #populated = false;
@@ -83,6 +89,7 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     this.#knownObjects = options.knownObjects;
     this.#emitReplaced = options.emitDeltaTypeReplaced ?? false;
     this.#transformer = options.transformer;
+    this.#onLookupError = options.onLookupError ?? defaultLookupErrorHandler;
   }
 
   /** The key of an object, a tombstone or a Deltas (its newest object) (DeltaFIFO.KeyOf). */
@@ -98,7 +105,7 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
       return this.#keyFunc(o as T);
     } catch (err) {
       if (err instanceof KeyError) throw err;
-      throw new KeyError(obj, String(err), { cause: err });
+      throw new KeyError(obj, err instanceof Error ? err.message : String(err), { cause: err });
     }
   }
 
@@ -128,8 +135,15 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     const inItems = this.#items.has(id);
     if (this.#knownObjects === undefined) {
       if (!inItems) return;
-    } else if (!inItems && this.#knownObjects.getByKey(id) === undefined) {
-      return;
+    } else if (!inItems) {
+      // A lookup that fails cannot tell the object is gone: the deletion is queued (dedup drops a repeat).
+      let known: boolean;
+      try {
+        known = this.#knownObjects.getByKey(id) !== undefined;
+      } catch {
+        known = true;
+      }
+      if (!known) return;
     }
     this.#queueAction(DeltaType.Deleted, obj);
   }
@@ -234,7 +248,7 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
       for (const k of this.#knownObjects.listKeys()) {
         if (keys.has(k) || this.#items.has(k)) continue;
         queuedDeletions++;
-        this.#queueAction(DeltaType.Deleted, new DeletedFinalStateUnknown<T>(k, this.#knownObjects.getByKey(k)));
+        this.#queueAction(DeltaType.Deleted, new DeletedFinalStateUnknown<T>(k, lookupKnown(this.#knownObjects, k, this.#onLookupError)));
       }
     }
     if (!this.#populated) {
@@ -247,7 +261,7 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
   resync(): void {
     if (this.#knownObjects === undefined) return;
     for (const key of this.#knownObjects.listKeys()) {
-      const obj = this.#knownObjects.getByKey(key);
+      const obj = lookupKnown(this.#knownObjects, key, this.#onLookupError);
       if (obj === undefined) continue;
       // A queued change is newer than what the consumer knows: a Sync would carry stale state.
       const id = this.keyOf(obj);

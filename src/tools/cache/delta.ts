@@ -118,6 +118,11 @@ export interface ReflectorStore<T> {
   replace(list: readonly T[], resourceVersion: string): void;
   /** Re-delivers every known object (periodic resync). */
   resync(): void;
+  /**
+   * Told the resourceVersion of every watch bookmark, when the store wants it (the optional
+   * cache.ReflectorBookmarkStore).
+   */
+  bookmark?(resourceVersion: string): void;
 }
 
 /**

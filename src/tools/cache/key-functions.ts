@@ -19,6 +19,19 @@ export class KeyError extends KubeloomError {
   }
 }
 
+/**
+ * Computes `obj`'s key with `keyFunc`, reporting any failure as a {@link KeyError} whose `cause` is
+ * the key function's own error (cache.KeyError wraps whatever the KeyFunc returned).
+ */
+export function keyOrKeyError<O>(keyFunc: (obj: O) => string, obj: O): string {
+  try {
+    return keyFunc(obj);
+  } catch (err) {
+    if (err instanceof KeyError) throw err;
+    throw new KeyError(obj, err instanceof Error ? err.message : String(err), { cause: err });
+  }
+}
+
 /** Thrown by {@link splitMetaNamespaceKey} for a key that is neither `name` nor `namespace/name`. */
 export class InvalidKeyError extends KubeloomError {
   /** The key that could not be split. */

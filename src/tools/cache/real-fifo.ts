@@ -19,7 +19,7 @@ import {
 } from './delta.ts';
 import { DeletedFinalStateUnknown, KeyError, metaNamespaceKeyFunc } from './key-functions.ts';
 import { RingBuffer } from './ring-buffer.ts';
-import type { KeyListerGetter } from './store.ts';
+import { defaultLookupErrorHandler, lookupKnown, type KeyListerGetter, type LookupErrorHandler } from './store.ts';
 
 /** Most deltas handed out by one {@link RealFIFO.popBatch} (upstream's defaultBatchSize). */
 export const defaultBatchSize = 1000;
@@ -39,6 +39,11 @@ export interface RealFIFOOptions<T> {
   transformer?: TransformFunc<T>;
   /** Most deltas per batch (default {@link defaultBatchSize}). */
   batchSize?: number;
+  /**
+   * Told when a knownObjects lookup throws (default: logged). As upstream, a relist then places a
+   * tombstone without object and a resync skips the key.
+   */
+  onLookupError?: LookupErrorHandler;
 }
 
 const batchable: Readonly<Record<string, boolean>> = { Sync: true, Replaced: true, Added: true, Updated: true, Deleted: true };
@@ -57,6 +62,7 @@ export class RealFIFO<T> implements Queue<T, Delta<T>[]> {
   readonly #knownObjects: KeyListerGetter<T> | undefined;
   readonly #transformer: TransformFunc<T> | undefined;
   readonly #batchSize: number;
+  readonly #onLookupError: LookupErrorHandler;
   readonly #waiters = new Waiters();
   #populated = false;
   #initialPopulationCount = 0;
@@ -68,6 +74,7 @@ export class RealFIFO<T> implements Queue<T, Delta<T>[]> {
     this.#knownObjects = options.knownObjects;
     this.#transformer = options.transformer;
     this.#batchSize = Math.max(1, options.batchSize ?? defaultBatchSize);
+    this.#onLookupError = options.onLookupError ?? defaultLookupErrorHandler;
     if (this.#atomic && this.#knownObjects !== undefined) throw new TypeError('RealFIFO: knownObjects must not be provided when atomicEvents is true');
     if (!this.#atomic && this.#knownObjects === undefined) throw new TypeError('RealFIFO: knownObjects is required when atomicEvents is false');
   }
@@ -184,7 +191,7 @@ export class RealFIFO<T> implements Queue<T, Delta<T>[]> {
       this.#waiters.broadcast();
     } else {
       const deletions: DeletedFinalStateUnknown<T>[] = [];
-      reconcileReplacement(this.#items, this.#knownObjects!, list, (o) => this.#keyOfObject(o), (tomb) => deletions.push(tomb), () => {});
+      reconcileReplacement(this.#items, this.#knownObjects!, list, (o) => this.#keyOfObject(o), (tomb) => deletions.push(tomb), () => {}, this.#onLookupError);
       // Keys are validated before anything is queued, so a bad object leaves the queue untouched.
       for (const obj of list) this.#keyOfObject(obj);
       for (const tomb of deletions) this.#append(DeltaType.Deleted, tomb, true);
@@ -209,7 +216,7 @@ export class RealFIFO<T> implements Queue<T, Delta<T>[]> {
     for (const key of known.listKeys()) {
       // A queued change is newer than the known object: a Sync would carry stale state.
       if (queued.has(key)) continue;
-      const obj = known.getByKey(key);
+      const obj = lookupKnown(known, key, this.#onLookupError);
       if (obj === undefined) continue;
       this.#append(DeltaType.Sync, obj, true);
     }
@@ -221,7 +228,7 @@ export class RealFIFO<T> implements Queue<T, Delta<T>[]> {
       return this.#keyFunc(obj);
     } catch (err) {
       if (err instanceof KeyError) throw err;
-      throw new KeyError(obj, String(err), { cause: err });
+      throw new KeyError(obj, err instanceof Error ? err.message : String(err), { cause: err });
     }
   }
 
@@ -248,6 +255,7 @@ export function reconcileReplacement<T>(
   keyOf: (obj: T | DeletedFinalStateUnknown<T>) => string,
   onDelete: (tombstone: DeletedFinalStateUnknown<T>) => void,
   onReplace: (obj: T) => void,
+  onLookupError: LookupErrorHandler = defaultLookupErrorHandler,
 ): void {
   const newKeys = new Set<string>();
   for (const obj of newItems) newKeys.add(keyOf(obj));
@@ -262,7 +270,8 @@ export function reconcileReplacement<T>(
   }
   for (const key of knownObjects.listKeys()) {
     if (newKeys.has(key) || lastQueued.has(key)) continue;
-    onDelete(new DeletedFinalStateUnknown<T>(key, knownObjects.getByKey(key)));
+    // A lookup that throws leaves a tombstone without object, as upstream.
+    onDelete(new DeletedFinalStateUnknown<T>(key, lookupKnown(knownObjects, key, onLookupError)));
   }
   for (const obj of newItems) onReplace(obj);
 }

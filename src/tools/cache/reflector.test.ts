@@ -406,3 +406,94 @@ test('Reflector does not apply a LIST that completes after the stop', async () =
   assert.equal(reflector.lastSyncResourceVersion(), '');
   assert.equal(lw.watchCalls.length, 0);
 });
+
+test('a watch started from resourceVersion "" takes no resourceVersion from the initial ADDED events, only from the first later event', async () => {
+  const { lw, reflector, stop, running } = setup();
+  // A list without a resourceVersion leaves the reflector at "": the watch then starts with
+  // synthetic ADDED events in no resourceVersion order.
+  lw.pushList(list('', []));
+  const first = lw.pushWatch(new FakeWatch<Obj>());
+  await lw.waitForCalls({ list: 1, watch: 1 });
+  assert.equal(lw.watchCalls[0]!.resourceVersion, '');
+  first.add(o('b', '9')).add(o('a', '5'));
+  await flush();
+  assert.equal(reflector.lastSyncResourceVersion(), '');
+  first.modify(o('a', '12'));
+  await flush();
+  assert.equal(reflector.lastSyncResourceVersion(), '12');
+  first.add(o('c', '13'));
+  await flush();
+  assert.equal(reflector.lastSyncResourceVersion(), '13', 'past the initial events, ADDED moves it too');
+  // A watch from a real resourceVersion propagates from its first event.
+  const second = lw.pushWatch(new FakeWatch<Obj>());
+  first.end();
+  await lw.waitForCalls({ watch: 2 });
+  assert.equal(lw.watchCalls[1]!.resourceVersion, '13');
+  second.add(o('d', '14'));
+  await flush();
+  assert.equal(reflector.lastSyncResourceVersion(), '14');
+  stop.abort();
+  await running;
+});
+
+test('meta.k8s.io Tables in a watch are skipped and reported; a Table list fails the LIST', async () => {
+  const { lw, store, errors, reflector, stop, running } = setup();
+  lw.pushList(list('10', []));
+  const w = lw.pushWatch(new FakeWatch<Obj>());
+  await lw.waitForCalls({ list: 1, watch: 1 });
+  w.emit({ type: 'ADDED', object: { apiVersion: 'meta.k8s.io/v1', kind: 'Table', metadata: { resourceVersion: '11' }, rows: [] } as unknown as Obj });
+  w.add(o('a', '12'));
+  await flush();
+  assert.deepEqual(store.ops, ['replace []@10', 'add a@12']);
+  assert.ok(errors[0] instanceof ReflectorStoreError);
+  assert.equal(reflector.lastSyncResourceVersion(), '12');
+  stop.abort();
+  await running;
+
+  const t = setup();
+  t.lw.pushList({ apiVersion: 'meta.k8s.io/v1', kind: 'Table', metadata: { resourceVersion: '10' }, items: [] } as unknown as KubeList<Obj>);
+  await t.lw.waitForCalls({ list: 1 });
+  await flush();
+  assert.ok(t.errors[0] instanceof ReflectorListError);
+  assert.match((t.errors[0] as Error).message, /unsupported list gvk/);
+  assert.deepEqual(t.store.ops, []);
+  t.stop.abort();
+  await t.running;
+});
+
+test('watch bookmarks reach a store that keeps a resourceVersion', async () => {
+  const clock = new FakeClock();
+  const lw = new FakeListerWatcher<Obj>({ watchListUnsupported: true });
+  const store = newStore<Obj>() as ReturnType<typeof newStore<Obj>> & { lastStoreSyncResourceVersion(): string };
+  const reflector = new Reflector<Obj>(lw, store, { clock, random: () => 0.5, backoffManager: { nextDelay: () => 1000 } });
+  const stop = new AbortController();
+  const running = reflector.run({ signal: stop.signal });
+  lw.pushList(list('10', []));
+  const w = lw.pushWatch(new FakeWatch<Obj>());
+  await lw.waitForCalls({ list: 1, watch: 1 });
+  w.bookmark('15');
+  await flush();
+  assert.equal(store.lastStoreSyncResourceVersion(), '15');
+  stop.abort();
+  await running;
+});
+
+test("the default backoff starts over every 2 minutes even while every attempt fails (DelayWithReset)", async () => {
+  const clock = new FakeClock(0);
+  const lw = new FakeListerWatcher<Obj>({ watchListUnsupported: true });
+  const reflector = new Reflector<Obj>(lw, newStore<Obj>(), { clock, random: () => 0, watchErrorHandler: () => undefined });
+  const stop = new AbortController();
+  const running = reflector.run({ signal: stop.signal });
+  const delays: number[] = [];
+  for (let i = 0; i < 11; i++) {
+    lw.pushList(await statusError(500, 'InternalError'));
+    await lw.waitForCalls({ list: i + 1 });
+    await clock.waitForWaiters(1);
+    const next = clock.nextTimerIn()!;
+    delays.push(next);
+    await clock.step(next);
+  }
+  assert.deepEqual(delays, [800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000, 30_000, 800, 1600]);
+  stop.abort();
+  await running;
+});

@@ -8,7 +8,7 @@ import { KubeloomError, StatusError, isExpired, isInternalError, isTimeout, isTo
 import type { KubeList, KubeObject } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
 import { InitialEventsEndAnnotation, type Watch, type WatchEvent } from '../../apimachinery/watch.ts';
-import { ExponentialBackoffManager, type BackoffManager, type RandomSource } from '../../util/backoff/backoff.ts';
+import { DelayWithReset, type BackoffManager, type RandomSource } from '../../util/backoff/backoff.ts';
 import { realClock, type Clock, type Timer } from '../../util/clock/clock.ts';
 import type { ReflectorStore } from './delta.ts';
 import { listAllPages, defaultPageSize } from './list-pager.ts';
@@ -21,6 +21,13 @@ import { deletionHandlingMetaNamespaceKeyFunc } from './key-functions.ts';
  * defaultMinWatchTimeout, 5 min); smaller minimums are not honoured, to protect the control plane.
  */
 export const defaultMinWatchTimeoutMs = 5 * 60 * 1000;
+
+/** The first delay between failed list/watch attempts (reflector.go defaultBackoffInit). */
+export const defaultBackoffInitMs = 800;
+/** The longest delay between attempts (defaultBackoffMax). */
+export const defaultBackoffMaxMs = 30_000;
+/** The backoff starts over this often, counted from its last reset (defaultBackoffReset). */
+export const defaultBackoffResetMs = 120_000;
 
 /**
  * Client-side idle timeout added to the requested server timeout: a healthy server ends every
@@ -75,7 +82,7 @@ export interface ReflectorOptions {
   watchErrorHandler?: WatchErrorHandler;
   /** Time source for backoffs, resyncs, watch timeouts and idle checks (default: the real clock). */
   clock?: Clock;
-  /** Backoff between attempts (default: 800 ms → 30 s, ×2, jitter 1.0, reset after 2 min, as upstream). */
+  /** Backoff between attempts (default: 800 ms → 30 s, ×2, jitter 1.0, starting over every 2 min, as upstream's DelayWithReset). */
   backoffManager?: BackoffManager;
   /** Random source for watch timeouts and the default backoff's jitter. */
   random?: RandomSource;
@@ -142,6 +149,14 @@ export function isTooLargeResourceVersionError(err: unknown): boolean {
   if (!isTimeout(err)) return false;
   if (causes.some((c) => c.message === 'Too large resource version')) return true;
   return (status.message ?? '').includes('Too large resource version');
+}
+
+/**
+ * A meta.k8s.io Table (v1 or v1beta1): what a server sends a client that asked for the
+ * human-readable form. The reflector refuses it (reflector.go isUnsupportedTableObject).
+ */
+function isUnsupportedTable(obj: { apiVersion?: string; kind?: string }): boolean {
+  return obj.kind === 'Table' && (obj.apiVersion === 'meta.k8s.io/v1' || obj.apiVersion === 'meta.k8s.io/v1beta1');
 }
 
 /** Connection refused and 429 are retried by re-watching after a backoff, without relisting. */
@@ -236,11 +251,15 @@ export class Reflector<T> {
     this.#maxInternalErrorRetryMs = options.maxInternalErrorRetryDurationMs ?? 0;
     this.#useWatchList = (options.useWatchList ?? true) && lw.isWatchListSemanticsUnsupported?.() !== true;
     this.#watchErrorHandler = options.watchErrorHandler ?? defaultWatchErrorHandler;
-    // 800 ms → 30 s, ×2, full jitter, reset after 2 min of health: about 98% less traffic than the old
-    // 1 s retry loop while the API server is unhealthy (reflector.go).
+    // 800 ms → 30 s, ×2, full jitter, starting over every 2 min: about 98% less traffic than the old
+    // 1 s retry loop while the API server is unhealthy (reflector.go defaultBackoff*, DelayWithReset).
     this.#backoff =
       options.backoffManager ??
-      new ExponentialBackoffManager({ initialMs: 800, maxMs: 30_000, resetAfterMs: 120_000, factor: 2, jitter: 1.0, clock: this.#clock, random: this.#random });
+      new DelayWithReset(
+        { durationMs: defaultBackoffInitMs, capMs: defaultBackoffMaxMs, steps: Math.ceil(defaultBackoffMaxMs / defaultBackoffInitMs), factor: 2, jitter: 1.0, random: this.#random },
+        defaultBackoffResetMs,
+        this.#clock,
+      );
   }
 
   /** Replaces the watch error handler (before {@link Reflector.run}). */
@@ -349,6 +368,9 @@ export class Reflector<T> {
     }
     // A list that completes after the stop is not applied, as upstream's list returns on stopCh.
     if (signal.aborted) return;
+    if (isUnsupportedTable(result.list)) {
+      throw new ReflectorListError(this.typeDescription, new KubeloomError('ERR_REFLECTOR_TABLE', `unsupported list gvk: ${result.list.apiVersion ?? ''}, Kind=Table, type: ${this.typeDescription}`));
+    }
     if (options.resourceVersion === '0' && result.paginated) this.#paginatedResult = true;
     this.#lastSyncResourceVersionUnavailable = false;
     const rv = result.list.metadata?.resourceVersion ?? '';
@@ -394,7 +416,11 @@ export class Reflector<T> {
         if (await retriableWithSideEffects(err)) continue;
         throw err;
       }
-      const result = await this.#handleWatch(w, temporary, (rv) => (resourceVersion = rv), true, start, timeoutSeconds, signal);
+      // The initial events are synthetic ADDEDs in no resourceVersion order: only a later event
+      // (the initial-events-end bookmark at the latest) says where the stream stands.
+      const result = await this.#handleWatch(w, temporary, (rv, pastInitialEvents) => {
+        if (pastInitialEvents) resourceVersion = rv;
+      }, true, start, timeoutSeconds, signal);
       if (result.err !== undefined) {
         closeWatch(w);
         if (result.err === stopRequested) return undefined;
@@ -448,9 +474,14 @@ export class Reflector<T> {
       if (state.err !== undefined) return;
       const start = this.#clock.now();
       let timeoutSeconds = 0;
+      // A watch handed over by a watch-list is past its synthetic initial events already.
+      let propagateFromStart = true;
       if (state.current === undefined) {
         timeoutSeconds = this.#randomTimeoutSeconds();
         const options: ListOptions = { resourceVersion: this.#lastSyncResourceVersion, timeoutSeconds, allowWatchBookmarks: true };
+        // From "" or "0" the server starts with synthetic ADDED events in no resourceVersion order;
+        // their resourceVersions are not a safe place to resume from.
+        if (options.resourceVersion === '' || options.resourceVersion === '0') propagateFromStart = false;
         try {
           state.current = await this.#startWatch(options, signal);
         } catch (err) {
@@ -467,7 +498,18 @@ export class Reflector<T> {
         }
       }
       const w = state.current;
-      const result = await this.#handleWatch(w, this.#store, (rv) => (this.#lastSyncResourceVersion = rv), false, start, timeoutSeconds, signal, state);
+      const result = await this.#handleWatch(
+        w,
+        this.#store,
+        (rv, pastInitialEvents) => {
+          if (propagateFromStart || pastInitialEvents) this.#lastSyncResourceVersion = rv;
+        },
+        false,
+        start,
+        timeoutSeconds,
+        signal,
+        state,
+      );
       closeWatch(w);
       state.current = undefined;
       const err = result.err;
@@ -528,7 +570,7 @@ export class Reflector<T> {
   async #handleWatch(
     w: OpenWatch<T>,
     store: ReflectorStore<T>,
-    setResourceVersion: (rv: string) => void,
+    setResourceVersion: (rv: string, pastInitialEvents: boolean) => void,
     exitOnBookmark: boolean,
     start: number,
     timeoutSeconds: number,
@@ -536,6 +578,8 @@ export class Reflector<T> {
     state?: { err: unknown },
   ): Promise<{ err: unknown; bookmarkReceived: boolean }> {
     let bookmarkReceived = false;
+    /** Set by the first MODIFIED, DELETED or BOOKMARK: the synthetic initial ADDED events are over. */
+    let eventReceivedBesidesAdded = false;
     let eventCount = 0;
     const idleMs = this.#watchIdleMs(timeoutSeconds);
     let lastEvent = this.#clock.now();
@@ -567,6 +611,11 @@ export class Reflector<T> {
         if (event.type === 'ERROR') return { err: new StatusError(event.object), bookmarkReceived };
         const obj = event.object as KubeObject | undefined;
         if (typeof obj !== 'object' || obj === null) continue;
+        // Tables are a display form, not the objects the store holds (#132926 upstream).
+        if (isUnsupportedTable(obj)) {
+          this.#watchErrorHandler(this as Reflector<unknown>, new ReflectorStoreError(this.name, event.type, new KubeloomError('ERR_REFLECTOR_TABLE', `unsupported watch event object gvk ${obj.apiVersion ?? ''}, Kind=Table`)));
+          continue;
+        }
         const rv = obj.metadata?.resourceVersion ?? '';
         try {
           switch (event.type) {
@@ -574,14 +623,18 @@ export class Reflector<T> {
               store.add(event.object);
               break;
             case 'MODIFIED':
+              eventReceivedBesidesAdded = true;
               store.update(event.object);
               break;
             case 'DELETED':
+              eventReceivedBesidesAdded = true;
               store.delete(event.object);
               break;
             case 'BOOKMARK':
-              // A bookmark only moves the resourceVersion forward.
+              // A bookmark only moves the resourceVersion forward (and the store's, when it keeps one).
+              eventReceivedBesidesAdded = true;
               if (obj.metadata?.annotations?.[InitialEventsEndAnnotation] === 'true') bookmarkReceived = true;
+              store.bookmark?.(rv);
               break;
             default:
               continue;
@@ -591,7 +644,7 @@ export class Reflector<T> {
           // on from its resourceVersion, as upstream does.
           this.#watchErrorHandler(this as Reflector<unknown>, new ReflectorStoreError(this.name, event.type, err));
         }
-        setResourceVersion(rv);
+        setResourceVersion(rv, eventReceivedBesidesAdded);
         eventCount++;
         if (exitOnBookmark && bookmarkReceived) return { err: undefined, bookmarkReceived };
       }

@@ -5,7 +5,7 @@ import { StatusError, newStatus } from '../../apimachinery/errors.ts';
 import type { KubeList } from '../../apimachinery/object.ts';
 import type { ObjectMeta } from '../../api/meta/v1.ts';
 import { FakeListerWatcher, FakeWatch } from './testing/fake-lister-watcher.ts';
-import { InformerStateError, SharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.ts';
+import { InformerStateError, InvalidRegistrationError, SharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.ts';
 import type { ResourceEventHandler } from './event-handlers.ts';
 import { DeletedFinalStateUnknown } from './key-functions.ts';
 import { stripManagedFields } from './transforms.ts';
@@ -142,6 +142,9 @@ test('SharedIndexInformer.removeEventHandler stops notifications to that handler
   await flush();
   assert.deepEqual(kept.log, ['add a@11', 'add b@12']);
   assert.deepEqual(removed.log, ['add a@11']);
+  // Removing it again is harmless; a handle no informer issued is an error.
+  informer.removeEventHandler(reg);
+  assert.throws(() => informer.removeEventHandler({ hasSynced: () => true }), InvalidRegistrationError);
   stop.abort();
   await running;
 });

@@ -28,6 +28,13 @@ export class InformerStateError extends KubeloomError {
   }
 }
 
+/** removeEventHandler was given something no informer's addEventHandler returned. */
+export class InvalidRegistrationError extends KubeloomError {
+  constructor(registration: unknown) {
+    super('ERR_INFORMER_INVALID_REGISTRATION', `invalid event handler registration: ${typeof registration === 'object' && registration !== null ? (registration.constructor?.name ?? 'object') : typeof registration} was not returned by addEventHandler`);
+  }
+}
+
 /** Options of a {@link SharedIndexInformer} (cache.SharedIndexInformerOptions). */
 export interface SharedIndexInformerOptions<T> {
   /** Default resync period of handlers added without one (0 = no resync, the default). */
@@ -248,9 +255,14 @@ export class SharedIndexInformer<T> {
     return new Registration(listener, this);
   }
 
-  /** Unregisters a handler; its pending notifications are dropped. Unknown registrations are ignored. */
+  /**
+   * Unregisters a handler; its pending notifications are dropped. A registration already removed
+   * (or issued by another informer) is ignored; anything that is not a registration an informer
+   * issued throws {@link InvalidRegistrationError} (sharedProcessor.removeListener's "invalid key type").
+   */
   removeEventHandler(registration: ResourceEventHandlerRegistration): void {
-    if (registration instanceof Registration) this.#processor.removeListener(registration.listener as ProcessorListener<T>);
+    if (!(registration instanceof Registration)) throw new InvalidRegistrationError(registration);
+    this.#processor.removeListener(registration.listener as ProcessorListener<T>);
   }
 
   /**

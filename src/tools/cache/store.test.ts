@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Cache, newIndexer, newStore } from './store.ts';
-import { DeletedFinalStateUnknown, KeyError, NamespaceIndex, metaNamespaceIndexFunc, metaNamespaceKeyFunc } from './key-functions.ts';
+import { DeletedFinalStateUnknown, KeyError, deletionHandlingMetaNamespaceKeyFunc, NamespaceIndex, metaNamespaceIndexFunc, metaNamespaceKeyFunc } from './key-functions.ts';
 import { IndexConflictError, IndexFuncError, UnknownIndexError, type IndexFunc } from './indexer.ts';
 
 interface Obj {
@@ -129,4 +129,41 @@ test('Indexer property: indices always equal the indices rebuilt from the items'
     }),
     { numRuns: 300 },
   );
+});
+
+test('the store is at the resourceVersion of its last replace, bookmark, or object added, updated or deleted (threadSafeMap)', () => {
+  const store = new Cache<{ metadata: { name: string; resourceVersion?: string } }>(deletionHandlingMetaNamespaceKeyFunc, { byName: (o) => [o.metadata.name] });
+  const at = (name: string, rv: string): { metadata: { name: string; resourceVersion: string } } => ({ metadata: { name, resourceVersion: rv } });
+  store.replace([at('a', '5')], '10');
+  assert.equal(store.lastStoreSyncResourceVersion(), '10');
+  store.add(at('b', '11'));
+  assert.equal(store.lastStoreSyncResourceVersion(), '11');
+  store.update(at('a', '12'));
+  assert.equal(store.lastStoreSyncResourceVersion(), '12');
+  store.delete(at('b', '13'));
+  assert.equal(store.lastStoreSyncResourceVersion(), '13');
+  // A tombstone carries no resourceVersion of its own: nothing is recorded (rvFromObject fails).
+  store.delete(new DeletedFinalStateUnknown('a', at('a', '12')));
+  assert.equal(store.lastStoreSyncResourceVersion(), '13');
+  // Deleting a key the store does not hold still records the deleted object's resourceVersion.
+  store.delete(at('gone', '14'));
+  assert.equal(store.lastStoreSyncResourceVersion(), '14');
+  store.bookmark('20');
+  assert.equal(store.lastStoreSyncResourceVersion(), '20');
+});
+
+test('indexKeys lists keys sorted (sets.List upstream)', () => {
+  const indexer = newIndexer<Obj>(metaNamespaceKeyFunc, { byUser });
+  for (const name of ['m', 'c', 'x', 'a']) indexer.add(pod('ns', name, ['u']));
+  assert.deepEqual(indexer.indexKeys('byUser', 'u'), ['ns/a', 'ns/c', 'ns/m', 'ns/x']);
+});
+
+test("a key function's own error reaches the caller as a KeyError wrapping it", () => {
+  const boom = new TypeError('no key for you');
+  const store = newStore<Obj>(() => {
+    throw boom;
+  });
+  for (const call of [() => store.add(pod('ns', 'a')), () => store.update(pod('ns', 'a')), () => store.delete(pod('ns', 'a')), () => store.get(pod('ns', 'a')), () => store.replace([pod('ns', 'a')], '1')]) {
+    assert.throws(call, (e) => e instanceof KeyError && e.cause === boom && /couldn't create key for object .*: no key for you/.test(e.message));
+  }
 });

@@ -2,7 +2,7 @@
  * The generic object store (client-go tools/cache store.go): a {@link ThreadSafeStore} plus a key
  * function, so callers pass objects rather than keys.
  */
-import { type DeletedFinalStateUnknown, type KeyFunc, deletionHandlingMetaNamespaceKeyFunc } from './key-functions.ts';
+import { type DeletedFinalStateUnknown, type KeyFunc, deletionHandlingMetaNamespaceKeyFunc, keyOrKeyError } from './key-functions.ts';
 import type { Indexer, Indexers } from './indexer.ts';
 import { ThreadSafeMap, type ThreadSafeStore } from './thread-safe-store.ts';
 
@@ -39,10 +39,36 @@ export interface KeyListerGetter<T> {
   getByKey(key: string): T | undefined;
 }
 
+/** Told about a knownObjects lookup that threw (upstream reports it through utilruntime.HandleError). */
+export type LookupErrorHandler = (err: unknown, key: string) => void;
+
+/** Logs a failed knownObjects lookup, as upstream's HandleError does. */
+export function defaultLookupErrorHandler(err: unknown, key: string): void {
+  console.error(`unexpected error during lookup of key ${JSON.stringify(key)}:`, err instanceof Error ? err.message : err);
+}
+
+/**
+ * `known.getByKey(key)`, with a throwing lookup reported to `onError` and taken as "no object": a
+ * queue goes on (placing a tombstone without object, or skipping a resync) instead of failing.
+ */
+export function lookupKnown<T>(known: KeyListerGetter<T>, key: string, onError: LookupErrorHandler): T | undefined {
+  try {
+    return known.getByKey(key);
+  } catch (err) {
+    onError(err, key);
+    return undefined;
+  }
+}
+
 /** A {@link Store} and {@link Indexer} over a {@link ThreadSafeStore} (client-go's `cache` type). */
 export class Cache<T> implements Indexer<T> {
   readonly #storage: ThreadSafeStore<T>;
   readonly #keyFunc: KeyFunc<T>;
+
+  /** The key of `obj`; a key function's own error comes out as a KeyError wrapping it. */
+  #key(obj: T | DeletedFinalStateUnknown<T>): string {
+    return keyOrKeyError(this.#keyFunc, obj);
+  }
 
   constructor(keyFunc: KeyFunc<T>, indexers: Indexers<T> = {}) {
     this.#keyFunc = keyFunc;
@@ -50,15 +76,15 @@ export class Cache<T> implements Indexer<T> {
   }
 
   add(obj: T): void {
-    this.#storage.add(this.#keyFunc(obj), obj);
+    this.#storage.add(this.#key(obj), obj);
   }
 
   update(obj: T): void {
-    this.#storage.update(this.#keyFunc(obj), obj);
+    this.#storage.update(this.#key(obj), obj);
   }
 
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
-    this.#storage.delete(this.#keyFunc(obj));
+    this.#storage.delete(this.#key(obj), obj);
   }
 
   list(): T[] {
@@ -70,7 +96,7 @@ export class Cache<T> implements Indexer<T> {
   }
 
   get(obj: T | DeletedFinalStateUnknown<T>): T | undefined {
-    return this.#storage.get(this.#keyFunc(obj));
+    return this.#storage.get(this.#key(obj));
   }
 
   getByKey(key: string): T | undefined {
@@ -79,7 +105,7 @@ export class Cache<T> implements Indexer<T> {
 
   replace(list: readonly T[], resourceVersion: string): void {
     const items = new Map<string, T>();
-    for (const obj of list) items.set(this.#keyFunc(obj), obj);
+    for (const obj of list) items.set(this.#key(obj), obj);
     this.#storage.replace(items, resourceVersion);
   }
 
@@ -90,12 +116,20 @@ export class Cache<T> implements Indexer<T> {
 
   /** The key function of this cache. */
   keyOf(obj: T | DeletedFinalStateUnknown<T>): string {
-    return this.#keyFunc(obj);
+    return this.#key(obj);
   }
 
   resync(): void {}
 
-  /** The resourceVersion of the last {@link Cache.replace}. */
+  /** Records a watch bookmark's resourceVersion (Store.Bookmark). */
+  bookmark(resourceVersion: string): void {
+    this.#storage.bookmark(resourceVersion);
+  }
+
+  /**
+   * The resourceVersion the store is at (LastStoreSyncResourceVersion): that of the last replace,
+   * bookmark, or object added, updated or deleted.
+   */
   lastStoreSyncResourceVersion(): string {
     return this.#storage.lastResourceVersion();
   }

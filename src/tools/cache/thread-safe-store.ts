@@ -4,15 +4,19 @@
  * indexes consistent before it returns, and no method ever observes a half-applied update.
  */
 import { IndexConflictError, IndexFuncError, UnknownIndexError, type IndexFunc, type Indexers } from './indexer.ts';
+import { DeletedFinalStateUnknown } from './key-functions.ts';
 
 /** A map of key → object with indexes (cache.ThreadSafeStore). Keys are computed by the caller. */
 export interface ThreadSafeStore<T> {
-  /** Inserts or replaces the object at `key`, updating every index. */
+  /** Inserts or replaces the object at `key`, updating every index; records the object's resourceVersion. */
   add(key: string, obj: T): void;
   /** Same as {@link ThreadSafeStore.add}. */
   update(key: string, obj: T): void;
-  /** Removes `key` (no-op when absent). */
-  delete(key: string): void;
+  /**
+   * Removes `key` (no-op when absent). With `obj` (the deleted object), records its resourceVersion
+   * (DeleteWithObject).
+   */
+  delete(key: string, obj?: unknown): void;
   /** The object stored under `key`. */
   get(key: string): T | undefined;
   /** Every stored object. */
@@ -33,8 +37,24 @@ export interface ThreadSafeStore<T> {
   getIndexers(): Indexers<T>;
   /** Adds indexes, indexing what is already stored. */
   addIndexers(newIndexers: Indexers<T>): void;
-  /** The resourceVersion passed to the last {@link ThreadSafeStore.replace}. */
+  /**
+   * The resourceVersion the store is at: that of the last replace, bookmark, or object added,
+   * updated or deleted (LastStoreSyncResourceVersion).
+   */
   lastResourceVersion(): string;
+  /** Records the resourceVersion of a watch bookmark. */
+  bookmark(resourceVersion: string): void;
+}
+
+/**
+ * The resourceVersion of an object, or undefined when it is not an object with metadata access (a
+ * tombstone, a primitive): upstream's rvFromObject fails for those and records nothing.
+ */
+function resourceVersionOf(obj: unknown): string | undefined {
+  if (typeof obj !== 'object' || obj === null || obj instanceof DeletedFinalStateUnknown) return undefined;
+  const meta = (obj as { metadata?: { resourceVersion?: unknown } }).metadata;
+  const rv = typeof meta === 'object' && meta !== null ? meta.resourceVersion : undefined;
+  return typeof rv === 'string' ? rv : '';
 }
 
 const none: readonly string[] = Object.freeze([]);
@@ -66,8 +86,10 @@ export class ThreadSafeMap<T> implements ThreadSafeStore<T> {
 
   update(key: string, obj: T): void {
     const old = this.#items.get(key);
+    const rv = resourceVersionOf(obj);
     if (this.#indexNames.length === 0) {
       this.#items.set(key, obj);
+      if (rv !== undefined) this.#rv = rv;
       return;
     }
     // Compute every new index value before mutating anything, so a throwing index function leaves
@@ -78,9 +100,12 @@ export class ThreadSafeMap<T> implements ThreadSafeStore<T> {
     for (let i = 0; i < this.#indexNames.length; i++) {
       this.#updateIndex(this.#indexNames[i]!, key, oldValues === undefined ? none : oldValues[i], newValues[i]!);
     }
+    if (rv !== undefined) this.#rv = rv;
   }
 
-  delete(key: string): void {
+  delete(key: string, obj?: unknown): void {
+    const rv = obj === undefined ? undefined : resourceVersionOf(obj);
+    if (rv !== undefined) this.#rv = rv;
     const old = this.#items.get(key);
     if (old === undefined) return;
     if (this.#indexNames.length > 0) {
@@ -142,7 +167,8 @@ export class ThreadSafeMap<T> implements ThreadSafeStore<T> {
   indexKeys(indexName: string, indexedValue: string): string[] {
     const index = this.#indexOrThrow(indexName);
     const set = index.get(indexedValue);
-    return set === undefined ? [] : Array.from(set);
+    // Sorted, as upstream returns sets.List (deterministic order for callers and tests).
+    return set === undefined ? [] : Array.from(set).sort();
   }
 
   /** Every value present in the named index. */
@@ -191,6 +217,10 @@ export class ThreadSafeMap<T> implements ThreadSafeStore<T> {
 
   lastResourceVersion(): string {
     return this.#rv;
+  }
+
+  bookmark(resourceVersion: string): void {
+    this.#rv = resourceVersion;
   }
 
   #indexOrThrow(indexName: string): Map<string, Set<string>> {

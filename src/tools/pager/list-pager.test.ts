@@ -37,7 +37,7 @@ test('pages of 500 by default; resourceVersion is only sent with the first page'
 test('list falls back to one full list when a continue token expired; an error on the first page is returned', async () => {
   const { calls, fn } = pages(7, '6');
   const list = await new ListPager(fn, { pageSize: 3 }).list();
-  assert.deepEqual(calls, [{ limit: 3 }, { limit: 3, continue: '3' }, { limit: 3, continue: '6' }, { limit: 0 }]);
+  assert.deepEqual(calls, [{ limit: 3 }, { limit: 3, continue: '3' }, { limit: 3, continue: '6' }, {}]);
   assert.deepEqual(list.items.map((i) => i.n), [0, 1, 2, 3, 4, 5, 6]);
   assert.equal(list.paginated, true);
   const each = pages(7, '6');
@@ -56,4 +56,24 @@ test('a page visitor can stop early', async () => {
   const { calls, fn } = pages(10);
   await new ListPager(fn, { pageSize: 2 }).eachPage({}, () => false);
   assert.equal(calls.length, 1);
+});
+
+test('the full-list fallback keeps the requested resourceVersion and resourceVersionMatch; a paged list reports the first page resourceVersion', async () => {
+  const calls: ListOptions[] = [];
+  let page = 0;
+  const fn = async (o: ListOptions): Promise<KubeList<Item>> => {
+    calls.push({ ...o });
+    page++;
+    if (o.continue === 'expired') throw new StatusError(newStatus(410, 'Expired', 'The provided continue parameter is too old'));
+    if (o.limit === undefined) return { metadata: { resourceVersion: '99' }, items: [{ n: 0 }, { n: 1 }] };
+    return { metadata: { resourceVersion: String(10 + page), continue: page === 1 ? 'next' : page === 2 && o.labelSelector === 'expire' ? 'expired' : '' }, items: [{ n: page }] };
+  };
+  const fallback = await new ListPager(fn, { pageSize: 1 }).list({ resourceVersion: '5', resourceVersionMatch: 'NotOlderThan', labelSelector: 'expire' });
+  assert.deepEqual(calls.at(-1), { resourceVersion: '5', resourceVersionMatch: 'NotOlderThan', labelSelector: 'expire' });
+  assert.equal(fallback.metadata?.resourceVersion, '99');
+  calls.length = 0;
+  page = 0;
+  const paged = await new ListPager(fn, { pageSize: 1 }).list({ resourceVersion: '5', resourceVersionMatch: 'NotOlderThan' });
+  assert.deepEqual(paged.items.map((i) => i.n), [1, 2]);
+  assert.equal(paged.metadata?.resourceVersion, '11', 'the first page pins the snapshot');
 });

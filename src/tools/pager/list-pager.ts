@@ -1,9 +1,10 @@
 /**
  * Paginated listing (tools/pager.ListPager): fetches a collection in pages of `pageSize` using
  * `limit`/`continue`, and — as client-go — falls back to one full list when a continue token expired
- * (the first page's resourceVersion was compacted away while paging).
+ * (the first page's resourceVersion was compacted away while paging). `list` shares its page loop
+ * with the reflector's (tools/cache/list-pager.ts).
  */
-import { isResourceExpired } from '../../apimachinery/errors.ts';
+import { listAllPages } from '../cache/list-pager.ts';
 import type { KubeList } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
 
@@ -63,9 +64,11 @@ export class ListPager<T> {
   }
 
   /**
-   * Lists everything, concatenating the pages into one list (pager.List). When a continue token
-   * expired after the first page and `fullListIfExpired` is on, the pages read so far are dropped and
-   * the result is one unpaginated list.
+   * Lists everything, concatenating the pages into one list (pager.List). The combined list carries
+   * the first page's resourceVersion: the continue token pins every later page to that snapshot.
+   * When a continue token expired and `fullListIfExpired` is on, the pages read so far are dropped
+   * and the result is one unpaginated list at the originally requested `resourceVersion` and
+   * `resourceVersionMatch`.
    */
   async list(options: ListOptions = {}): Promise<
     KubeList<T> & {
@@ -74,31 +77,21 @@ export class ListPager<T> {
     }
   > {
     const opts = this.#firstPageOptions(options);
-    let first: KubeList<T> | undefined;
-    const items: T[] = [];
+    if (!this.fullListIfExpired) return this.#listWithoutFallback(opts);
+    const { list, paginated } = await listAllPages(this.pageFn, opts, this.pageSize > 0 ? this.pageSize : 0);
+    return { ...list, paginated };
+  }
+
+  async #listWithoutFallback(opts: ListOptions): Promise<KubeList<T> & { paginated: boolean }> {
+    let merged: KubeList<T> | undefined;
     let paginated = false;
     for (;;) {
-      let page: KubeList<T>;
-      try {
-        page = await this.pageFn(opts);
-      } catch (err) {
-        // Only after the first page: then the failure is the continue token's expiry.
-        if (!isResourceExpired(err) || !this.fullListIfExpired || (opts.continue ?? '') === '') throw err;
-        const full: ListOptions = { ...opts, limit: 0 };
-        delete full.continue;
-        const whole = await this.pageFn(full);
-        return { ...whole, items: whole.items, paginated };
-      }
-      first ??= page;
-      items.push(...page.items);
+      const page = await this.pageFn(opts);
       const token = page.metadata?.continue ?? '';
-      if (token === '') {
-        // The combined list reports the last page's resourceVersion, which covers every item.
-        const metadata = { ...first.metadata };
-        delete metadata.continue;
-        if (page.metadata?.resourceVersion !== undefined) metadata.resourceVersion = page.metadata.resourceVersion;
-        return { ...first, metadata, items, paginated };
-      }
+      if (token === '' && merged === undefined) return { ...page, paginated };
+      merged ??= { apiVersion: page.apiVersion, kind: page.kind, metadata: { resourceVersion: page.metadata?.resourceVersion ?? '' }, items: [] };
+      merged.items.push(...(page.items ?? []));
+      if (token === '') return { ...merged, paginated };
       paginated = true;
       this.#advance(opts, token);
     }

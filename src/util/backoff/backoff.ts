@@ -130,3 +130,40 @@ export class ExponentialBackoffManager implements BackoffManager {
     return new Backoff(opts);
   }
 }
+
+/**
+ * A backoff that starts over every `resetIntervalMs` (wait.Backoff.DelayWithReset): the interval is
+ * counted from the last reset, not from the last failure, so a client failing without pause still
+ * returns to the initial delay every interval. With `factor` ≤ 0 it never grows and never resets;
+ * with `resetIntervalMs` ≤ 0 every delay is the initial one.
+ *
+ * @example
+ * // The reflector's: 800 ms doubling to 30 s, full jitter, back to 800 ms every 2 minutes.
+ * const b = new DelayWithReset({ durationMs: 800, capMs: 30_000, steps: 38, factor: 2, jitter: 1 }, 120_000, clock);
+ */
+export class DelayWithReset implements BackoffManager {
+  readonly #initial: BackoffOptions;
+  readonly #resetIntervalMs: number;
+  readonly #clock: Clock;
+  #backoff: Backoff;
+  #lastStart: number;
+
+  constructor(options: BackoffOptions, resetIntervalMs: number, clock: Clock = realClock) {
+    const factor = options.factor ?? 0;
+    // Without growth there is nothing to reset; without a reset interval nothing may grow.
+    this.#initial = factor > 0 && resetIntervalMs <= 0 ? { ...options, steps: 0, factor: 0 } : options;
+    this.#resetIntervalMs = factor > 0 ? resetIntervalMs : Number.POSITIVE_INFINITY;
+    this.#clock = clock;
+    this.#backoff = new Backoff(this.#initial);
+    this.#lastStart = clock.now();
+  }
+
+  nextDelay(): number {
+    const now = this.#clock.now();
+    if (now - this.#lastStart > this.#resetIntervalMs) {
+      this.#backoff = new Backoff(this.#initial);
+      this.#lastStart = now;
+    }
+    return this.#backoff.step();
+  }
+}

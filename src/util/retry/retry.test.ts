@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../clock/clock.ts';
 import { StatusError, newStatus } from '../../apimachinery/errors.ts';
-import { DefaultBackoff, DefaultRetry, onError, retryOnConflict } from './retry.ts';
+import { DefaultBackoff, DefaultRetry, RetryTimeoutError, onError, retryOnConflict } from './retry.ts';
 
 const conflict = (): StatusError => new StatusError(newStatus(409, 'Conflict', 'the object has been modified'));
 
@@ -49,4 +49,19 @@ test('onError stops on the first non-retriable error and returns the first succe
   await clock.waitForWaiters(1);
   controller.abort(new Error('stop'));
   await assert.rejects(aborted, /stop/);
+});
+
+test('with steps <= 0 the function is never called and the wait times out (wait.ExponentialBackoff)', async () => {
+  for (const steps of [0, -1, undefined]) {
+    let calls = 0;
+    const backoff = steps === undefined ? { durationMs: 10 } : { ...DefaultRetry, steps };
+    await assert.rejects(
+      retryOnConflict(backoff, async () => {
+        calls++;
+      }),
+      (e) => e instanceof RetryTimeoutError && e.message === 'timed out waiting for the condition',
+    );
+    await assert.rejects(onError(backoff, () => true, async () => ++calls), RetryTimeoutError);
+    assert.equal(calls, 0, String(steps));
+  }
 });

@@ -2,7 +2,7 @@
  * Retrying an operation on chosen errors with backoff (k8s.io/client-go/util/retry):
  * `retryOnConflict(DefaultRetry, fn)` is the standard read-modify-write loop for updates.
  */
-import { isConflict } from '../../apimachinery/errors.ts';
+import { KubeloomError, isConflict } from '../../apimachinery/errors.ts';
 import { Backoff, type BackoffOptions } from '../backoff/backoff.ts';
 import { realClock, type Clock } from '../clock/clock.ts';
 
@@ -21,13 +21,26 @@ export interface RetryOptions {
 }
 
 /**
- * Calls `fn` up to `backoff.steps` times (at least once), sleeping the backoff's delay between
- * attempts, while it fails with an error `retriable` accepts (retry.OnError). Resolves with `fn`'s
- * result; rejects with the last error when it is not retriable or the steps run out.
+ * A retry loop ran out of attempts before `fn` was ever called: the backoff allowed no step
+ * (wait.ErrWaitTimeout, "timed out waiting for the condition").
+ */
+export class RetryTimeoutError extends KubeloomError {
+  constructor() {
+    super('ERR_WAIT_TIMEOUT', 'timed out waiting for the condition');
+  }
+}
+
+/**
+ * Calls `fn` up to `backoff.steps` times, sleeping the backoff's delay between attempts, while it
+ * fails with an error `retriable` accepts (retry.OnError over wait.ExponentialBackoff). Resolves
+ * with `fn`'s result; rejects with the last error when it is not retriable or the steps run out.
+ * With `steps` ≤ 0 (or unset) `fn` is never called and the call rejects with
+ * {@link RetryTimeoutError}, as upstream.
  */
 export async function onError<R>(backoff: BackoffOptions, retriable: (err: unknown) => boolean, fn: () => Promise<R>, options: RetryOptions = {}): Promise<R> {
   const clock = options.clock ?? realClock;
   const b = new Backoff({ ...backoff });
+  if (b.steps <= 0) throw new RetryTimeoutError();
   for (;;) {
     try {
       return await fn();

@@ -28,3 +28,5 @@ export { PromClientMissingError } from '../prometheus/errors.ts';
 export type { PrometheusRegistry } from '../prometheus/registry.ts';
 export { InvalidConcurrencyError, runWorkers } from './run-workers.ts';
 export type { RunWorkersOptions } from './run-workers.ts';
+export { parallelizeUntil } from './parallelizer.ts';
+export type { ParallelizeOptions } from './parallelizer.ts';

@@ -3,7 +3,7 @@
  * group-version documents) and OpenAPI v3. Anything outside /api and /apis is 404.
  */
 import type { ServerResponse } from 'node:http';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } from '../discovery.ts';
+import { aggregatedApi, aggregatedApis, aggregatedDiscoveryContentType, apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion, wantsAggregatedDiscovery } from '../discovery.ts';
 import { openApiV3GroupVersion, openApiV3Root } from '../openapi.ts';
 import type { ResourceRegistry } from '../resources.ts';
 import { methodNotAllowed, resourceNotFound } from '../status.ts';
@@ -12,9 +12,10 @@ import type { Obj } from './scope.ts';
 
 /**
  * Answers a non-resource path and returns true, or returns false for a resource path under /api or
- * /apis. `serverAddress` is what /api reports in serverAddressByClientCIDRs.
+ * /apis. `serverAddress` is what /api reports in serverAddressByClientCIDRs; `accept` selects
+ * aggregated discovery at /api and /apis.
  */
-export function serveNonResource(registry: ResourceRegistry, serverAddress: string, method: string, path: string, res: ServerResponse): boolean {
+export function serveNonResource(registry: ResourceRegistry, serverAddress: string, method: string, path: string, res: ServerResponse, accept?: string): boolean {
   const answer = (o: Obj | undefined): boolean => {
     if (method !== 'GET') throw methodNotAllowed();
     if (o === undefined) throw resourceNotFound();
@@ -24,6 +25,10 @@ export function serveNonResource(registry: ResourceRegistry, serverAddress: stri
   if (path === '/version') return answer({ ...serverVersion });
   if (path === '/healthz' || path === '/livez' || path === '/readyz') {
     send(res, 200, 'ok', 'text/plain; charset=utf-8');
+    return true;
+  }
+  if ((path === '/api' || path === '/apis') && method === 'GET' && wantsAggregatedDiscovery(accept)) {
+    send(res, 200, JSON.stringify(path === '/api' ? aggregatedApi(registry) : aggregatedApis(registry)), aggregatedDiscoveryContentType);
     return true;
   }
   if (path === '/api') return answer(apiVersions(serverAddress));

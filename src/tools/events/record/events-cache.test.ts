@@ -68,3 +68,12 @@ test('options override the aggregation threshold and spam budget', () => {
   assert.equal(c.eventCorrelate(event('S', 'x')).skip, false);
   assert.equal(c.eventCorrelate(event('T', 'x')).skip, true, 'the fourth event about the object exceeds a burst of 3');
 });
+
+test('the spam filter budgets each event type apart: a Warning still passes after 25 Normal events (getSpamKey includes the type)', () => {
+  const clock = new FakeClock(Date.UTC(2024, 0, 1));
+  const c = new EventCorrelator({ clock });
+  for (let i = 0; i < 25; i++) assert.equal(c.eventCorrelate(event(`R${i}`, 'x')).skip, false, `normal ${i}`);
+  assert.equal(c.eventCorrelate(event('R25', 'x')).skip, true, 'the 26th Normal event exceeds the default burst of 25');
+  const warning = { ...event('BackOff', 'crash'), type: 'Warning' };
+  assert.equal(c.eventCorrelate(warning).skip, false);
+});

@@ -53,10 +53,13 @@ export function getEventKey(event: CoreEvent): string {
   return keyOf([event.source?.component, event.source?.host, o.kind, o.namespace, o.name, o.fieldPath, o.uid, o.apiVersion, event.type, event.reason, event.message]);
 }
 
-/** The spam filter's key: source and object (getSpamKey). */
+/**
+ * The spam filter's key: source, object and event type (getSpamKey), so Warnings have a budget of
+ * their own and a flood of Normal events cannot silence them.
+ */
 export function getSpamKey(event: CoreEvent): string {
   const o = event.involvedObject;
-  return keyOf([event.source?.component, event.source?.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion]);
+  return keyOf([event.source?.component, event.source?.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion, event.type]);
 }
 
 /** Aggregates by everything but the message, which is the local key (EventAggregatorByReasonFunc). */
@@ -93,7 +96,7 @@ export interface CorrelatorOptions {
   spamKeyFunc?: EventSpamKeyFunc;
 }
 
-/** Rate limits events per source+object (EventSourceObjectSpamFilter). */
+/** Rate limits events per source, object and type (EventSourceObjectSpamFilter). */
 export class EventSourceObjectSpamFilter {
   readonly #cache: LruCache<TokenBucket>;
   readonly #burst: number;
