@@ -46,7 +46,7 @@ test('kubeloom apiserver prints its URL once ready, writes a kubeconfig and stop
 });
 
 test('kubeloom apiserver rejects bad flags with exit code 2', async () => {
-  for (const args of [['--port', 'http'], ['--bogus']]) {
+  for (const args of [['--port', 'http'], ['--bogus'], ['--compaction-interval', '10'], ['--compaction-interval', '0s']]) {
     const child = spawn(process.execPath, [main, 'apiserver', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.setEncoding('utf8');

@@ -94,8 +94,9 @@ test('custom resources: CRUD, version conversion, status subresource, watch', as
     const resized = await call(s, 'PUT', `${widgets}/w1`, { body: { ...status.body, spec: { size: 2 } } });
     assert.equal(resized.body.metadata.generation, 2);
     assert.deepEqual(resized.body.status, { ready: true });
+    // kube-apiserver decodes any kind into the unstructured object; the CR strategy's validation refuses it.
     const wrongKind = await call(s, 'POST', widgets, { body: { ...widget('w2'), kind: 'Gadget' } });
-    assert.equal(wrongKind.status, 400);
+    assert.equal(wrongKind.status, 422);
     const events = [await w.next(), await w.next(), await w.next()];
     assert.deepEqual(
       events.map((e: Json) => `${e.type} ${e.object.apiVersion}`),
@@ -161,5 +162,28 @@ test('an invalid CRD is 422 Invalid', async () => {
       r.body.details.causes.map((c: Json) => c.field),
       ['metadata.name', 'spec.versions'],
     );
+  });
+});
+
+test('a custom resource body must carry kind and apiVersion; another kind is 422 on field kind', async () => {
+  await withServer(async (s) => {
+    await create(s, crds, widgetCrd());
+    const widgets = '/apis/example.com/v1/namespaces/default/widgets';
+    // As kube-apiserver v1.24 answers (unstructured decoding, then the CR strategy's validation).
+    const noKind = await call(s, 'POST', widgets, { body: { metadata: { name: 'w' } } });
+    assert.deepEqual([noKind.status, noKind.body.reason, noKind.body.message], [400, 'BadRequest', `Widget in version "v1" cannot be handled as a Widget: Object 'Kind' is missing in '{"metadata":{"name":"w"}}'`]);
+    const noVersion = await call(s, 'POST', widgets, { body: { kind: 'Widget', metadata: { name: 'w' } } });
+    assert.deepEqual([noVersion.status, noVersion.body.message], [400, 'the API version in the data () does not match the expected API version (example.com/v1)']);
+    const other = await call(s, 'POST', widgets, { body: { apiVersion: 'example.com/v1', kind: 'Other', metadata: { name: 'w' } } });
+    assert.deepEqual([other.status, other.body.message, other.body.details], [
+      422,
+      'Other.example.com "w" is invalid: kind: Invalid value: "Other": must be Widget',
+      { name: 'w', group: 'example.com', kind: 'Other', causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "Other": must be Widget', field: 'kind' }] },
+    ]);
+    await create(s, widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } });
+    const put = await call(s, 'PUT', `${widgets}/w`, { body: { metadata: { name: 'w' } } });
+    assert.equal(put.status, 400);
+    // Built-in kinds take both from the URL.
+    assert.equal((await call(s, 'POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'c' } } })).status, 201);
   });
 });

@@ -33,6 +33,30 @@ test('LIST returns items in key order with the current revision as resourceVersi
   });
 });
 
+test('items of a built-in LIST and of a deletecollection answer carry no kind/apiVersion; custom resources keep theirs', async () => {
+  await withServer(async (s) => {
+    await create(s, cms, configMap('a', { k: 'v' }));
+    // kube-apiserver encodes typed lists without each item's TypeMeta (the List says what they are).
+    const list = await call(s, 'GET', cms);
+    assert.deepEqual(Object.keys(list.body.items[0]).sort(), ['data', 'metadata']);
+    const single = await call(s, 'GET', `${cms}/a`);
+    assert.deepEqual([single.body.kind, single.body.apiVersion], ['ConfigMap', 'v1']);
+    const deleted = await call(s, 'DELETE', cms);
+    assert.deepEqual([deleted.body.kind, deleted.body.items.map((i: Json) => [i.kind, i.apiVersion, i.metadata.name])], ['ConfigMapList', [[undefined, undefined, 'a']]]);
+
+    await create(s, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.example.com' },
+      spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'gadgets', kind: 'Gadget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
+    });
+    await create(s, '/apis/example.com/v1/namespaces/default/gadgets', { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' } });
+    // Custom resources are unstructured: their items keep apiVersion and kind.
+    const gadgets = await call(s, 'GET', '/apis/example.com/v1/namespaces/default/gadgets');
+    assert.deepEqual(gadgets.body.items.map((i: Json) => [i.apiVersion, i.kind]), [['example.com/v1', 'Gadget']]);
+  });
+});
+
 test('labelSelector and fieldSelector filter lists; a bad selector is 400', async () => {
   await withServer(async (s) => {
     await create(s, cms, configMap('one', {}, { app: 'web', tier: 'front' }));

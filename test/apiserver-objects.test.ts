@@ -44,6 +44,15 @@ test('generateName appends five random characters', async () => {
   assert.match(created.metadata.name, /^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
 });
 
+test('empty metadata collections are dropped on write, as ObjectMeta encodes them (omitempty)', async () => {
+  const created = await create(server, cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'empty-meta', labels: {}, annotations: {}, finalizers: ['x.io/hold'], ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u1' }] } });
+  assert.deepEqual([created.metadata.labels, created.metadata.annotations, created.metadata.finalizers], [undefined, undefined, ['x.io/hold']]);
+  const patched = await call(server, 'PATCH', `${cms}/empty-meta`, { body: { metadata: { finalizers: [], ownerReferences: [], labels: null } }, contentType: 'application/merge-patch+json' });
+  assert.equal(patched.status, 200);
+  assert.deepEqual(Object.keys(patched.body.metadata).filter((k) => ['labels', 'annotations', 'finalizers', 'ownerReferences'].includes(k)), []);
+  await call(server, 'DELETE', `${cms}/empty-meta`);
+});
+
 test('POST of an existing name is 409 AlreadyExists with details', async () => {
   await create(server, cms, configMap('dup'));
   const r = await call(server, 'POST', cms, { body: configMap('dup') });

@@ -74,6 +74,26 @@ test('a resourceVersion older than the history gets one ERROR event with 410 Exp
   );
 });
 
+test('compactionIntervalMs compacts periodically up to the revision the previous tick saw', async () => {
+  const clock = new FakeClock(Date.parse('2024-05-01T10:00:00Z'));
+  await withServer(
+    async (s) => {
+      const exact = async (rv: number): Promise<number> => (await call(s, 'GET', `${cms}?resourceVersion=${rv}&resourceVersionMatch=Exact`)).status;
+      await create(s, cms, configMap('a'));
+      const first = s.revision();
+      await clock.step(10_000); // the first tick only notes the revision
+      assert.equal(await exact(first), 200);
+      await create(s, cms, configMap('b'));
+      const second = s.revision();
+      await clock.step(10_000); // compacts up to `first`: the history after it stays
+      assert.deepEqual([await exact(first - 1), await exact(first), await exact(second)], [410, 200, 200]);
+      await clock.step(10_000);
+      assert.deepEqual([await exact(second - 1), await exact(second)], [410, 200]);
+    },
+    { clock, compactionIntervalMs: 10_000 },
+  );
+});
+
 test('resourceVersion unset or "0" starts with synthetic ADDED events for current objects', async () => {
   await withServer(async (s) => {
     await create(s, cms, configMap('b'));

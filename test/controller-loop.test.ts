@@ -1,26 +1,25 @@
 /**
- * The Controller helper end to end: real SharedIndexInformers over the embedded API server, the
+ * The Controller helper end to end: real SharedIndexInformers over either backend, the
  * enqueue helpers on real ownerReferences, a reconcile that writes through the API, and a finalizer
  * added and removed with the guarded JSON patches.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ConfigMap, Secret } from '../src/api/core/v1.ts';
 import { RestClient } from '../src/rest/client.ts';
 import { newClientset } from '../src/kubernetes/clientset.ts';
-import { startApiServer } from '../src/testing/index.ts';
 import { SharedIndexInformer } from '../src/tools/cache/shared-informer.ts';
 import { newListWatchFromClient } from '../src/tools/cache/listwatch.ts';
 import { isAlreadyExists, isNotFound } from '../src/apimachinery/errors.ts';
 import { Controller, enqueueForObject, enqueueForOwner, addFinalizer, hasFinalizer, isBeingDeleted, isFinalizerPatchConflict, removeFinalizer } from '../src/controller/index.ts';
 import { waitFor } from '../src/tools/watch/index.ts';
+import { e2eTest } from './support/backend.ts';
 
-test('a Controller keeps a Secret per ConfigMap: informers, owner enqueue, finalizer, drain on stop', async (t) => {
-  const server = await startApiServer();
-  const rest = new RestClient({ host: server.url, qps: -1 });
+e2eTest('a Controller keeps a Secret per ConfigMap: informers, owner enqueue, finalizer, drain on stop', async (env) => {
+  const ns = env.namespace;
+  const rest = new RestClient(env.restConfig());
   const cs = newClientset(rest);
-  const cms = cs.coreV1().configMaps('default');
-  const secrets = cs.coreV1().secrets('default');
+  const cms = cs.coreV1().configMaps(ns);
+  const secrets = cs.coreV1().secrets(ns);
   const cmInformer = new SharedIndexInformer<ConfigMap>(newListWatchFromClient(cms));
   const secretInformer = new SharedIndexInformer<Secret>(newListWatchFromClient(secrets));
   const reconciled: string[] = [];
@@ -55,7 +54,7 @@ test('a Controller keeps a Secret per ConfigMap: informers, owner enqueue, final
       if (secretInformer.getIndexer().getByKey(key) === undefined) {
         await secrets.create(
           {
-            metadata: { name, namespace: 'default', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name, uid: cm.metadata?.uid ?? '', controller: true }] },
+            metadata: { name, namespace: ns, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name, uid: cm.metadata?.uid ?? '', controller: true }] },
             stringData: { ...cm.data },
           },
           { signal },
@@ -68,11 +67,10 @@ test('a Controller keeps a Secret per ConfigMap: informers, owner enqueue, final
 
   const stop = new AbortController();
   const runs = [cmInformer.run({ signal: stop.signal }), secretInformer.run({ signal: stop.signal }), controller.run({ signal: stop.signal })];
-  t.after(async () => {
+  env.defer(async () => {
     stop.abort();
     await Promise.all(runs);
     await rest.close();
-    await server.stop();
   });
 
   await cms.create({ metadata: { name: 'app' }, data: { k: 'v' } });
@@ -81,14 +79,16 @@ test('a Controller keeps a Secret per ConfigMap: informers, owner enqueue, final
 
   // Deleting the Secret behind the controller's back: its owner is enqueued and it is recreated.
   const before = reconciled.length;
+  const first = (await secrets.get('app')).metadata?.uid;
   await secrets.delete('app');
-  await waitFor(secretInformer, (s) => s.metadata?.name === 'app' && s.metadata.uid !== undefined, { timeoutMs: 20_000 });
-  assert.ok(reconciled.slice(before).includes('default/app'), 'the owner was reconciled after its Secret went');
+  // A new uid: the cache may still hold the deleted Secret when the wait starts.
+  await waitFor(secretInformer, (s) => s.metadata?.name === 'app' && s.metadata.uid !== undefined && s.metadata.uid !== first, { timeoutMs: 20_000 });
+  assert.ok(reconciled.slice(before).includes(`${ns}/app`), 'the owner was reconciled after its Secret went');
 
   // Deleting the ConfigMap: the finalizer holds it until the Secret is gone.
   await cms.delete('app');
   for (let i = 0; i < 2000; i++) {
-    if (cmInformer.getIndexer().getByKey('default/app') === undefined) break;
+    if (cmInformer.getIndexer().getByKey(`${ns}/app`) === undefined) break;
     await new Promise((r) => setTimeout(r, 10));
   }
   await assert.rejects(cms.get('app'), isNotFound);

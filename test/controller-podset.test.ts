@@ -1,20 +1,18 @@
 /**
- * The PodSet controller against the embedded API server: expectations prevent over-creation,
+ * The PodSet controller against either backend (test/support/backend.ts): expectations prevent over-creation,
  * adoption and release, finalizer-driven deletion, status through the status subresource, and
  * leader election between two replicas.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from '../src/api/core/v1.ts';
-import type { CustomResourceDefinition } from '../src/api/apiextensions/v1.ts';
 import { Registry } from 'prom-client';
 import { RestClient } from '../src/rest/client.ts';
 import { ResourceClient } from '../src/kubernetes/resource-client.ts';
 import { PatchType } from '../src/apimachinery/options.ts';
-import { startApiServer, type ApiServer } from '../src/testing/index.ts';
+import { isNotFound } from '../src/apimachinery/errors.ts';
 import { FakeClock } from '../src/util/clock/clock.ts';
 import { newListWatchFromClient } from '../src/tools/cache/listwatch.ts';
-import { untilWithSync } from '../src/tools/watch/index.ts';
+import { untilWithSync, waitFor as waitForCached } from '../src/tools/watch/index.ts';
 import type { DemoInformer } from '../src/demo/informer.ts';
 import type { ResourceEventHandler } from '../src/controller/index.ts';
 import { newIndexer } from '../src/tools/cache/store.ts';
@@ -23,40 +21,47 @@ import type { Indexers } from '../src/tools/cache/indexer.ts';
 import { controllerUidIndex, controllerUidIndexFunc, PodSetController } from '../src/demo/podset-controller.ts';
 import { DemoRuntime } from '../src/demo/runtime.ts';
 import { podSetCrd, podSetFinalizer, podSetGroup, podSetKind, podSetResource, podSetVersion, type PodSet } from '../src/demo/podset.ts';
-
-const ns = 'default';
+import { Capability, e2eTest, type E2eEnv } from './support/backend.ts';
 
 interface Env {
-  /** Runs `fn` at the end of the test, before the client and server close (last deferred first). */
+  /** Runs `fn` at the end of the test, before the client closes (last deferred first). */
   defer(fn: () => Promise<void>): void;
-  server: ApiServer;
+  e2e: E2eEnv;
+  ns: string;
   rest: RestClient;
   pods: ResourceClient<Pod>;
   podSets: ResourceClient<PodSet>;
 }
 
-async function setup(t: { after: (fn: () => Promise<void>) => void }): Promise<Env> {
-  const server = await startApiServer();
-  const rest = new RestClient({ host: server.url, qps: -1 });
+async function setup(e2e: E2eEnv): Promise<Env> {
+  const ns = e2e.namespace;
+  const rest = new RestClient(e2e.restConfig());
   const deferred: (() => Promise<void>)[] = [];
-  t.after(async () => {
+  const podSets = new ResourceClient<PodSet>(rest, { group: podSetGroup, version: podSetVersion, resource: podSetResource, kind: podSetKind, namespaced: true, namespace: ns });
+  e2e.defer(async () => {
     // Watches must end before the client closes: close() waits for requests in flight.
     for (const fn of deferred.reverse()) await fn();
+    // With the controllers stopped nothing removes the PodSet finalizer: clear it, or the PodSets
+    // would block their namespace's deletion (and the CRD's) for ever.
+    for (const ps of (await podSets.list()).items) {
+      const name = ps.metadata?.name ?? '';
+      if (ps.metadata?.finalizers !== undefined) await podSets.patch(name, PatchType.Merge, { metadata: { finalizers: null } });
+      await podSets.delete(name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+    }
     await rest.close();
-    await server.stop();
   });
-  const crds = new ResourceClient<CustomResourceDefinition>(rest, { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false });
-  await crds.create(structuredClone(podSetCrd));
+  await e2e.ensureSharedCrd(podSetCrd);
   return {
     defer: (fn) => deferred.push(fn),
-    server,
+    e2e,
+    ns,
     rest,
     pods: new ResourceClient<Pod>(rest, { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, namespace: ns }),
-    podSets: new ResourceClient<PodSet>(rest, { group: podSetGroup, version: podSetVersion, resource: podSetResource, kind: podSetKind, namespaced: true, namespace: ns }),
+    podSets,
   };
 }
 
-function podSet(name: string, replicas: number): PodSet {
+function podSet(ns: string, name: string, replicas: number): PodSet {
   return {
     apiVersion: `${podSetGroup}/${podSetVersion}`,
     kind: podSetKind,
@@ -86,7 +91,7 @@ async function waitForPods(env: Env, ok: (pods: Pod[]) => boolean): Promise<Pod[
 async function waitForPodSet(env: Env, name: string, ok: (ps: PodSet | undefined) => boolean): Promise<void> {
   await untilWithSync(newListWatchFromClient(env.podSets), (e) => e.object.metadata?.name === name && ok(e.type === 'DELETED' ? undefined : e.object), {
     timeoutMs: 20_000,
-    precondition: (store) => ok(store.get(`${ns}/${name}`)),
+    precondition: (store) => ok(store.get(`${env.ns}/${name}`)),
   });
 }
 
@@ -114,41 +119,43 @@ class ManualInformer<T extends { metadata?: { resourceVersion?: string } }> impl
 
 const ownedBy = (ps: PodSet | { metadata?: { uid?: string } }) => (p: Pod) => p.metadata?.ownerReferences?.some((r) => r.controller === true && r.uid === ps.metadata?.uid) === true;
 
-test('expectations: a second sync before the cache observes the creations creates nothing; the 5-minute expiry lets a sync proceed', async (t) => {
-  const env = await setup(t);
+e2eTest('expectations: a second sync before the cache observes the creations creates nothing; the 5-minute expiry lets a sync proceed', async (e2e) => {
+  const env = await setup(e2e);
+  const { ns } = env;
+  const key = `${ns}/web`;
   const clock = new FakeClock();
   const podSetInformer = new ManualInformer<PodSet>();
   const podInformer = new ManualInformer<Pod>({ [controllerUidIndex]: controllerUidIndexFunc });
   const controller = new PodSetController({ podSetInformer, podInformer, pods: () => env.pods, podSets: () => env.podSets, clock });
-  const created = await env.podSets.create(podSet('web', 3));
+  const created = await env.podSets.create(podSet(ns, 'web', 3));
   const withFinalizer = await env.podSets.patch('web', PatchType.Merge, { metadata: { finalizers: [podSetFinalizer] } });
   podSetInformer.add(withFinalizer);
   const signal = new AbortController().signal;
 
-  await controller.sync('default/web', signal);
+  await controller.sync(key, signal);
   assert.equal((await env.pods.list()).items.length, 3);
-  assert.deepEqual(controller.expectations.getExpectations('default/web')?.add, 3);
-  await controller.sync('default/web', signal);
-  await controller.sync('default/web', signal);
+  assert.deepEqual(controller.expectations.getExpectations(key)?.add, 3);
+  await controller.sync(key, signal);
+  await controller.sync(key, signal);
   assert.equal((await env.pods.list()).items.length, 3, 'no over-creation while the creations are unobserved');
 
   // The cache observes two of the three: still pending.
   const serverPods = (await env.pods.list()).items;
   for (const p of serverPods.slice(0, 2)) podInformer.add(p);
-  await controller.sync('default/web', signal);
+  await controller.sync(key, signal);
   assert.equal((await env.pods.list()).items.length, 3);
-  assert.equal(controller.expectations.getExpectations('default/web')?.add, 1);
+  assert.equal(controller.expectations.getExpectations(key)?.add, 1);
 
   // After upstream's 5-minute timeout the controller trusts its cache again (and so creates the
   // pod the cache is missing: the reason the timeout is long).
   await clock.step(5 * 60 * 1000 + 1);
-  await controller.sync('default/web', signal);
+  await controller.sync(key, signal);
   assert.equal((await env.pods.list()).items.length, 4);
   assert.equal(created.metadata?.uid, withFinalizer.metadata?.uid);
 });
 
-test('slow start: creates go out in batches of 1, 2, 4, …; a failed batch skips the rest and lowers the expectations', async (t) => {
-  const env = await setup(t);
+/** A PodSet controller on hand-fed informers whose pod creates are logged as `+` (sent) and `-` (answered). */
+async function slowStartFixture(env: Env) {
   const podSetInformer = new ManualInformer<PodSet>();
   const podInformer = new ManualInformer<Pod>({ [controllerUidIndex]: controllerUidIndexFunc });
   const calls: string[] = [];
@@ -167,48 +174,68 @@ test('slow start: creates go out in batches of 1, 2, 4, …; a failed batch skip
   const events: string[] = [];
   const recorder = { eventf: (_r: unknown, _rel: unknown, type: string, reason: string) => void events.push(`${type} ${reason}`) };
   const controller = new PodSetController({ podSetInformer, podInformer, pods: () => pods, podSets: () => env.podSets, recorder });
-  await env.podSets.create({ ...podSet('web', 7), metadata: { name: 'web', namespace: ns, finalizers: [podSetFinalizer] } });
+  await env.podSets.create({ ...podSet(env.ns, 'web', 7), metadata: { name: 'web', namespace: env.ns, finalizers: [podSetFinalizer] } });
   podSetInformer.add(await env.podSets.get('web'));
-  const signal = new AbortController().signal;
+  return { controller, calls, events, key: `${env.ns}/web`, signal: new AbortController().signal };
+}
 
-  env.server.faults.failNext({ verb: 'create', resource: 'pods', status: 500, message: 'etcd is sad' });
-  await assert.rejects(controller.sync('default/web', signal), /etcd is sad/);
-  assert.equal(calls.join(''), '+-', 'the first batch (1) failed, the other 6 creates were skipped');
-  assert.equal(controller.expectations.satisfiedExpectations('default/web'), true, 'the skipped and failed creates were lowered');
-  assert.deepEqual(events, ['Warning FailedCreate']);
-
-  calls.length = 0;
-  await controller.sync('default/web', signal);
+e2eTest('slow start: creates go out in batches of 1, 2, 4, …', async (e2e) => {
+  const env = await setup(e2e);
+  const { controller, calls, events, key, signal } = await slowStartFixture(env);
+  await controller.sync(key, signal);
   assert.equal(calls.join(''), '+-++--++++----', 'batches of 1, 2 and 4');
   assert.equal((await env.pods.list()).items.length, 7);
   assert.equal(events.filter((e) => e === 'Normal SuccessfulCreate').length, 7);
 });
 
-test('scale down deletes unready pods first, then the newest, with deletion expectations per pod', async (t) => {
-  const env = await setup(t);
+e2eTest('slow start: a failed batch skips the rest and lowers the expectations', { needs: [Capability.Faults] }, async (e2e) => {
+  const env = await setup(e2e);
+  const { controller, calls, events, key, signal } = await slowStartFixture(env);
+  e2e.faults.failNext({ verb: 'create', resource: 'pods', status: 500, message: 'etcd is sad' });
+  await assert.rejects(controller.sync(key, signal), /etcd is sad/);
+  assert.equal(calls.join(''), '+-', 'the first batch (1) failed, the other 6 creates were skipped');
+  assert.equal(controller.expectations.satisfiedExpectations(key), true, 'the skipped and failed creates were lowered');
+  assert.deepEqual(events, ['Warning FailedCreate']);
+
+  calls.length = 0;
+  await controller.sync(key, signal);
+  assert.equal(calls.join(''), '+-++--++++----', 'batches of 1, 2 and 4 on the next sync');
+  assert.equal((await env.pods.list()).items.length, 7);
+});
+
+e2eTest('scale down deletes unready pods first, then the newest, with deletion expectations per pod', async (e2e) => {
+  const env = await setup(e2e);
+  const { ns } = env;
+  const key = `${ns}/web`;
   const podSetInformer = new ManualInformer<PodSet>();
   const podInformer = new ManualInformer<Pod>({ [controllerUidIndex]: controllerUidIndexFunc });
-  const controller = new PodSetController({ podSetInformer, podInformer, pods: () => env.pods, podSets: () => env.podSets });
-  await env.podSets.create({ ...podSet('web', 1), metadata: { name: 'web', namespace: ns, finalizers: [podSetFinalizer] } });
+  const related: string[] = [];
+  const recorder = { eventf: (_r: unknown, rel: { kind?: string; metadata?: { name?: string } } | undefined, _t: string, reason: string) => void related.push(`${reason} ${rel?.kind ?? '?'}/${rel?.metadata?.name ?? '?'}`) };
+  const controller = new PodSetController({ podSetInformer, podInformer, pods: () => env.pods, podSets: () => env.podSets, recorder });
+  await env.podSets.create({ ...podSet(ns, 'web', 1), metadata: { name: 'web', namespace: ns, finalizers: [podSetFinalizer] } });
   const ps = await env.podSets.get('web');
   podSetInformer.add(ps);
   const ref = { apiVersion: 'demo.kubeloom.dev/v1alpha1', kind: 'PodSet', name: 'web', uid: ps.metadata?.uid ?? '', controller: true };
   const make = async (name: string, created: string, ready: boolean): Promise<void> => {
-    const pod = await env.pods.create({ metadata: { name, namespace: ns, labels: { app: 'web' }, ownerReferences: [ref] }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
-    // The cache's view: creation times and readiness as a kubelet would have reported them.
+    const { kind: _k, apiVersion: _a, ...pod } = await env.pods.create({ metadata: { name, namespace: ns, labels: { app: 'web' }, ownerReferences: [ref] }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    // The cache's view: an item of the initial LIST (no TypeMeta), with creation times and readiness
+    // as a kubelet would have reported them.
     podInformer.add({ ...pod, metadata: { ...pod.metadata, creationTimestamp: created }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] } });
   };
   await make('old-ready', '2024-01-01T00:00:00Z', true);
   await make('new-ready', '2024-01-02T00:00:00Z', true);
   await make('unready', '2023-01-01T00:00:00Z', false);
-  await controller.sync('default/web', new AbortController().signal);
+  await controller.sync(key, new AbortController().signal);
   assert.deepEqual((await env.pods.list()).items.map((p) => p.metadata?.name), ['old-ready']);
-  assert.deepEqual([...(controller.expectations.getUIDs('default/web') ?? [])].sort(), ['default/new-ready', 'default/unready']);
-  assert.equal(controller.expectations.satisfiedExpectations('default/web'), false);
+  assert.deepEqual([...(controller.expectations.getUIDs(key) ?? [])].sort(), [`${ns}/new-ready`, `${ns}/unready`]);
+  assert.equal(controller.expectations.satisfiedExpectations(key), false);
+  // The events name the deleted pods as Pods although the cached objects carried no kind.
+  assert.deepEqual(related.sort(), ['SuccessfulDelete Pod/new-ready', 'SuccessfulDelete Pod/unready']);
 });
 
-test('adoption, release, status and finalizer deletion through the running controller', async (t) => {
-  const env = await setup(t);
+e2eTest('adoption, release, status and finalizer deletion through the running controller', async (e2e) => {
+  const env = await setup(e2e);
+  const { ns } = env;
   const registry = new Registry();
   const runtime = new DemoRuntime({ rest: env.rest, namespace: ns, leaseNamespace: ns, registry, fakeKubelet: true, onError: () => {} });
   runtime.start();
@@ -221,7 +248,10 @@ test('adoption, release, status and finalizer deletion through the running contr
     metadata: { name: 'foreign', namespace: ns, labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'other-uid', controller: true }] },
     spec: { containers: [{ name: 'c', image: 'nginx' }] },
   });
-  const ps = await env.podSets.create(podSet('web', 2));
+  // The controller's pod cache must hold both before the PodSet arrives: the two informers watch
+  // separately, and a PodSet seen first would make the controller create pods instead of adopting.
+  for (const name of ['orphan', 'foreign']) await waitForCached(runtime.podInformer, (p) => p.metadata?.name === name, { timeoutMs: 20_000 });
+  const ps = await env.podSets.create(podSet(ns, 'web', 2));
   let pods = await waitForPods(env, (all) => all.filter(ownedBy(ps)).length === 2 && all.filter(ownedBy(ps)).every((p) => p.status?.phase === 'Running'));
   const owned = pods.filter(ownedBy(ps));
   assert.ok(owned.some((p) => p.metadata?.name === 'orphan'), 'the orphan was adopted');
@@ -236,7 +266,7 @@ test('adoption, release, status and finalizer deletion through the running contr
 
   // Release: relabelled out of the selector, the pod loses its controller reference and is replaced.
   await env.pods.patch('orphan', PatchType.Merge, { metadata: { labels: { app: 'gone' } } });
-  pods = await waitForPods(env, (all) => all.find((p) => p.metadata?.name === 'orphan')?.metadata?.ownerReferences?.length === 0 && all.filter(ownedBy(ps)).length === 2);
+  pods = await waitForPods(env, (all) => all.some((p) => p.metadata?.name === 'orphan' && (p.metadata.ownerReferences ?? []).length === 0) && all.filter(ownedBy(ps)).length === 2);
   assert.equal(pods.filter(ownedBy(ps)).length, 2);
 
   // Deletion: the finalizer holds the PodSet until its pods are gone, then the PodSet goes.
@@ -254,15 +284,16 @@ test('adoption, release, status and finalizer deletion through the running contr
   assert.match(text, /workqueue_adds_total\{name="podset"\} \d+/);
 });
 
-test('two replicas: only the Lease holder reconciles; the other takes over when it stops', async (t) => {
-  const env = await setup(t);
+e2eTest('two replicas: only the Lease holder reconciles; the other takes over when it stops', async (e2e) => {
+  const env = await setup(e2e);
+  const { ns } = env;
   const a = new DemoRuntime({ rest: env.rest, namespace: ns, leaseNamespace: ns, identity: 'a', registry: new Registry(), fakeKubelet: true, onError: () => {} });
   a.start();
   await waitFor(() => a.isLeader());
   const b = new DemoRuntime({ rest: env.rest, namespace: ns, leaseNamespace: ns, identity: 'b', registry: new Registry(), onError: () => {} });
   b.start();
   env.defer(() => b.stop());
-  const ps = await env.podSets.create(podSet('web', 2));
+  const ps = await env.podSets.create(podSet(ns, 'web', 2));
   await waitForPods(env, (all) => all.filter(ownedBy(ps)).length === 2);
   assert.equal(b.isLeader(), false);
   const bStats = b.podSetController.controller.stats();

@@ -1,43 +1,71 @@
 /**
- * End-to-end: a SharedIndexInformer against the embedded API server over HTTP, through the typed
- * clientset, under injected faults. After every scenario the informer's cache must equal the
- * server's contents exactly (keys and resourceVersions).
+ * End-to-end: a SharedIndexInformer over HTTP, through the typed clientset, against either backend
+ * (see test/support/backend.ts) and, on the embedded server, under injected faults. After every
+ * scenario the informer's cache must equal the server's contents exactly (keys and resourceVersions).
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ConfigMap } from '../src/api/core/v1.ts';
-import { startApiServer, type ApiServer } from '../src/testing/index.ts';
-import { newClientset, type Clientset } from '../src/kubernetes/index.ts';
+import type { ConfigMap, Event as CoreEvent } from '../src/api/core/v1.ts';
+import type { KubeObject } from '../src/apimachinery/object.ts';
 import type { ListOptions } from '../src/apimachinery/options.ts';
+import type { ResourceClient } from '../src/kubernetes/index.ts';
 import { DeletedFinalStateUnknown, ListWatch, SharedIndexInformer, newListWatchFromClient, waitForCacheSync, type ListerWatcher } from '../src/tools/cache/index.ts';
+import { Capability, e2eTest, type E2eEnv } from './support/backend.ts';
 
-interface Harness {
-  server: ApiServer;
-  cs: Clientset;
-  informer: SharedIndexInformer<ConfigMap>;
-  lw: ListerWatcher<ConfigMap> & { lists: ListOptions[]; watches: ListOptions[]; holdWatches(): () => void };
-  deletes: string[];
-  adds: string[];
-  stop: AbortController;
-  running: Promise<void>;
+type Obj = KubeObject;
+
+/** What the informer follows: a namespaced resource and how to make one of its objects. */
+interface Subject {
+  client: ResourceClient<Obj>;
+  make(name: string): Obj;
 }
 
-/** Wraps the clientset's ListerWatcher to record calls and optionally hold new watches back. */
-function recordingListerWatcher(base: ListerWatcher<ConfigMap>): Harness['lw'] {
+const configMaps = (env: E2eEnv): Subject => ({
+  client: env.cs.coreV1().configMaps(env.namespace) as ResourceClient<Obj>,
+  make: (name) => ({ metadata: { name }, data: { v: '0' } }) satisfies ConfigMap,
+});
+
+/**
+ * core/v1 Events: kube-apiserver serves them without a watch cache, so a watch resumed from a
+ * resourceVersion etcd has compacted away gets 410 (cached resources are resumed from the watch
+ * cache's window whatever etcd compacted). The embedded server compacts every resource alike.
+ */
+const events = (env: E2eEnv): Subject => ({
+  client: env.cs.coreV1().events(env.namespace) as ResourceClient<Obj>,
+  make: (name) => ({ metadata: { name }, involvedObject: { kind: 'Pod', name: 'p', namespace: env.namespace }, reason: 'Test', message: name, type: 'Normal' }) satisfies CoreEvent,
+});
+
+interface Harness {
+  env: E2eEnv;
+  subject: Subject;
+  informer: SharedIndexInformer<Obj>;
+  lw: RecordingListerWatcher;
+  deletes: string[];
+  adds: string[];
+}
+
+type RecordingListerWatcher = ListerWatcher<Obj> & { lists: ListOptions[]; watches: ListOptions[]; holdWatches(): () => void };
+
+/**
+ * Wraps the clientset's ListerWatcher to record calls and optionally hold new watches back; with
+ * `watchTimeoutSeconds` every watch asks the server to end it after that long (a real server closing
+ * watches, on either backend).
+ */
+function recordingListerWatcher(base: ListerWatcher<Obj>, watchTimeoutSeconds: number | undefined): RecordingListerWatcher {
   const lists: ListOptions[] = [];
   const watches: ListOptions[] = [];
   let gate: Promise<void> | undefined;
-  const lw = new ListWatch<ConfigMap>({
+  const lw = new ListWatch<Obj>({
     list: (o) => {
       const { signal: _s, ...rest } = o;
       lists.push(rest);
       return base.list(o);
     },
     watch: async (o) => {
-      const { signal: _s, ...rest } = o;
+      const options = watchTimeoutSeconds !== undefined ? { ...o, timeoutSeconds: watchTimeoutSeconds } : o;
+      const { signal: _s, ...rest } = options;
       watches.push(rest);
       if (gate !== undefined) await gate;
-      return base.watch(o);
+      return base.watch(options);
     },
   });
   return Object.assign(lw, {
@@ -54,7 +82,8 @@ function recordingListerWatcher(base: ListerWatcher<ConfigMap>): Harness['lw'] {
   });
 }
 
-async function until(what: string, cond: () => boolean | Promise<boolean>, limitMs = 15_000): Promise<void> {
+/** Polls `cond` (a guard against hanging, not a timing assertion). */
+async function until(what: string, cond: () => boolean | Promise<boolean>, limitMs = 60_000): Promise<void> {
   const deadline = performance.now() + limitMs;
   while (!(await cond())) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -62,24 +91,13 @@ async function until(what: string, cond: () => boolean | Promise<boolean>, limit
   }
 }
 
-async function serverState(cs: Clientset): Promise<string[]> {
-  const list = await cs.coreV1().configMaps('default').list();
-  return list.items.map((c) => `${c.metadata?.name ?? ''}@${c.metadata?.resourceVersion ?? ''}`).sort();
-}
-
-function cacheState(informer: SharedIndexInformer<ConfigMap>): string[] {
-  return informer
-    .getStore()
-    .list()
-    .map((c) => `${c.metadata?.name ?? ''}@${c.metadata?.resourceVersion ?? ''}`)
-    .sort();
-}
+const state = (objects: Obj[]): string[] => objects.map((c) => `${c.metadata?.name ?? ''}@${c.metadata?.resourceVersion ?? ''}`).sort();
 
 async function converged(h: Harness): Promise<void> {
   let last: [string[], string[]] = [[], []];
   try {
     await until('the cache to equal the server', async () => {
-      last = [cacheState(h.informer), await serverState(h.cs)];
+      last = [state(h.informer.getStore().list()), state((await h.subject.client.list()).items)];
       return JSON.stringify(last[0]) === JSON.stringify(last[1]);
     });
   } catch (err) {
@@ -88,122 +106,168 @@ async function converged(h: Harness): Promise<void> {
   }
 }
 
-async function withInformer(fn: (h: Harness) => Promise<void>, options: { useWatchList?: boolean } = {}): Promise<void> {
-  const server = await startApiServer();
-  const cs = newClientset({ host: server.url, qps: -1 });
+interface HarnessOptions {
+  useWatchList?: boolean;
+  subject?: (env: E2eEnv) => Subject;
+  watchTimeoutSeconds?: number;
+}
+
+async function withInformer(env: E2eEnv, fn: (h: Harness) => Promise<void>, options: HarnessOptions = {}): Promise<void> {
+  const subject = (options.subject ?? configMaps)(env);
   const stop = new AbortController();
+  for (let i = 0; i < 5; i++) await subject.client.create(subject.make(`obj-${i}`));
+  const lw = recordingListerWatcher(newListWatchFromClient(subject.client), options.watchTimeoutSeconds);
+  const informer = new SharedIndexInformer<Obj>(lw, {
+    objectDescription: subject.client.resource,
+    // Short backoffs keep the test quick; the backoff policy itself is unit-tested on a fake clock.
+    reflector: { backoffManager: { nextDelay: () => 20 }, useWatchList: options.useWatchList ?? true },
+  });
+  informer.setWatchErrorHandler(() => {});
+  const deletes: string[] = [];
+  const adds: string[] = [];
+  informer.addEventHandler({
+    onAdd: (c) => void adds.push(c.metadata?.name ?? ''),
+    onDelete: (c) => void deletes.push(c instanceof DeletedFinalStateUnknown ? `tombstone ${c.key}` : `delete ${c.metadata?.name ?? ''}`),
+  });
+  const running = informer.run({ signal: stop.signal });
   try {
-    for (let i = 0; i < 5; i++) await cs.coreV1().configMaps('default').create({ metadata: { name: `cm-${i}` }, data: { v: '0' } });
-    const lw = recordingListerWatcher(newListWatchFromClient(cs.coreV1().configMaps('default')));
-    const informer = new SharedIndexInformer<ConfigMap>(lw, {
-      objectDescription: 'configmaps',
-      // Short backoffs keep the test quick; the backoff policy itself is unit-tested on a fake clock.
-      reflector: { backoffManager: { nextDelay: () => 20 }, useWatchList: options.useWatchList ?? true },
-    });
-    informer.setWatchErrorHandler(() => {});
-    const deletes: string[] = [];
-    const adds: string[] = [];
-    informer.addEventHandler({
-      onAdd: (c) => void adds.push(c.metadata?.name ?? ''),
-      onDelete: (c) => void deletes.push(c instanceof DeletedFinalStateUnknown ? `tombstone ${c.key}` : `delete default/${c.metadata?.name ?? ''}`),
-    });
-    const running = informer.run({ signal: stop.signal });
     assert.equal(await waitForCacheSync(stop.signal, () => informer.hasSynced()), true);
-    await converged({ server, cs, informer, lw, deletes, adds, stop, running });
-    await fn({ server, cs, informer, lw, deletes, adds, stop, running });
-    stop.abort();
-    await running;
+    const h: Harness = { env, subject, informer, lw, deletes, adds };
+    await converged(h);
+    await fn(h);
   } finally {
     stop.abort();
-    await server.stop();
+    await running;
   }
 }
 
-const cms = (h: Harness) => h.cs.coreV1().configMaps('default');
-
-test('informer e2e: initial sync by watch-list, then live changes', async () => {
-  await withInformer(async (h) => {
-    assert.equal(h.lw.watches[0]?.sendInitialEvents, true);
-    assert.equal(h.lw.lists.length, 0);
-    await cms(h).create({ metadata: { name: 'new' } });
-    await cms(h).delete('cm-0');
-    await cms(h).update({ metadata: { name: 'cm-1' }, data: { v: '1' } });
+e2eTest('informer e2e: initial sync by watch-list where the server streams lists, by LIST after the fallback where it does not; then live changes', async (env) => {
+  await withInformer(env, async (h) => {
+    assert.equal(h.lw.watches[0]?.sendInitialEvents, true, 'the first request is a watch-list');
+    if (env.has(Capability.WatchList)) {
+      assert.equal(h.lw.lists.length, 0);
+    } else {
+      // A server without the WatchList feature refuses the watch-list (1.24: 422): the reflector falls back to LIST.
+      assert.deepEqual(h.lw.lists[0], { resourceVersion: '0', limit: 500 });
+    }
+    const cms = h.subject.client;
+    await cms.create({ metadata: { name: 'new' } });
+    await cms.delete('obj-0');
+    await cms.update({ metadata: { name: 'obj-1' }, data: { v: '1' } } as ConfigMap);
     await converged(h);
-    assert.ok(h.deletes.includes('delete default/cm-0'));
+    assert.ok(h.deletes.includes('delete obj-0'));
   });
 });
 
-test('informer e2e: initial sync by LIST when watch-list is off', async () => {
+e2eTest('informer e2e: initial sync by LIST when watch-list is off', async (env) => {
   await withInformer(
+    env,
     async (h) => {
       assert.deepEqual(h.lw.lists[0], { resourceVersion: '0', limit: 500 });
-      await cms(h).create({ metadata: { name: 'new' } });
+      await h.subject.client.create({ metadata: { name: 'new' } });
       await converged(h);
     },
     { useWatchList: false },
   );
 });
 
-test('informer e2e: the server closes the watch; the informer resumes without relisting', async () => {
-  await withInformer(async (h) => {
+e2eTest('informer e2e: the server ends the watch (timeoutSeconds); the informer resumes without relisting', async (env) => {
+  await withInformer(
+    env,
+    async (h) => {
+      const lists = h.lw.lists.length;
+      const watches = h.lw.watches.length;
+      await until('a new watch', () => h.lw.watches.length > watches);
+      await h.subject.client.create({ metadata: { name: 'after-close' } });
+      await until('another new watch', () => h.lw.watches.length > watches + 1);
+      await h.subject.client.create({ metadata: { name: 'after-second-close' } });
+      await converged(h);
+      assert.equal(h.lw.lists.length, lists);
+      assert.deepEqual(
+        h.lw.watches.slice(watches).map((w) => w.sendInitialEvents),
+        h.lw.watches.slice(watches).map(() => undefined),
+        'plain watches resumed from the last resourceVersion, no watch-list relist',
+      );
+      assert.ok(h.adds.includes('after-close') && h.adds.includes('after-second-close'));
+    },
+    // Two seconds: a watch that ends within a second with no event counts as failed (client-go's
+    // "very short watch"), and that makes the reflector relist.
+    { watchTimeoutSeconds: 2 },
+  );
+});
+
+e2eTest('informer e2e: the server closes the watch at once; the informer resumes without relisting', { needs: [Capability.Faults] }, async (env) => {
+  await withInformer(env, async (h) => {
     const lists = h.lw.lists.length;
     const watches = h.lw.watches.length;
-    h.server.faults.closeWatches('configmaps');
-    await cms(h).create({ metadata: { name: 'after-close' } });
+    env.faults.closeWatches('configmaps');
+    await h.subject.client.create({ metadata: { name: 'after-close' } });
     await until('a new watch', () => h.lw.watches.length > watches);
     await converged(h);
     assert.equal(h.lw.lists.length, lists);
   });
 });
 
-test('informer e2e: a watch cut in the middle of an event is resumed and the event is not lost', async () => {
-  await withInformer(async (h) => {
-    h.server.faults.cutNextWatchEvent('configmaps');
-    await cms(h).create({ metadata: { name: 'cut' } });
-    await cms(h).create({ metadata: { name: 'after-cut' } });
+e2eTest('informer e2e: a watch cut in the middle of an event is resumed and the event is not lost', { needs: [Capability.Faults] }, async (env) => {
+  await withInformer(env, async (h) => {
+    env.faults.cutNextWatchEvent('configmaps');
+    await h.subject.client.create({ metadata: { name: 'cut' } });
+    await h.subject.client.create({ metadata: { name: 'after-cut' } });
     await converged(h);
     assert.ok(h.adds.includes('cut') && h.adds.includes('after-cut'));
   });
 });
 
-test('informer e2e: 410 after compaction while objects were deleted; the handler sees those deletes', async () => {
-  await withInformer(async (h) => {
-    const release = h.lw.holdWatches();
-    const watches = h.lw.watches.length;
-    h.server.faults.closeWatches('configmaps');
-    await until('the informer to re-watch', () => h.lw.watches.length > watches);
-    // While the informer is disconnected: deletions it will never see as events, then compaction.
-    await cms(h).delete('cm-2');
-    await cms(h).delete('cm-3');
-    await cms(h).create({ metadata: { name: 'while-away' } });
-    h.server.faults.compact();
-    release();
-    await converged(h);
-    assert.ok(h.deletes.includes('tombstone default/cm-2'), h.deletes.join());
-    assert.ok(h.deletes.includes('tombstone default/cm-3'), h.deletes.join());
-    assert.ok(h.adds.includes('while-away'));
-  });
+e2eTest('informer e2e: a watch resumed after etcd compaction gets 410; the informer relists, converges and reports the deletes it missed', async (env) => {
+  await withInformer(
+    env,
+    async (h) => {
+      // The server ends the watch after two seconds; the informer's next watch (a plain resume from
+      // the last resourceVersion) is held back.
+      const release = h.lw.holdWatches();
+      const watches = h.lw.watches.length;
+      await until('the informer to re-watch', () => h.lw.watches.length > watches);
+      const resumed = h.lw.watches[watches]!;
+      assert.equal(resumed.sendInitialEvents, undefined);
+      const resumeFrom = resumed.resourceVersion!;
+      const lists = h.lw.lists.length;
+      // While it is disconnected: deletions it will never see as events, then compaction past them.
+      await h.subject.client.delete('obj-2');
+      await h.subject.client.delete('obj-3');
+      await h.subject.client.create(h.subject.make('while-away'));
+      await env.waitForCompaction(resumeFrom);
+      release();
+      await converged(h);
+      // The relist is a watch-list where the server streams lists, a LIST where it does not.
+      const relists = h.lw.lists.length - lists + h.lw.watches.slice(watches + 1).filter((w) => w.sendInitialEvents === true).length;
+      assert.ok(relists > 0, 'the 410 made the informer relist');
+      assert.ok(h.deletes.includes(`tombstone ${env.namespace}/obj-2`), h.deletes.join());
+      assert.ok(h.deletes.includes(`tombstone ${env.namespace}/obj-3`), h.deletes.join());
+      assert.ok(h.adds.includes('while-away'));
+    },
+    { subject: events, watchTimeoutSeconds: 2 },
+  );
 });
 
-test('informer e2e: a 429 storm on watch is retried with backoff without relisting', async () => {
-  await withInformer(async (h) => {
+e2eTest('informer e2e: a 429 storm on watch is retried with backoff without relisting', { needs: [Capability.Faults] }, async (env) => {
+  await withInformer(env, async (h) => {
     const lists = h.lw.lists.length;
     const watches = h.lw.watches.length;
-    h.server.faults.failNext({ verb: 'watch', resource: 'configmaps', status: 429, count: 5, retryAfterSeconds: 0 });
-    h.server.faults.closeWatches('configmaps');
-    await cms(h).create({ metadata: { name: 'after-storm' } });
+    env.faults.failNext({ verb: 'watch', resource: 'configmaps', status: 429, count: 5, retryAfterSeconds: 0 });
+    env.faults.closeWatches('configmaps');
+    await h.subject.client.create({ metadata: { name: 'after-storm' } });
     await converged(h);
     assert.ok(h.lw.watches.length >= watches + 6, `${h.lw.watches.length - watches} watch attempts`);
     assert.equal(h.lw.lists.length, lists);
   });
 });
 
-test('informer e2e: the server restarts; the informer reconnects and catches up', async () => {
-  await withInformer(async (h) => {
-    await h.server.faults.restart();
-    await cms(h).create({ metadata: { name: 'after-restart' } });
-    await cms(h).delete('cm-4');
+e2eTest('informer e2e: the server restarts; the informer reconnects and catches up', { needs: [Capability.Faults] }, async (env) => {
+  await withInformer(env, async (h) => {
+    await env.faults.restart();
+    await h.subject.client.create({ metadata: { name: 'after-restart' } });
+    await h.subject.client.delete('obj-4');
     await converged(h);
-    assert.ok(h.deletes.includes('delete default/cm-4') || h.deletes.includes('tombstone default/cm-4'));
+    assert.ok(h.deletes.includes('delete obj-4') || h.deletes.includes(`tombstone ${env.namespace}/obj-4`));
   });
 });

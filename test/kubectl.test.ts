@@ -1,17 +1,19 @@
 /**
- * A client we did not write — kubectl — against the embedded API server: discovery, tables, YAML/JSON
- * output, watch, create, server-side apply (with conflicts), every patch type, label and delete.
+ * A client we did not write — kubectl — against either backend (test/support/backend.ts):
+ * discovery, tables, YAML/JSON output, watch, create, server-side apply (with conflicts), every patch
+ * type, label and delete. Each test runs kubectl with a kubeconfig whose context namespace is the
+ * test's own.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { startApiServer, type ApiServer } from '../src/testing/index.ts';
-import { call, type Json } from './apiserver-helpers.ts';
+import { PatchType } from '../src/apimachinery/options.ts';
+import { Capability, e2eTest, type E2eEnv, type E2eTestOptions } from './support/backend.ts';
+import type { Json } from './apiserver-helpers.ts';
 
 const run = promisify(execFile);
 
@@ -29,39 +31,44 @@ async function findKubectl(): Promise<string | undefined> {
 }
 
 const kubectl = await findKubectl();
-let server: ApiServer;
-let dir: string;
-let env: NodeJS.ProcessEnv;
+const noKubectl = 'kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)';
 
-before(async () => {
-  if (kubectl === undefined) return;
-  server = await startApiServer();
-  dir = await mkdtemp(join(tmpdir(), 'kubeloom-kubectl-'));
-  await server.writeKubeconfig(join(dir, 'kubeconfig'));
-  env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
-});
-
-after(async () => {
-  if (kubectl === undefined) return;
-  await server.stop();
-  await rm(dir, { recursive: true, force: true });
-});
-
-/** Runs kubectl; resolves with its output even when it exits non-zero. */
-async function k(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(kubectl!, [...args, '--cache-dir', join(dir, 'cache')], { env, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
+interface Kubectl {
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  /** Runs kubectl; resolves with its output even when it exits non-zero. */
+  k: (...args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Runs kubectl and asserts it succeeded; resolves with its standard output. */
+  ok: (...args: string[]) => Promise<string>;
 }
 
-async function ok(...args: string[]): Promise<string> {
-  const r = await k(...args);
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
+async function kubectlFor(e2e: E2eEnv, kubeconfig?: string): Promise<Kubectl> {
+  const dir = await e2e.tmpDir();
+  const env = { ...process.env, KUBECONFIG: kubeconfig ?? (await e2e.kubeconfig()), HOME: dir };
+  const k = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+    try {
+      const { stdout, stderr } = await run(kubectl!, [...args, '--cache-dir', join(dir, 'cache')], { env, timeout: 60_000 });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code?: number; stdout?: string; stderr?: string };
+      return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    }
+  };
+  const ok = async (...args: string[]): Promise<string> => {
+    const r = await k(...args);
+    assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
+    return r.stdout;
+  };
+  return { dir, env, k, ok };
+}
+
+/** A kubectl test on the backend; reported as skipped where kubectl is not installed. */
+function kubectlTest(name: string, options: E2eTestOptions, fn: (e2e: E2eEnv, kc: Kubectl) => Promise<void>): void {
+  if (kubectl === undefined) {
+    test(name, { skip: noKubectl }, () => {});
+    return;
+  }
+  e2eTest(name, options, async (e2e) => fn(e2e, await kubectlFor(e2e)));
 }
 
 const podYaml = `apiVersion: v1
@@ -95,8 +102,7 @@ spec:
 `;
 }
 
-test('kubectl api-resources lists the served resources', async (t) => {
-  if (kubectl === undefined) return t.skip('kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)');
+kubectlTest('kubectl api-resources lists the served resources', {}, async (_e2e, { ok }) => {
   const out = await ok('api-resources');
   const rows = out.split('\n').map((l) => l.split(/\s+/));
   assert.deepEqual(rows.find((r) => r[0] === 'deployments'), ['deployments', 'deploy', 'apps/v1', 'true', 'Deployment']);
@@ -104,8 +110,8 @@ test('kubectl api-resources lists the served resources', async (t) => {
   assert.ok(rows.some((r) => r[0] === 'leases' && r[1] === 'coordination.k8s.io/v1'));
 });
 
-test('kubectl create -f, get (table, -o yaml, -o json), label, patch (json, merge, strategic), delete', async (t) => {
-  if (kubectl === undefined) return t.skip('kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)');
+kubectlTest('kubectl create -f, get (table, -o yaml, -o json), label, patch (json, merge, strategic), delete', {}, async (e2e, { dir, k, ok }) => {
+  const pods = e2e.cs.coreV1().pods(e2e.namespace);
   const file = join(dir, 'pod.yaml');
   await writeFile(file, podYaml);
   assert.equal(await ok('create', '-f', file), 'pod/web created\n');
@@ -124,11 +130,11 @@ test('kubectl create -f, get (table, -o yaml, -o json), label, patch (json, merg
   assert.equal(await ok('patch', 'pod', 'web', '--type', 'json', '-p', '[{"op":"add","path":"/metadata/annotations","value":{"a":"1"}}]'), 'pod/web patched\n');
   assert.equal(await ok('patch', 'pod', 'web', '--type', 'merge', '-p', '{"metadata":{"annotations":{"b":"2"}}}'), 'pod/web patched\n');
   assert.equal(await ok('patch', 'pod', 'web', '--type', 'strategic', '-p', '{"spec":{"containers":[{"name":"nginx","image":"nginx:1.26"}]}}'), 'pod/web patched\n');
-  const patched = (await call(server, 'GET', '/api/v1/namespaces/default/pods/web')).body;
-  assert.deepEqual(patched.metadata.labels, { app: 'web', tier: 'front' });
-  assert.deepEqual(patched.metadata.annotations, { a: '1', b: '2' });
+  const patched = await pods.get('web');
+  assert.deepEqual(patched.metadata?.labels, { app: 'web', tier: 'front' });
+  assert.deepEqual(patched.metadata?.annotations, { a: '1', b: '2' });
   assert.deepEqual(
-    patched.spec.containers.map((c: Json) => `${c.name}=${c.image}`),
+    patched.spec?.containers.map((c) => `${c.name}=${c.image}`),
     ['nginx=nginx:1.26'],
   );
   const failed = await k('patch', 'pod', 'web', '--type', 'json', '-p', '[{"op":"test","path":"/metadata/name","value":"other"}]');
@@ -141,31 +147,30 @@ test('kubectl create -f, get (table, -o yaml, -o json), label, patch (json, merg
   assert.match(gone.stderr, /Error from server \(NotFound\): pods "web" not found/);
 });
 
-test('kubectl apply --server-side: create, conflict with another manager, --force-conflicts; kubectl scale', async (t) => {
-  if (kubectl === undefined) return t.skip('kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)');
+kubectlTest('kubectl apply --server-side: create, conflict with another manager, --force-conflicts; kubectl scale', {}, async (e2e, { dir, k, ok }) => {
+  const deployments = e2e.cs.appsV1().deployments(e2e.namespace);
   const file = join(dir, 'deploy.yaml');
   await writeFile(file, deploymentYaml(2));
   assert.equal(await ok('apply', '--server-side', '-f', file), 'deployment.apps/api serverside-applied\n');
+  // No controller runs the deployment here (none on the embedded server, no kube-controller-manager on the test cluster).
   assert.match((await ok('get', 'deployments')).split('\n')[1]!, /^api\s+0\/2\s+0\s+0\s+\d+s$/);
   await writeFile(file, deploymentYaml(3));
   const conflict = await k('apply', '--server-side', '--field-manager', 'other', '-f', file);
   assert.notEqual(conflict.code, 0);
   assert.match(conflict.stderr, /Apply failed with 1 conflict: conflict with "kubectl": \.spec\.replicas/);
   assert.equal(await ok('apply', '--server-side', '--field-manager', 'other', '--force-conflicts', '-f', file), 'deployment.apps/api serverside-applied\n');
-  const deploy = (await call(server, 'GET', '/apis/apps/v1/namespaces/default/deployments/api')).body;
-  assert.equal(deploy.spec.replicas, 3);
+  const deploy = await deployments.get('api');
+  assert.equal(deploy.spec?.replicas, 3);
   assert.equal(await ok('scale', 'deployment', 'api', '--replicas', '5'), 'deployment.apps/api scaled\n');
-  assert.equal((await call(server, 'GET', '/apis/apps/v1/namespaces/default/deployments/api')).body.spec.replicas, 5);
-  assert.deepEqual(
-    deploy.metadata.managedFields.map((m: Json) => `${m.manager}/${m.operation}`).sort(),
-    ['kubectl/Apply', 'other/Apply'],
-  );
+  assert.equal((await deployments.get('api')).spec?.replicas, 5);
+  assert.deepEqual(deploy.metadata?.managedFields?.map((m) => `${m.manager}/${m.operation}`).sort(), ['kubectl/Apply', 'other/Apply']);
 });
 
-test('kubectl get -w prints the table, then a row per change', async (t) => {
-  if (kubectl === undefined) return t.skip('kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)');
-  await call(server, 'POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched' }, data: { a: '1' } } });
-  const child = spawn(kubectl!, ['get', 'configmaps', '-w', '--cache-dir', join(dir, 'cache')], { env });
+kubectlTest('kubectl get -w prints the table, then a row per change', {}, async (e2e, { env }) => {
+  const cms = e2e.cs.coreV1().configMaps(e2e.namespace);
+  await cms.create({ metadata: { name: 'watched' }, data: { a: '1' } });
+  const child = spawn(kubectl!, ['get', 'configmaps', '-w', '--cache-dir', join(env.HOME!, 'cache')], { env });
+  e2e.defer(() => void child.kill('SIGTERM'));
   const lines: string[] = [];
   let buffered = '';
   const waiters: Array<() => void> = [];
@@ -179,34 +184,35 @@ test('kubectl get -w prints the table, then a row per change', async (t) => {
     }
     for (const w of waiters.splice(0)) w();
   });
-  const waitLines = async (n: number): Promise<void> => {
-    while (lines.length < n) await new Promise<void>((resolve) => waiters.push(resolve));
+  /** Waits for a line matching `pattern` after index `from`; resolves with its index. */
+  const waitLine = async (pattern: RegExp, from = 0): Promise<number> => {
+    for (;;) {
+      const i = lines.findIndex((l, j) => j >= from && pattern.test(l));
+      if (i >= 0) return i;
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
   };
-  try {
-    await waitLines(2);
-    assert.match(lines[0]!, /^NAME\s+DATA\s+AGE$/);
-    assert.match(lines[1]!, /^watched\s+1\s+\d+s$/);
-    const r = await call(server, 'PATCH', '/api/v1/namespaces/default/configmaps/watched', { body: { data: { a: '1', b: '2' } }, contentType: 'application/merge-patch+json' });
-    assert.equal(r.status, 200);
-    await waitLines(3);
-    assert.match(lines[2]!, /^watched\s+2\s+\d+s$/);
-  } finally {
-    child.kill('SIGTERM');
-  }
+  assert.match(lines[await waitLine(/./)]!, /^NAME\s+DATA\s+AGE$/);
+  // (A cluster with kube-controller-manager also lists kube-root-ca.crt.)
+  const listed = await waitLine(/^watched\s/);
+  assert.match(lines[listed]!, /^watched\s+1\s+\d+s$/);
+  await cms.patch('watched', PatchType.Merge, { data: { a: '1', b: '2' } });
+  assert.match(lines[await waitLine(/^watched\s/, listed + 1)]!, /^watched\s+2\s+\d+s$/);
 });
 
-test('kubectl create of a CustomResourceDefinition, then of a custom resource', async (t) => {
-  if (kubectl === undefined) return t.skip('kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)');
+kubectlTest('kubectl create of a CustomResourceDefinition, then of a custom resource', {}, async (e2e, { dir, ok }) => {
+  const sfx = e2e.suffix;
+  const group = `${sfx}.example.com`;
   const crd = join(dir, 'crd.yaml');
   await writeFile(
     crd,
     `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
-metadata: {name: gizmos.example.com}
+metadata: {name: gizmos.${group}}
 spec:
-  group: example.com
+  group: ${group}
   scope: Namespaced
-  names: {plural: gizmos, singular: gizmo, kind: Gizmo, shortNames: [gz]}
+  names: {plural: gizmos, singular: gizmo, kind: Gizmo, shortNames: [gz${sfx}]}
   versions:
   - name: v1
     served: true
@@ -214,53 +220,47 @@ spec:
     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
 `,
   );
-  assert.equal(await ok('create', '-f', crd), 'customresourcedefinition.apiextensions.k8s.io/gizmos.example.com created\n');
+  assert.equal(await ok('create', '-f', crd), `customresourcedefinition.apiextensions.k8s.io/gizmos.${group} created\n`);
+  // A real apiserver serves the new resource a moment after accepting the CRD.
+  await e2e.adoptCrd(`gizmos.${group}`);
   const cr = join(dir, 'cr.yaml');
-  await writeFile(cr, 'apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g1}\nspec: {size: 3}\n');
-  assert.equal(await ok('create', '-f', cr), 'gizmo.example.com/g1 created\n');
-  assert.match((await ok('get', 'gz')).split('\n')[1]!, /^g1\s+\d+s$/);
-  assert.equal(await ok('delete', '-f', cr), 'gizmo.example.com "g1" deleted\n');
+  await writeFile(cr, `apiVersion: ${group}/v1\nkind: Gizmo\nmetadata: {name: g1}\nspec: {size: 3}\n`);
+  assert.equal(await ok('create', '-f', cr), `gizmo.${group}/g1 created\n`);
+  assert.match((await ok('get', `gz${sfx}`)).split('\n')[1]!, /^g1\s+\d+s$/);
+  assert.equal(await ok('delete', '-f', cr), `gizmo.${group} "g1" deleted\n`);
 });
 
-test('kubectl over TLS with a bearer token, using the kubeconfig as written', async (t) => {
-  if (kubectl === undefined) return t.skip('kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)');
-  const secure = await startApiServer({ tls: true, token: 'kubectl-token' });
-  try {
-    const path = join(dir, 'tls-kubeconfig');
-    await secure.writeKubeconfig(path);
-    const { stdout } = await run(kubectl!, ['get', 'namespaces', '-o', 'name', '--cache-dir', join(dir, 'cache-tls')], { env: { ...env, KUBECONFIG: path }, timeout: 60_000 });
-    assert.deepEqual(stdout.trim().split('\n'), ['namespace/default', 'namespace/kube-node-lease', 'namespace/kube-public', 'namespace/kube-system']);
-    // Without the token the server refuses.
-    await writeFile(path, secure.kubeconfig.replace(/token: .*/, 'token: wrong'));
-    const denied = await run(kubectl!, ['get', 'namespaces', '--cache-dir', join(dir, 'cache-tls2')], { env: { ...env, KUBECONFIG: path }, timeout: 60_000 }).then(
-      () => '',
-      (err: { stderr?: string }) => err.stderr ?? 'failed',
-    );
-    assert.match(denied, /Unauthorized|must be logged in/);
-  } finally {
-    await secure.stop();
-  }
+kubectlTest('kubectl over TLS with a bearer token, using the kubeconfig as written', { tls: true, token: true }, async (e2e, { dir, env, k }) => {
+  const list = await k('get', 'namespaces', '-o', 'name');
+  assert.equal(list.code, 0, list.stderr);
+  const names = list.stdout.trim().split('\n');
+  for (const n of ['default', 'kube-node-lease', 'kube-public', 'kube-system', e2e.namespace]) assert.ok(names.includes(`namespace/${n}`), n);
+  // Without the token the server refuses.
+  const path = join(dir, 'wrong-token');
+  await writeFile(path, (await readFile(env.KUBECONFIG!, 'utf8')).replace(/token: .*/, 'token: wrong'));
+  const denied = await run(kubectl!, ['get', 'namespaces', '--cache-dir', join(dir, 'cache-denied')], { env: { ...env, KUBECONFIG: path }, timeout: 60_000 }).then(
+    () => '',
+    (err: { stderr?: string }) => err.stderr ?? 'failed',
+  );
+  assert.match(denied, /Unauthorized|must be logged in/);
 });
 
-test('kubectl logs reads the lines set with setPodLogs', async (t) => {
-  if (kubectl === undefined) return t.skip('kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)');
-  const r = await call(server, 'POST', '/api/v1/namespaces/default/pods', {
-    body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'chatty' }, spec: { containers: [{ name: 'main', image: 'busybox' }] } },
-  });
-  assert.equal(r.status, 201);
-  server.setPodLogs('default', 'chatty', ['hello', 'world'], 'main');
+kubectlTest('kubectl logs reads the lines set with setPodLogs', { needs: [Capability.PodLogs] }, async (e2e, { ok }) => {
+  await e2e.cs.coreV1().pods(e2e.namespace).create({ metadata: { name: 'chatty' }, spec: { containers: [{ name: 'main', image: 'busybox' }] } });
+  e2e.embedded!.setPodLogs(e2e.namespace, 'chatty', ['hello', 'world'], 'main');
   assert.equal(await ok('logs', 'chatty'), 'hello\nworld\n');
   assert.equal(await ok('logs', 'chatty', '-c', 'main', '--tail', '1'), 'world\n');
 });
 
-test('kubectl create namespace/configmap/secret/serviceaccount (protobuf request bodies)', async (t) => {
-  if (kubectl === undefined) return t.skip('kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)');
-  assert.equal(await ok('create', 'namespace', 'team'), 'namespace/team created\n');
-  assert.equal(await ok('create', 'configmap', 'settings', '--from-literal=a=1', '--from-literal=b=2', '-n', 'team'), 'configmap/settings created\n');
-  assert.equal(await ok('create', 'secret', 'generic', 'creds', '--from-literal=password=hunter2', '-n', 'team'), 'secret/creds created\n');
-  assert.equal(await ok('create', 'serviceaccount', 'robot', '-n', 'team'), 'serviceaccount/robot created\n');
-  assert.deepEqual((await call(server, 'GET', '/api/v1/namespaces/team/configmaps/settings')).body.data, { a: '1', b: '2' });
-  const secret = (await call(server, 'GET', '/api/v1/namespaces/team/secrets/creds')).body;
-  assert.deepEqual([secret.type, Buffer.from(secret.data.password, 'base64').toString()], ['Opaque', 'hunter2']);
-  assert.equal((await call(server, 'GET', '/api/v1/namespaces/team/serviceaccounts/robot')).status, 200);
+kubectlTest('kubectl create namespace/configmap/secret/serviceaccount (protobuf request bodies)', {}, async (e2e, { ok }) => {
+  const team = e2e.uniqueName('kl-e2e-team');
+  e2e.adoptNamespace(team);
+  assert.equal(await ok('create', 'namespace', team), `namespace/${team} created\n`);
+  assert.equal(await ok('create', 'configmap', 'settings', '--from-literal=a=1', '--from-literal=b=2', '-n', team), 'configmap/settings created\n');
+  assert.equal(await ok('create', 'secret', 'generic', 'creds', '--from-literal=password=hunter2', '-n', team), 'secret/creds created\n');
+  assert.equal(await ok('create', 'serviceaccount', 'robot', '-n', team), 'serviceaccount/robot created\n');
+  assert.deepEqual((await e2e.cs.coreV1().configMaps(team).get('settings')).data, { a: '1', b: '2' });
+  const secret = await e2e.cs.coreV1().secrets(team).get('creds');
+  assert.deepEqual([secret.type, Buffer.from(secret.data!['password']!, 'base64').toString()], ['Opaque', 'hunter2']);
+  assert.equal((await e2e.cs.coreV1().serviceAccounts(team).get('robot')).metadata?.name, 'robot');
 });

@@ -17,13 +17,13 @@ import { SharedIndexInformer, newListWatchFromClient } from '../src/tools/cache/
 import { startApiServer } from '../src/testing/index.ts';
 
 /** Everything written to the console while `fn` runs. */
-async function captureConsole(fn: () => Promise<void>): Promise<string> {
+async function captureConsole(fn: (lines: readonly string[]) => Promise<void>): Promise<string> {
   const lines: string[] = [];
   const methods = ['log', 'info', 'warn', 'error', 'debug'] as const;
   const saved = methods.map((m) => Object.getOwnPropertyDescriptor(console, m)!);
   for (const m of methods) console[m] = (...args: unknown[]) => void lines.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 8 }))).join(' '));
   try {
-    await fn();
+    await fn(lines);
   } finally {
     methods.forEach((m, i) => Object.defineProperty(console, m, saved[i]!));
   }
@@ -46,7 +46,7 @@ test('a rejected bearer token appears in no error, no log line and no printed cl
   const server = await startApiServer({ token: 'right-token' });
   const cs = newClientset({ host: server.url, bearerToken: 'wrong-SECRET-token', qps: -1 });
   try {
-    const logs = await captureConsole(async () => {
+    const logs = await captureConsole(async (lines) => {
       const err = await cs.coreV1().configMaps('default').get('x').then(() => undefined, (e: unknown) => e);
       assert.ok(isUnauthorized(err));
       assert.doesNotMatch(shown(err), /SECRET/);
@@ -54,7 +54,8 @@ test('a rejected bearer token appears in no error, no log line and no printed cl
       const informer = new SharedIndexInformer<ConfigMap>(newListWatchFromClient(cs.coreV1().configMaps('default')), { reflector: { backoffManager: { nextDelay: () => 20 } } });
       const stop = new AbortController();
       const running = informer.run({ signal: stop.signal });
-      await new Promise((r) => setTimeout(r, 150));
+      // Until the failed list has been logged (however loaded the machine is), not a fixed time.
+      for (let i = 0; i < 3000 && !lines.some((l) => /Unauthorized|401/.test(l)); i++) await new Promise((r) => setTimeout(r, 10));
       stop.abort();
       await running;
     });

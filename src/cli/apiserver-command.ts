@@ -1,12 +1,14 @@
 /**
- * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]`: runs the
+ * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
+ * [--pod-handlers MODULE] [--compaction-interval D]`: runs the
  * embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL once it is ready.
  */
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
 import { startApiServer, loadPodHandlers, type PodHandlers } from '../testing/index.ts';
 
-const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH] [--pod-handlers MODULE]
+const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
+                          [--pod-handlers MODULE] [--compaction-interval D]
 
 Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted.
   --port N                  port to listen on (default 0: any free port)
@@ -20,7 +22,17 @@ Runs an embedded Kubernetes API server on loopback (data kept in memory) until i
   --write-kubeconfig PATH   write a kubeconfig for the server to PATH (mode 0600)
   --pod-handlers MODULE     serve pods/exec, attach and portforward with the module's default export
                             (PodHandlers: see docs/remotecommand.md)
+  --compaction-interval D   compact the watch history every D (e.g. 10s, 5m), as kube-apiserver's
+                            --etcd-compaction-interval; default: never (old resourceVersions stay valid)
 `;
+
+/** A duration such as 500ms, 10s or 5m, in milliseconds; undefined when malformed or not positive. */
+function parseDuration(text: string): number | undefined {
+  const m = /^(\d+)(ms|s|m|h)$/.exec(text);
+  if (m === null) return undefined;
+  const ms = Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
+  return ms > 0 ? ms : undefined;
+}
 
 /** The `apiserver` subcommand. */
 export const apiserverCommand: Command = {
@@ -38,6 +50,7 @@ export const apiserverCommand: Command = {
           rbac: { type: 'boolean' },
           'write-kubeconfig': { type: 'string' },
           'pod-handlers': { type: 'string' },
+          'compaction-interval': { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
         strict: true,
@@ -55,6 +68,12 @@ export const apiserverCommand: Command = {
       process.stderr.write(`kubeloom apiserver: invalid --port ${values.port}\n`);
       return 2;
     }
+    const compaction = values['compaction-interval'];
+    const compactionIntervalMs = compaction === undefined ? 0 : parseDuration(compaction);
+    if (compactionIntervalMs === undefined) {
+      process.stderr.write(`kubeloom apiserver: invalid --compaction-interval ${compaction}: want a duration such as 10s or 5m\n`);
+      return 2;
+    }
     let podHandlers: PodHandlers | undefined;
     if (values['pod-handlers'] !== undefined) {
       try {
@@ -67,6 +86,7 @@ export const apiserverCommand: Command = {
     const server = await startApiServer({
       ...(podHandlers === undefined ? {} : { podHandlers }),
       port,
+      compactionIntervalMs,
       ...(values.host === undefined ? {} : { host: values.host }),
       tls: values.tls === true,
       ...(values.token === undefined ? {} : { token: values.token }),

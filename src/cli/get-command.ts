@@ -89,7 +89,6 @@ export async function runGet(args: string[], io: GetIo): Promise<number> {
   const clock = io.clock ?? realClock;
   const watch = values.watch === true;
   let rest: RestClient | undefined;
-  let discoveryRest: RestClient | undefined;
   try {
     const loadOptions: Parameters<typeof loadKubeConfig>[0] = {};
     if (values.kubeconfig !== undefined) loadOptions.path = values.kubeconfig;
@@ -97,13 +96,9 @@ export async function runGet(args: string[], io: GetIo): Promise<number> {
     if (io.env !== undefined) loadOptions.env = io.env;
     const kubeconfig = await loadKubeConfig(loadOptions);
     const contextOpt = values.context !== undefined ? { context: values.context } : {};
-    const config = await restConfigFrom(kubeconfig, contextOpt);
-    const warningHandler = { handleWarning: (w: { text: string }) => io.stderr(`Warning: ${w.text}\n`) };
-    rest = new RestClient(config, { warningHandler });
-    // Discovery reads one document per group/version: kubectl gives it its own, higher limits
-    // (--discovery-burst 300, --discovery-qps 50 in kubectl/pkg/cmd/cmd.go) so a cold start is not throttled.
-    discoveryRest = new RestClient({ ...config, qps: 50, burst: 300 }, { warningHandler });
-    const mapping = await new RestMapper(new DiscoveryClient(discoveryRest)).resourceFor({ resource: resourceArg });
+    rest = new RestClient(await restConfigFrom(kubeconfig, contextOpt), { warningHandler: { handleWarning: (w) => io.stderr(`Warning: ${w.text}\n`) } });
+    // (Discovery runs with its own burst: one request per group version without aggregated discovery.)
+    const mapping = await new RestMapper(new DiscoveryClient(rest)).resourceFor({ resource: resourceArg });
     const allNamespaces = values['all-namespaces'] === true && nameArg === undefined;
     const namespace = mapping.namespaced && !allNamespaces ? (values.namespace ?? namespaceOf(kubeconfig, contextOpt)) : '';
     const location: ResourceLocation = { group: mapping.resource.group, version: mapping.resource.version, resource: mapping.resource.resource, namespace };
@@ -115,13 +110,12 @@ export async function runGet(args: string[], io: GetIo): Promise<number> {
     // Human-readable output asks the server for a Table (kubectl's Accept header); a server that
     // answers with plain objects gets the client-side columns.
     const human = output === '' || output === 'wide';
-    const apiVersion = mapping.resource.group === '' ? mapping.resource.version : `${mapping.resource.group}/${mapping.resource.version}`;
     const accept = human ? tableAccept : undefined;
     const printer = new TablePrinter({ pods: mapping.resource.group === '' && mapping.resource.resource === 'pods', wide: output === 'wide', withNamespace: allNamespaces, clock });
     const render = (body: Table | Unstructured | KubeList<Unstructured>, single: boolean): string => {
       if (isTable(body)) return printer.table(body);
       const list = body as KubeList<Unstructured>;
-      const items = 'items' in list ? completeListItems(list, apiVersion, mapping.groupVersionKind.kind).items : [body as Unstructured];
+      const items = 'items' in list ? completeListItems(list, true).items : [body as Unstructured];
       if (human) return printer.objects(items);
       if (output === 'name') return items.map((o) => `${qualifiedName(mapping, o)}\n`).join('');
       const document = single ? items[0] : { apiVersion: 'v1', kind: 'List', items, metadata: { resourceVersion: '' } };
@@ -171,7 +165,7 @@ export async function runGet(args: string[], io: GetIo): Promise<number> {
     io.stderr(`kubeloom get: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
-    await Promise.all([rest?.close(), discoveryRest?.close()]);
+    await rest?.close();
   }
 }
 

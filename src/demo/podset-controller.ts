@@ -83,6 +83,15 @@ export interface PodSetControllerCounts {
   statusUpdates: number;
 }
 
+/**
+ * The pod as an event's related object. Pods from the informer's initial LIST carry no kind (the API
+ * server leaves TypeMeta out of list items); client-go's recorder finds it in its scheme, this one
+ * needs it on the object.
+ */
+function relatedPod(pod: Pod): Pod {
+  return { ...pod, apiVersion: 'v1', kind: 'Pod' };
+}
+
 function isPodReady(pod: Pod): boolean {
   return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
@@ -349,7 +358,7 @@ export class PodSetController {
         { signal },
       );
       this.counts.podsReleased++;
-      this.#recorder?.eventf(ps, pod, 'Normal', 'SuccessfulRelease', 'Release', `Released pod: ${pod.metadata?.name ?? ''}`);
+      this.#recorder?.eventf(ps, relatedPod(pod), 'Normal', 'SuccessfulRelease', 'Release', `Released pod: ${pod.metadata?.name ?? ''}`);
     } catch (err) {
       // Gone or changed: nothing left to release, or the next sync sees the new state.
       if (isNotFound(err) || isInvalid(err)) return;
@@ -408,13 +417,13 @@ export class PodSetController {
           try {
             await client.delete(pod.metadata?.name ?? '', { signal });
             this.counts.podsDeleted++;
-            this.#recorder?.eventf(ps, pod, 'Normal', 'SuccessfulDelete', 'Delete', `Deleted pod: ${pod.metadata?.name ?? ''}`);
+            this.#recorder?.eventf(ps, relatedPod(pod), 'Normal', 'SuccessfulDelete', 'Delete', `Deleted pod: ${pod.metadata?.name ?? ''}`);
           } catch (err) {
             // This deletion will never be observed.
             this.expectations.deletionObservedOf(key, podKey);
             if (isNotFound(err)) return;
             firstError ??= err;
-            this.#recorder?.eventf(ps, pod, 'Warning', 'FailedDelete', 'Delete', `Error deleting: ${(err as Error).message}`);
+            this.#recorder?.eventf(ps, relatedPod(pod), 'Warning', 'FailedDelete', 'Delete', `Error deleting: ${(err as Error).message}`);
           }
         }),
       );
@@ -462,7 +471,7 @@ export class PodSetController {
           try {
             await client.delete(pod.metadata?.name ?? '', { signal });
             this.counts.podsDeleted++;
-            this.#recorder?.eventf(ps, pod, 'Normal', 'SuccessfulDelete', 'Delete', `Deleted pod: ${pod.metadata?.name ?? ''}`);
+            this.#recorder?.eventf(ps, relatedPod(pod), 'Normal', 'SuccessfulDelete', 'Delete', `Deleted pod: ${pod.metadata?.name ?? ''}`);
           } catch (err) {
             if (!isNotFound(err)) throw err;
           }

@@ -77,6 +77,6 @@ export class DynamicClient {
 
   /** The client of one resource (cluster-wide until `.namespace(ns)` is called). */
   resource(gvr: GroupVersionResource): NamespaceableResourceClient {
-    return new NamespaceableResourceClient<Unstructured>(this.rest, { group: gvr.group, version: gvr.version, resource: gvr.resource, namespaced: false });
+    return new NamespaceableResourceClient<Unstructured>(this.rest, { group: gvr.group, version: gvr.version, resource: gvr.resource, namespaced: false, unstructured: true });
   }
 }

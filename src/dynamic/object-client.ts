@@ -85,7 +85,7 @@ export class ObjectClient {
     }
     const mapping = await this.mapper.mappingForApiVersionKind(apiVersion, kind, options);
     const namespace = mapping.namespaced ? obj.metadata?.namespace || options?.namespace || this.defaultNamespace : '';
-    const client = new ResourceClient<Unstructured>(this.rest, { ...mapping.resource, kind, namespaced: mapping.namespaced, namespace });
+    const client = new ResourceClient<Unstructured>(this.rest, { ...mapping.resource, kind, namespaced: mapping.namespaced, namespace, unstructured: true });
     return { client, name: obj.metadata?.name ?? '', namespace };
   }
 

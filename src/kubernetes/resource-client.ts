@@ -44,6 +44,13 @@ export interface ResourceClientOptions {
     /** Accept header of list requests. */
     list: string;
   };
+  /**
+   * Decode lists as client-go's UnstructuredList does (dynamic clients): items that carry neither
+   * apiVersion nor kind get the list's apiVersion and its kind without the `List` suffix. Typed
+   * clients (the default, false) hand items out as the server sent them: kube-apiserver leaves
+   * TypeMeta out of the items of a built-in resource's list.
+   */
+  unstructured?: boolean;
 }
 
 /** A subresource selector accepted by the verbs that can address one (`status`, `scale`, ...). */
@@ -71,7 +78,10 @@ export type ApplyConfiguration<T> = {
 export interface ResourceInterface<T, A = ApplyConfiguration<T>> {
   /** Reads one object (GET). */
   get(name: string, options?: GetOptions & SubresourceOption): Promise<T>;
-  /** Lists objects (GET on the collection); list items always carry apiVersion and kind. */
+  /**
+   * Lists objects (GET on the collection). Items of built-in resources carry no apiVersion/kind unless
+   * the client is unstructured (see {@link ResourceClientOptions.unstructured}).
+   */
   list(options?: ListOptions): Promise<KubeList<T>>;
   /**
    * Watches the collection. Resolves once the server accepted the watch (200), rejects with a
@@ -104,21 +114,26 @@ function nameOfObject(obj: unknown, verb: string): string {
 }
 
 /**
- * Fills apiVersion and kind on list items that lack them (the API server omits them inside lists),
- * so LIST, GET and WATCH hand out the same shapes. Mutates and returns `list`. Missing or null items
- * mean an empty list; items that are not an array throw {@link ResponseDecodeError}, as decoding
- * fails in client-go (taking them for an empty list would make an informer drop its whole cache).
+ * Checks a decoded list's items: missing or null items mean an empty list; items that are not an array
+ * throw {@link ResponseDecodeError}, as decoding fails in client-go (taking them for an empty list would
+ * make an informer drop its whole cache). With `unstructured`, items lacking both apiVersion and kind
+ * get the list's (unstructuredJSONScheme.decodeToList in apimachinery
+ * `pkg/apis/meta/v1/unstructured/helpers.go`). Mutates and returns `list`.
  */
-export function completeListItems<T>(list: KubeList<T>, apiVersion: string | undefined, kind: string | undefined): KubeList<T> {
+export function completeListItems<T>(list: KubeList<T>, unstructured: boolean): KubeList<T> {
   const items: unknown = list.items;
   if (items === undefined || items === null) list.items = [];
-  else if (!Array.isArray(items)) throw new ResponseDecodeError(`${kind ?? 'object'} list: items is ${typeof items}, not an array`);
-  if (apiVersion === undefined || kind === undefined || kind === '') return list;
+  else if (!Array.isArray(items)) throw new ResponseDecodeError(`${list.kind ?? 'object'}: items is ${typeof items}, not an array`);
+  if (!unstructured) return list;
+  const apiVersion = list.apiVersion ?? '';
+  const kind = (list.kind ?? '').replace(/List$/, '');
   for (const item of list.items) {
     const o = item as KubeObject;
     if (o === null || typeof o !== 'object') continue;
-    if (o.kind === undefined) o.kind = kind;
-    if (o.apiVersion === undefined) o.apiVersion = apiVersion;
+    if ((o.kind === undefined || o.kind === '') && (o.apiVersion === undefined || o.apiVersion === '')) {
+      o.kind = kind;
+      o.apiVersion = apiVersion;
+    }
   }
   return list;
 }
@@ -143,6 +158,8 @@ export class ResourceClient<T, A = ApplyConfiguration<T>> implements ResourceInt
   readonly namespaced: boolean;
   /** The namespace requests go to; '' for cluster-scoped clients and all-namespace clients. */
   readonly targetNamespace: string;
+  /** Lists are decoded as unstructured lists (see {@link ResourceClientOptions.unstructured}). */
+  readonly unstructured: boolean;
   readonly #object: BuildOptions;
   readonly #list: BuildOptions;
 
@@ -154,13 +171,14 @@ export class ResourceClient<T, A = ApplyConfiguration<T>> implements ResourceInt
     this.kind = options.kind ?? '';
     this.namespaced = options.namespaced;
     this.targetNamespace = options.namespaced ? (options.namespace ?? '') : '';
+    this.unstructured = options.unstructured ?? false;
     this.#object = options.accept !== undefined ? { accept: options.accept.object } : {};
     this.#list = options.accept !== undefined ? { accept: options.accept.list } : {};
   }
 
   /** The same resource in another namespace ('' = all namespaces). */
   inNamespace(namespace: string): ResourceClient<T, A> {
-    const opts: ResourceClientOptions = { group: this.group, version: this.version, resource: this.resource, kind: this.kind, namespaced: this.namespaced, namespace };
+    const opts: ResourceClientOptions = { group: this.group, version: this.version, resource: this.resource, kind: this.kind, namespaced: this.namespaced, namespace, unstructured: this.unstructured };
     if (this.#object.accept !== undefined && this.#list.accept !== undefined) opts.accept = { object: this.#object.accept, list: this.#list.accept };
     return new ResourceClient<T, A>(this.rest, opts);
   }
@@ -191,8 +209,7 @@ export class ResourceClient<T, A = ApplyConfiguration<T>> implements ResourceInt
 
   async list(options: ListOptions = {}): Promise<KubeList<T>> {
     const list = await this.rest.json<KubeList<T>>(buildList(this.#loc(), options, this.#list), options);
-    const kind = list.kind?.endsWith('List') === true ? list.kind.slice(0, -4) : this.kind;
-    return completeListItems(list, list.apiVersion, kind);
+    return completeListItems(list, this.unstructured);
   }
 
   async watch(options: ListOptions = {}): Promise<WatchStream<T>> {

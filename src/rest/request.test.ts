@@ -110,10 +110,10 @@ test('delete sends DeleteOptions in the body; deleteCollection adds list options
   const loc = { group: '', version: 'v1', namespace: 'ns', resource: 'pods' };
   assert.deepEqual(buildDelete({ ...loc, name: 'p' }), { verb: 'DELETE', path: '/api/v1/namespaces/ns/pods/p', query: [], headers: { accept: 'application/json' }, target: { group: '', resource: 'pods', name: 'p' } });
   const d = buildDelete({ ...loc, name: 'p' }, { gracePeriodSeconds: 0, propagationPolicy: 'Foreground', preconditions: { uid: 'u1' }, dryRun: ['All'] });
-  assert.deepEqual(JSON.parse(d.body!), { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', gracePeriodSeconds: 0, preconditions: { uid: 'u1' }, propagationPolicy: 'Foreground', dryRun: ['All'] });
+  assert.deepEqual(JSON.parse(d.body!), { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: 'u1' }, propagationPolicy: 'Foreground', dryRun: ['All'] });
   assert.equal(d.headers['content-type'], 'application/json');
   const dc = buildDeleteCollection(loc, { propagationPolicy: 'Background' }, { labelSelector: 'app=x' });
   assert.equal(dc.path, '/api/v1/namespaces/ns/pods');
   assert.deepEqual(dc.query, [['labelSelector', 'app=x']]);
-  assert.deepEqual(JSON.parse(dc.body!), { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', propagationPolicy: 'Background' });
+  assert.deepEqual(JSON.parse(dc.body!), { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' });
 });

@@ -182,7 +182,13 @@ export function patchQuery(options: PatchOptions | ApplyOptions = {}): Array<[st
   return q.build();
 }
 
-/** The metav1.DeleteOptions body sent with DELETE requests (kind and apiVersion set, empty fields omitted). */
+/**
+ * The metav1.DeleteOptions body sent with DELETE requests (kind and apiVersion set, empty fields
+ * omitted). Its apiVersion is `v1`, as client-go's dynamic and metadata clients encode it
+ * (LegacyCodec of version v1): every kube-apiserver accepts that for every group, whereas
+ * `meta.k8s.io/v1` in a deletecollection body is a 500 before Kubernetes 1.26
+ * (kubernetes/kubernetes#111985, fixed by #113133).
+ */
 export function deleteOptionsBody(options: DeleteOptions = {}): string | undefined {
   const body: Record<string, unknown> = {};
   if (options.gracePeriodSeconds !== undefined) body['gracePeriodSeconds'] = options.gracePeriodSeconds;
@@ -190,7 +196,7 @@ export function deleteOptionsBody(options: DeleteOptions = {}): string | undefin
   if (options.propagationPolicy !== undefined) body['propagationPolicy'] = options.propagationPolicy;
   if (options.dryRun !== undefined && options.dryRun.length > 0) body['dryRun'] = options.dryRun;
   if (Object.keys(body).length === 0) return undefined;
-  return JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', ...body });
+  return JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', ...body });
 }
 
 function jsonHeaders(withBody: boolean, accept: string | undefined): Record<string, string> {

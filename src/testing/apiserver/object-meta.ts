@@ -40,6 +40,23 @@ export function metaOf(obj: Obj): Obj {
   return obj.metadata as Obj;
 }
 
+// ObjectMeta's collections, all `omitempty` in k8s.io/apimachinery/pkg/apis/meta/v1/types.go.
+const omitEmptyMetaFields = ['labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields'] as const;
+
+/**
+ * Drops null and empty metadata collections (labels, annotations, ownerReferences, finalizers,
+ * managedFields), as decoding into ObjectMeta and encoding it again does in kube-apiserver: an object
+ * stored with `finalizers: []` comes back without `finalizers`.
+ */
+export function dropEmptyMetadata(obj: Obj): void {
+  if (!isObject(obj.metadata)) return;
+  const meta = obj.metadata;
+  for (const k of omitEmptyMetaFields) {
+    const v = meta[k];
+    if (v === null || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0)) delete meta[k];
+  }
+}
+
 // names.SimpleNameGenerator: 5 characters from an alphabet without vowels and look-alikes.
 const nameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 

@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import { writeFile, chmod } from 'node:fs/promises';
 import { stringify as toYaml } from 'yaml';
 import { randomBytes } from 'node:crypto';
-import { realClock, type Clock } from '../../util/clock/clock.ts';
+import { realClock, type Clock, type Ticker } from '../../util/clock/clock.ts';
 import { ResourceRegistry } from './resources.ts';
 import { Storage } from './storage.ts';
 import { Faults, type ApiServerFaults } from './faults.ts';
@@ -64,6 +64,12 @@ export interface ApiServerOptions {
   maxRequestBodyBytes?: number;
   /** Time source for timestamps, bookmarks, watch timeouts and injected delays (default: the real clock). */
   clock?: Clock;
+  /**
+   * Compact the history periodically, as kube-apiserver's `--etcd-compaction-interval` does (default 0:
+   * only on demand, through `faults.compact()`). Each tick compacts up to the revision the previous tick
+   * saw, so the newest interval's history always stays (apiserver/pkg/storage/etcd3/compact.go).
+   */
+  compactionIntervalMs?: number;
   /**
    * Validate custom resources against their CRD's openAPIV3Schema and x-kubernetes-validations rules
    * (default true, as kube-apiserver). Off, objects are still pruned and defaulted but never refused by the schema.
@@ -211,6 +217,7 @@ class EmbeddedApiServer implements ApiServer {
   readonly #host: string;
   readonly #token: string | undefined;
   readonly #sockets = new Set<Socket>();
+  #compactor: Ticker | undefined;
   #port: number;
   #listening = false;
 
@@ -242,6 +249,14 @@ class EmbeddedApiServer implements ApiServer {
       maxRequestBodyBytes: options.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes,
       clock,
     });
+    const compactionIntervalMs = options.compactionIntervalMs ?? 0;
+    if (compactionIntervalMs > 0) {
+      let seen = 0;
+      this.#compactor = clock.newTicker(compactionIntervalMs, () => {
+        if (seen > 0) this.#storage.compact(seen);
+        seen = this.#storage.revision;
+      });
+    }
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       this.#handler.seed('', 'v1', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } });
     }
@@ -371,6 +386,7 @@ class EmbeddedApiServer implements ApiServer {
   }
 
   stop(): Promise<void> {
+    this.#compactor?.stop();
     this.#aggregation?.stop();
     return this.#close();
   }

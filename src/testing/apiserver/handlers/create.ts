@@ -7,12 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyCreateDefaults, podQOSClass, type ServiceAllocator } from '../defaults.ts';
-import { acceptedCrdStatus, customResourcesOf, generateName, isObject, metaOf, validateName } from '../object-meta.ts';
+import { acceptedCrdStatus, customResourcesOf, dropEmptyMetadata, generateName, isObject, metaOf, validateName } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { alreadyExists, badRequest, invalid, methodNotAllowed, notFound, requiredCause } from '../status.ts';
 import type { Storage } from '../storage.ts';
-import { checkType, decodeObject } from './request-body.ts';
+import { checkCustomResourceType, checkType, decodeObject } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
@@ -72,6 +72,7 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
   delete meta.selfLink;
   if (t.r.tracksGeneration) meta.generation = 1;
   else delete meta.generation;
+  dropEmptyMetadata(obj);
   createDefaults(t.r, obj, scope.allocator);
   let unknown: string[] = [];
   if (t.r.schema !== undefined) {
@@ -131,6 +132,7 @@ export async function createResource(scope: RequestScope, t: Target, q: URLSearc
   const dryRun = dryRunOf(q);
   fieldValidationOf(q);
   const decoded = decodeObject(req, body, t.r.kind);
+  checkCustomResourceType(t, decoded);
   let prepared: { name: string; obj: Obj; unknown: string[] };
   try {
     prepared = prepareCreate(scope, t, decoded);

@@ -9,7 +9,7 @@ import { apiVersionString, storageKey } from '../resources.ts';
 import { badRequest, conflict, forbidden, invalid, notFound } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
 import { objectFilter, parseSelectors } from './list-options.ts';
-import { encodeStored, send } from './response.ts';
+import { encodeStored, send, withoutTypeMeta } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf } from './write-options.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
@@ -88,7 +88,8 @@ export async function deleteCollection(scope: RequestScope, t: Target, q: URLSea
   const items: string[] = [];
   for (const s of scope.storage.listAt(store, scope.storage.revision, { namespace: t.namespace })) {
     if (!filter(s.obj)) continue;
-    items.push(deleteOne(scope, t, s, dryRun).json);
+    const { json } = deleteOne(scope, t, s, dryRun);
+    items.push(t.r.custom ? json : withoutTypeMeta(json));
   }
   const apiVersion = apiVersionString(t.r.group, t.r.version);
   send(res, 200, `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${scope.storage.revision}"},"items":[${items.join(',')}]}`);

@@ -11,7 +11,7 @@ import { badRequest, expired } from '../status.ts';
 import { RevisionCompactedError, type StoredObject } from '../storage.ts';
 import { partialMetadata, toTable, type IncludeObject } from '../table.ts';
 import { objectFilter, parseSelectors, validateListOptions } from './list-options.ts';
-import { send, withApiVersion, type Render } from './response.ts';
+import { send, withApiVersion, withoutTypeMeta, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 
 /** Kube's continue token: base64 JSON {v, rv, start}. */
@@ -119,6 +119,6 @@ export function listResource(scope: RequestScope, t: Target, q: URLSearchParams,
   }
   const apiVersion = apiVersionString(t.r.group, t.r.version);
   const head = `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;
-  const encoded = t.r.custom ? items.map((s) => withApiVersion(s.json, apiVersion)) : items.map((s) => s.json);
+  const encoded = t.r.custom ? items.map((s) => withApiVersion(s.json, apiVersion)) : items.map((s) => withoutTypeMeta(s.json));
   send(res, 200, `${head}${encoded.join(',')}]}`);
 }

@@ -9,7 +9,7 @@ import { StatusError } from '../../../apimachinery/errors.ts';
 import { isObject } from '../object-meta.ts';
 import { decodeKubernetesProtobuf } from '../protobuf.ts';
 import { apiVersionString, type ResourceRegistry } from '../resources.ts';
-import { badRequest, tooLarge, unsupportedMediaType } from '../status.ts';
+import { badRequest, invalid, invalidCause, tooLarge, unsupportedMediaType } from '../status.ts';
 import type { Obj, Target } from './scope.ts';
 
 // kubectl's generator commands send this; a few core kinds are decoded (see protobuf.ts).
@@ -75,6 +75,26 @@ export function decodeObject(req: IncomingMessage, body: Buffer, kind: string): 
   }
   if (!isObject(value)) throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: the body is not a JSON object (${summarizeData(body)})`);
   return value;
+}
+
+/**
+ * Custom resources are decoded as unstructured objects, which must say what they are (POST and PUT):
+ * without `kind` the body is refused as the unstructured JSON scheme refuses it (400, "Object 'Kind' is
+ * missing in '<body>'", here the body re-encoded as compact JSON), without `apiVersion` as not matching
+ * the URL's; another kind is a validation error (422 on field `kind`, from the CR strategy's
+ * validation). Built-in kinds take both from the URL instead (see {@link checkType}).
+ */
+export function checkCustomResourceType(t: Target, obj: Obj): void {
+  if (!t.r.custom) return;
+  const expected = apiVersionString(t.r.group, t.r.version);
+  if (obj.kind === undefined || obj.kind === '') {
+    throw badRequest(`${t.r.kind} in version ${JSON.stringify(t.r.version)} cannot be handled as a ${t.r.kind}: Object 'Kind' is missing in '${JSON.stringify(obj)}'`);
+  }
+  if (obj.apiVersion === undefined || obj.apiVersion === '') throw badRequest(`the API version in the data () does not match the expected API version (${expected})`);
+  if (obj.kind !== t.r.kind) {
+    const name = isObject(obj.metadata) && typeof obj.metadata.name === 'string' ? obj.metadata.name : '';
+    throw invalid(t.r.group, display(obj.kind), name, [invalidCause('kind', obj.kind, `must be ${t.r.kind}`)]);
+  }
 }
 
 /**

@@ -49,6 +49,18 @@ export function withApiVersion(json: string, apiVersion: string): string {
   return `{"apiVersion":${JSON.stringify(apiVersion)}${json.slice(m[0].length)}`;
 }
 
+/**
+ * The encoded object without its apiVersion and kind: items of a built-in resource's List carry no
+ * TypeMeta (the List's own kind/apiVersion say what they are), as kube-apiserver encodes typed lists.
+ * Custom resources are unstructured and keep theirs.
+ */
+export function withoutTypeMeta(json: string): string {
+  const m = /^\{"apiVersion":"(?:[^"\\]|\\.)*","kind":"(?:[^"\\]|\\.)*",?/.exec(json);
+  if (m !== null) return `{${json.slice(m[0].length)}`;
+  const { apiVersion: _a, kind: _k, ...rest } = JSON.parse(json) as Obj;
+  return JSON.stringify(rest);
+}
+
 /** A stored object encoded in the version of the request's URL (custom resources convert with strategy None). */
 export function encodeStored(t: Target, s: StoredObject): string {
   return withApiVersion(s.json, apiVersionString(t.r.group, t.r.version));

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyUpdateDefaults } from '../defaults.ts';
-import { acceptedCrdStatus, customResourcesOf, isNoop, isObject, metaOf, specChanged } from '../object-meta.ts';
+import { acceptedCrdStatus, customResourcesOf, dropEmptyMetadata, isNoop, isObject, metaOf, specChanged } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
@@ -13,7 +13,7 @@ import type { StoredObject } from '../storage.ts';
 import { checkFields, commitCreate, createTracker, prepareCreate } from './create.ts';
 import { removeObject } from './delete.ts';
 import { applyOrThrow } from './patch-failure.ts';
-import { checkType, decodeObject, display } from './request-body.ts';
+import { checkCustomResourceType, checkType, decodeObject, display } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
@@ -49,6 +49,7 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
   const dryRun = dryRunOf(q);
   fieldValidationOf(q);
   const obj = decodeObject(req, body, t.r.kind);
+  checkCustomResourceType(t, obj);
   checkType(scope.registry, t, obj);
   const meta = metaOf(obj);
   const name = t.name!;
@@ -173,5 +174,6 @@ function normalise(scope: RequestScope, t: Target, old: Obj, candidate: Obj): Ob
     if (t.r.tracksGeneration && specChanged(t.r, old, next)) meta.generation = (typeof oldMeta.generation === 'number' ? oldMeta.generation : 0) + 1;
   }
   metaOf(next).resourceVersion = oldMeta.resourceVersion;
+  dropEmptyMetadata(next);
   return next;
 }

@@ -1,12 +1,13 @@
-// Event recorders against the embedded API server over HTTP: events.k8s.io/v1 series and core/v1
-// counting and aggregation, written through the typed clientset. Real clock, bounded waits.
-import { test } from 'node:test';
+// Event recorders against either backend (test/support/backend.ts) over HTTP: events.k8s.io/v1
+// series and core/v1 counting and aggregation, written through the typed clientset. Real clock,
+// bounded waits.
 import assert from 'node:assert/strict';
 import type { Event as CoreEvent, Pod } from '../src/api/core/v1.ts';
 import type { Event } from '../src/api/events/v1.ts';
-import { startApiServer, type ApiServer } from '../src/testing/index.ts';
-import { newClientset, type Clientset } from '../src/kubernetes/index.ts';
+import type { Clientset } from '../src/kubernetes/index.ts';
+import type { ApiServerFaults } from '../src/testing/index.ts';
 import { EventBroadcaster, newCoreEventSink, newEventSink, noopLogger, record } from '../src/tools/events/index.ts';
+import { Capability, e2eTest, type E2eEnv } from './support/backend.ts';
 
 async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -17,34 +18,27 @@ async function waitFor(what: string, condition: () => boolean | Promise<boolean>
   }
 }
 
-async function withServer(fn: (s: ApiServer, cs: Clientset, pod: Pod) => Promise<void>): Promise<void> {
-  const s = await startApiServer();
-  const cs = newClientset({ host: s.url, qps: -1 });
-  try {
-    await cs.coreV1().namespaces().create({ metadata: { name: 'apps' } });
-    const pod = await cs.coreV1().pods('apps').create({ metadata: { name: 'web-1' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
-    await fn(s, cs, pod);
-  } finally {
-    await cs.close();
-    await s.stop();
-  }
+/** The test's namespace with a pod to report about. */
+async function withPod(env: E2eEnv, fn: (cs: Clientset, ns: string, pod: Pod) => Promise<void>): Promise<void> {
+  const pod = await env.cs.coreV1().pods(env.namespace).create({ metadata: { name: 'web-1' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+  await fn(env.cs, env.namespace, pod);
 }
 
-test('events.k8s.io/v1: identical events form one Event whose series count reaches the server', async () => {
-  await withServer(async (_s, cs, pod) => {
+e2eTest('events.k8s.io/v1: identical events form one Event whose series count reaches the server', async (env) => {
+  await withPod(env, async (cs, ns, pod) => {
     // A short finish time so the final count is written during the test (upstream: 6 minutes), and short
     // retries: the first patch may race the create (as upstream's goroutines do) and then be retried.
     const broadcaster = new EventBroadcaster({ logger: noopLogger, seriesFinishMs: 1000, retrySleepMs: 50 });
     broadcaster.startRecordingToSink(newEventSink((ns) => cs.eventsV1().events(ns)));
     const recorder = broadcaster.newRecorder('kubeloom.dev/test', { reportingInstance: 'test-1' });
-    const list = async (): Promise<Event[]> => (await cs.eventsV1().events('apps').list()).items;
+    const list = async (): Promise<Event[]> => (await cs.eventsV1().events(ns).list()).items;
 
     for (let i = 0; i < 5; i++) recorder.eventf(pod, undefined, 'Warning', 'BackOff', 'Restart', 'back-off restarting container');
     await waitFor('the finished series of 5', async () => (await list())[0]?.series?.count === 5);
     const events = await list();
     assert.equal(events.length, 1, 'repeats never create new objects');
     const [event] = events;
-    assert.deepEqual(event!.regarding, { kind: 'Pod', apiVersion: 'v1', name: 'web-1', namespace: 'apps', uid: pod.metadata!.uid, resourceVersion: pod.metadata!.resourceVersion });
+    assert.deepEqual(event!.regarding, { kind: 'Pod', apiVersion: 'v1', name: 'web-1', namespace: ns, uid: pod.metadata!.uid, resourceVersion: pod.metadata!.resourceVersion });
     assert.equal(event!.reportingController, 'kubeloom.dev/test');
     assert.equal(event!.reportingInstance, 'test-1');
     assert.equal(event!.note, 'back-off restarting container');
@@ -56,12 +50,12 @@ test('events.k8s.io/v1: identical events form one Event whose series count reach
   });
 });
 
-test('core/v1: repeats are counted with strategic merge patches and similar events are aggregated', async () => {
-  await withServer(async (_s, cs, pod) => {
+e2eTest('core/v1: repeats are counted with strategic merge patches and similar events are aggregated', async (env) => {
+  await withPod(env, async (cs, ns, pod) => {
     const broadcaster = new record.EventBroadcaster({ logger: noopLogger });
     broadcaster.startRecordingToSink(newCoreEventSink((ns) => cs.coreV1().events(ns)));
     const recorder = broadcaster.newRecorder({ component: 'test-controller', host: 'h' });
-    const list = async (): Promise<CoreEvent[]> => (await cs.coreV1().events('apps').list()).items;
+    const list = async (): Promise<CoreEvent[]> => (await cs.coreV1().events(ns).list()).items;
 
     for (let i = 0; i < 3; i++) recorder.event(pod, 'Warning', 'BackOff', 'Back-off restarting failed container');
     await waitFor('count 3', async () => (await list())[0]?.count === 3);
@@ -79,8 +73,9 @@ test('core/v1: repeats are counted with strategic merge patches and similar even
   });
 });
 
-test('an event the server refuses is dropped, not retried; a transient failure of the connection is retried', async () => {
-  await withServer(async (s, cs, pod) => {
+e2eTest('an event the server refuses is dropped, not retried; a transient failure of the connection is retried', { needs: [Capability.Faults] }, async (env) => {
+  const faults: ApiServerFaults = env.faults;
+  await withPod(env, async (cs, ns, pod) => {
     const broadcaster = new EventBroadcaster({ logger: noopLogger, retrySleepMs: 50 });
     const inner = newEventSink((ns) => cs.eventsV1().events(ns));
     const outcomes: string[] = [];
@@ -100,9 +95,9 @@ test('an event the server refuses is dropped, not retried; a transient failure o
       patch: (e, p, o) => note(e.reason, inner.patch(e, p, o)),
     });
     const recorder = broadcaster.newRecorder('kubeloom.dev/test');
-    const list = async (): Promise<Event[]> => (await cs.eventsV1().events('apps').list()).items;
+    const list = async (): Promise<Event[]> => (await cs.eventsV1().events(ns).list()).items;
 
-    s.faults.failNext({ verb: 'create', resource: 'events', status: 422, message: 'invalid event' });
+    faults.failNext({ verb: 'create', resource: 'events', status: 422, message: 'invalid event' });
     recorder.eventf(pod, undefined, 'Normal', 'Refused', 'Test', 'refused by the server');
     recorder.eventf(pod, undefined, 'Normal', 'Accepted', 'Test', 'accepted');
     await waitFor('the accepted event', async () => (await list()).length === 1);
@@ -111,7 +106,7 @@ test('an event the server refuses is dropped, not retried; a transient failure o
     assert.deepEqual(outcomes.sort(), ['Accepted ok', 'Refused ERR_KUBE_STATUS']);
 
     // The listener goes away and comes back: the write fails at the connection level and is retried.
-    const restarting = s.faults.restart();
+    const restarting = faults.restart();
     recorder.eventf(pod, undefined, 'Normal', 'AcrossRestart', 'Test', 'written after the restart');
     await restarting;
     await waitFor('the event written after the restart', async () => (await list()).some((e) => e.reason === 'AcrossRestart'));
