@@ -2,7 +2,8 @@
  * CRD schema cost in the embedded API server: server start time, and a round of N creates plus one list of a
  * custom resource with a schema (types, bounds, enum, pattern, defaults, a list-type map and two CEL rules),
  * with schema validation on, off (`crdSchemaValidation: false`: pruning and defaulting only), and for a
- * schema-less CRD (x-kubernetes-preserve-unknown-fields at the root).
+ * schema-less CRD (x-kubernetes-preserve-unknown-fields at the root); then, interleaved, with the server's
+ * controllers (garbage collector, namespace controller) off and on.
  *
  * Run: ./node_modules/.bin/node bench/crd-schema.ts [objects]
  */
@@ -84,3 +85,9 @@ await round('warm-up', {}, true);
 await round('schema, validation on', {}, true);
 await round('schema, validation off', { crdSchemaValidation: false }, true);
 await round('schema-less CRD', {}, false);
+// What the garbage collector and namespace controller watching every write cost: the validation-on round
+// without and with them, interleaved three times so that warm-up favours neither.
+for (let i = 0; i < 3; i++) {
+  await round('controllers off', { controllers: { garbageCollector: false, namespace: false } }, true);
+  await round('controllers on (default)', {}, true);
+}

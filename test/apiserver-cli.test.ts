@@ -2,21 +2,32 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { eventually } from '../src/testing/index.ts';
 import type { Json } from './apiserver-helpers.ts';
 
 const main = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
 
-test('kubeloom apiserver prints its URL once ready, writes a kubeconfig and stops cleanly on SIGTERM', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'kubeloom-cli-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  const child = spawn(process.execPath, [main, 'apiserver', '--port', '0', '--token', 'cli-token', '--write-kubeconfig', kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** A running `kubeloom apiserver`. */
+interface Cli {
+  url: string;
+  /** Everything it wrote to stdout so far. */
+  out(): string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL, for `finally` blocks (a no-op once it exited). */
+  kill(): void;
+}
+
+/** Starts `kubeloom apiserver --port 0` with `args`; resolves once it reports its URL. */
+async function startCli(args: string[]): Promise<Cli> {
+  const child = spawn(process.execPath, [main, 'apiserver', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.setEncoding('utf8');
   try {
-    let out = '';
-    child.stdout.setEncoding('utf8');
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: string) => {
         out += chunk;
@@ -25,6 +36,29 @@ test('kubeloom apiserver prints its URL once ready, writes a kubeconfig and stop
       });
       child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
     });
+    return {
+      url,
+      out: () => out,
+      stop: async () => {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        const [code] = (await exited) as [number | null];
+        return code;
+      },
+      kill: () => child.kill('SIGKILL'),
+    };
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+}
+
+test('kubeloom apiserver prints its URL once ready, writes a kubeconfig and stops cleanly on SIGTERM', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'kubeloom-cli-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const cli = await startCli(['--token', 'cli-token', '--write-kubeconfig', kubeconfig]);
+  try {
+    const url = cli.url;
     const kc: Json = parseYaml(await readFile(kubeconfig, 'utf8'));
     assert.equal(kc.clusters[0].cluster.server, url);
     assert.equal(kc.users[0].user.token, 'cli-token');
@@ -34,13 +68,10 @@ test('kubeloom apiserver prints its URL once ready, writes a kubeconfig and stop
     const res = await fetch(`${url}/api/v1/namespaces`, { headers: { authorization: 'Bearer cli-token' } });
     assert.equal(res.status, 200);
     assert.equal(((await res.json()) as Json).kind, 'NamespaceList');
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const [code] = await exited;
-    assert.equal(code, 0);
-    assert.match(out, /SIGTERM, stopping\n$/);
+    assert.equal(await cli.stop(), 0);
+    assert.match(cli.out(), /SIGTERM, stopping\n$/);
   } finally {
-    child.kill('SIGKILL');
+    cli.kill();
     await rm(dir, { recursive: true, force: true });
   }
 });
@@ -57,21 +88,63 @@ test('kubeloom apiserver rejects bad flags with exit code 2', async () => {
   }
 });
 
+async function getJson(url: string): Promise<Json> {
+  const res = await fetch(url);
+  return res.json();
+}
+
+test('kubeloom apiserver --crds installs CRDs before it reports ready; --scheduler --kubelet run pods; --no-garbage-collector keeps dependents', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'kubeloom-cli-'));
+  try {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.cli.example.com' },
+      spec: { group: 'cli.example.com', scope: 'Namespaced', names: { plural: 'widgets', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] },
+    };
+    await writeFile(join(dir, 'widgets.json'), JSON.stringify(crd));
+    const cli = await startCli(['--crds', dir, '--scheduler', '--kubelet', '--kubelet-nodes', 'n1,n2', '--no-garbage-collector', '--no-namespace-controller']);
+    try {
+      assert.match(cli.out(), /^installed 1 CRD: widgets\.cli\.example\.com\n/);
+      assert.equal((await getJson(`${cli.url}/apis/cli.example.com/v1`)).resources[0].name, 'widgets');
+      const nodes = (await getJson(`${cli.url}/api/v1/nodes`)).items.map((n: Json) => n.metadata.name);
+      assert.deepEqual(nodes, ['n1', 'n2']);
+      const post = (path: string, body: unknown): Promise<Response> => fetch(cli.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const owner = (await (await post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owner' } })).json()) as Json;
+      await (await post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dep', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid }] } })).arrayBuffer();
+      await (await fetch(`${cli.url}/api/v1/namespaces/default/configmaps/owner`, { method: 'DELETE' })).arrayBuffer();
+      await (await post('/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } })).arrayBuffer();
+      await eventually(async () => assert.equal((await getJson(`${cli.url}/api/v1/namespaces/default/pods/p`)).status.phase, 'Running'), { timeoutMs: 10_000 });
+      assert.equal((await fetch(`${cli.url}/api/v1/namespaces/default/configmaps/dep`)).status, 200, 'no garbage collector');
+    } finally {
+      assert.equal(await cli.stop(), 0);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('kubeloom apiserver: --kubelet-nodes without --kubelet is a usage error; a missing --crds path fails the start', async () => {
+  const usage = spawn(process.execPath, [main, 'apiserver', '--kubelet-nodes', 'a'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  usage.stderr.setEncoding('utf8');
+  usage.stderr.on('data', (c: string) => (err += c));
+  assert.equal((await once(usage, 'exit'))[0], 2);
+  assert.match(err, /--kubelet-nodes needs --kubelet/);
+  const missing = spawn(process.execPath, [main, 'apiserver', '--port', '0', '--crds', '/nonexistent/crds'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err2 = '';
+  missing.stderr.setEncoding('utf8');
+  missing.stderr.on('data', (c: string) => (err2 += c));
+  assert.equal((await once(missing, 'exit'))[0], 1);
+  assert.equal(err2, 'kubeloom apiserver: --crds: CRD path /nonexistent/crds does not exist\n');
+});
+
 test('kubeloom apiserver --rbac authorizes with RBAC: the kubeconfig is admin, anonymous requests get 403', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'kubeloom-cli-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  const child = spawn(process.execPath, [main, 'apiserver', '--port', '0', '--rbac', '--write-kubeconfig', kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const cli = await startCli(['--rbac', '--write-kubeconfig', kubeconfig]);
   try {
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk: string) => {
-        out += chunk;
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
-    });
+    const url = cli.url;
     const kc: Json = parseYaml(await readFile(kubeconfig, 'utf8'));
     const token: string = kc.users[0].user.token;
     assert.match(token, /^[0-9a-f]{48}$/);
@@ -81,11 +154,9 @@ test('kubeloom apiserver --rbac authorizes with RBAC: the kubeconfig is admin, a
     const res = await fetch(`${url}/api/v1/namespaces`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(res.status, 200);
     await res.arrayBuffer();
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    assert.equal((await exited)[0], 0);
+    assert.equal(await cli.stop(), 0);
   } finally {
-    child.kill('SIGKILL');
+    cli.kill();
     await rm(dir, { recursive: true, force: true });
   }
 });

@@ -4,8 +4,10 @@ import { FakeClock } from '../src/util/clock/index.ts';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import { call, create, configMap, pod, watch, brief, type Json } from './apiserver-helpers.ts';
 
+// Without the garbage collector, the finalizers a DELETE sets stay for the test to see (as on v1.24 with no
+// kube-controller-manager).
 async function withServer(fn: (s: ApiServer) => Promise<void>, clock?: FakeClock): Promise<void> {
-  const s = await startApiServer(clock === undefined ? {} : { clock });
+  const s = await startApiServer({ ...(clock === undefined ? {} : { clock }), controllers: { garbageCollector: false } });
   try {
     await fn(s);
   } finally {
@@ -72,9 +74,12 @@ test('preconditions on uid and resourceVersion are 409 Conflict when they do not
     const uid = await call(s, 'DELETE', `${cms}/p`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'not-the-uid' } } });
     assert.equal(uid.status, 409);
     assert.equal(uid.body.reason, 'Conflict');
-    assert.equal(uid.body.message, `Operation cannot be fulfilled on configmaps "p": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${created.metadata.uid}`);
+    // rest.BeforeDelete's wording, against the kind (as v1.24 answers).
+    assert.equal(uid.body.message, `Operation cannot be fulfilled on ConfigMap "p": the UID in the precondition (not-the-uid) does not match the UID in record (${created.metadata.uid}). The object might have been deleted and then recreated`);
+    assert.deepEqual(uid.body.details, { name: 'p', kind: 'ConfigMap' });
     const rv = await call(s, 'DELETE', `${cms}/p`, { body: { preconditions: { resourceVersion: '1' } } });
     assert.equal(rv.status, 409);
+    assert.equal(rv.body.message, `Operation cannot be fulfilled on ConfigMap "p": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${created.metadata.resourceVersion}). The object might have been modified`);
     const ok = await call(s, 'DELETE', `${cms}/p`, { body: { preconditions: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion } } });
     assert.equal(ok.status, 200);
     const badBody = await call(s, 'DELETE', `${cms}/p`, { raw: '{nope' });
@@ -106,19 +111,56 @@ test('DELETE of a collection honours label and field selectors and returns the d
   });
 });
 
-test('deleting a namespace deletes what it contains', async () => {
+test('DeleteOptions put the garbage-collection finalizers on the object; a later DELETE changes them; Background removes them', async () => {
+  const clock = new FakeClock(Date.parse('2024-06-01T00:00:00Z'));
   await withServer(async (s) => {
-    await create(s, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } });
-    await create(s, '/api/v1/namespaces/team/configmaps', configMap('x'));
-    const r = await call(s, 'DELETE', '/api/v1/namespaces/team');
-    assert.equal(r.status, 200);
-    // The namespace is answered as the namespace registry does: the object, Terminating, finalizers done.
-    assert.equal(r.body.kind, 'Namespace');
-    assert.equal(r.body.status.phase, 'Terminating');
-    assert.equal(typeof r.body.metadata.deletionTimestamp, 'string');
-    assert.deepEqual(r.body.spec, {});
-    assert.equal((await call(s, 'GET', '/api/v1/namespaces/team/configmaps/x')).status, 404);
-    assert.equal((await call(s, 'POST', '/api/v1/namespaces/team/configmaps', { body: configMap('y') })).status, 404);
+    await create(s, cms, configMap('fg'));
+    const fg = await call(s, 'DELETE', `${cms}/fg?propagationPolicy=Foreground`);
+    assert.equal(fg.status, 200);
+    assert.deepEqual(fg.body.metadata.finalizers, ['foregroundDeletion']);
+    assert.equal(fg.body.metadata.deletionTimestamp, '2024-06-01T00:00:00Z');
+    assert.equal(fg.body.metadata.deletionGracePeriodSeconds, 0);
+    await clock.step(60_000);
+    const orphan = await call(s, 'DELETE', `${cms}/fg`, { body: { propagationPolicy: 'Orphan' } });
+    assert.deepEqual(orphan.body.metadata.finalizers, ['orphan']);
+    assert.equal(orphan.body.metadata.deletionTimestamp, '2024-06-01T00:00:00Z', 'the first mark is kept');
+    const gone = await call(s, 'DELETE', `${cms}/fg`, { body: { propagationPolicy: 'Background' } });
+    assert.equal(gone.body.kind, 'Status');
+    assert.equal((await call(s, 'GET', `${cms}/fg`)).status, 404);
+    // The deprecated orphanDependents: true orphans; false means "not in the foreground", so nothing is set.
+    await create(s, cms, configMap('od'));
+    assert.deepEqual((await call(s, 'DELETE', `${cms}/od`, { body: { orphanDependents: true } })).body.metadata.finalizers, ['orphan']);
+    await create(s, cms, configMap('od2'));
+    assert.equal((await call(s, 'DELETE', `${cms}/od2`, { body: { orphanDependents: false } })).body.status, 'Success');
+    // Other finalizers stay, in their order, ahead of the collector's.
+    await create(s, cms, { ...configMap('mixed'), metadata: { name: 'mixed', finalizers: ['example.com/a'] } });
+    assert.deepEqual((await call(s, 'DELETE', `${cms}/mixed?propagationPolicy=Foreground`)).body.metadata.finalizers, ['example.com/a', 'foregroundDeletion']);
+    // Events never take them (their strategy's policy is Unsupported).
+    await create(s, '/api/v1/namespaces/default/events', { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, involvedObject: { kind: 'Pod', name: 'x', namespace: 'default' }, reason: 'R', message: 'm' });
+    assert.equal((await call(s, 'DELETE', '/api/v1/namespaces/default/events/e?propagationPolicy=Foreground')).body.status, 'Success');
+  }, clock);
+});
+
+test('a dry-run DELETE answers with the object as the deletion would leave it, and stores nothing', async () => {
+  await withServer(async (s) => {
+    const created = await create(s, cms, configMap('dry'));
+    const r = await call(s, 'DELETE', `${cms}/dry?dryRun=All&propagationPolicy=Foreground`);
+    assert.deepEqual(r.body.metadata.finalizers, ['foregroundDeletion']);
+    const after = (await call(s, 'GET', `${cms}/dry`)).body;
+    assert.equal(after.metadata.resourceVersion, created.metadata.resourceVersion);
+    assert.equal(after.metadata.finalizers, undefined);
+  });
+});
+
+test('DeleteOptions that contradict themselves or name an unknown policy are 422, as ValidateDeleteOptions words it', async () => {
+  await withServer(async (s) => {
+    await create(s, cms, configMap('x'));
+    const both = await call(s, 'DELETE', `${cms}/x`, { body: { orphanDependents: true, propagationPolicy: 'Foreground' } });
+    assert.equal(both.status, 422);
+    assert.equal(both.body.message, 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Foreground": orphanDependents and deletionPropagation cannot be both set');
+    const bogus = await call(s, 'DELETE', `${cms}/x?propagationPolicy=Bogus`);
+    assert.equal(bogus.status, 422);
+    assert.equal(bogus.body.details.causes[0].message, 'Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"');
   });
 });
 

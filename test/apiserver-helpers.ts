@@ -1,7 +1,8 @@
 /**
  * Small HTTP helpers for the embedded API server's tests: JSON requests and a line reader for watches.
  */
-import type { ApiServer } from '../src/testing/index.ts';
+import assert from 'node:assert/strict';
+import { startApiServer, type ApiServer, type ApiServerOptions } from '../src/testing/index.ts';
 
 /** Decoded JSON as tests read it: any shape, checked by assertions. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -19,6 +20,21 @@ export interface RequestOptions {
   contentType?: string;
   headers?: Record<string, string>;
   raw?: string | Buffer;
+}
+
+/**
+ * Runs `fn` against a fresh server started with `options`, then stops it; the server's controllers must not
+ * have reported a single error meanwhile.
+ */
+export async function withControllers(options: ApiServerOptions, fn: (s: ApiServer) => Promise<void>): Promise<void> {
+  const errors: unknown[] = [];
+  const s = await startApiServer({ ...options, controllers: { onError: (_name, err) => errors.push(err), ...options.controllers } });
+  try {
+    await fn(s);
+  } finally {
+    await s.stop();
+  }
+  assert.deepEqual(errors, [], 'no controller reported an error');
 }
 
 /** Sends a request and parses a JSON answer (body is undefined when the answer is not JSON). */

@@ -91,6 +91,20 @@ test('pods/log through getLog (embedded API server)', async () => {
   });
 });
 
+test('pods/binding and namespaces/finalize through the typed client (embedded API server)', async () => {
+  await withEmbedded(async (cs) => {
+    const pods = cs.coreV1().pods('ns');
+    await pods.create(pod('bind-me', 'ns'));
+    await pods.createBinding('bind-me', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bind-me', namespace: 'ns' }, target: { apiVersion: 'v1', kind: 'Node', name: 'node-a' } });
+    assert.equal((await pods.get('bind-me')).spec?.nodeName, 'node-a');
+    const namespaces = cs.coreV1().namespaces();
+    await namespaces.delete('ns');
+    const fin = await namespaces.updateFinalize({ ...(await namespaces.get('ns')), spec: { finalizers: [] } });
+    assert.deepEqual(fin.spec?.finalizers ?? [], []);
+    await assert.rejects(namespaces.get('ns'), (e) => isNotFound(e));
+  });
+});
+
 /**
  * Subresources the embedded server does not implement, against the real kube-apiserver when
  * KUBELOOM_REAL_KUBECONFIG names its kubeconfig (e.g. /root/realk8s/kubeconfig). pods/resize is

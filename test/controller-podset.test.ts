@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Pod } from '../src/api/core/v1.ts';
+import type { ReplicaSet } from '../src/api/apps/v1.ts';
 import { Registry } from 'prom-client';
 import { RestClient } from '../src/rest/client.ts';
 import { ResourceClient } from '../src/kubernetes/resource-client.ts';
@@ -243,9 +244,16 @@ e2eTest('adoption, release, status and finalizer deletion through the running co
 
   // An orphan matching the selector exists before the PodSet: it is adopted, not duplicated.
   await env.pods.create({ metadata: { name: 'orphan', namespace: ns, labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
-  // A pod owned by someone else is left alone even though it matches.
+  // A pod owned by someone else is left alone even though it matches. Its owner exists: the server's
+  // garbage collector would otherwise collect a pod whose owner is absent.
+  const replicaSets = new ResourceClient<ReplicaSet>(env.rest, { group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true, namespace: ns });
+  const rs = await replicaSets.create({
+    metadata: { name: 'rs', namespace: ns },
+    spec: { replicas: 0, selector: { matchLabels: { app: 'rs' } }, template: { metadata: { labels: { app: 'rs' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+  });
+  const otherUid = rs.metadata?.uid ?? '';
   await env.pods.create({
-    metadata: { name: 'foreign', namespace: ns, labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'other-uid', controller: true }] },
+    metadata: { name: 'foreign', namespace: ns, labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: otherUid, controller: true }] },
     spec: { containers: [{ name: 'c', image: 'nginx' }] },
   });
   // The controller's pod cache must hold both before the PodSet arrives: the two informers watch
@@ -256,7 +264,7 @@ e2eTest('adoption, release, status and finalizer deletion through the running co
   const owned = pods.filter(ownedBy(ps));
   assert.ok(owned.some((p) => p.metadata?.name === 'orphan'), 'the orphan was adopted');
   assert.ok(owned.every((p) => p.metadata?.name === 'orphan' || p.metadata?.generateName === 'web-'), 'the rest were created with generateName <podset>-');
-  assert.equal(pods.find((p) => p.metadata?.name === 'foreign')?.metadata?.ownerReferences?.[0]?.uid, 'other-uid');
+  assert.equal(pods.find((p) => p.metadata?.name === 'foreign')?.metadata?.ownerReferences?.[0]?.uid, otherUid);
   const adopted = owned.find((p) => p.metadata?.name === 'orphan');
   assert.deepEqual(adopted?.metadata?.ownerReferences, [{ apiVersion: 'demo.kubeloom.dev/v1alpha1', kind: 'PodSet', name: 'web', uid: ps.metadata?.uid, controller: true, blockOwnerDeletion: true }]);
 

@@ -44,7 +44,7 @@ e2eTest('kubeloom demo converges every step against the embedded API server and 
   assert.deepEqual((await cs.coreV1().pods('').list()).items, []);
   assert.match(stdout, /CRD podsets\.demo\.kubeloom\.dev: installed/);
   assert.match(stdout, /endpoints: http:\/\/127\.0\.0\.1:\d+\/metrics/);
-  assert.match(stdout, /no kubelet runs here: the demo marks new pods Running\/Ready through pods\/status/);
+  assert.match(stdout, /no kubelet runs here: the scheduler and kubelet stand-ins of the embedded server bind new pods to a node and mark them Running\/Ready through pods\/status/);
   assert.match(stdout, /summary: converged \(6\/6 steps\)/);
   for (const step of [
     'create 2 PodSets × 2 replicas',

@@ -5,10 +5,9 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer, type Server } from 'node:net';
-import { promisify } from 'node:util';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,21 +16,7 @@ import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import { RestClient } from '../src/rest/client.ts';
 import { exec as kubeExec } from '../src/tools/remotecommand/index.ts';
 import { FakeContainer, createRunningPod, writeAll } from './streaming-helpers.ts';
-
-const run = promisify(execFile);
-
-async function findKubectl(): Promise<string | undefined> {
-  for (const candidate of [process.env.KUBECTL, 'kubectl', '/usr/bin/kubectl', '/usr/local/bin/kubectl']) {
-    if (candidate === undefined || candidate === '') continue;
-    try {
-      await run(candidate, ['version', '--client'], { timeout: 20_000 });
-      return candidate;
-    } catch {
-      // try the next one
-    }
-  }
-  return undefined;
-}
+import { findKubectl } from './support/kubectl.ts';
 
 const kubectl = await findKubectl();
 const skip = kubectl === undefined ? 'kubectl is not installed' : false;

@@ -14,21 +14,9 @@ import { parse as parseYaml } from 'yaml';
 import { PatchType } from '../src/apimachinery/options.ts';
 import { Capability, e2eTest, type E2eEnv, type E2eTestOptions } from './support/backend.ts';
 import type { Json } from './apiserver-helpers.ts';
+import { findKubectl } from './support/kubectl.ts';
 
 const run = promisify(execFile);
-
-async function findKubectl(): Promise<string | undefined> {
-  for (const candidate of [process.env.KUBECTL, 'kubectl', '/usr/bin/kubectl', '/usr/local/bin/kubectl']) {
-    if (candidate === undefined || candidate === '') continue;
-    try {
-      await run(candidate, ['version', '--client'], { timeout: 20_000 });
-      return candidate;
-    } catch {
-      // try the next one
-    }
-  }
-  return undefined;
-}
 
 const kubectl = await findKubectl();
 const noKubectl = 'kubectl not installed: set KUBECTL or install kubectl (e.g. Debian kubernetes-client)';

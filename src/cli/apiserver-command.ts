@@ -1,29 +1,39 @@
 /**
  * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
- * [--pod-handlers MODULE] [--compaction-interval D]`: runs the
- * embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL once it is ready.
+ * [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--no-garbage-collector]
+ * [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]`: runs the embedded Kubernetes
+ * API server until SIGINT/SIGTERM, printing its URL once it is ready.
  */
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
-import { startApiServer, loadPodHandlers, type PodHandlers } from '../testing/index.ts';
+import { installCrds, loadPodHandlers, startApiServer, type PodHandlers } from '../testing/index.ts';
 
 const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
-                          [--pod-handlers MODULE] [--compaction-interval D]
+                          [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--no-garbage-collector]
+                          [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]
 
 Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted.
-  --port N                  port to listen on (default 0: any free port)
-  --host H                  address to listen on (default 127.0.0.1)
-  --tls                     serve HTTPS with a self-signed certificate (its CA goes into the kubeconfig)
-  --token T                 bearer token of the admin user (system:masters); without --rbac, every
-                            request must then authenticate
-  --rbac                    authorize with RBAC (bootstrap roles, ServiceAccount tokens, impersonation,
-                            reviews); the kubeconfig authenticates as admin (token made at start
-                            unless --token)
-  --write-kubeconfig PATH   write a kubeconfig for the server to PATH (mode 0600)
-  --pod-handlers MODULE     serve pods/exec, attach and portforward with the module's default export
-                            (PodHandlers: see docs/remotecommand.md)
-  --compaction-interval D   compact the watch history every D (e.g. 10s, 5m), as kube-apiserver's
-                            --etcd-compaction-interval; default: never (old resourceVersions stay valid)
+  --port N                   port to listen on (default 0: any free port)
+  --host H                   address to listen on (default 127.0.0.1)
+  --tls                      serve HTTPS with a self-signed certificate (its CA goes into the kubeconfig)
+  --token T                  bearer token of the admin user (system:masters); without --rbac, every
+                             request must then authenticate
+  --rbac                     authorize with RBAC (bootstrap roles, ServiceAccount tokens, impersonation,
+                             reviews); the kubeconfig authenticates as admin (token made at start
+                             unless --token)
+  --write-kubeconfig PATH    write a kubeconfig for the server to PATH (mode 0600)
+  --pod-handlers MODULE      serve pods/exec, attach and portforward with the module's default export
+                             (PodHandlers: see docs/remotecommand.md)
+  --compaction-interval D    compact the watch history every D (e.g. 10s, 5m), as kube-apiserver's
+                             --etcd-compaction-interval; default: never (old resourceVersions stay valid)
+  --crds PATH                install the CRDs of a file or directory (YAML/JSON) and wait until they are
+                             served; repeatable
+  --no-garbage-collector     do not garbage-collect by ownerReferences (dependents of deleted owners stay)
+  --no-namespace-controller  do not empty and remove deleted namespaces (they stay Terminating)
+  --scheduler                bind pending pods to Ready nodes (a stand-in for kube-scheduler)
+  --kubelet                  register a node and run the pods bound to it: Running/Ready, Jobs' pods
+                             Succeeded
+  --kubelet-nodes A,B        the nodes --kubelet registers (default kubeloom-node)
 `;
 
 /** A duration such as 500ms, 10s or 5m, in milliseconds; undefined when malformed or not positive. */
@@ -51,9 +61,16 @@ export const apiserverCommand: Command = {
           'write-kubeconfig': { type: 'string' },
           'pod-handlers': { type: 'string' },
           'compaction-interval': { type: 'string' },
+          crds: { type: 'string', multiple: true },
+          'garbage-collector': { type: 'boolean' },
+          'namespace-controller': { type: 'boolean' },
+          scheduler: { type: 'boolean' },
+          kubelet: { type: 'boolean' },
+          'kubelet-nodes': { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
         strict: true,
+        allowNegative: true,
       }));
     } catch (err) {
       process.stderr.write(`kubeloom apiserver: ${err instanceof Error ? err.message : String(err)}\n${usage}`);
@@ -74,6 +91,11 @@ export const apiserverCommand: Command = {
       process.stderr.write(`kubeloom apiserver: invalid --compaction-interval ${compaction}: want a duration such as 10s or 5m\n`);
       return 2;
     }
+    const nodes = values['kubelet-nodes']?.split(',').map((n) => n.trim());
+    if (nodes !== undefined && (nodes.some((n) => n === '') || values.kubelet !== true)) {
+      process.stderr.write(`kubeloom apiserver: --kubelet-nodes needs --kubelet and a comma-separated list of node names\n`);
+      return 2;
+    }
     let podHandlers: PodHandlers | undefined;
     if (values['pod-handlers'] !== undefined) {
       try {
@@ -91,7 +113,23 @@ export const apiserverCommand: Command = {
       tls: values.tls === true,
       ...(values.token === undefined ? {} : { token: values.token }),
       rbac: values.rbac === true,
+      controllers: {
+        garbageCollector: values['garbage-collector'] !== false,
+        namespace: values['namespace-controller'] !== false,
+        scheduler: values.scheduler === true,
+        kubelet: values.kubelet === true ? (nodes === undefined ? true : { nodes }) : false,
+      },
     });
+    if (values.crds !== undefined) {
+      try {
+        const installed = await installCrds(server, { paths: values.crds, errorIfPathMissing: true });
+        process.stdout.write(`installed ${installed.length} CRD${installed.length === 1 ? '' : 's'}: ${installed.map((c) => c.metadata?.name ?? '').join(', ')}\n`);
+      } catch (err) {
+        process.stderr.write(`kubeloom apiserver: --crds: ${err instanceof Error ? err.message : String(err)}\n`);
+        await server.stop();
+        return 1;
+      }
+    }
     const kubeconfigPath = values['write-kubeconfig'];
     if (kubeconfigPath !== undefined) await server.writeKubeconfig(kubeconfigPath);
     process.stdout.write(`kubeloom apiserver listening on ${server.url}\n`);

@@ -151,7 +151,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
   const embedded = options.kubeconfig === undefined && options.context === undefined && !inCluster;
   let target: string;
   if (embedded) {
-    server = await startApiServer();
+    // The server's scheduler and kubelet stand-ins put the pods on a node and mark them Running/Ready.
+    server = await startApiServer({ controllers: { scheduler: true, kubelet: true } });
     // Our own loopback server: no client-side throttling.
     config = { host: server.url, qps: -1 };
     target = `the embedded API server at ${server.url}`;
@@ -193,7 +194,6 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
       namespace,
       leaseNamespace,
       registry,
-      fakeKubelet: embedded,
       ...(options.workers !== undefined ? { workers: options.workers } : {}),
       clock,
       onError: (error, key) => {
@@ -218,7 +218,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
         : `  endpoints: ${metrics.url}/healthz ${metrics.url}/readyz (no /metrics: prom-client is not installed)\n`,
     );
     out.write(`  leader election: Lease ${leaseNamespace}/${runtime.leaseName}, identity ${runtime.identity}\n`);
-    if (embedded) out.write('  no kubelet runs here: the demo marks new pods Running/Ready through pods/status, as a kubelet would\n');
+    if (embedded) out.write('  no kubelet runs here: the scheduler and kubelet stand-ins of the embedded server bind new pods to a node and mark them Running/Ready through pods/status\n');
 
     runtime.start();
     progress.start();
@@ -256,7 +256,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     const workloadEnd = clock.now();
     // Let the recorder flush its events before counting what reached the server.
     await waitForEvents(runtime, clock);
-    const summary: DemoSummary = await collectSummary(runtime, rest, results, errors, workloadEnd - started, workloadEnd - workloadStart);
+    const summary: DemoSummary = await collectSummary(runtime, server, rest, results, errors, workloadEnd - started, workloadEnd - workloadStart);
     progress.stop();
     out.write(formatSummary(summary));
     const ok = results.length > 0 && results.every((r) => r.converged) && results.length === 6;
@@ -300,14 +300,14 @@ async function waitForEvents(runtime: DemoRuntime, clock: Clock): Promise<void> 
   for (let i = 0; i < 200 && runtime.broadcaster.pending() > 0; i++) await clock.sleep(10);
 }
 
-async function collectSummary(runtime: DemoRuntime, rest: RestClient, steps: StepResult[], errors: string[], totalMs: number, workloadMs: number): Promise<DemoSummary> {
+async function collectSummary(runtime: DemoRuntime, server: ApiServer | undefined, rest: RestClient, steps: StepResult[], errors: string[], totalMs: number, workloadMs: number): Promise<DemoSummary> {
   const events = new ResourceClient<{ reason?: string }>(rest, { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, namespace: workloadNamespace });
   const stored = await events.list();
   const stats = runtime.podSetController.controller.stats();
   return {
     steps,
     counts: { ...runtime.podSetController.counts },
-    podsMarkedReady: runtime.kubelet?.marked() ?? 0,
+    podsMarkedReady: server?.controllers.stats().podsStarted ?? runtime.kubelet?.marked() ?? 0,
     eventsByReason: new Map(runtime.eventsByReason),
     eventsStored: stored.items.length,
     reconciles: { success: stats.success, requeueAfter: stats.requeueAfter, error: stats.error },

@@ -1,7 +1,9 @@
 /**
- * Stands in for the kubelet when the demo runs against the embedded API server, which runs no
- * nodes: every new pod is marked Running and Ready through the pods/status subresource, as a
- * kubelet reports a started container. Without it readyReplicas would stay 0.
+ * Stands in for the kubelet from the client side, for clusters that run none (a bare kube-apiserver used
+ * for tests): every new pod is marked Running and Ready through the pods/status subresource, with the
+ * status the embedded server's own kubelet stand-in writes (testing/apiserver/controllers/fake-kubelet.ts).
+ * Without it readyReplicas would stay 0. Against the embedded server, use its stand-ins instead
+ * (`startApiServer({ controllers: { scheduler: true, kubelet: true } })`), as the demo does.
  */
 import type { Pod } from '../api/core/v1.ts';
 import { isNotFound } from '../apimachinery/errors.ts';
@@ -13,6 +15,7 @@ import { RateLimitingQueue } from '../util/workqueue/rate-limiting-queue.ts';
 import { runWorkers } from '../util/workqueue/run-workers.ts';
 import { splitMetaNamespaceKey } from '../tools/cache/key-functions.ts';
 import type { DemoInformer } from './informer.ts';
+import { runningPodStatus } from '../testing/apiserver/controllers/fake-kubelet.ts';
 
 /** The pod status writes the fake kubelet makes. */
 export interface PodStatusClient {
@@ -56,19 +59,10 @@ export class FakeKubelet {
       if (pod === undefined || isReady(pod) || isBeingDeleted(pod)) return;
       const { namespace, name } = splitMetaNamespaceKey(key);
       const now = new Date(this.#clock.now()).toISOString().replace(/\.\d+Z$/, 'Z');
-      const status = {
-        status: {
-          phase: 'Running',
-          startTime: now,
-          podIP: '10.0.0.1',
-          conditions: [
-            { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
-            { type: 'Initialized', status: 'True', lastTransitionTime: now },
-            { type: 'ContainersReady', status: 'True', lastTransitionTime: now },
-            { type: 'Ready', status: 'True', lastTransitionTime: now },
-          ],
-        },
-      };
+      const running = runningPodStatus(pod, { hostIP: '127.0.0.1', podIP: '10.0.0.1', now });
+      // A merge patch replaces the conditions: PodScheduled goes along, as no scheduler set it.
+      const conditions = [...(running.conditions as object[]), { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }];
+      const status = { status: { ...running, conditions } };
       try {
         await this.#client(namespace).patch(name, PatchType.Merge, status, { subresource: 'status', signal });
         this.#marked++;

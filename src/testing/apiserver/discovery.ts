@@ -65,6 +65,8 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
   const resources: Obj[] = [];
   for (const r of registry.resources(group, version)) {
     resources.push(resourceEntry(r));
+    if (group === '' && r.resource === 'namespaces') resources.push({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
+    if (group === '' && r.resource === 'pods') resources.push({ name: 'pods/binding', singularName: '', namespaced: true, kind: 'Binding', verbs: ['create'] });
     if (r.hasStatus) resources.push({ name: `${r.resource}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] });
     if (r.hasScale) resources.push({ name: `${r.resource}/scale`, singularName: '', namespaced: r.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
     if (group === '' && r.resource === 'pods') resources.push({ name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] });

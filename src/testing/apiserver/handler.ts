@@ -19,6 +19,7 @@ import { metaOf } from './object-meta.ts';
 import { PodLogs } from './pod-logs.ts';
 import type { ResourceRegistry } from './resources.ts';
 import type { Storage } from './storage.ts';
+import { createBinding } from './handlers/binding.ts';
 import { commitCreate, createResource, createTracker, prepareCreate } from './handlers/create.ts';
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
 import { getLog, getResource } from './handlers/get.ts';
@@ -75,6 +76,11 @@ export class ApiHandler {
       allocator: new ServiceAllocator(),
       now: () => formatTime(config.clock.now()),
     };
+  }
+
+  /** The scope internal writers act with: seeding, and the controllers running inside the server. */
+  internalScope(): RequestScope {
+    return this.#scope;
   }
 
   /** Records the listening address for /api's serverAddressByClientCIDRs. */
@@ -147,6 +153,7 @@ export class ApiHandler {
       case 'watch':
         return watchResource(scope, target, q, render, res);
       case 'create':
+        if (target.subresource === 'binding') return createBinding(scope, target, q, req, body!, res);
         if (isReview(target)) return createReview(scope, target, req, body!, res);
         return createResource(scope, target, q, req, body!, res);
       case 'update':

@@ -20,6 +20,7 @@ import { MetricsApi, type NodeMetricsInput, type PodMetricsInput } from './metri
 import type { PodHandler, PodHandlers } from './streaming/pod-handlers.ts';
 import type { StaticUser } from './authn/authenticator.ts';
 import { ClusterRoleAggregationController } from './controllers/clusterrole-aggregation.ts';
+import { ControllerManager, type ControllerOptions, type ServerControllers } from './controllers/controller-manager.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -75,6 +76,12 @@ export interface ApiServerOptions {
    * (default true, as kube-apiserver). Off, objects are still pruned and defaulted but never refused by the schema.
    */
   crdSchemaValidation?: boolean;
+  /**
+   * The background loops running inside the server: kube-controller-manager's garbage collector and
+   * namespace controller (on by default) and stand-ins for kube-scheduler and kubelets (off by default).
+   * See docs/apiserver.md.
+   */
+  controllers?: ControllerOptions;
   /** What serves pods/exec, pods/attach and pods/portforward (see docs/remotecommand.md). */
   podHandlers?: PodHandlers;
 }
@@ -110,6 +117,8 @@ export interface ApiServer {
   writeKubeconfig(path: string): Promise<void>;
   /** Fault injection for tests. */
   readonly faults: ApiServerFaults;
+  /** The background loops (garbage collector, namespace controller, scheduler and kubelet stand-ins): stop, start, wait until idle. */
+  readonly controllers: ServerControllers;
   /** The current global resourceVersion counter. */
   revision(): number;
   /** Sets the log lines served at GET .../pods/{pod}/log (optionally per container). */
@@ -207,6 +216,7 @@ class EmbeddedApiServer implements ApiServer {
   caCertPem?: string;
   clientCaCertPem?: string;
   readonly faults: Faults;
+  readonly controllers: ControllerManager;
   readonly #clientCa: { key: string; cert: string } | undefined;
   readonly #aggregation: ClusterRoleAggregationController | undefined;
   readonly #handler: ApiHandler;
@@ -264,6 +274,8 @@ class EmbeddedApiServer implements ApiServer {
       this.#handler.seedBootstrapPolicy();
       this.#aggregation = new ClusterRoleAggregationController(this.#storage, () => formatTime(clock.now()));
     }
+    this.controllers = new ControllerManager(this.#handler.internalScope(), clock, options.controllers);
+    this.controllers.startEnabled();
     this.#metrics = new MetricsApi(this.#handler.registry, this.#storage, () => formatTime(clock.now()));
     this.#streaming = new StreamingHandler({ storage: this.#storage, access: this.#handler.access, ...(options.podHandlers === undefined ? {} : { handlers: options.podHandlers }) });
     const listener = (req: IncomingMessage, res: ServerResponse): void => {
@@ -385,10 +397,11 @@ class EmbeddedApiServer implements ApiServer {
     await this.listen();
   }
 
-  stop(): Promise<void> {
+  async stop(): Promise<void> {
     this.#compactor?.stop();
     this.#aggregation?.stop();
-    return this.#close();
+    await this.controllers.stopAll();
+    await this.#close();
   }
 }
 

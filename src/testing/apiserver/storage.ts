@@ -101,6 +101,7 @@ export class Storage {
   #revision: number;
   readonly #stores = new Map<string, ObjectStore>();
   readonly #listeners = new Map<string, Set<ChangeListener>>();
+  readonly #allListeners = new Set<ChangeListener>();
   readonly #capacity: number;
   // Ring buffer of changes in revision order: #history[#head..] are live entries.
   #history: Change[] = [];
@@ -158,6 +159,22 @@ export class Storage {
   }
 
   /**
+   * Registers a listener for the changes of every resource, as the controllers running inside the server
+   * watch everything; returns the function that unregisters it.
+   */
+  subscribeAll(listener: ChangeListener): () => void {
+    this.#allListeners.add(listener);
+    return () => {
+      this.#allListeners.delete(listener);
+    };
+  }
+
+  /** The names of every store that holds or held objects. */
+  stores(): string[] {
+    return [...this.#stores.keys()];
+  }
+
+  /**
    * Writes a new state (ADDED/MODIFIED) or removes an object (DELETED, `obj` being its final state).
    * Stamps the next revision as resourceVersion, records the change and notifies listeners.
    */
@@ -178,6 +195,7 @@ export class Storage {
     this.#record(change);
     const listeners = this.#listeners.get(store);
     if (listeners !== undefined) for (const l of [...listeners]) l(change);
+    for (const l of [...this.#allListeners]) l(change);
     return stored;
   }
 

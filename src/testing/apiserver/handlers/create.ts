@@ -16,6 +16,8 @@ import { checkCustomResourceType, checkType, decodeObject } from './request-body
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
+import { admitNamespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { prepareNamespaceForCreate, validateNamespaceCreate } from '../registry/core/namespace.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
@@ -34,8 +36,7 @@ export function requireNamespace(storage: Storage, t: Target): void {
 function createDefaults(r: ApiResource, obj: Obj, allocator: ServiceAllocator): void {
   if (r.hasStatus && !(r.group === '' && r.resource === 'nodes')) delete obj.status;
   if (r.group === '' && r.resource === 'namespaces') {
-    obj.spec = { finalizers: ['kubernetes'], ...(isObject(obj.spec) ? obj.spec : {}) };
-    obj.status = { phase: 'Active' };
+    prepareNamespaceForCreate(obj);
   } else if (r.group === '' && r.resource === 'pods') {
     obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec) };
   } else if (r.group === '' && r.resource === 'persistentvolumeclaims') {
@@ -74,6 +75,10 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
   else delete meta.generation;
   dropEmptyMetadata(obj);
   createDefaults(t.r, obj, scope.allocator);
+  if (t.r.group === '' && t.r.resource === 'namespaces') {
+    const nsCauses = validateNamespaceCreate(obj);
+    if (nsCauses.length > 0) throw invalid(t.r.group, t.r.kind, name, nsCauses);
+  }
   let unknown: string[] = [];
   if (t.r.schema !== undefined) {
     const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false });
@@ -133,6 +138,7 @@ export async function createResource(scope: RequestScope, t: Target, q: URLSearc
   fieldValidationOf(q);
   const decoded = decodeObject(req, body, t.r.kind);
   checkCustomResourceType(t, decoded);
+  admitNamespaceLifecycle(scope.storage, { operation: 'CREATE', group: t.r.group, resource: t.r.resource, namespace: t.namespace, name: '', object: decoded });
   let prepared: { name: string; obj: Obj; unknown: string[] };
   try {
     prepared = prepareCreate(scope, t, decoded);

@@ -16,6 +16,7 @@ import { send } from './response.ts';
 import { objectKey, storeOf, type RequestScope, type Target } from './scope.ts';
 import { admitUpdate, commitUpdate, type CommitUpdateOptions } from './update.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
+import { admitNamespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 
 /** The Content-Types of the patch strategies. */
 export const patchTypes = {
@@ -39,6 +40,9 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
   }
   const name = t.name!;
   const existing = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
+  // Server-side apply of a missing object is a create.
+  const creating = existing === undefined && type === patchTypes.apply && t.subresource === undefined;
+  admitNamespaceLifecycle(scope.storage, { operation: creating ? 'CREATE' : 'UPDATE', group: t.r.group, resource: t.r.resource, namespace: t.namespace, name, object: isObject(patch) ? patch : undefined });
   const manager = q.get('fieldManager');
   if (type === patchTypes.apply) {
     if (manager === null || manager === '') throw badRequest('PATCH requests with an apply patch must specify a field manager: fieldManager is required for apply requests');

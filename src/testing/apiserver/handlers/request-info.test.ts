@@ -44,7 +44,9 @@ test('route resolves resource paths to resource, namespace, name and subresource
     ['/apis/apps/v1/widgets', notFound],
     ['/api/v1/pods/p1', notFound],
     ['/api/v1/namespaces/default/nodes', notFound],
-    ['/api/v1/namespaces/kube-system/finalize', notFound],
+    ['/api/v1/namespaces/kube-system/finalize', 'core/v1/namespaces ns= name=kube-system sub=finalize'],
+    ['/api/v1/namespaces/default/pods/p1/binding', 'core/v1/pods ns=default name=p1 sub=binding'],
+    ['/api/v1/namespaces/default/configmaps/c1/binding', notFound],
     ['/api/v1/namespaces/default/configmaps/c1/log', notFound],
     ['/api/v1/namespaces/default/configmaps/c1/status', notFound],
     ['/apis/apps/v1/namespaces/default/daemonsets/d1/scale', notFound],
@@ -76,6 +78,11 @@ test('verbOf maps methods onto verbs and answers 405 where the resource or subre
     ['GET', '/api/v1/namespaces/default/pods/p1/log', 'get'],
     ['PUT', '/api/v1/namespaces/default/pods/p1/log', notAllowed],
     ['PATCH', '/apis/apps/v1/namespaces/default/deployments/d1/scale', 'patch'],
+    ['POST', '/api/v1/namespaces/default/pods/p1/binding', 'create'],
+    ['GET', '/api/v1/namespaces/default/pods/p1/binding', notAllowed],
+    ['PUT', '/api/v1/namespaces/kube-system/finalize', 'update'],
+    ['GET', '/api/v1/namespaces/kube-system/finalize', notAllowed],
+    ['PATCH', '/api/v1/namespaces/kube-system/finalize', notAllowed],
     ['OPTIONS', '/api/v1/namespaces/default/pods', notAllowed],
   ];
   for (const [method, pathAndQuery, expected] of cases) {

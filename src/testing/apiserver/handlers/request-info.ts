@@ -58,11 +58,13 @@ export function route(registry: ResourceRegistry, path: string): Target {
   const r = registry.lookup(group, version, resource);
   if (r === undefined) throw resourceNotFound();
   if (r.namespaced !== (namespace !== '') && !(r.namespaced && name === undefined)) throw resourceNotFound();
+  const core = (resource: string): boolean => r.group === '' && r.resource === resource;
   const known =
     (subresource === 'status' && r.hasStatus) ||
     (subresource === 'scale' && r.hasScale) ||
-    (subresource === 'log' && r.group === '' && r.resource === 'pods') ||
-    (subresource === 'token' && r.group === '' && r.resource === 'serviceaccounts');
+    ((subresource === 'log' || subresource === 'binding') && core('pods')) ||
+    (subresource === 'finalize' && core('namespaces')) ||
+    (subresource === 'token' && core('serviceaccounts'));
   if (subresource !== undefined && !known) throw resourceNotFound();
   return { r, namespace, name, subresource, watchPath };
 }
@@ -74,6 +76,9 @@ export function verbOf(method: string, t: Target, q: URLSearchParams): Verb {
     if (t.subresource === 'log' && v !== 'get') throw methodNotAllowed();
     if (t.subresource === 'token' && v !== 'create') throw methodNotAllowed();
     if ((t.subresource === 'status' || t.subresource === 'scale') && v !== 'get' && v !== 'update' && v !== 'patch') throw methodNotAllowed();
+    // namespaces/finalize only updates (FinalizeREST), pods/binding only creates (BindingREST).
+    if (t.subresource === 'finalize' && v !== 'update') throw methodNotAllowed();
+    if (t.subresource === 'binding' && v !== 'create') throw methodNotAllowed();
     return v;
   };
   if (t.watchPath) {
@@ -85,7 +90,7 @@ export function verbOf(method: string, t: Target, q: URLSearchParams): Verb {
       if (t.name !== undefined) return allowed('get');
       return allowed(boolParam(q, 'watch') ? 'watch' : 'list');
     case 'POST':
-      // Only subresources such as serviceaccounts/<name>/token are created on a named object.
+      // Only subresources such as serviceaccounts/<name>/token and pods/<name>/binding are created on a named object.
       if (t.name !== undefined && t.subresource === undefined) throw methodNotAllowed();
       return allowed('create');
     case 'PUT':

@@ -11,7 +11,6 @@ import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
 import { checkFields, commitCreate, createTracker, prepareCreate } from './create.ts';
-import { removeObject } from './delete.ts';
 import { applyOrThrow } from './patch-failure.ts';
 import { checkCustomResourceType, checkType, decodeObject, display } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
@@ -21,6 +20,10 @@ import { mutateWrite, validateWrite } from './admit.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
 import { fieldValidationOf } from '../registry/field-validation.ts';
+import { shouldDeleteDuringUpdate } from '../registry/delete.ts';
+import { removeObject } from '../registry/generic/deletion.ts';
+import { namespaceStore, prepareNamespaceForUpdate, validateNamespaceUpdate } from '../registry/core/namespace.ts';
+import { admitNamespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 
 // Stores whose registry strategies answer AllowCreateOnUpdate() with true: a PUT of a missing object creates it.
 const createsOnUpdate: ReadonlySet<string> = new Set([
@@ -56,9 +59,11 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
   if (meta.name !== undefined && meta.name !== '' && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
   if (t.r.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== t.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   const existing = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
+  const creating = existing === undefined && t.subresource === undefined && createsOnUpdate.has(storeOf(t));
+  admitNamespaceLifecycle(scope.storage, { operation: creating ? 'CREATE' : 'UPDATE', group: t.r.group, resource: t.r.resource, namespace: t.namespace, name, object: obj });
   if (existing === undefined) {
     // Strategies with AllowCreateOnUpdate (leases, endpoints, events, RBAC) create on PUT.
-    if (t.subresource !== undefined || !createsOnUpdate.has(storeOf(t))) throw notFound(t.r, name);
+    if (!creating) throw notFound(t.r, name);
     meta.name = name;
     delete meta.resourceVersion;
     const { obj: prepared, unknown } = prepareCreate(scope, t, obj);
@@ -105,7 +110,7 @@ export async function admitUpdate(scope: RequestScope, t: Target, q: URLSearchPa
 export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions): string {
   const old = existing.obj;
   const apiVersion = apiVersionString(t.r.group, t.r.version);
-  const subresource = t.subresource === 'status' ? { subresource: 'status' } : {};
+  const subresource = t.subresource === 'status' || t.subresource === 'finalize' ? { subresource: t.subresource } : {};
   let next: Obj;
   if (o.apply !== undefined) {
     const merged = applyOrThrow(old, candidate, { manager: o.manager, force: o.apply.force, now: scope.now(), apiVersion, ...subresource });
@@ -119,6 +124,10 @@ export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObj
     o.unknownFields?.push(...admitted.unknown);
     if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(admitted.errors));
   }
+  if (storeOf(t) === namespaceStore) {
+    const causes = validateNamespaceUpdate(t.subresource, next);
+    if (causes.length > 0) throw invalid(t.r.group, t.r.kind, t.name!, causes);
+  }
   let crdEntries: ApiResource[] | undefined;
   if (storeOf(t) === crdGroupResource) {
     const { entries, causes } = customResourcesOf(next, scope.storage.revision + 1);
@@ -130,11 +139,10 @@ export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObj
   if (o.dryRun) return JSON.stringify(next);
   const store = storeOf(t);
   const key = existing.key;
-  const meta = metaOf(next);
-  const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers : [];
-  if (meta.deletionTimestamp !== undefined && finalizers.length === 0) {
-    const gone = removeObject(scope, store, key, next);
-    return encodeStored(t, gone);
+  if (shouldDeleteDuringUpdate(store, next, old)) {
+    // The last state stored goes out with the DELETED event; the writer gets what it wrote back.
+    removeObject(scope, store, existing);
+    return JSON.stringify(next);
   }
   const stored = scope.storage.write(store, key, 'MODIFIED', next);
   if (crdEntries !== undefined) scope.registry.setCustomResource(t.name!, crdEntries);
@@ -166,7 +174,8 @@ function normalise(scope: RequestScope, t: Target, old: Obj, candidate: Obj): Ob
     if (t.r.namespaced) meta.namespace = oldMeta.namespace;
     else delete meta.namespace;
     delete meta.selfLink;
-    if (t.r.hasStatus && t.r.resource !== 'customresourcedefinitions') {
+    if (storeOf(t) === namespaceStore) prepareNamespaceForUpdate(t.subresource, old, next);
+    else if (t.r.hasStatus && t.r.resource !== 'customresourcedefinitions') {
       if (old.status === undefined) delete next.status;
       else next.status = structuredClone(old.status);
     }
