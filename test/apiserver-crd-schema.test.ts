@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
-import { call, create, type Json } from './apiserver-helpers.ts';
+import { call, create, watch, type Json } from './apiserver-helpers.ts';
 
 const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
@@ -66,11 +66,13 @@ test('a custom resource that breaks its schema gets 422 with upstream causes; a 
       { reason: 'FieldValueNotSupported', message: 'Unsupported value: "blue": supported values: "red", "green"', field: 'spec.color' },
       { reason: 'FieldValueTypeInvalid', message: 'Invalid value: "number": spec.ios in body must be of type integer,string: "number"', field: 'spec.ios' },
       { reason: 'FieldValueDuplicate', message: 'Duplicate value: map[string]interface {}{"name":"x"}', field: 'spec.ports[1]' },
+      // The schema has CEL rules, which errors of type, size or missing fields keep from running.
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation', field: '<nil>' },
     ]);
     const dup = await call(s, 'POST', probes, { body: probe('dup', { size: 2, ports: [{ name: 'x' }, { name: 'x' }] }) });
     assert.deepEqual(dup.body.details.causes, [{ reason: 'FieldValueDuplicate', message: 'Duplicate value: map[string]interface {}{"name":"x"}', field: 'spec.ports[1]' }]);
     const missing = await call(s, 'POST', probes, { body: probe('m', { name: 'ab' }) });
-    assert.equal(missing.body.message, 'Probe.example.com "m" is invalid: spec.size: Required value');
+    assert.equal(missing.body.message, 'Probe.example.com "m" is invalid: [spec.size: Required value, <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]');
   });
 });
 
@@ -155,4 +157,60 @@ test('with crdSchemaValidation off, objects are pruned and defaulted but not ref
     },
     { crdSchemaValidation: false },
   );
+});
+
+test('objects stored before the schema gained a default or lost a field are read defaulted and pruned by get, list and watch', async () => {
+  await withServer(async (s) => {
+    const before = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, gone: { type: 'string' } } } } };
+    const after = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, color: { type: 'string', default: 'red' } } } } };
+    await create(s, crds, crd(before));
+    const p1 = await create(s, probes, probe('p1', { size: 1, gone: 'x' }));
+    await create(s, probes, probe('p2', { size: 2 }));
+    const updated = await call(s, 'PUT', `${crds}/probes.example.com`, { body: crd(after) });
+    assert.equal(updated.status, 200, updated.text);
+    // kube-apiserver v1.24 answers the same: the default appears and the removed field is gone, at the stored resourceVersion.
+    const got = await call(s, 'GET', `${probes}/p1`);
+    assert.deepEqual([got.body.spec, got.body.metadata.resourceVersion], [{ size: 1, color: 'red' }, p1.metadata.resourceVersion]);
+    const list = await call(s, 'GET', probes);
+    assert.deepEqual(list.body.items.map((i: Json) => i.spec), [{ size: 1, color: 'red' }, { size: 2, color: 'red' }]);
+    const w = await watch(s, `${probes}?watch=true&resourceVersion=${Number(p1.metadata.resourceVersion) - 1}`);
+    try {
+      assert.deepEqual([(await w.next()).object.spec, (await w.next()).object.spec], [{ size: 1, color: 'red' }, { size: 2, color: 'red' }]);
+      // Writes start from the decoded object, so the default is stored with them and deletions carry it.
+      const patched = await call(s, 'PATCH', `${probes}/p2`, { body: { metadata: { labels: { a: 'b' } } }, contentType: 'application/merge-patch+json' });
+      assert.deepEqual(patched.body.spec, { size: 2, color: 'red' });
+      assert.equal((await call(s, 'DELETE', `${probes}/p1`)).status, 200);
+      const events = [await w.next(), await w.next()];
+      assert.deepEqual(events.map((e: Json) => [e.type, e.object.metadata.name, e.object.spec]), [
+        ['MODIFIED', 'p2', { size: 2, color: 'red' }],
+        ['DELETED', 'p1', { size: 1, color: 'red' }],
+      ]);
+    } finally {
+      await w.close();
+    }
+  });
+});
+
+test('CEL rules run after errors such as a value outside its enum, and not after type, size or required errors (gated v1.24 answers)', async () => {
+  await withServer(async (s) => {
+    const rules = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, color: { type: 'string', enum: ['red', 'blue'] }, name: { type: 'string', maxLength: 3 }, when: { type: 'string', format: 'date-time' } }, 'x-kubernetes-validations': [{ rule: 'self.size > 2', message: 'size > 2' }, { rule: '!has(self.when) || self.when > timestamp("2020-01-01T00:00:00Z")', message: 'when after 2020' }] } } };
+    await create(s, crds, crd(rules));
+    const enumAndRule = await call(s, 'POST', probes, { body: probe('a', { size: 1, color: 'green', when: '2019-01-01T00:00:00Z' }) });
+    assert.equal(enumAndRule.body.message, 'Probe.example.com "a" is invalid: [spec.color: Unsupported value: "green": supported values: "red", "blue", spec: Invalid value: "object": size > 2, spec: Invalid value: "object": when after 2020]');
+    const tooLong = await call(s, 'POST', probes, { body: probe('a', { size: 1, name: 'abcd' }) });
+    assert.deepEqual(tooLong.body.details.causes, [
+      { reason: 'FieldValueTooLong', message: 'Too long: may not be more than 3 bytes', field: 'spec.name' },
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation', field: '<nil>' },
+    ]);
+    assert.equal((await call(s, 'POST', probes, { body: probe('ok', { size: 3, when: '2024-05-01T10:00:00Z' }) })).status, 201);
+  });
+});
+
+test('v1 CRDs cannot set spec.preserveUnknownFields, and non-structural schemas never get stored (so no NonStructuralSchema condition)', async () => {
+  await withServer(async (s) => {
+    const r = await call(s, 'POST', crds, { body: { ...crd({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true }), spec: { ...crd({}).spec, preserveUnknownFields: true, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } } });
+    assert.deepEqual([r.status, r.body.message], [422, 'CustomResourceDefinition.apiextensions.k8s.io "probes.example.com" is invalid: spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-preserve-unknown-fields to true in spec.versions[*].schema instead']);
+    const ns = await call(s, 'POST', crds, { body: crd({ type: 'object', properties: { spec: { properties: { a: { type: 'string' } } } } }) });
+    assert.equal(ns.body.message, 'CustomResourceDefinition.apiextensions.k8s.io "probes.example.com" is invalid: spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields');
+  });
 });

@@ -252,12 +252,16 @@ test('a reference whose kind or version is not served is never resolved, and the
   });
 });
 
-test('owner references that name nothing are skipped, without errors', async () => {
+test('owner references that name nothing are refused or skipped, without errors', async () => {
   await withServer(async (s) => {
     await create(s, cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'odd', ownerReferences: 'nonsense' } });
-    await create(s, cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'partial', ownerReferences: [{ uid: 'u' }, null, { apiVersion: 'v1', kind: 'ConfigMap', name: '', uid: 'x' }] } });
+    // Incomplete references never reach the collector: ValidateOwnerReferences refuses them, as kube-apiserver does.
+    await assert.rejects(
+      create(s, cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'partial', ownerReferences: [{ uid: 'u' }, { apiVersion: 'v1', kind: 'ConfigMap', name: '', uid: 'x' }] } }),
+      /422 .*metadata\.ownerReferences\.apiVersion: Invalid value: \\"\\": version must not be empty/,
+    );
     await s.controllers.waitForIdle();
     assert.equal(await exists(s, `${cms}/odd`), true);
-    assert.equal(await exists(s, `${cms}/partial`), true);
+    assert.equal(await exists(s, `${cms}/partial`), false);
   });
 });

@@ -201,6 +201,18 @@ function workloadDefaults(r: ApiResource, obj: Obj): void {
   }
 }
 
+/**
+ * The defaults the scheme applies when a request is decoded (SetDefaults_*), before admission: workload
+ * replicas and pod templates, Service field defaults, Secret type. Allocations and generated fields come later.
+ */
+export function applySchemeDefaults(r: ApiResource, obj: Obj): void {
+  if (r.group === 'apps' && (r.resource === 'deployments' || r.resource === 'replicasets' || r.resource === 'statefulsets')) {
+    if (isObj(obj.spec) && obj.spec.replicas === undefined) obj.spec.replicas = 1;
+  } else if (r.group === '' && r.resource === 'secrets') obj.type ??= 'Opaque';
+  workloadDefaults(r, obj);
+  if (isService(r) && isObj(obj.spec)) serviceFieldDefaults(obj.spec);
+}
+
 /** Create-time defaults and allocations for `obj` (metadata.uid and name already set). */
 export function applyCreateDefaults(r: ApiResource, obj: Obj, alloc: ServiceAllocator): void {
   const meta = isObj(obj.metadata) ? obj.metadata : {};

@@ -6,7 +6,9 @@ import { randomInt } from 'node:crypto';
 import type { StatusCause } from '../../api/meta/v1.ts';
 import type { ApiResource, PrinterColumn } from './resources.ts';
 import { invalidCause, requiredCause } from './status.ts';
-import { toCauses } from './registry/field-errors.ts';
+import { toCauses, type FieldError } from './registry/field-errors.ts';
+import { nameIsDnsLabel, nameIsDnsSubdomain, pathSegmentName, rbacName, type NameValidator } from './registry/name-validation.ts';
+import { validateKubeFinalizerNames, validateObjectMetaAccessor, validateObjectMetaAccessorUpdate } from './registry/object-meta-validation.ts';
 import { customResourceSchema, type CustomResourceSchema } from './registry/apiextensions/custom-resource-schema.ts';
 import { validateVersionSchema } from './registry/apiextensions/schema-props-validation.ts';
 import { validateScale } from './registry/apiextensions/scale.ts';
@@ -68,29 +70,31 @@ export function generateName(base: string): string {
   return prefix + suffix;
 }
 
-const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** The name rule of a resource's objects: RBAC names only have to be path segments, namespaces are DNS labels, everything else DNS subdomains. */
+export function nameValidatorOf(r: ApiResource): NameValidator {
+  if (r.group === 'rbac.authorization.k8s.io') return rbacName;
+  if (r.group === '' && r.resource === 'namespaces') return nameIsDnsLabel;
+  return nameIsDnsSubdomain;
+}
 
-/** Validates metadata.name for a resource; returns the causes of a 422. */
-export function validateName(r: ApiResource, name: string): StatusCause[] {
-  // RBAC objects and a few others accept path-segment names (e.g. "system:controller:x").
-  if (r.group === 'rbac.authorization.k8s.io') {
-    return name === '.' || name === '..' || name.includes('/') || name.includes('%') ? [invalidCause('metadata.name', name, 'may not contain "/" or "%"')] : [];
-  }
-  if (r.resource === 'namespaces') {
-    return name.length <= 63 && dns1123Label.test(name)
-      ? []
-      : [invalidCause('metadata.name', name, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")];
-  }
-  return name.length <= 253 && dns1123Subdomain.test(name)
-    ? []
-    : [
-        invalidCause(
-          'metadata.name',
-          name,
-          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-        ),
-      ];
+// Groups whose validation uses apimachinery's ObjectMeta checks without the core rule for finalizer names.
+const genericMetaGroups: ReadonlySet<string> = new Set(['coordination.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io']);
+
+/** The metadata errors of an object being created (its name generated already): the generic checks, plus core's finalizer rule for built-in kinds that use it. */
+export function validateCreateMeta(r: ApiResource, meta: Obj): FieldError[] {
+  const errs = validateObjectMetaAccessor(meta, r.namespaced, nameValidatorOf(r));
+  if (!r.custom && !genericMetaGroups.has(r.group)) errs.push(...validateKubeFinalizerNames(meta.finalizers, 'metadata.finalizers'));
+  return errs;
+}
+
+/**
+ * The metadata errors of an update, as the generic registry's common checks report them (validateCommonFields:
+ * the create checks with the path-segment name rule, then the update checks); custom resources repeat the
+ * update checks in their own validation, so their errors appear once more, as upstream answers.
+ */
+export function validateUpdateMeta(r: ApiResource, meta: Obj, old: Obj): FieldError[] {
+  const update = validateObjectMetaAccessorUpdate(meta, old);
+  return [...validateObjectMetaAccessor(meta, r.namespaced, pathSegmentName), ...update, ...(r.custom ? update : [])];
 }
 
 /** Whether the parts of an object that drive metadata.generation differ (everything but metadata and, when it is a subresource, status). */
@@ -159,6 +163,8 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
     const sub = isObject(v.subresources) ? v.subresources : {};
     if (isObject(sub.scale)) causes.push(...toCauses(validateScale(sub.scale, `spec.versions[${i}].subresources.scale`)));
   });
+  // v1 CRDs cannot keep unknown fields at the spec level (only v1beta1 could, and no CRD here predates v1).
+  if (spec.preserveUnknownFields === true) causes.push(invalidCause('spec.preserveUnknownFields', true, 'cannot set to true, set x-preserve-unknown-fields to true in spec.versions[*].schema instead'));
   if (causes.length > 0) return { entries: [], causes };
   const entries: ApiResource[] = [];
   for (const v of versions) {

@@ -92,3 +92,23 @@ test('listeners see every change of their resource with its previous state', () 
   assert.equal(s.get('cm', 'default/a'), undefined);
   assert.equal(s.count('cm'), 1);
 });
+
+test('a store decoder shapes every read: get, list, scan, the history and the previous state of a new change', () => {
+  const s = new Storage(100);
+  s.write('cm', 'default/a', 'ADDED', cm('a', 'old')); // 1
+  s.write('cm', 'default/b', 'ADDED', cm('b', 'old')); // 2
+  // Objects written before revision 3 are read with their value upper-cased, as a codec would decode them.
+  s.setDecoder('cm', (o) => (o.rv >= 3 ? o : { ...o, obj: { ...o.obj, data: { v: 'OLD' } } }));
+  s.write('cm', 'default/c', 'ADDED', cm('c', 'new')); // 3
+  assert.deepEqual(view([s.get('cm', 'default/a')!]), ['default/a@1=OLD']);
+  assert.deepEqual(view(s.listAt('cm', s.revision)), ['default/a@1=OLD', 'default/b@2=OLD', 'default/c@3=new']);
+  assert.deepEqual(view(s.listAt('cm', 2)), ['default/a@1=OLD', 'default/b@2=OLD']);
+  assert.deepEqual(view(s.scan('cm', s.revision).items), ['default/a@1=OLD', 'default/b@2=OLD', 'default/c@3=new']);
+  assert.deepEqual(view(s.changesSince('cm', 0).map((c) => c.object)), ['default/a@1=OLD', 'default/b@2=OLD', 'default/c@3=new']);
+  const seen: Change[] = [];
+  s.subscribe('cm', (c) => seen.push(c));
+  s.write('cm', 'default/a', 'MODIFIED', cm('a', 'newer')); // 4
+  assert.deepEqual(view([seen[0]!.prev!]), ['default/a@1=OLD']);
+  s.setDecoder('cm', undefined);
+  assert.deepEqual(view([s.get('cm', 'default/b')!]), ['default/b@2=old']);
+});

@@ -6,6 +6,10 @@
  *
  * Stored objects are immutable: every write stores a new object together with its JSON, so reads
  * and watch fan-out never serialise the same state twice.
+ *
+ * A store may have a {@link StorageDecoder}: what kube-apiserver's storage codec does when it decodes an
+ * object read back from etcd (custom resources are pruned and defaulted by their current schema there).
+ * Every read — get, list, history, the previous state of a change — goes through it.
  */
 
 /** The watch event types a change produces. */
@@ -82,6 +86,12 @@ export function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * Turns a stored state into what a read returns; must answer `stored` itself when nothing changes and be
+ * cheap then, as it runs on every read. It may return another object with the same `rv` and `key`.
+ */
+export type StorageDecoder = (stored: StoredObject) => StoredObject;
+
 /** A listener for the changes of one resource. */
 export type ChangeListener = (change: Change) => void;
 
@@ -96,12 +106,20 @@ function withRevision(obj: Record<string, unknown>, rv: number): Record<string, 
   return canonical({ ...obj, metadata });
 }
 
+// A change as a read returns it: a new change (without shared encoded lines) when the decoder changed a state.
+function decodeChange(c: Change, d: StorageDecoder): Change {
+  const object = d(c.object);
+  const prev = c.prev === undefined ? undefined : d(c.prev);
+  return object === c.object && prev === c.prev ? c : { rv: c.rv, store: c.store, type: c.type, key: c.key, object, prev };
+}
+
 /** The global store: every resource's objects, the revision counter and the change history. */
 export class Storage {
   #revision: number;
   readonly #stores = new Map<string, ObjectStore>();
   readonly #listeners = new Map<string, Set<ChangeListener>>();
   readonly #allListeners = new Set<ChangeListener>();
+  readonly #decoders = new Map<string, StorageDecoder>();
   readonly #capacity: number;
   // Ring buffer of changes in revision order: #history[#head..] are live entries.
   #history: Change[] = [];
@@ -135,9 +153,21 @@ export class Storage {
     return s;
   }
 
+  /** Sets (or, with undefined, removes) the decoder of a store's reads. */
+  setDecoder(store: string, decoder: StorageDecoder | undefined): void {
+    if (decoder === undefined) this.#decoders.delete(store);
+    else this.#decoders.set(store, decoder);
+  }
+
+  #decode(store: string, s: StoredObject | undefined): StoredObject | undefined {
+    if (s === undefined) return undefined;
+    const d = this.#decoders.get(store);
+    return d === undefined ? s : d(s);
+  }
+
   /** The current state of one object. */
   get(store: string, key: string): StoredObject | undefined {
-    return this.#stores.get(store)?.items.get(key);
+    return this.#decode(store, this.#stores.get(store)?.items.get(key));
   }
 
   /** Number of objects currently stored for a resource. */
@@ -180,7 +210,7 @@ export class Storage {
    */
   write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>): StoredObject {
     const s = this.#store(store);
-    const prev = s.items.get(key);
+    const prev = this.#decode(store, s.items.get(key));
     const rv = ++this.#revision;
     const stamped = withRevision(obj, rv);
     const stored: StoredObject = { obj: stamped, json: JSON.stringify(stamped), rv, key };
@@ -245,9 +275,10 @@ export class Storage {
   changesSince(store: string, revision: number): Change[] {
     if (revision < this.#compacted) throw new RevisionCompactedError(revision, this.#compacted);
     const out: Change[] = [];
+    const d = this.#decoders.get(store);
     for (let i = this.#firstAfter(revision); i < this.#history.length; i++) {
       const c = this.#history[i]!;
-      if (c.store === store) out.push(c);
+      if (c.store === store) out.push(d === undefined ? c : decodeChange(c, d));
     }
     return out;
   }
@@ -262,10 +293,11 @@ export class Storage {
     const prefix = options.namespace === undefined || options.namespace === '' ? '' : `${options.namespace}/`;
     const start = options.startKey ?? '';
     const inRange = (k: string): boolean => k >= start && (prefix === '' || k.startsWith(prefix));
+    const d = this.#decoders.get(store);
     if (revision >= this.#revision) {
       if (s === undefined) return [];
       const out: StoredObject[] = [];
-      for (const k of s.sortedKeys()) if (inRange(k)) out.push(s.items.get(k)!);
+      for (const k of s.sortedKeys()) if (inRange(k)) out.push(d === undefined ? s.items.get(k)! : d(s.items.get(k)!));
       return out;
     }
     if (revision < this.#compacted) throw new RevisionCompactedError(revision, this.#compacted);
@@ -281,7 +313,7 @@ export class Storage {
     for (const k of [...keys].sort(compareKeys)) {
       if (!inRange(k)) continue;
       const v = overrides.has(k) ? overrides.get(k) : s?.items.get(k);
-      if (v !== undefined) out.push(v);
+      if (v !== undefined) out.push(d === undefined ? v : d(v));
     }
     return out;
   }
@@ -304,8 +336,10 @@ export class Storage {
     // '0' is the character after '/', so every key with the prefix sorts before `${namespace}0`.
     const hi = prefix === '' ? keys.length : lowerBound(keys, `${options.namespace}0`);
     const items = s.items;
+    const d = this.#decoders.get(store);
     function* iterate(): Generator<StoredObject> {
-      for (let i = lo; i < hi; i++) yield items.get(keys[i]!)!;
+      if (d === undefined) for (let i = lo; i < hi; i++) yield items.get(keys[i]!)!;
+      else for (let i = lo; i < hi; i++) yield d(items.get(keys[i]!)!);
     }
     return { total: Math.max(0, hi - lo), items: iterate() };
   }

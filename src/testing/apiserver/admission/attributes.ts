@@ -16,6 +16,11 @@ export interface AdmissionAttributes {
   resource: string;
   subresource: string;
   kind: string;
+  /**
+   * The group and version of the kind when they are not the resource's: the autoscaling/v1 Scale of a
+   * /scale subresource. Its objects are never converted between versions.
+   */
+  kindGroupVersion?: { group: string; version: string };
   namespaced: boolean;
   namespace: string;
   name: string;

@@ -9,13 +9,15 @@ import type { AdmissionAttributes, Operation } from '../admission/attributes.ts'
 import { metaOf } from '../object-meta.ts';
 import { namespacesStore, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf } from './write-options.ts';
+import { addWarnings } from './field-validation.ts';
 
 const optionsKind: Record<Operation, string> = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions', CONNECT: '' };
 
-function attributes(scope: RequestScope, t: Target, op: Operation, q: URLSearchParams, object: Obj | undefined, oldObject: Obj | undefined, patch: boolean): AdmissionAttributes {
+function attributes(scope: RequestScope, t: Target, op: Operation, q: URLSearchParams, object: Obj | undefined, oldObject: Obj | undefined): AdmissionAttributes {
   const ns = t.r.namespaced ? scope.storage.get(namespacesStore, t.namespace)?.obj : undefined;
   const name = typeof metaOf(object ?? oldObject ?? {}).name === 'string' ? (metaOf(object ?? oldObject ?? {}).name as string) : (t.name ?? '');
-  const options: Obj = { kind: patch ? 'PatchOptions' : optionsKind[op], apiVersion: 'meta.k8s.io/v1' };
+  // Patches are admitted with UpdateOptions (CreateOptions when an apply creates), as the patch handler converts them.
+  const options: Obj = { kind: optionsKind[op], apiVersion: 'meta.k8s.io/v1' };
   const fieldManager = q.get('fieldManager');
   if (fieldManager !== null && op !== 'DELETE') options.fieldManager = fieldManager;
   if (dryRunOf(q)) options.dryRun = ['All'];
@@ -25,7 +27,9 @@ function attributes(scope: RequestScope, t: Target, op: Operation, q: URLSearchP
     version: t.r.version,
     resource: t.r.resource,
     subresource: t.subresource ?? '',
-    kind: t.r.kind,
+    // The scale subresource admits autoscaling/v1 Scale objects.
+    kind: t.subresource === 'scale' ? 'Scale' : t.r.kind,
+    ...(t.subresource === 'scale' ? { kindGroupVersion: { group: 'autoscaling', version: 'v1' } } : {}),
     namespaced: t.r.namespaced,
     namespace: t.namespace,
     name,
@@ -39,22 +43,18 @@ function attributes(scope: RequestScope, t: Target, op: Operation, q: URLSearchP
 }
 
 function warner(res: ServerResponse): (w: string) => void {
-  return (w) => {
-    const prev = res.getHeader('Warning');
-    const value = `299 - ${JSON.stringify(w)}`;
-    res.setHeader('Warning', prev === undefined ? value : [...(Array.isArray(prev) ? prev : [String(prev)]), value]);
-  };
+  return (w) => addWarnings(res, [`299 - ${JSON.stringify(w)}`]);
 }
 
 /** Runs the mutating webhooks; returns the patched object, or undefined when they changed nothing. */
-export async function mutateWrite(scope: RequestScope, t: Target, op: Operation, q: URLSearchParams, res: ServerResponse, object: Obj | undefined, oldObject: Obj | undefined, patch = false): Promise<Obj | undefined> {
+export async function mutateWrite(scope: RequestScope, t: Target, op: Operation, q: URLSearchParams, res: ServerResponse, object: Obj | undefined, oldObject: Obj | undefined): Promise<Obj | undefined> {
   if (!scope.admission.active()) return undefined;
-  const out = await scope.admission.mutate(attributes(scope, t, op, q, object, oldObject, patch), warner(res));
+  const out = await scope.admission.mutate(attributes(scope, t, op, q, object, oldObject), warner(res));
   return out === object || JSON.stringify(out) === JSON.stringify(object) ? undefined : out;
 }
 
 /** Runs the validating webhooks; throws the first rejection. */
-export async function validateWrite(scope: RequestScope, t: Target, op: Operation, q: URLSearchParams, res: ServerResponse, object: Obj | undefined, oldObject: Obj | undefined, patch = false): Promise<void> {
+export async function validateWrite(scope: RequestScope, t: Target, op: Operation, q: URLSearchParams, res: ServerResponse, object: Obj | undefined, oldObject: Obj | undefined): Promise<void> {
   if (!scope.admission.active()) return;
-  await scope.admission.validate(attributes(scope, t, op, q, object, oldObject, patch), warner(res));
+  await scope.admission.validate(attributes(scope, t, op, q, object, oldObject), warner(res));
 }

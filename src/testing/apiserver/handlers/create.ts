@@ -6,22 +6,25 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { applyCreateDefaults, podQOSClass, type ServiceAllocator } from '../defaults.ts';
-import { acceptedCrdStatus, customResourcesOf, dropEmptyMetadata, generateName, isObject, metaOf, validateName } from '../object-meta.ts';
+import { applyCreateDefaults, applySchemeDefaults, podQOSClass, type ServiceAllocator } from '../defaults.ts';
+import { acceptedCrdStatus, customResourcesOf, dropEmptyMetadata, generateName, metaOf, validateCreateMeta } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
-import { alreadyExists, badRequest, invalid, methodNotAllowed, notFound, requiredCause } from '../status.ts';
+import { alreadyExists, badRequest, invalid, methodNotAllowed, notFound } from '../status.ts';
 import type { Storage } from '../storage.ts';
 import { checkCustomResourceType, checkType, decodeObject } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, namespacesStore, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+import { serveCustomResource } from '../registry/apiextensions/serving-info.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
 import { admitNamespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { prepareNamespaceForCreate, validateNamespaceCreate } from '../registry/core/namespace.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
-import { duplicateFields, fieldProblems, fieldValidationOf, strictDecodingError, warningHeaders } from '../registry/field-validation.ts';
+import { admitWebhookConfiguration } from '../registry/admissionregistration/webhook-configuration.ts';
+import { fieldValidationOf } from '../registry/field-validation.ts';
+import { checkBodyFields } from './field-validation.ts';
 
 /** 404 unless the target's namespace exists (namespaced resources only). */
 export function requireNamespace(storage: Storage, t: Target): void {
@@ -41,30 +44,49 @@ function createDefaults(r: ApiResource, obj: Obj, allocator: ServiceAllocator): 
     obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec) };
   } else if (r.group === '' && r.resource === 'persistentvolumeclaims') {
     obj.status = { phase: 'Pending' };
-  } else if (r.group === 'apps' && (r.resource === 'deployments' || r.resource === 'replicasets' || r.resource === 'statefulsets')) {
-    if (isObject(obj.spec) && obj.spec.replicas === undefined) obj.spec.replicas = 1;
-  } else if (r.group === '' && r.resource === 'secrets') {
-    obj.type ??= 'Opaque';
   }
+  applySchemeDefaults(r, obj);
   applyCreateDefaults(r, obj, allocator);
 }
 
-/**
- * Prepares a new object for storage: names, namespace, uid, timestamps, defaults, and for custom resources
- * the schema's pruning, defaulting and validation. Throws on invalid input; `unknown` lists pruned fields.
- */
-export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name: string; obj: Obj; unknown: string[] } {
+// The kind, apiVersion and namespace of a new object, checked against the URL and filled in.
+function prepareTypeAndNamespace(scope: RequestScope, t: Target, obj: Obj): Obj {
   checkType(scope.registry, t, obj);
   const meta = metaOf(obj);
   if (t.r.namespaced) {
     if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== t.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     meta.namespace = t.namespace;
   } else delete meta.namespace;
+  return meta;
+}
+
+/**
+ * The object mutating admission sees on create: decoded and defaulted (custom resources pruned and defaulted
+ * by their schema), with managedFields, but before the registry's BeforeCreate — no uid, no creationTimestamp
+ * (typed kinds encode it as null), no name generated from generateName, status and generation as sent.
+ */
+export function createAdmissionView(scope: RequestScope, t: Target, obj: Obj, manage: (o: Obj) => Obj): Obj {
+  const meta = prepareTypeAndNamespace(scope, t, obj);
+  for (const k of ['uid', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) delete meta[k];
+  applySchemeDefaults(t.r, obj);
+  if (t.r.schema !== undefined) admitCustomResource(t.r.schema, obj, undefined, { validate: false });
+  const view = manage(obj);
+  if (!t.r.custom) metaOf(view).creationTimestamp = null;
+  else delete metaOf(view).creationTimestamp;
+  return view;
+}
+
+/**
+ * Prepares a new object for storage: names, namespace, uid, timestamps, defaults, and for custom resources
+ * the schema's pruning, defaulting and validation. Throws on invalid input.
+ */
+export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name: string; obj: Obj } {
+  const meta = prepareTypeAndNamespace(scope, t, obj);
   if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') meta.name = generateName(meta.generateName);
   const name = typeof meta.name === 'string' ? meta.name : '';
-  if (name === '') throw invalid(t.r.group, t.r.kind, '', [requiredCause('metadata.name', 'name or generateName is required')]);
-  const causes = validateName(t.r, name);
-  if (causes.length > 0) throw invalid(t.r.group, t.r.kind, name, causes);
+  // Custom resources report metadata errors together with their schema's.
+  const metaErrors = [...validateCreateMeta(t.r, meta), ...(admitWebhookConfiguration(t.r.group, t.r.resource, obj) ?? [])];
+  if (metaErrors.length > 0 && t.r.schema === undefined) throw invalid(t.r.group, t.r.kind, name, toCauses(metaErrors));
   meta.uid = randomUUID();
   meta.creationTimestamp = scope.now();
   delete meta.resourceVersion;
@@ -79,27 +101,11 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
     const nsCauses = validateNamespaceCreate(obj);
     if (nsCauses.length > 0) throw invalid(t.r.group, t.r.kind, name, nsCauses);
   }
-  let unknown: string[] = [];
   if (t.r.schema !== undefined) {
-    const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false });
-    unknown = admitted.unknown;
+    const admitted = admitCustomResource(t.r.schema, obj, undefined, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, status: t.subresource === 'status', objectMeta: metaErrors });
     if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, name, toCauses(admitted.errors));
   }
-  return { name, obj, unknown };
-}
-
-/**
- * Applies fieldValidation to a write's unknown and duplicate fields: Strict fails with 400, Warn sets Warning
- * headers on `res` (also kept when the write then fails), Ignore does nothing.
- */
-export function checkFields(t: Target, q: URLSearchParams, res: ServerResponse, body: Buffer | undefined, unknown: readonly string[]): void {
-  const mode = fieldValidationOf(q);
-  if (mode === 'Ignore') return;
-  const text = body?.toString('utf8') ?? '';
-  const problems = fieldProblems(unknown, text.trimStart().startsWith('{') ? duplicateFields(text) : []);
-  if (problems.length === 0) return;
-  if (mode === 'Strict') throw strictDecodingError(t.r.kind, t.r.version, problems);
-  res.setHeader('Warning', warningHeaders(problems));
+  return { name, obj };
 }
 
 /**
@@ -122,7 +128,7 @@ export function commitCreate(scope: RequestScope, t: Target, name: string, obj: 
   }
   if (dryRun) return JSON.stringify(final);
   const stored = scope.storage.write(store, key, 'ADDED', final);
-  if (crdEntries !== undefined) scope.registry.setCustomResource(name, crdEntries);
+  if (crdEntries !== undefined) serveCustomResource(scope.registry, scope.storage, name, crdEntries);
   return encodeStored(t, stored);
 }
 
@@ -138,19 +144,17 @@ export async function createResource(scope: RequestScope, t: Target, q: URLSearc
   fieldValidationOf(q);
   const decoded = decodeObject(req, body, t.r.kind);
   checkCustomResourceType(t, decoded);
+  checkBodyFields(t, q, req, res, body, decoded);
   admitNamespaceLifecycle(scope.storage, { operation: 'CREATE', group: t.r.group, resource: t.r.resource, namespace: t.namespace, name: '', object: decoded });
-  let prepared: { name: string; obj: Obj; unknown: string[] };
-  try {
-    prepared = prepareCreate(scope, t, decoded);
-  } catch (err) {
-    // Warnings about the body are sent with the failure too.
-    checkFields(t, q, res, body, []);
-    throw err;
+  const manage = createTracker(scope, t, fieldManager(q, req));
+  let input = decoded;
+  if (scope.admission.active()) {
+    // Mutating webhooks see the decoded, defaulted object; what they change goes through creation as sent.
+    const mutated = await mutateWrite(scope, t, 'CREATE', q, res, createAdmissionView(scope, t, structuredClone(decoded), manage), undefined);
+    if (mutated !== undefined) input = mutated;
   }
-  checkFields(t, q, res, body, prepared.unknown);
-  // Mutating webhooks see the defaulted object; what they change is defaulted again.
-  const mutated = await mutateWrite(scope, t, 'CREATE', q, res, prepared.obj, undefined);
-  if (mutated !== undefined) prepared = prepareCreate(scope, t, mutated);
-  await validateWrite(scope, t, 'CREATE', q, res, prepared.obj, undefined);
-  send(res, 201, commitCreate(scope, t, prepared.name, prepared.obj, dryRun, createTracker(scope, t, fieldManager(q, req))));
+  const prepared = prepareCreate(scope, t, input);
+  const final = manage(prepared.obj);
+  await validateWrite(scope, t, 'CREATE', q, res, final, undefined);
+  send(res, 201, commitCreate(scope, t, prepared.name, final, dryRun, (o) => o));
 }

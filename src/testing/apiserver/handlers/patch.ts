@@ -8,9 +8,12 @@ import { isObject, metaOf } from '../object-meta.ts';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch/index.ts';
 import { apiVersionString } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage, unsupportedMediaType } from '../status.ts';
-import { checkFields, commitCreate, prepareCreate, requireNamespace } from './create.ts';
+import { commitCreate, createAdmissionView, prepareCreate, requireNamespace } from './create.ts';
+import { mutateWrite, validateWrite } from './admit.ts';
+import { checkAppliedFields, checkPatchFields } from './field-validation.ts';
+import { fieldValidationOf } from '../registry/field-validation.ts';
 import { applyOrThrow, patchFailure } from './patch-failure.ts';
-import { checkType, display, mediaType } from './request-body.ts';
+import { checkType, display, mediaType, yamlOptions } from './request-body.ts';
 import { boolParam } from './request-info.ts';
 import { send } from './response.ts';
 import { objectKey, storeOf, type RequestScope, type Target } from './scope.ts';
@@ -29,12 +32,13 @@ export const patchTypes = {
 /** Serves PATCH of a named object (or its /status). */
 export async function patchResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
   const dryRun = dryRunOf(q);
+  fieldValidationOf(q);
   const type = mediaType(req.headers['content-type']);
   const accepted = t.r.custom ? [patchTypes.json, patchTypes.merge, patchTypes.apply] : [patchTypes.json, patchTypes.merge, patchTypes.strategic, patchTypes.apply];
   if (!accepted.includes(type as (typeof accepted)[number])) throw unsupportedMediaType(type, accepted);
   let patch: unknown;
   try {
-    patch = type === patchTypes.apply ? parseYaml(body.toString('utf8')) : JSON.parse(body.toString('utf8'));
+    patch = type === patchTypes.apply ? parseYaml(body.toString('utf8'), yamlOptions) : JSON.parse(body.toString('utf8'));
   } catch (err) {
     throw badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -49,6 +53,7 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
     if (!isObject(patch)) throw badRequest('error decoding YAML: the apply patch must be an object');
     const applied = patch;
     checkType(scope.registry, t, applied);
+    checkAppliedFields(t, applied);
     const meta = metaOf(applied);
     if (meta.name !== undefined && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
     if (t.r.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== t.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -59,19 +64,22 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
       if (t.r.namespaced) meta.namespace = t.namespace;
       requireNamespace(scope.storage, t);
       const merged = applyOrThrow(undefined, applied, { manager, force, now: scope.now(), apiVersion: apiVersionString(t.r.group, t.r.version) });
-      const { obj, unknown } = prepareCreate(scope, t, merged);
-      checkFields(t, q, res, undefined, unknown);
+      let input = merged;
+      if (scope.admission.active()) {
+        // An apply that creates is admitted as a create, the applied object carrying its managedFields.
+        const mutated = await mutateWrite(scope, t, 'CREATE', q, res, createAdmissionView(scope, t, structuredClone(merged), (x) => x), undefined);
+        if (mutated !== undefined) input = mutated;
+      }
+      const { obj } = prepareCreate(scope, t, input);
+      await validateWrite(scope, t, 'CREATE', q, res, obj, undefined);
       const out = commitCreate(scope, t, name, obj, dryRun, (x) => x);
       send(res, 201, out);
       return;
     }
     if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
-    const unknownFields: string[] = [];
-    const o: CommitUpdateOptions = { manager, dryRun, apply: { force }, unknownFields };
-    const candidate = await admitUpdate(scope, t, q, res, existing, applied, o, true);
-    const out = commitUpdate(scope, t, existing, candidate, o);
-    checkFields(t, q, res, undefined, unknownFields);
-    send(res, 200, out);
+    const o: CommitUpdateOptions = { manager, dryRun, apply: { force } };
+    const candidate = await admitUpdate(scope, t, q, res, existing, applied, o);
+    send(res, 200, commitUpdate(scope, t, existing, candidate, o));
     return;
   }
   if (existing === undefined) throw notFound(t.r, name);
@@ -91,9 +99,7 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
   const meta = metaOf(patched);
   if (meta.name !== name) throw invalid(t.r.group, t.r.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(meta.name)}: field is immutable` }]);
   if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
-  const unknownFields: string[] = [];
-  const o: CommitUpdateOptions = { manager: fieldManager(q, req), dryRun, apply: undefined, unknownFields };
-  const out = commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, patched, o, true), o);
-  checkFields(t, q, res, type === patchTypes.merge ? body : undefined, unknownFields);
-  send(res, 200, out);
+  checkPatchFields(t, q, res, type === patchTypes.json ? undefined : body.toString('utf8'), patched);
+  const o: CommitUpdateOptions = { manager: fieldManager(q, req), dryRun, apply: undefined };
+  send(res, 200, commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, patched, o), o));
 }

@@ -15,6 +15,12 @@ import type { Obj, Target } from './scope.ts';
 // kubectl's generator commands send this; a few core kinds are decoded (see protobuf.ts).
 const protobufMediaType = 'application/vnd.kubernetes.protobuf';
 
+/**
+ * How request YAML is read: as go-yaml v2 reads it (sigs.k8s.io/yaml) — YAML 1.1, so `y`, `on` and `yes` are
+ * booleans and `017` is octal — and the last of repeated keys wins.
+ */
+export const yamlOptions = { version: '1.1', uniqueKeys: false } as const;
+
 /** The media type of a Content-Type header, lower-cased and without parameters ('' when absent). */
 export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
@@ -60,7 +66,7 @@ export function decodeObject(req: IncomingMessage, body: Buffer, kind: string): 
   let value: unknown;
   try {
     if (type === '' || type === 'application/json') value = JSON.parse(body.toString('utf8'));
-    else if (type === 'application/yaml') value = parseYaml(body.toString('utf8'));
+    else if (type === 'application/yaml') value = parseYaml(body.toString('utf8'), yamlOptions);
     else if (type === protobufMediaType) {
       try {
         value = decodeKubernetesProtobuf(body);

@@ -5,20 +5,23 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyUpdateDefaults } from '../defaults.ts';
-import { acceptedCrdStatus, customResourcesOf, dropEmptyMetadata, isNoop, isObject, metaOf, specChanged } from '../object-meta.ts';
+import { acceptedCrdStatus, customResourcesOf, dropEmptyMetadata, isNoop, isObject, metaOf, specChanged, validateUpdateMeta } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
-import { checkFields, commitCreate, createTracker, prepareCreate } from './create.ts';
+import { commitCreate, createTracker, prepareCreate } from './create.ts';
+import { checkBodyFields } from './field-validation.ts';
 import { applyOrThrow } from './patch-failure.ts';
 import { checkCustomResourceType, checkType, decodeObject, display } from './request-body.ts';
 import { encodeStored, send } from './response.ts';
 import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+import { serveCustomResource } from '../registry/apiextensions/serving-info.ts';
 import { dryRunOf, fieldManager } from './write-options.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
 import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
+import { admitWebhookConfiguration } from '../registry/admissionregistration/webhook-configuration.ts';
 import { fieldValidationOf } from '../registry/field-validation.ts';
 import { shouldDeleteDuringUpdate } from '../registry/delete.ts';
 import { removeObject } from '../registry/generic/deletion.ts';
@@ -43,8 +46,6 @@ export interface CommitUpdateOptions {
   dryRun: boolean;
   /** Set for server-side apply: the candidate is an applied configuration to merge first. */
   apply: { force: boolean } | undefined;
-  /** Receives the paths of fields the custom resource schema pruned (for fieldValidation). */
-  unknownFields?: string[];
 }
 
 /** Serves PUT of a named object (or its /status): 200 with the stored object, 201 when created on update. */
@@ -53,6 +54,7 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
   fieldValidationOf(q);
   const obj = decodeObject(req, body, t.r.kind);
   checkCustomResourceType(t, obj);
+  checkBodyFields(t, q, req, res, body, obj);
   checkType(scope.registry, t, obj);
   const meta = metaOf(obj);
   const name = t.name!;
@@ -66,38 +68,32 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
     if (!creating) throw notFound(t.r, name);
     meta.name = name;
     delete meta.resourceVersion;
-    const { obj: prepared, unknown } = prepareCreate(scope, t, obj);
-    checkFields(t, q, res, body, unknown);
+    const { obj: prepared } = prepareCreate(scope, t, obj);
     send(res, 201, commitCreate(scope, t, name, prepared, dryRun, createTracker(scope, t, fieldManager(q, req))));
     return;
   }
   if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== String(existing.rv)) throw conflict(t.r, name, optimisticLockMessage);
-  const unknownFields: string[] = [];
-  const o: CommitUpdateOptions = { manager: fieldManager(q, req), dryRun, apply: undefined, unknownFields };
-  let out: string;
-  try {
-    out = commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, obj, o, false), o);
-  } catch (err) {
-    checkFields(t, q, res, body, unknownFields);
-    throw err;
+  // The custom resource strategy does not allow unconditional updates (AllowUnconditionalUpdate false).
+  if (t.r.custom && (typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '')) {
+    throw invalid(t.r.group, t.r.resource, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
   }
-  checkFields(t, q, res, body, unknownFields);
-  send(res, 200, out);
+  const o: CommitUpdateOptions = { manager: fieldManager(q, req), dryRun, apply: undefined };
+  send(res, 200, commitUpdate(scope, t, existing, await admitUpdate(scope, t, q, res, existing, obj, o), o));
 }
 
 /**
  * Admission of an update: the webhooks see the object as the update would store it (computed by a dry
  * run of the commit); returns the candidate to commit, the mutated object when webhooks changed it.
  */
-export async function admitUpdate(scope: RequestScope, t: Target, q: URLSearchParams, res: ServerResponse, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions, patch: boolean): Promise<Obj> {
+export async function admitUpdate(scope: RequestScope, t: Target, q: URLSearchParams, res: ServerResponse, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions): Promise<Obj> {
   if (!scope.admission.active()) return candidate;
-  let next = JSON.parse(commitUpdate(scope, t, existing, structuredClone(candidate), { ...o, dryRun: true, unknownFields: [] })) as Obj;
-  const mutated = await mutateWrite(scope, t, 'UPDATE', q, res, next, existing.obj, patch);
+  let next = JSON.parse(commitUpdate(scope, t, existing, structuredClone(candidate), { ...o, dryRun: true })) as Obj;
+  const mutated = await mutateWrite(scope, t, 'UPDATE', q, res, next, existing.obj);
   if (mutated !== undefined) {
-    next = JSON.parse(commitUpdate(scope, t, existing, mutated, { ...o, dryRun: true, apply: undefined, unknownFields: [] })) as Obj;
+    next = JSON.parse(commitUpdate(scope, t, existing, mutated, { ...o, dryRun: true, apply: undefined })) as Obj;
     o.apply = undefined;
   }
-  await validateWrite(scope, t, 'UPDATE', q, res, next, existing.obj, patch);
+  await validateWrite(scope, t, 'UPDATE', q, res, next, existing.obj);
   return mutated === undefined ? candidate : next;
 }
 
@@ -119,9 +115,11 @@ export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObj
     next = trackUpdate(old, normalise(scope, t, old, candidate), { manager: o.manager, now: scope.now(), apiVersion, ...subresource });
   }
   scope.access.checkRbacWrite(scope.user, storeOf(t), t.namespace, next, old);
+  // Custom resources report metadata errors together with their schema's.
+  const metaErrors = [...validateUpdateMeta(t.r, metaOf(next), metaOf(old)), ...(admitWebhookConfiguration(t.r.group, t.r.resource, next) ?? [])];
+  if (metaErrors.length > 0 && t.r.schema === undefined) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(metaErrors));
   if (t.r.schema !== undefined) {
-    const admitted = admitCustomResource(t.r.schema, next, old, { validate: scope.config.schemaValidation !== false });
-    o.unknownFields?.push(...admitted.unknown);
+    const admitted = admitCustomResource(t.r.schema, next, old, { validate: scope.config.schemaValidation !== false, scale: t.r.scale, status: t.subresource === 'status', objectMeta: metaErrors });
     if (admitted.errors.length > 0) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(admitted.errors));
   }
   if (storeOf(t) === namespaceStore) {
@@ -145,7 +143,7 @@ export function commitUpdate(scope: RequestScope, t: Target, existing: StoredObj
     return JSON.stringify(next);
   }
   const stored = scope.storage.write(store, key, 'MODIFIED', next);
-  if (crdEntries !== undefined) scope.registry.setCustomResource(t.name!, crdEntries);
+  if (crdEntries !== undefined) serveCustomResource(scope.registry, scope.storage, t.name!, crdEntries);
   return encodeStored(t, stored);
 }
 
@@ -166,10 +164,12 @@ function normalise(scope: RequestScope, t: Target, old: Obj, candidate: Obj): Ob
   } else {
     next = candidate;
     const meta = metaOf(next);
-    for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
+    for (const k of ['creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
       if (oldMeta[k] === undefined) delete meta[k];
       else meta[k] = oldMeta[k];
     }
+    // BeforeUpdate only fills in a missing uid: another one is refused as immutable.
+    if (meta.uid === undefined || meta.uid === '') meta.uid = oldMeta.uid;
     meta.name = oldMeta.name;
     if (t.r.namespaced) meta.namespace = oldMeta.namespace;
     else delete meta.namespace;

@@ -90,6 +90,11 @@ export function invalidValue(field: string, value: unknown, detail: string): Fie
   return { type: FieldErrorType.Invalid, field, message: withDetail(`Invalid value: ${badValue(value)}`, detail) };
 }
 
+/** field.Invalid of a bad value already rendered as Go prints it (types {@link goValue} does not know, e.g. `[]string{…}`). */
+export function invalidRendered(field: string, rendered: string, detail: string): FieldError {
+  return { type: FieldErrorType.Invalid, field, message: withDetail(`Invalid value: ${rendered}`, detail) };
+}
+
 /** field.TypeInvalid. */
 export function typeInvalid(field: string, value: unknown, detail: string): FieldError {
   return { type: FieldErrorType.TypeInvalid, field, message: withDetail(`Invalid value: ${badValue(value)}`, detail) };

@@ -9,6 +9,7 @@
  */
 import { request } from 'node:https';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import { parse as parseYaml } from 'yaml';
 import type { WebhookClientConfig } from '../../../../api/admissionregistration/v1.ts';
 import type { Clock } from '../../../../util/clock/clock.ts';
 
@@ -124,9 +125,33 @@ export async function callWebhook(config: WebhookClientConfig, timeoutSeconds: n
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new WebhookCallError(`failed to call webhook: couldn't get version/kind; json parse error: ${(err as Error).message}`);
+    throw new WebhookCallError(`failed to call webhook: couldn't get version/kind; json parse error: ${notJsonDetail(text) ?? (err as Error).message}`);
+  }
+  // The client decodes into its v1 AdmissionReview and cannot convert another version.
+  if (isRecord(parsed) && parsed.apiVersion === 'admission.k8s.io/v1beta1' && parsed.kind === 'AdmissionReview') {
+    throw new WebhookCallError('failed to call webhook: converting (v1beta1.AdmissionReview) to (v1.AdmissionReview): unknown conversion');
   }
   return verifyResponse(parsed, (review.request as { uid: string }).uid, mutating);
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// Go's reflect name of the struct the client decodes type meta into.
+const typeMetaStruct = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+
+/**
+ * What Go says about a body that is not JSON: the client reads it as YAML (sigs.k8s.io/yaml) and then fails
+ * to decode the scalar or list it got into the type-meta struct; undefined for anything else.
+ */
+function notJsonDetail(text: string): string | undefined {
+  let v: unknown;
+  try {
+    v = parseYaml(text, { version: '1.1' });
+  } catch {
+    return undefined;
+  }
+  const type = Array.isArray(v) ? 'array' : typeof v === 'string' ? 'string' : typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'bool' : undefined;
+  return type === undefined ? undefined : `json: cannot unmarshal ${type} into Go value of type ${typeMetaStruct}`;
 }
 
 /** VerifyAdmissionResponse for v1 reviews. */

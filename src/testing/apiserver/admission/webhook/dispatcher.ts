@@ -17,6 +17,7 @@ import { badRequest, internalError, reasonForCode } from '../../status.ts';
 import type { AdmissionAttributes } from '../attributes.ts';
 import { callWebhook, WebhookCallError, type AdmissionResponse, type ServiceResolver } from './call.ts';
 import { matchingVersion, selectorsMatch } from './matching.ts';
+import { patchApplyError, patchDecodeError } from './patch-errors.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -38,7 +39,9 @@ export function rejection(name: string, result: AdmissionResponse['status']): St
   if (result?.message !== undefined && result.message !== '') message = `${deniedBy}: ${result.message}`;
   else if (result?.reason !== undefined && result.reason !== '') message = `${deniedBy}: ${result.reason}`;
   else message = `${deniedBy} without explanation`;
-  const status = newStatus(code, result?.reason !== undefined && result.reason !== '' ? result.reason : '', message);
+  const status = newStatus(code, result?.reason ?? '', message);
+  // An empty reason is left out of the Status, as Go's omitempty leaves it.
+  if (status.reason === '') delete status.reason;
   if (result?.details !== undefined) status.details = result.details as object;
   return new StatusError(status);
 }
@@ -61,18 +64,18 @@ function inVersion(o: Obj | undefined, group: string, version: string): Obj | nu
 export function admissionReview(a: AdmissionAttributes, version: string, object: Obj | undefined): Obj {
   const request: Obj = {
     uid: randomUUID(),
-    kind: { group: a.group, version, kind: a.kind },
+    kind: a.kindGroupVersion === undefined ? { group: a.group, version, kind: a.kind } : { ...a.kindGroupVersion, kind: a.kind },
     resource: { group: a.group, version, resource: a.resource },
     ...(a.subresource === '' ? {} : { subResource: a.subresource }),
-    requestKind: { group: a.group, version: a.version, kind: a.kind },
+    requestKind: { ...(a.kindGroupVersion ?? { group: a.group, version: a.version }), kind: a.kind },
     requestResource: { group: a.group, version: a.version, resource: a.resource },
     ...(a.subresource === '' ? {} : { requestSubResource: a.subresource }),
     ...(a.name === '' ? {} : { name: a.name }),
     ...(a.namespace === '' ? {} : { namespace: a.namespace }),
     operation: a.operation,
     userInfo: userInfoOf(a),
-    object: inVersion(object, a.group, version),
-    oldObject: inVersion(a.oldObject, a.group, version),
+    object: a.kindGroupVersion === undefined ? inVersion(object, a.group, version) : (object ?? null),
+    oldObject: a.kindGroupVersion === undefined ? inVersion(a.oldObject, a.group, version) : (a.oldObject ?? null),
     dryRun: a.dryRun,
     options: a.options,
   };
@@ -123,15 +126,17 @@ export async function runMutatingWebhooks(hooks: readonly MutatingWebhook[], a: 
           let ops: unknown;
           try {
             ops = JSON.parse(Buffer.from(r.patch, 'base64').toString('utf8'));
-            if (!Array.isArray(ops)) throw new Error('the patch is not a JSON array');
           } catch (err) {
             throw internalError(`failed calling webhook ${JSON.stringify(hook.name)}: ${(err as Error).message}`);
           }
+          const decodeError = patchDecodeError(ops);
+          if (decodeError !== undefined) throw internalError(decodeError);
+          const target = a.kindGroupVersion === undefined ? inVersion(object, a.group, version) : object;
           let patched: unknown;
           try {
-            patched = applyJsonPatch(inVersion(object, a.group, version), ops as unknown[]);
+            patched = applyJsonPatch(target, ops as unknown[]);
           } catch (err) {
-            throw internalError((err as Error).message);
+            throw internalError(patchApplyError(target, ops as unknown[]) ?? (err as Error).message);
           }
           const next = { ...(patched as Obj), apiVersion: object.apiVersion };
           changed = JSON.stringify(next) !== JSON.stringify(object);

@@ -28,7 +28,14 @@ export function validateVersionSchema(schema: JSONSchemaProps, path: string): { 
   let total = 0;
   const expensive: string[] = [];
   const ruleErrs: FieldError[] = [];
-  const visit = (s: JSONSchemaProps, p: string, cardinality: number): void => {
+  // Children first, as upstream checks a node's rules after recursing; `uncorrelatable` is the outermost list whose
+  // items cannot be matched with the old object's (list-type other than map), under which oldSelf is refused.
+  const visit = (s: JSONSchemaProps, p: string, cardinality: number, uncorrelatable: string | undefined): void => {
+    for (const [k, c] of Object.entries(s.properties ?? {})) if (isObj(c)) visit(c, key(child(p, 'properties'), k), cardinality, uncorrelatable);
+    const items = itemsOf(s);
+    if (items !== undefined) visit(items, child(p, 'items'), cardinality * maxCardinality(s), uncorrelatable ?? (s['x-kubernetes-list-type'] === 'map' ? undefined : p));
+    const ap = additionalOf(s);
+    if (ap !== undefined) visit(ap, child(p, 'additionalProperties'), cardinality * maxCardinality(s), uncorrelatable);
     const rules = compiled.rules.get(s) ?? [];
     rules.forEach((r, i) => {
       const rp = child(index(child(p, 'x-kubernetes-validations'), i), 'rule');
@@ -43,14 +50,10 @@ export function validateVersionSchema(schema: JSONSchemaProps, path: string): { 
         ruleErrs.push(forbidden(rp, costErrorMessage('estimated rule cost', cost, staticEstimatedCostLimit)));
         expensive.push(rp);
       }
+      if (r.transition && uncorrelatable !== undefined) ruleErrs.push(invalidValue(rp, r.rule.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
     });
-    for (const [k, c] of Object.entries(s.properties ?? {})) if (isObj(c)) visit(c, key(child(p, 'properties'), k), cardinality);
-    const items = itemsOf(s);
-    if (items !== undefined) visit(items, child(p, 'items'), cardinality * maxCardinality(s));
-    const ap = additionalOf(s);
-    if (ap !== undefined) visit(ap, child(p, 'additionalProperties'), cardinality * maxCardinality(s));
   };
-  visit(schema, path, 1);
+  visit(schema, path, 1, undefined);
   if (total > staticEstimatedCrdCostLimit) {
     for (const p of expensive) ruleErrs.push(forbidden(p, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
     ruleErrs.push(forbidden(path, costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, staticEstimatedCrdCostLimit)));

@@ -13,6 +13,7 @@ import { storageKey, type ApiResource } from '../../resources.ts';
 import { conflict } from '../../status.ts';
 import type { StoredObject } from '../../storage.ts';
 import type { RegistryContext } from '../context.ts';
+import { stopServingCustomResource } from '../apiextensions/serving-info.ts';
 import { defaultGarbageCollectionPolicy, deletionFinalizersForGarbageCollection, type DeleteOptions } from './garbage-collection-policy.ts';
 
 type Obj = Record<string, unknown>;
@@ -99,7 +100,7 @@ export function removeObject(scope: RegistryContext, store: string, last: Stored
 // Deleting a CRD deletes its objects, ends its watches and stops serving it.
 function dropCustomResource(scope: RegistryContext, crdName: string): void {
   const { registry, storage } = scope;
-  const entries = registry.removeCustomResource(crdName);
+  const entries = stopServingCustomResource(registry, storage, crdName);
   const first = entries[0];
   if (first === undefined) return;
   const store = storageKey(first.group, first.resource);

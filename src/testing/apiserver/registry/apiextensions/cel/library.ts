@@ -3,11 +3,13 @@
  * (k8s.io/apiserver/pkg/cel/library): lists (isSorted, sum, min, max, indexOf, lastIndexOf), regex (find,
  * findAll, and matches on RE2 as upstream), URLs (isURL, url with getScheme/getHost/getHostname/getPort/
  * getEscapedPath/getQuery) and quantities (isQuantity, quantity with compareTo/isLessThan/isGreaterThan/
- * asInteger/asApproximateFloat/sign/add/sub). CEL's own string extensions (lowerAscii, upperAscii, indexOf,
- * replace, split, substring, trim, join, charAt, …) come with the CEL implementation.
+ * asInteger/asApproximateFloat/sign/add/sub), sets (sets.contains, sets.equivalent, sets.intersects), and cel-go's
+ * string() and int() of timestamps and durations, and the string extensions cel-js lacks (charAt, replace); the
+ * others (lowerAscii, upperAscii, indexOf, lastIndexOf, split, substring, trim, join) come with cel-js.
  */
 import type { Environment } from '@marcbachmann/cel-js';
 import { compilePattern } from '../schema/validation.ts';
+import { celEquals } from './types.ts';
 
 function compareCel(a: unknown, b: unknown): number {
   if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
@@ -66,6 +68,15 @@ function quantity(s: string): KubeQuantity {
   return q;
 }
 
+/**
+ * The receiver of the sets library's functions: cel-js has no namespaced functions, so `sets.contains(a, b)` is
+ * a method of a variable `sets` of this type, which every evaluation binds to {@link celSets}.
+ */
+export class CelSets {}
+
+/** The value of the `sets` variable. */
+export const celSets = new CelSets();
+
 /** Registers the Kubernetes CEL libraries on `env`. */
 export function registerKubernetesLibrary(env: Environment): void {
   for (const t of ['int', 'double', 'string']) {
@@ -116,6 +127,37 @@ export function registerKubernetesLibrary(env: Environment): void {
     for (const [k, v] of u.url.searchParams) m.set(k, [...(m.get(k) ?? []), v]);
     return m;
   });
+  // cel-go's string extensions cel-js lacks (ext.Strings: charAt and replace), on code points as cel-go counts them.
+  env.registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
+    const chars = [...s];
+    if (i < 0n || i > BigInt(chars.length)) throw new Error(`index out of range: ${i}`);
+    return chars[Number(i)] ?? '';
+  });
+  const replace = (s: string, from: string, to: string, n: bigint): string => {
+    if (n < 0n) return s.split(from).join(to);
+    let out = s;
+    let at = 0;
+    for (let k = 0n; k < n; k++) {
+      const found = out.indexOf(from, at);
+      if (found < 0) break;
+      out = out.slice(0, found) + to + out.slice(found + from.length);
+      at = found + to.length + (from === '' ? 1 : 0);
+    }
+    return out;
+  };
+  env.registerFunction('string.replace(string, string): string', (s: string, from: string, to: string) => replace(s, from, to, -1n));
+  env.registerFunction('string.replace(string, string, int): string', replace);
+  // cel-go's conversions of timestamps and durations, which cel-js lacks.
+  env.registerFunction('string(google.protobuf.Timestamp): string', (t: Date) => t.toISOString().replace(/\.000Z$/, 'Z').replace(/(\.\d*?)0+Z$/, '$1Z'));
+  env.registerFunction('int(google.protobuf.Timestamp): int', (t: Date) => BigInt(Math.floor(t.getTime() / 1000)));
+  env.registerFunction('string(google.protobuf.Duration): string', (d: { seconds: bigint; nanos: number }) => `${d.nanos === 0 ? d.seconds : (Number(d.seconds) + d.nanos / 1e9 * (d.seconds < 0n ? -1 : 1)).toString()}s`);
+  // Sets (k8s.io/apiserver/pkg/cel/library/sets.go): lists taken as sets, elements compared with CEL equality.
+  env.registerType('k8s.Sets', CelSets);
+  env.registerVariable('sets', 'k8s.Sets');
+  const has = (list: unknown[], x: unknown): boolean => list.some((y) => celEquals(x, y));
+  env.registerFunction('k8s.Sets.contains(list<dyn>, list<dyn>): bool', (_: CelSets, a: unknown[], b: unknown[]) => b.every((x) => has(a, x)));
+  env.registerFunction('k8s.Sets.equivalent(list<dyn>, list<dyn>): bool', (_: CelSets, a: unknown[], b: unknown[]) => b.every((x) => has(a, x)) && a.every((x) => has(b, x)));
+  env.registerFunction('k8s.Sets.intersects(list<dyn>, list<dyn>): bool', (_: CelSets, a: unknown[], b: unknown[]) => b.some((x) => has(a, x)));
   env.registerFunction('isQuantity(string): bool', (s: string) => parseQuantity(s) !== undefined);
   env.registerType('Quantity', KubeQuantity);
   env.registerFunction('quantity(string): Quantity', quantity);

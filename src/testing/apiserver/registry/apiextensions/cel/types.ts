@@ -4,10 +4,12 @@
  * properties become object types whose fields are the (escaped) property names, additionalProperties maps
  * become `map<string, V>`, arrays `list<T>`, integers `int`, numbers `double`; int-or-string and
  * preserve-unknown-fields objects without properties are `dyn`. Embedded resources also have apiVersion, kind
- * and metadata (name, generateName). String formats stay strings here (upstream maps date-time to timestamp,
- * duration to duration and byte to bytes).
+ * and metadata (name, generateName). Strings of format `date-time` and `date` are timestamps (millisecond
+ * precision here, nanoseconds upstream), `duration` durations and `byte` bytes, as upstream declares them
+ * (third_party/forked/celopenapi/model/schemas.go, pkg/apiserver/schema/cel/values.go).
  */
-import type { Environment } from '@marcbachmann/cel-js';
+import { Environment } from '@marcbachmann/cel-js';
+import { parseDurationNanos, parseTimestamp } from '../schema/formats.ts';
 import { additionalOf, isObj, itemsOf, type JSONSchemaProps } from '../schema/json-schema-props.ts';
 import { jsonEqual } from '../schema/validation.ts';
 
@@ -19,6 +21,39 @@ export function escapeName(name: string): string | undefined {
   if (reserved.has(name)) return `__${name}__`;
   if (!/^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$/.test(name)) return undefined;
   return name.replace(/__/g, '__underscores__').replace(/\./g, '__dot__').replace(/-/g, '__dash__').replace(/\//g, '__slash__');
+}
+
+// cel-js does not export its duration class; the one its duration() returns is the one it compares and adds.
+const CelDuration = (new Environment().evaluate('duration("0s")', {}) as object).constructor as new (seconds: bigint, nanos: number) => object;
+
+/** A CEL duration of `nanos` nanoseconds. */
+export function celDuration(nanos: bigint): object {
+  const billion = 1_000_000_000n;
+  return new CelDuration(nanos / billion, Number(nanos % billion));
+}
+
+/** Whether a value is a CEL duration. */
+export function isCelDuration(v: unknown): v is { seconds: bigint; nanos: number } {
+  return v instanceof CelDuration;
+}
+
+// The CEL type of a string of a format upstream gives its own type.
+function formatType(format: string | undefined): string | undefined {
+  if (format === 'byte') return 'bytes';
+  if (format === 'duration') return 'google.protobuf.Duration';
+  if (format === 'date' || format === 'date-time') return 'google.protobuf.Timestamp';
+  return undefined;
+}
+
+// A string of such a format as its CEL value; a string that does not parse stays a string (upstream: an evaluation error).
+function formatValue(format: string | undefined, v: string): unknown {
+  if (format === 'byte') return /^[A-Za-z0-9+/]*={0,2}$/.test(v) ? new Uint8Array(Buffer.from(v, 'base64')) : v;
+  if (format === 'duration') {
+    const nanos = parseDurationNanos(v);
+    return nanos === undefined ? v : celDuration(nanos);
+  }
+  if (format === 'date' || format === 'date-time') return parseTimestamp(format, v) ?? v;
+  return v;
 }
 
 /** One declared object type: its CEL name, its constructor and field list (CEL name → JSON name and schema). */
@@ -48,7 +83,7 @@ export class SchemaTypes {
       case 'number':
         return 'double';
       case 'string':
-        return 'string';
+        return formatType(s.format) ?? 'string';
       case 'boolean':
         return 'bool';
       case 'array': {
@@ -95,7 +130,7 @@ export class SchemaTypes {
       fields[cel] = this.typeOf(p, `${path}.${json}`);
     }
     this.#env.registerType(name, { ctor, fields });
-    this.#env.registerOperator(`${name} == ${name}`, (a: unknown, b: unknown) => celEqual(a, b));
+    this.#env.registerOperator(`${name} == ${name}`, (a: unknown, b: unknown) => celEquals(a, b));
     return name;
   }
 
@@ -120,6 +155,7 @@ export class SchemaTypes {
       return new t.ctor(fields);
     }
     if (typeof v === 'number') return s.type === 'integer' && Number.isInteger(v) ? BigInt(v) : s.type === 'number' ? v : dynValue(v);
+    if (typeof v === 'string' && s.type === 'string') return formatValue(s.format, v);
     return v;
   }
 }
@@ -132,13 +168,16 @@ export function dynValue(v: unknown): unknown {
   return v;
 }
 
-// Equality of CEL values built by toCel: object types compare field by field.
-function celEqual(a: unknown, b: unknown): boolean {
+/** Equality of CEL values built by toCel: object types compare field by field. */
+export function celEquals(a: unknown, b: unknown): boolean {
   return jsonEqual(plain(a), plain(b));
 }
 
 function plain(v: unknown): unknown {
   if (typeof v === 'bigint') return Number(v);
+  if (v instanceof Date) return { timestamp: v.getTime() };
+  if (v instanceof Uint8Array) return { bytes: [...v] };
+  if (isCelDuration(v)) return { duration: `${v.seconds}.${v.nanos}` };
   if (Array.isArray(v)) return v.map(plain);
   if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [String(k), plain(x)]));
   if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));

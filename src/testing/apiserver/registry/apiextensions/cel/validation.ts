@@ -11,6 +11,7 @@ import { additionalOf, isObj, itemsOf, type JSONSchemaProps } from '../schema/js
 import { jsonEqual } from '../schema/validation.ts';
 import type { CompiledRule, CompiledSchema } from './compilation.ts';
 import { CostLimitExceeded, perCallLimit, runtimeCelCostBudget } from './cost.ts';
+import { celSets } from './library.ts';
 
 const allowedReasons = new Set<string>(['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate']);
 
@@ -85,7 +86,7 @@ function runRules(c: CompiledSchema, s: JSONSchemaProps, rules: CompiledRule[], 
     c.meter.start(Math.min(perCallLimit, st.budget));
     let result: unknown;
     try {
-      result = r.program({ self, oldSelf });
+      result = r.program({ self, oldSelf, sets: celSets });
     } catch (err) {
       st.budget -= c.meter.cost;
       if (err instanceof CostLimitExceeded) {
@@ -111,7 +112,7 @@ function failure(c: CompiledSchema, s: JSONSchemaProps, r: CompiledRule, self: u
   if (r.messageProgram !== undefined) {
     c.meter.start(perCallLimit);
     try {
-      const m = r.messageProgram({ self, oldSelf });
+      const m = r.messageProgram({ self, oldSelf, sets: celSets });
       if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n')) message = m;
     } catch {
       // upstream falls back to the static message when messageExpression fails

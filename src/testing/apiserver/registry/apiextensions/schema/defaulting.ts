@@ -39,10 +39,3 @@ export function pruneNonNullableNulls(value: unknown, schema: JSONSchemaProps | 
     for (const x of value) pruneNonNullableNulls(x, items);
   }
 }
-
-/** Whether any property anywhere in the schema declares a default (objects of such a schema are defaulted on read). */
-export function hasDefaults(schema: JSONSchemaProps | undefined): boolean {
-  if (schema === undefined) return false;
-  if (Object.values(schema.properties ?? {}).some((p) => p.default !== undefined || hasDefaults(p))) return true;
-  return hasDefaults(itemsOf(schema)) || hasDefaults(additionalOf(schema));
-}

@@ -75,3 +75,27 @@ export function checkFormat(format: string, value: string): boolean {
 export function isKnownFormat(format: string): boolean {
   return format in checkers;
 }
+
+// Nanoseconds per unit of Go's time.ParseDuration, plus strfmt's days and weeks.
+const unitNanos: Record<string, bigint> = { ns: 1n, us: 1_000n, µs: 1_000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n, d: 86_400_000_000_000n, w: 604_800_000_000_000n };
+
+/** The nanoseconds of a `duration`-format string (strfmt.ParseDuration), or undefined when it is not one. */
+export function parseDurationNanos(v: string): bigint | undefined {
+  if (!duration.test(v)) return undefined;
+  const sign = v.startsWith('-') ? -1n : 1n;
+  let total = 0n;
+  for (const m of v.replace(/^[-+]/, '').matchAll(/(\d*)(?:\.(\d*))?(ns|us|µs|ms|s|m|h|d|w)/g)) {
+    const unit = unitNanos[m[3]!]!;
+    const frac = m[2] ?? '';
+    total += BigInt(m[1] === '' ? '0' : m[1]!) * unit + (frac === '' ? 0n : (BigInt(frac) * unit) / 10n ** BigInt(frac.length));
+  }
+  return sign * total;
+}
+
+/** The instant of a `date-time` or `date` string (millisecond precision), or undefined when it is not one. */
+export function parseTimestamp(format: 'date' | 'date-time', v: string): Date | undefined {
+  if (!checkFormat(format, v)) return undefined;
+  const iso = format === 'date' ? `${v}T00:00:00Z` : v.replace(/^(\d{4}-\d{2}-\d{2})[Tt ]/, '$1T').replace(/z$/, 'Z');
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? undefined : d;
+}
