@@ -9,6 +9,7 @@
  */
 import { loadKubeConfig, namespaceOf, restConfigFrom } from 'kubeloom/clientcmd';
 import { newClientset } from 'kubeloom/kubernetes';
+import { isNotFound } from 'kubeloom/apimachinery';
 import { mirrorLabel, runMirrorController } from './mirror-controller.ts';
 
 const kubeconfig = await loadKubeConfig();
@@ -44,7 +45,10 @@ console.log('mirror updated');
 
 stop.abort();
 await running;
-// Real clusters garbage-collect the mirror through its ownerReference; delete it too for servers without a GC.
+// The garbage collector deletes the mirror through its ownerReference (kube-controller-manager, or the
+// embedded server's own); delete it too for clusters without one, unless it is gone already.
 await configMaps.delete('example-source');
-await configMaps.delete('example-source-mirror');
+await configMaps.delete('example-source-mirror').catch((err: unknown) => {
+  if (!isNotFound(err)) throw err;
+});
 await clientset.close();
