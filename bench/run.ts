@@ -10,6 +10,19 @@
  *   --only LIST  comma-separated parts to run: ceiling,sync,watch,workqueue,rest (default all)
  *   --variants LIST  informer variants to run (default all; see bench/lib/types.ts)
  *   --sync-pods LIST comma-separated initial-sync sizes, overriding the defaults (for profiling)
+ *   --ts         run the scenarios from the TypeScript sources instead of compiling them first
+ *
+ * Real-cluster mode (bench/real.ts): initial sync and memory against any API server, side by side
+ * with client-node and client-go; BENCHMARKS.md then shows these figures and the embedded server's
+ * last ones (docs/bench/results.json), and an embedded run keeps the last real-cluster figures.
+ *   --kubeconfig FILE  run against the cluster of this kubeconfig (its current context)
+ *   --namespace NS     use the Pods of NS (created up to --pods when fewer; NS is kept); default: a
+ *                      new namespace kubeloom-bench-<random>, filled and deleted at the end
+ *   --pods N           Pods to sync (default 10000)
+ *   --rounds R         interleaved rounds (default 3)
+ *   --cgbench PATH     also run client-go (JSON and protobuf) with this cgbench binary
+ *   --keep             keep the namespace the bench created
+ *   --variants LIST    clients to run (default all: kubeloom,kubeloom-strip,kubeloom-nogzip,client-node,client-go-json,client-go-protobuf)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
@@ -18,10 +31,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { startBenchServer, type WriteFigures } from './lib/server.ts';
-import { runScenario } from './lib/child.ts';
+import { compileScenarios, runScenario } from './lib/child.ts';
 import { machineInfo } from './lib/measure.ts';
 import { benchPod } from './lib/workload.ts';
-import { writeReport, type Results } from './lib/report.ts';
+import { readResults, resultFiles, writeReport, type Results } from './lib/report.ts';
+import { realVariants, runRealCluster, type RealResults, type RealVariant } from './real.ts';
 import {
   informerVariants,
   type BareJsonInput,
@@ -75,6 +89,33 @@ const log = (msg: string): void => {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 };
 
+const profileArgs = (name: string): string[] => (cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []);
+
+// Scenarios run compiled, as the package ships (see bench/lib/child.ts).
+if (!flag('--ts')) {
+  log('compiling the scenarios');
+  const removeBuild = compileScenarios();
+  process.on('exit', removeBuild);
+}
+
+if (option('--kubeconfig') !== undefined) {
+  if (cpuProf) await mkdir(profileDir, { recursive: true });
+  const real = await runRealCluster({
+    kubeconfigFile: option('--kubeconfig')!,
+    namespace: option('--namespace'),
+    pods: Number(option('--pods') ?? 10_000),
+    rounds: Number(option('--rounds') ?? 3),
+    cgbench: option('--cgbench'),
+    keep: flag('--keep'),
+    variants: (option('--variants')?.split(',') as RealVariant[] | undefined) ?? realVariants,
+    profileArgs: (name) => profileArgs(name),
+    log,
+  });
+  await writeReport(await readResults<Results>(outDir, resultFiles.embedded), real, outDir);
+  log(`done in ${real.totalSeconds.toFixed(0)} s: ${path.join(outDir, 'BENCHMARKS.md')}`);
+  process.exit(0);
+}
+
 const started = performance.now();
 const machine = machineInfo();
 log(`${machine.cpu} ×${machine.cores}, ${machine.memoryGiB} GiB, node ${machine.node}, load ${machine.loadAverage.map((l) => l.toFixed(1)).join(' ')}${quick ? ' (quick)' : ''}`);
@@ -103,7 +144,6 @@ const results: Results = {
   totalSeconds: 0,
 };
 
-const profileArgs = (name: string): string[] => (cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []);
 if (cpuProf) await mkdir(profileDir, { recursive: true });
 
 /** Writes the watch events once the scenario says it is ready; records the server's figures. */
@@ -138,8 +178,9 @@ if (only.has('sync')) {
     const bare = await runScenario<BareJsonResult>('bare-json', bareInput);
     results.bare.push(bare);
     log(`bare JSON.parse of ${n} pods: ${Math.round(bare.heapBytes / bare.pods)} heap bytes/pod`);
-    // freezeObjects: false only in the watch comparison unless asked for: it keeps the full run short.
-    const variants = informerVariants.filter((v) => wanted(v) && (v !== 'kubeloom-nofreeze' || variantFilter !== undefined));
+    // freezeObjects: false only in the watch comparison unless asked for, and disableCompression only
+    // against a real server (this one does not compress): it keeps the full run short.
+    const variants = informerVariants.filter((v) => wanted(v) && ((v !== 'kubeloom-nofreeze' && v !== 'kubeloom-nogzip') || variantFilter !== undefined));
     // As for the watch: rounds run the variants interleaved and the best round of each (by CPU time) counts.
     const best = new Map<InformerVariant, InformerResult>();
     for (let round = 0; round < sizes.syncRounds; round++) {
@@ -200,6 +241,6 @@ await server.stop();
 const load = os.loadavg();
 results.loadAverageEnd = [load[0] ?? 0, load[1] ?? 0, load[2] ?? 0];
 results.totalSeconds = (performance.now() - started) / 1000;
-await writeReport(results, outDir);
+await writeReport(results, await readResults<RealResults>(outDir, resultFiles.real), outDir);
 log(`done in ${results.totalSeconds.toFixed(0)} s: ${path.join(outDir, 'BENCHMARKS.md')}`);
 process.exit(0);

@@ -43,6 +43,20 @@ for await (const event of watch) {
 }
 // #endregion
 
+// #region list-stream
+const names = new Set<string>();
+for await (const cm of clientset.coreV1().configMaps('').listItems({ labelSelector: 'app=example' })) {
+  names.add(cm.metadata?.name ?? ''); // reading pauses while the loop body runs
+}
+let count = 0;
+for await (const cm of configMaps.listItems({ limit: 500 })) if (cm.data !== undefined) count++; // pages, following continue tokens
+
+const { metadata } = await configMaps.listStream({}, (batch) => {
+  for (const cm of batch) names.add(cm.metadata?.name ?? '');
+});
+console.log(`${names.size} names, ${count} with data, at resourceVersion ${metadata?.resourceVersion}`);
+// #endregion
+
 // #region crud
 import type { Deployment } from 'kubeloom/api/apps/v1';
 
@@ -84,11 +98,14 @@ console.log(mapping.resource.resource, deploy.groupVersionKind.kind);
 import { ListPager } from 'kubeloom/tools/pager';
 import { DefaultRetry, retryOnConflict } from 'kubeloom/util/retry';
 
-const pager = new ListPager((options) => clientset.coreV1().configMaps('').list(options), { pageSize: 100 });
+const all = clientset.coreV1().configMaps('');
+// Pages of 100; with a streaming page function each page's items are handed over as they are decoded.
+const pager = new ListPager((opts) => all.list(opts), { pageSize: 100, streamPageFn: (opts, onItems) => all.listStream(opts, onItems) });
 let seen = 0;
-await pager.eachPage({ labelSelector: 'app=example' }, (page) => {
-  seen += page.items.length; // one page of at most 100 items at a time
+await pager.eachListItem({ labelSelector: 'app=example' }, () => {
+  seen++;
 });
+for await (const cm of pager.items({ labelSelector: 'app=example' })) console.log(cm.metadata?.name);
 const everything = await pager.list({ labelSelector: 'app=example' }); // all pages, as one list
 
 await retryOnConflict(DefaultRetry, async () => {

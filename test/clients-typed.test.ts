@@ -207,6 +207,28 @@ e2eTest('listPager pages with limit/continue and falls back to a full list when 
   assert.equal(full.items.length, 8);
 });
 
+e2eTest('listItems streams every object as the server sent it, following continue tokens when a limit is set; break stops early', async ({ cs, namespace }) => {
+  const cms = cs.coreV1().configMaps(namespace);
+  for (let i = 0; i < 7; i++) await cms.create({ metadata: { name: `cm${i}` }, data: { text: `é-${i}-✓` } });
+  const whole: string[] = [];
+  for await (const cm of cms.listItems()) {
+    // Items of a typed list carry no TypeMeta, as kube-apiserver sends them and client-go decodes them.
+    assert.equal(cm.kind, undefined);
+    whole.push(cm.metadata!.name!);
+  }
+  assert.deepEqual(whole, ['cm0', 'cm1', 'cm2', 'cm3', 'cm4', 'cm5', 'cm6']);
+  const paged: string[] = [];
+  for await (const cm of cms.listItems({ limit: 3 })) paged.push(`${cm.metadata!.name!}:${cm.data!['text']!}`);
+  assert.deepEqual(paged, whole.map((n, i) => `${n}:é-${i}-✓`));
+  let seen = 0;
+  for await (const _ of cms.listItems({ limit: 2 })) if (++seen === 3) break;
+  assert.equal(seen, 3);
+  // list() decodes the same stream and collects it.
+  const list = await cms.list();
+  assert.equal(list.kind, 'ConfigMapList');
+  assert.deepEqual(list.items.map((cm) => cm.metadata?.name), whole);
+});
+
 e2eTest('pod logs: get returns the text, follow yields lines as they are appended', { needs: [Capability.PodLogs] }, async ({ cs, namespace, embedded }) => {
   const s = embedded!;
   await cs.coreV1().pods(namespace).create({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }] } });

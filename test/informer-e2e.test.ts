@@ -148,7 +148,7 @@ e2eTest('informer e2e: initial sync by watch-list where the server streams lists
       assert.equal(h.lw.lists.length, 0);
     } else {
       // A server without the WatchList feature refuses the watch-list (1.24: 422): the reflector falls back to LIST.
-      assert.deepEqual(h.lw.lists[0], { resourceVersion: '0', limit: 500 });
+      assert.deepEqual(h.lw.lists[0], { resourceVersion: '0', limit: 500, internManagedFields: true });
     }
     const cms = h.subject.client;
     await cms.create({ metadata: { name: 'new' } });
@@ -163,7 +163,7 @@ e2eTest('informer e2e: initial sync by LIST when watch-list is off', async (env)
   await withInformer(
     env,
     async (h) => {
-      assert.deepEqual(h.lw.lists[0], { resourceVersion: '0', limit: 500 });
+      assert.deepEqual(h.lw.lists[0], { resourceVersion: '0', limit: 500, internManagedFields: true });
       await h.subject.client.create({ metadata: { name: 'new' } });
       await converged(h);
     },
@@ -271,3 +271,20 @@ e2eTest('informer e2e: the server restarts; the informer reconnects and catches 
     assert.ok(h.deletes.includes('delete obj-4') || h.deletes.includes(`tombstone ${env.namespace}/obj-4`));
   });
 });
+
+for (const useWatchList of [false, true]) {
+  e2eTest(`informer e2e: objects written alike share one frozen managedFields fieldsV1, from the initial sync (${useWatchList ? 'watch-list' : 'LIST'}) and from watch events`, async (env) => {
+    await withInformer(
+      env,
+      async (h) => {
+        await h.subject.client.create({ metadata: { name: 'later' }, data: { v: '9' } } as Obj, { fieldManager: 'kubectl-create' });
+        await converged(h);
+        const fieldsOf = (name: string): unknown => h.informer.getStore().getByKey(`${env.namespace}/${name}`)?.metadata?.managedFields?.[0]?.fieldsV1;
+        const first = fieldsOf('obj-0');
+        assert.ok(first !== undefined && Object.isFrozen(first), 'the server records managedFields');
+        for (const name of ['obj-1', 'obj-4', 'later']) assert.equal(fieldsOf(name), first, name);
+      },
+      { useWatchList },
+    );
+  });
+}

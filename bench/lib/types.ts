@@ -2,14 +2,17 @@
 import type { Span } from './measure.ts';
 
 /** Informer variants measured. */
-export const informerVariants = ['kubeloom', 'kubeloom-strip', 'kubeloom-metadata', 'kubeloom-nofreeze', 'client-node'] as const;
+export const informerVariants = ['kubeloom', 'kubeloom-strip', 'kubeloom-metadata', 'kubeloom-nofreeze', 'kubeloom-nogzip', 'client-node'] as const;
 /** One informer variant. */
 export type InformerVariant = (typeof informerVariants)[number];
 
 /** Input of the informer scenario. */
 export interface InformerInput {
   url: string;
+  /** Kubeconfig text; against a real cluster (`real`) kubeloom takes its whole configuration from it. */
   kubeconfig: string;
+  /** True against a real cluster: TLS and credentials from the kubeconfig, client-side rate limits as configured. */
+  real?: boolean;
   namespace: string;
   pods: number;
   variant: InformerVariant;

@@ -5,10 +5,12 @@
  * one handler, from the first update the handler sees to the last.
  *
  * Variants: kubeloom (full objects, frozen), kubeloom-strip (stripManagedFields transform),
- * kubeloom-metadata (metadata-only informer), kubeloom-nofreeze (full objects, freezeObjects: false), client-node (@kubernetes/client-node's makeInformer).
+ * kubeloom-metadata (metadata-only informer), kubeloom-nofreeze (full objects, freezeObjects: false),
+ * kubeloom-nogzip (full objects, disableCompression), client-node (@kubernetes/client-node's makeInformer).
  * Only the library under test is loaded (dynamic imports), so its process carries no other code.
  */
 import type { Pod } from '../../src/api/core/v1.ts';
+import type { RestConfig } from '../../src/rest/config.ts';
 import { heapAfterGc, peakRss, startSpan, type Span } from '../lib/measure.ts';
 import type { InformerInput, InformerResult } from '../lib/types.ts';
 import { scenario, sendMessage } from '../lib/child.ts';
@@ -49,7 +51,14 @@ async function load(input: InformerInput, c: Counters): Promise<() => Promise<()
   const { SharedIndexInformer, newListWatchFromClient, stripManagedFields } = await import('../../src/tools/cache/index.ts');
   const { MetadataClient } = await import('../../src/metadata/index.ts');
   const { newClientset } = await import('../../src/kubernetes/index.ts');
-  const config = { host: input.url, qps: -1 };
+  // The embedded server is measured without client-side rate limiting; a real cluster as configured
+  // (clientcmd is only loaded then, so the embedded figures carry no extra modules).
+  let config: RestConfig = { host: input.url, qps: -1 };
+  if (input.real === true) {
+    const { parseKubeConfig, restConfigFrom } = await import('../../src/clientcmd/index.ts');
+    config = await restConfigFrom(parseKubeConfig(input.kubeconfig));
+  }
+  if (input.variant === 'kubeloom-nogzip') config = { ...config, disableCompression: true };
   const signal = new AbortController().signal;
   return async () => {
     if (input.variant === 'kubeloom-metadata') {

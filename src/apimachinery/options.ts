@@ -16,8 +16,19 @@ export interface RequestOptions {
 /** How a LIST's resourceVersion is interpreted (metav1.ResourceVersionMatch). */
 export type ResourceVersionMatch = 'NotOlderThan' | 'Exact';
 
+/** How a LIST or WATCH response is decoded (kubeloom; never sent to the server). */
+export interface DecodeOptions {
+  /**
+   * Decode each distinct `metadata.managedFields[].fieldsV1` once per client and share it, deeply
+   * frozen, between the objects that carry the same bytes (default false). Saves much of the memory
+   * and decoding time of managedFields; those values can then no longer be mutated. Informers that
+   * freeze their objects ask for it.
+   */
+  internManagedFields?: boolean;
+}
+
 /** metav1.ListOptions (also used for WATCH). */
-export interface ListOptions extends RequestOptions {
+export interface ListOptions extends RequestOptions, DecodeOptions {
   /** Only objects whose labels match, e.g. `app=web,tier!=db`. */
   labelSelector?: string;
   /** Only objects whose fields match, e.g. `status.phase=Running`. */

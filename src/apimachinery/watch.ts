@@ -49,5 +49,24 @@ export type WatchEvent<T> =
 /** A stream of watch events. Iterate it once; `break` or an abort ends it and frees its resources. */
 export type Watch<T> = AsyncIterable<WatchEvent<T>>;
 
+/**
+ * A watch iterator that can also hand over every event it has already decoded at once (those of
+ * one network chunk), so that a consumer handling events synchronously (the reflector) awaits once
+ * per chunk rather than once per event. `next()` and `nextBatch()` may be mixed; events come out
+ * once, in order.
+ */
+export interface WatchEventBatchIterator<T> extends AsyncIterator<WatchEvent<T>> {
+  /**
+   * Resolves with the next events, at least one, in order; with undefined once the stream ended.
+   * Rejects as `next()` does (after every event decoded before the failure was handed over).
+   */
+  nextBatch(): Promise<ReadonlyArray<WatchEvent<T>> | undefined>;
+}
+
+/** True when `iterator` offers {@link WatchEventBatchIterator.nextBatch}. */
+export function isWatchEventBatchIterator<T>(iterator: AsyncIterator<WatchEvent<T>>): iterator is WatchEventBatchIterator<T> {
+  return typeof (iterator as Partial<WatchEventBatchIterator<T>>).nextBatch === 'function';
+}
+
 /** The annotation a server puts on the bookmark that ends the initial events of a watch-list stream. */
 export const InitialEventsEndAnnotation = 'k8s.io/initial-events-end';

@@ -87,6 +87,7 @@ describe('restConfigFrom: every way to describe a server and a user', () => {
       want: { host: 'https://10.0.0.1', tls: { insecure: true, serverName: 'api.internal' } },
     },
     { name: 'proxy-url', cluster: 'server: https://h, proxy-url: "socks5://proxy:1080"', user: '', want: { host: 'https://h', proxyUrl: 'socks5://proxy:1080' } },
+    { name: 'disable-compression', cluster: 'server: https://h, disable-compression: true', user: '', want: { host: 'https://h', disableCompression: true } },
     {
       name: 'impersonation: as, as-uid, as-groups, as-user-extra',
       cluster: 'server: https://h',

@@ -117,6 +117,7 @@ export async function restConfigFrom(config: KubeConfig, options: RestConfigFrom
   const rest: RestConfig = { host: hostFor(cluster.server, hasTls) };
   if (Object.keys(tls).length > 0) rest.tls = tls;
   if (cluster.proxyUrl) rest.proxyUrl = cluster.proxyUrl;
+  if (cluster.disableCompression === true) rest.disableCompression = true;
 
   if (user !== undefined) {
     if (user.token) rest.bearerToken = user.token;

@@ -8,6 +8,8 @@ import type { KubeList, KubeObject } from '../apimachinery/object.ts';
 import type { ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchTypeValue, RequestOptions, UpdateOptions } from '../apimachinery/options.ts';
 import type { RestClient, WatchStream } from '../rest/client.ts';
 import { ResponseDecodeError } from '../rest/errors.ts';
+import type { ListEnvelope } from '../rest/list-decoder.ts';
+import { ListPager } from '../tools/pager/list-pager.ts';
 import {
   RequestConstructionError,
   buildApply,
@@ -80,9 +82,27 @@ export interface ResourceInterface<T, A = ApplyConfiguration<T>> {
   get(name: string, options?: GetOptions & SubresourceOption): Promise<T>;
   /**
    * Lists objects (GET on the collection). Items of built-in resources carry no apiVersion/kind unless
-   * the client is unstructured (see {@link ResourceClientOptions.unstructured}).
+   * the client is unstructured (see {@link ResourceClientOptions.unstructured}). The body is decoded as it
+   * arrives (items are parsed while the rest is on the wire), never held whole.
    */
   list(options?: ListOptions): Promise<KubeList<T>>;
+  /**
+   * One LIST request whose items are handed to `onItems` as they are decoded, a batch per network
+   * chunk, instead of being collected (see RestClient.list); resolves with the rest of the list
+   * (kind, apiVersion, metadata with the continue token). `onItems` may return a promise to pause
+   * reading. Items carry apiVersion and kind only as with {@link ResourceInterface.list}.
+   */
+  listStream(options: ListOptions, onItems: (items: T[]) => void | PromiseLike<void>): Promise<ListEnvelope>;
+  /**
+   * Every object of the collection as an async iterable, each yielded as soon as it is decoded.
+   * With `limit` set, the pages are requested one after another, following the continue tokens
+   * (an expired token fails with the 410 Expired error, as pages already yielded cannot be taken
+   * back). Breaking out of the loop abandons the request in flight.
+   *
+   * @example
+   * for await (const pod of clientset.coreV1().pods('').listItems({ limit: 500 })) count++;
+   */
+  listItems(options?: ListOptions): AsyncIterable<T>;
   /**
    * Watches the collection. Resolves once the server accepted the watch (200), rejects with a
    * StatusError otherwise. ERROR events are yielded as `{ type: 'ERROR', object: Status }` — wrap the
@@ -114,27 +134,34 @@ function nameOfObject(obj: unknown, verb: string): string {
 }
 
 /**
- * Checks a decoded list's items: missing or null items mean an empty list; items that are not an array
- * throw {@link ResponseDecodeError}, as decoding fails in client-go (taking them for an empty list would
- * make an informer drop its whole cache). With `unstructured`, items lacking both apiVersion and kind
- * get the list's (unstructuredJSONScheme.decodeToList in apimachinery
- * `pkg/apis/meta/v1/unstructured/helpers.go`). Mutates and returns `list`.
+ * Gives the items of an unstructured list that lack both apiVersion and kind the list's, as
+ * unstructuredJSONScheme.decodeToList does (apimachinery `pkg/apis/meta/v1/unstructured/helpers.go`); the
+ * item kind is the list's kind without its "List" suffix. Mutates the items; skips anything not an object.
  */
-export function completeListItems<T>(list: KubeList<T>, unstructured: boolean): KubeList<T> {
-  const items: unknown = list.items;
-  if (items === undefined || items === null) list.items = [];
-  else if (!Array.isArray(items)) throw new ResponseDecodeError(`${list.kind ?? 'object'}: items is ${typeof items}, not an array`);
-  if (!unstructured) return list;
-  const apiVersion = list.apiVersion ?? '';
-  const kind = (list.kind ?? '').replace(/List$/, '');
-  for (const item of list.items) {
-    const o = item as KubeObject;
+export function completeItems<T>(items: readonly T[], listApiVersion: string | undefined, listKind: string | undefined): void {
+  const apiVersion = listApiVersion ?? '';
+  const kind = (listKind ?? '').replace(/List$/, '');
+  for (let i = 0; i < items.length; i++) {
+    const o = items[i] as KubeObject;
     if (o === null || typeof o !== 'object') continue;
     if ((o.kind === undefined || o.kind === '') && (o.apiVersion === undefined || o.apiVersion === '')) {
       o.kind = kind;
       o.apiVersion = apiVersion;
     }
   }
+}
+
+/**
+ * Checks a decoded list's items: missing or null items mean an empty list; items that are not an array
+ * throw {@link ResponseDecodeError}, as decoding fails in client-go (taking them for an empty list would
+ * make an informer drop its whole cache). With `unstructured`, items get TypeMeta by
+ * {@link completeItems}. Mutates and returns `list`.
+ */
+export function completeListItems<T>(list: KubeList<T>, unstructured: boolean): KubeList<T> {
+  const items: unknown = list.items;
+  if (items === undefined || items === null) list.items = [];
+  else if (!Array.isArray(items)) throw new ResponseDecodeError(`${list.kind ?? 'object'}: items is ${typeof items}, not an array`);
+  if (unstructured) completeItems(list.items, list.apiVersion, list.kind);
   return list;
 }
 
@@ -208,8 +235,50 @@ export class ResourceClient<T, A = ApplyConfiguration<T>> implements ResourceInt
   }
 
   async list(options: ListOptions = {}): Promise<KubeList<T>> {
-    const list = await this.rest.json<KubeList<T>>(buildList(this.#loc(), options, this.#list), options);
-    return completeListItems(list, this.unstructured);
+    const items: T[] = [];
+    const envelope = await this.rest.list<T>(
+      buildList(this.#loc(), options, this.#list),
+      (batch) => {
+        for (let i = 0; i < batch.length; i++) items.push(batch[i]!);
+      },
+      options,
+    );
+    const list = { ...envelope, items } as KubeList<T>;
+    if (this.unstructured) completeItems(items, list.apiVersion, list.kind);
+    return list;
+  }
+
+  async listStream(options: ListOptions, onItems: (items: T[]) => void | PromiseLike<void>): Promise<ListEnvelope> {
+    if (!this.unstructured) return this.rest.list<T>(buildList(this.#loc(), options, this.#list), onItems, options);
+    // Unstructured items wait for the list's kind and apiVersion, which an API server writes before them.
+    let waiting: T[] = [];
+    const envelope = await this.rest.list<T>(
+      buildList(this.#loc(), options, this.#list),
+      (batch, members) => {
+        if (members.kind === undefined || members.apiVersion === undefined) {
+          for (const item of batch) waiting.push(item);
+          return;
+        }
+        if (waiting.length > 0) {
+          batch = [...waiting, ...batch];
+          waiting = [];
+        }
+        completeItems(batch, members.apiVersion, members.kind);
+        return onItems(batch);
+      },
+      options,
+    );
+    if (waiting.length > 0) {
+      completeItems(waiting, envelope.apiVersion, envelope.kind);
+      await onItems(waiting);
+    }
+    return envelope;
+  }
+
+  listItems(options: ListOptions = {}): AsyncIterable<T> {
+    // Unpaginated unless the caller sets a limit, as list(): streaming needs no pages to bound memory.
+    const pager = new ListPager<T>((o) => this.list(o), { pageSize: 0, streamPageFn: (o, onItems) => this.listStream(o, onItems) });
+    return pager.items(options);
   }
 
   async watch(options: ListOptions = {}): Promise<WatchStream<T>> {

@@ -48,12 +48,23 @@ test('a server that answers whole objects: get, list and watch keep only metadat
       // Items keep their metadata only, and the TypeMeta the server sent them (none here, as
       // kube-apiserver sends list items): client-go's fallback unmarshals them as they are.
       assert.deepEqual(list, { metadata: { resourceVersion: '9' }, items: [{ metadata: secret.metadata }] });
+      // The streamed forms (what informers use) strip the same way, batch by batch.
+      const streamed: unknown[] = [];
+      const envelope = await client.listStream({}, (batch) => void streamed.push(...batch));
+      assert.deepEqual(envelope, { metadata: { resourceVersion: '9' } });
+      assert.deepEqual(streamed, list.items);
+      const items: unknown[] = [];
+      for await (const item of client.listItems()) items.push(item);
+      assert.deepEqual(items, list.items);
       const events = [];
       for await (const e of await client.watch()) {
         events.push(e);
         break;
       }
       assert.deepEqual(events, [{ type: 'ADDED', object: { metadata: secret.metadata } }]);
+      const watch = (await client.watch())[Symbol.asyncIterator]() as AsyncIterator<unknown> & { nextBatch?: () => Promise<unknown> };
+      assert.deepEqual(await watch.nextBatch?.(), [{ type: 'ADDED', object: { metadata: secret.metadata } }]);
+      await watch.return?.();
       assert.match(accepts[0]!, /^application\/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application\/json$/);
     },
   );

@@ -5,10 +5,11 @@
  */
 import type { GroupVersionResource, KubeList, PartialObjectMetadata } from '../apimachinery/object.ts';
 import type { GetOptions, ListOptions, PatchOptions, PatchTypeValue } from '../apimachinery/options.ts';
-import type { WatchEvent } from '../apimachinery/watch.ts';
+import { isWatchEventBatchIterator, type WatchEvent, type WatchEventBatchIterator } from '../apimachinery/watch.ts';
 import type { RestConfig } from '../rest/config.ts';
 import { RestClient, type RestClientOptions, type WatchStream } from '../rest/client.ts';
 import { ResponseDecodeError } from '../rest/errors.ts';
+import type { ListEnvelope } from '../rest/list-decoder.ts';
 import { DynamicResourceClient } from '../dynamic/dynamic-client.ts';
 import type { ResourceClientOptions, SubresourceOption } from '../kubernetes/resource-client.ts';
 
@@ -38,6 +39,11 @@ export function toPartialObjectMetadata(obj: unknown, requireObjectMeta = true):
   return o.metadata === undefined ? {} : { metadata: o.metadata };
 }
 
+/** An item of a full list as PartialObjectMetadata: its type and metadata only. */
+function typeAndMetadata(item: PartialObjectMetadata): PartialObjectMetadata {
+  return { ...(item.apiVersion !== undefined ? { apiVersion: item.apiVersion } : {}), ...(item.kind !== undefined ? { kind: item.kind } : {}), ...(item.metadata !== undefined ? { metadata: item.metadata } : {}) };
+}
+
 /** One resource of the metadata client (metadata.ResourceInterface): answers are PartialObjectMetadata. */
 export class MetadataResourceClient extends DynamicResourceClient<PartialObjectMetadata> {
   override async get(name: string, options?: GetOptions & SubresourceOption): Promise<PartialObjectMetadata> {
@@ -48,24 +54,37 @@ export class MetadataResourceClient extends DynamicResourceClient<PartialObjectM
     const list = await super.list(options);
     if (list.kind === `${partialKind}List` && list.apiVersion === partialApiVersion) return list;
     // A full list: keep each item's type and metadata only, and clear the list's type (upstream's fallback).
-    const items = list.items.map((item) => {
-      const i = item as PartialObjectMetadata;
-      return { ...(i.apiVersion !== undefined ? { apiVersion: i.apiVersion } : {}), ...(i.kind !== undefined ? { kind: i.kind } : {}), ...(i.metadata !== undefined ? { metadata: i.metadata } : {}) };
-    });
+    const items = list.items.map(typeAndMetadata);
     return list.metadata === undefined ? { items } : { metadata: list.metadata, items };
+  }
+
+  /** As {@link MetadataResourceClient.list}, batch by batch: items of a full list keep only their type and metadata. */
+  override async listStream(options: ListOptions, onItems: (items: PartialObjectMetadata[]) => void | PromiseLike<void>): Promise<ListEnvelope> {
+    const envelope = await super.listStream(options, (items) => onItems(items.map((i) => (i.kind === partialKind && i.apiVersion === partialApiVersion ? i : typeAndMetadata(i)))));
+    if (envelope.kind === `${partialKind}List` && envelope.apiVersion === partialApiVersion) return envelope;
+    return envelope.metadata === undefined ? {} : { metadata: envelope.metadata };
   }
 
   override async watch(options?: ListOptions): Promise<WatchStream<PartialObjectMetadata>> {
     const w = await super.watch(options);
     const it = w[Symbol.asyncIterator]();
-    const events: AsyncIterator<WatchEvent<PartialObjectMetadata>> = {
+    const partial = (e: WatchEvent<PartialObjectMetadata>): WatchEvent<PartialObjectMetadata> =>
+      e.type === 'ERROR' || e.type === 'BOOKMARK' ? e : { type: e.type, object: toPartialObjectMetadata(e.object, false) };
+    const events: AsyncIterator<WatchEvent<PartialObjectMetadata>> & Partial<WatchEventBatchIterator<PartialObjectMetadata>> = {
       next: async () => {
         const r = await it.next();
-        if (r.done === true || r.value.type === 'ERROR' || r.value.type === 'BOOKMARK') return r;
-        return { done: false, value: { type: r.value.type, object: toPartialObjectMetadata(r.value.object, false) } };
+        if (r.done === true) return r;
+        return { done: false, value: partial(r.value) };
       },
       return: async () => (await it.return?.()) ?? { done: true, value: undefined },
     };
+    // Keep handing a network chunk's events over together when the stream can (the informer's hot path).
+    if (isWatchEventBatchIterator(it)) {
+      events.nextBatch = async () => {
+        const batch = await it.nextBatch();
+        return batch === undefined ? undefined : batch.map(partial);
+      };
+    }
     return { stop: () => w.stop(), [Symbol.asyncIterator]: () => events };
   }
 

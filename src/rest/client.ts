@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'undici/types/header.js';
 import { StatusError, isStatusObject } from '../apimachinery/errors.ts';
-import type { RequestOptions } from '../apimachinery/options.ts';
+import type { DecodeOptions, RequestOptions } from '../apimachinery/options.ts';
 import type { Watch, WatchEvent } from '../apimachinery/watch.ts';
 import { realClock, type Clock, type Timer } from '../util/clock/clock.ts';
 import { kubeloomVersion } from '../version.ts';
@@ -20,6 +20,8 @@ import { TokenBucketRateLimiter, unlimitedRateLimiter } from './token-bucket.ts'
 import { CachedTokenFile } from './token-file.ts';
 import { ConfigError, newDispatcher, parseHost, tlsOptions, type ClientCertificate, type TransportOptions } from './transport.ts';
 import { WarningLogger, parseWarningHeaders, type WarningHandler } from './warnings.ts';
+import { ListStreamDecoder, type ListEnvelope } from './list-decoder.ts';
+import { ManagedFieldsInterner } from './managed-fields-interner.ts';
 import { WatchEventIterator } from './watch-event-iterator.ts';
 
 /** client-go's default ceiling on Retry-After retries per request (Request.maxRetries). */
@@ -171,7 +173,8 @@ function ignoreStreamError(): void {}
 function decodedBody(body: Readable, headers: IncomingHttpHeaders): Readable {
   const encoding = firstHeader(headers, 'content-encoding')?.toLowerCase();
   if (encoding !== 'gzip') return body;
-  const gunzip = createGunzip();
+  // 64 KiB output chunks (zlib's default is 16 KiB): a quarter of the callbacks and decoder calls for a large LIST.
+  const gunzip = createGunzip({ chunkSize: 64 * 1024 });
   body.on('error', (err) => gunzip.destroy(err));
   gunzip.on('close', () => body.destroy());
   return body.pipe(gunzip);
@@ -369,6 +372,8 @@ export class RestClient {
   readonly #pool: ConnectionPool;
   /** False for a client derived with withConfig: the pool belongs to the client it came from. */
   readonly #ownsPool: boolean;
+  /** Shared fieldsV1 values of the lists and watches decoded with `internManagedFields`. */
+  #interner: ManagedFieldsInterner | undefined;
 
   constructor(config: RestConfig, options: RestClientOptions = {}) {
     this.config = config;
@@ -445,6 +450,99 @@ export class RestClient {
    * silent past the read idle timeout (GETs are first retried), or the signal's reason when aborted.
    */
   async do(request: RestRequest, options: RequestOptions = {}): Promise<RestResponse> {
+    return this.#exchange(request, options, async (resp, touch, readError) => {
+      const body = await readAll(resp.body, touch).catch((err: unknown) => {
+        throw readError(err);
+      });
+      return { statusCode: resp.statusCode, headers: resp.headers, body };
+    });
+  }
+
+  /**
+   * Sends a LIST (`req` from buildList) and decodes its body as it arrives: the items of every
+   * network chunk go to `onItems` as soon as they are parsed, in the server's order, while the
+   * rest of the body is still on the wire; the body is never held whole. Resolves with what the
+   * list holds besides its items (kind, apiVersion, metadata) once the body ended.
+   *
+   * `onItems` gets a new array each time, and the members decoded so far (an API server writes
+   * kind, apiVersion and metadata before the items). When it returns a promise, reading pauses
+   * until the promise settles; when it throws or rejects, the request is abandoned and the error
+   * surfaces unchanged. Errors are those of {@link RestClient.do}, plus a {@link ResponseDecodeError}
+   * when the body is not a complete JSON list and a {@link StatusError} when it is (or ends with)
+   * an error Status. With `internManagedFields` the items' managedFields fieldsV1 values are
+   * shared and frozen (ManagedFieldsInterner; one per client, shared with its watches).
+   *
+   * @example
+   * const cache = new Map<string, Pod>();
+   * const { metadata } = await client.list<Pod>(buildList({ group: '', version: 'v1', resource: 'pods' }), (pods) => {
+   *   for (const pod of pods) cache.set(pod.metadata!.name!, pod);
+   * });
+   */
+  async list<T>(req: RestRequest, onItems: (items: T[], envelope: Readonly<ListEnvelope>) => void | PromiseLike<void>, options: RequestOptions & DecodeOptions = {}): Promise<ListEnvelope> {
+    const interner = options.internManagedFields === true ? this.#sharedInterner() : undefined;
+    return this.#exchange(req, options, async (resp, touch, readError) => {
+      const decoder = new ListStreamDecoder<T>(interner === undefined ? {} : { interner });
+      const chunks = (resp.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+      let finished = false;
+      try {
+        for (;;) {
+          let step: IteratorResult<Uint8Array>;
+          try {
+            step = await chunks.next();
+          } catch (err) {
+            throw readError(err);
+          }
+          if (step.done === true) break;
+          touch?.();
+          const items: T[] = [];
+          try {
+            decoder.write(step.value, items);
+          } catch (err) {
+            throw this.#decodeError(req, err);
+          }
+          if (items.length > 0) {
+            const pending = onItems(items, decoder.envelope);
+            if (pending !== undefined) await pending;
+          }
+        }
+        finished = true;
+        try {
+          return decoder.end();
+        } catch (err) {
+          throw this.#decodeError(req, err);
+        }
+      } finally {
+        // Leaving early (a decode error, a throwing onItems) releases the connection.
+        if (!finished) {
+          resp.body.on('error', ignoreStreamError);
+          resp.body.destroy();
+        }
+      }
+    });
+  }
+
+  #sharedInterner(): ManagedFieldsInterner {
+    this.#interner ??= new ManagedFieldsInterner();
+    return this.#interner;
+  }
+
+  /** A decoder's error with the request named in its message; a StatusError from the server stays as it is. */
+  #decodeError(req: RestRequest, err: unknown): unknown {
+    if (!(err instanceof ResponseDecodeError)) return err;
+    return new ResponseDecodeError(`${this.#describe(req)}: ${err.message.replace(/^list response: /, '')}`, { cause: err.cause ?? err });
+  }
+
+  /**
+   * One request whose 2xx response `consume` reads: rate limiting, the timeout (sent to the server
+   * too, and covering the reading of the body), the read idle guard and abort handling shared by
+   * {@link RestClient.do} and {@link RestClient.list}. `touch` marks arriving body bytes for the idle
+   * guard; `readError` maps a failure to read the body to the error to raise.
+   */
+  async #exchange<R>(
+    request: RestRequest,
+    options: RequestOptions,
+    consume: (resp: StreamResponse, touch: (() => void) | undefined, readError: (err: unknown) => unknown) => Promise<R>,
+  ): Promise<R> {
     const timeoutMs = options.timeoutMs || this.config.timeoutMs || 0;
     // The server is told the timeout too, so it stops working on a request the client gave up on.
     const req = timeoutMs > 0 && request.watch !== true ? withTimeoutParam(request, timeoutMs) : request;
@@ -471,11 +569,11 @@ export class RestClient {
       const resp = await this.#send(req, controller.signal, { readIdleMs: req.watch === true ? 0 : this.#readIdleTimeoutMs, retryTransportErrors: true });
       idle = resp.idle;
       const guard = idle;
-      const body = await readAll(resp.body, guard === undefined ? undefined : () => guard.touch()).catch((err: unknown) => {
-        if (controller.signal.aborted) throw controller.signal.reason;
-        throw guard?.error ?? new NetworkError(this.#describe(req), err);
-      });
-      return { statusCode: resp.statusCode, headers: resp.headers, body };
+      const readError = (err: unknown): unknown => {
+        if (controller.signal.aborted) return controller.signal.reason;
+        return guard?.error ?? new NetworkError(this.#describe(req), err);
+      };
+      return await consume(resp, guard === undefined ? undefined : () => guard.touch(), readError);
     } catch (err) {
       if (timedOut !== undefined) throw timedOut;
       throw err;
@@ -554,9 +652,10 @@ export class RestClient {
   /**
    * Opens a watch (`req` from buildWatch). Resolves once the server answered 200; rejects with a
    * StatusError otherwise. ERROR events are yielded as `{ type: 'ERROR', object: Status }`; wrap the
-   * stream with {@link raiseWatchErrors} to have them thrown as StatusErrors instead.
+   * stream with {@link raiseWatchErrors} to have them thrown as StatusErrors instead. With
+   * `internManagedFields` the objects' managedFields fieldsV1 values are shared and frozen.
    */
-  async watch<T>(req: RestRequest, options: RequestOptions = {}): Promise<WatchStream<T>> {
+  async watch<T>(req: RestRequest, options: RequestOptions & DecodeOptions = {}): Promise<WatchStream<T>> {
     const controller = new AbortController();
     const unlink = linkSignals(options.signal, controller);
     let resp: StreamResponse;
@@ -574,6 +673,7 @@ export class RestClient {
     body.on('error', ignoreStreamError);
     let stopped = false;
     const iterable = new WatchEventIterator<T>({
+      ...(options.internManagedFields === true ? { interner: this.#sharedInterner() } : {}),
       chunks: (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator](),
       readError: (err, midEvent) => {
         if (controller.signal.aborted) return controller.signal.reason as unknown;
@@ -691,8 +791,8 @@ export class RestClient {
       const headers: Record<string, string | string[]> = {
         'user-agent': this.config.userAgent ?? defaultUserAgent,
         ...req.headers,
-        'accept-encoding': 'gzip',
       };
+      if (this.config.disableCompression !== true) headers['accept-encoding'] = 'gzip';
       const { dispatcher, used } = await this.#authenticate(headers, signal);
       const idle = readIdleMs > 0 ? new ReadIdleGuard(this.#clock, readIdleMs, describe) : undefined;
       let resp: Dispatcher.ResponseData;

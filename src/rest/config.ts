@@ -92,6 +92,12 @@ export interface RestConfig {
   /** HTTP(S) proxy URL for all requests (kubeconfig `proxy-url`). */
   proxyUrl?: string;
   /**
+   * Do not ask for gzip-compressed responses (rest.Config.DisableCompression, kubeconfig
+   * `disable-compression`; default false). On a fast network, the server compressing a large LIST
+   * costs more time than sending it plain.
+   */
+  disableCompression?: boolean;
+  /**
    * Client-side rate limit, requests per second (0 or unset: client-go's default 5). Negative
    * disables limiting. A positive value needs a positive `burst` (refused otherwise, as client-go's
    * clientset refuses it).

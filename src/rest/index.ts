@@ -7,6 +7,8 @@ import '../node-version.ts';
 export * from './config.ts';
 export * from './request.ts';
 export * from './errors.ts';
+export * from './list-decoder.ts';
+export { ManagedFieldsInterner, defaultInternerMaxBytes } from './managed-fields-interner.ts';
 export * from './client.ts';
 export * from './token-bucket.ts';
 export * from './token-file.ts';

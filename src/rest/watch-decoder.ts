@@ -12,6 +12,7 @@ import type { Status } from '../api/meta/v1.ts';
 import { isStatusObject, newStatus, StatusReason } from '../apimachinery/errors.ts';
 import type { WatchEvent } from '../apimachinery/watch.ts';
 import { WatchDecodeError } from './errors.ts';
+import { eventManagedFields, type ManagedFieldsInterner } from './managed-fields-interner.ts';
 
 const newline = 0x0a;
 const eventTypes: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
@@ -51,9 +52,15 @@ export function toWatchEvent<T>(value: unknown, line: string): WatchEvent<T> {
  * {@link WatchStreamDecoder.end} when the stream ends.
  */
 export class WatchStreamDecoder<T> {
+  readonly #interner: ManagedFieldsInterner | undefined;
   // Bytes of an unfinished line, in arrival order (only non-empty while a line spans chunks).
   #pending: Buffer[] = [];
   #pendingLength = 0;
+
+  /** With an `interner`, the objects' managedFields fieldsV1 values are shared and frozen (see ManagedFieldsInterner). */
+  constructor(options: { interner?: ManagedFieldsInterner } = {}) {
+    this.#interner = options.interner;
+  }
 
   /**
    * Decodes every complete line in `chunk`, appending its events to `out`. Returns the decode error of
@@ -106,15 +113,20 @@ export class WatchStreamDecoder<T> {
 
   #decodeLine(buf: Buffer, start: number, end: number, out: Array<WatchEvent<T>>): WatchDecodeError | undefined {
     if (isBlank(buf, start, end)) return undefined;
-    const text = buf.toString('utf8', start, end);
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = this.#interner === undefined ? JSON.parse(buf.toString('utf8', start, end)) : this.#interner.parse(buf, start, end, eventManagedFields);
     } catch (err) {
-      return new WatchDecodeError(`malformed watch event: ${preview(text)}`, { cause: err });
+      return new WatchDecodeError(`malformed watch event: ${preview(buf.toString('utf8', start, Math.min(end, start + 200)))}`, { cause: err });
+    }
+    // The usual event needs no checking beyond this; anything else goes through toWatchEvent.
+    const e = value as { type?: unknown; object?: unknown } | null;
+    if (typeof e === 'object' && e !== null && typeof e.object === 'object' && e.object !== null && !Array.isArray(e.object) && (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED' || e.type === 'BOOKMARK')) {
+      out.push({ type: e.type, object: e.object as T });
+      return undefined;
     }
     try {
-      out.push(toWatchEvent<T>(value, text));
+      out.push(toWatchEvent<T>(value, buf.toString('utf8', start, end)));
       return undefined;
     } catch (err) {
       return err as WatchDecodeError;

@@ -106,3 +106,25 @@ test('WatchEventIterator keeps call order for concurrent next() calls', async ()
     ['a', 'b', 'c', 'done'],
   );
 });
+
+test('nextBatch hands over every event of a chunk at once, mixes with next() in order, and is undefined at the end', async () => {
+  const { src, log } = source([line('ADDED', 'a') + line('ADDED', 'b') + line('ADDED', 'c'), line('MODIFIED', 'a'), line('DELETED', 'b') + line('ADDED', 'd')]);
+  const it = new WatchEventIterator<Obj>(src);
+  const names = (batch: ReadonlyArray<{ type: string; object: unknown }> | undefined): string[] | undefined => batch?.map((e) => `${e.type} ${(e.object as Obj).metadata.name}`);
+  const first = await it.next();
+  assert.equal(first.done === true ? 'done' : (first.value.object as Obj).metadata.name, 'a');
+  assert.deepEqual(names(await it.nextBatch()), ['ADDED b', 'ADDED c']);
+  assert.deepEqual(names(await it.nextBatch()), ['MODIFIED a']);
+  assert.deepEqual(names(await it.nextBatch()), ['DELETED b', 'ADDED d']);
+  assert.equal(await it.nextBatch(), undefined);
+  assert.deepEqual(log, ['cleanup']);
+});
+
+test('nextBatch: the events decoded before a failure come first, then the failure, once', async () => {
+  const { src } = source([line('ADDED', 'a') + line('ADDED', 'b') + 'not json\n']);
+  const it = new WatchEventIterator<Obj>(src);
+  const batch = await it.nextBatch();
+  assert.deepEqual(batch?.map((e) => (e.object as Obj).metadata.name), ['a', 'b']);
+  await assert.rejects(it.nextBatch(), (err) => err instanceof WatchDecodeError);
+  assert.equal(await it.nextBatch(), undefined);
+});

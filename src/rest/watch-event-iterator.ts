@@ -5,8 +5,11 @@
  * This is a hot path. An async generator costs several promise hops per `yield` (the yielded value
  * is awaited, then the consumer's request is resolved); here an event that is already decoded is
  * returned as one resolved promise, and only the call that needs the next network chunk awaits.
+ * `nextBatch()` hands over all the events of a chunk at once, for consumers that handle them in
+ * one synchronous loop.
  */
-import type { WatchEvent } from '../apimachinery/watch.ts';
+import type { WatchEvent, WatchEventBatchIterator } from '../apimachinery/watch.ts';
+import type { ManagedFieldsInterner } from './managed-fields-interner.ts';
 import { WatchStreamDecoder } from './watch-decoder.ts';
 
 /** How the stream's owner maps the byte source's failures and ends. */
@@ -22,6 +25,8 @@ export interface WatchEventSource {
   stopped(): boolean;
   /** Runs once, when the iteration ends for any reason (end, error or `return()`). */
   cleanup(): void;
+  /** Shares managedFields fieldsV1 values between the decoded objects (see ManagedFieldsInterner). */
+  readonly interner?: ManagedFieldsInterner;
 }
 
 const finished: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
@@ -30,9 +35,9 @@ const finished: IteratorReturnResult<undefined> = Object.freeze({ done: true, va
  * An AsyncIterableIterator over a watch stream's events. Events decoded before a bad line or a
  * failure are handed out first; then the error is thrown once and the iterator is done.
  */
-export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>> {
+export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>>, WatchEventBatchIterator<T> {
   readonly #source: WatchEventSource;
-  readonly #decoder = new WatchStreamDecoder<T>();
+  readonly #decoder: WatchStreamDecoder<T>;
   #buffer: Array<WatchEvent<T>> = [];
   #index = 0;
   #failed = false;
@@ -45,6 +50,7 @@ export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T
 
   constructor(source: WatchEventSource) {
     this.#source = source;
+    this.#decoder = new WatchStreamDecoder<T>(source.interner === undefined ? {} : { interner: source.interner });
   }
 
   /** Iterating yields the events. */
@@ -60,6 +66,21 @@ export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T
     return this.#nextSlow();
   }
 
+  /** Every event decoded and not yet handed out (at least one), or undefined once the stream ended. */
+  nextBatch(): Promise<ReadonlyArray<WatchEvent<T>> | undefined> {
+    if (this.#waiting === 0 && this.#index < this.#buffer.length) return Promise.resolve(this.#takeAll());
+    return this.#fill(this.#takeAll);
+  }
+
+  readonly #takeOne = (): IteratorResult<WatchEvent<T>> => ({ done: false, value: this.#buffer[this.#index++]! });
+
+  readonly #takeAll = (): Array<WatchEvent<T>> => {
+    const batch = this.#index === 0 ? this.#buffer : this.#buffer.slice(this.#index);
+    this.#buffer = [];
+    this.#index = 0;
+    return batch;
+  };
+
   /** Ends the iteration: the source is released and every later `next()` is done. */
   return(): Promise<IteratorResult<WatchEvent<T>>> {
     this.#ended = true;
@@ -71,6 +92,15 @@ export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T
   }
 
   async #nextSlow(): Promise<IteratorResult<WatchEvent<T>>> {
+    return (await this.#fill(this.#takeOne)) ?? finished;
+  }
+
+  /**
+   * Waits, behind any earlier waiting call, until an event is buffered, then hands `take`'s result
+   * over (taken at once, so that no other call can take the same events); undefined once the
+   * stream ended. Throws the failure once.
+   */
+  async #fill<R>(take: () => R): Promise<R | undefined> {
     this.#waiting++;
     try {
       for (;;) {
@@ -78,7 +108,7 @@ export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T
           await this.#reading;
           continue;
         }
-        if (this.#index < this.#buffer.length) return { done: false, value: this.#buffer[this.#index++]! };
+        if (this.#index < this.#buffer.length) return take();
         if (this.#failed) {
           this.#failed = false;
           this.#ended = true;
@@ -87,7 +117,7 @@ export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T
         }
         if (this.#ended) {
           this.#cleanup();
-          return finished;
+          return undefined;
         }
         this.#reading = this.#read();
         try {

@@ -123,6 +123,20 @@ export interface ReflectorStore<T> {
    * cache.ReflectorBookmarkStore).
    */
   bookmark?(resourceVersion: string): void;
+  /**
+   * Optional: a replace whose objects arrive in batches, as a streamed LIST decodes them, so that
+   * the store can prepare each batch (keys, transform) while the rest is on the wire. Nothing
+   * changes until {@link ReplaceTransaction.commit}; a transaction never committed has no effect.
+   */
+  beginReplace?(): ReplaceTransaction<T>;
+}
+
+/** A replace in progress (see {@link ReflectorStore.beginReplace}). */
+export interface ReplaceTransaction<T> {
+  /** Adds objects in list order; throws (as `replace` would) for an object the store cannot take. */
+  add(objects: readonly T[]): void;
+  /** Applies the replace, exactly as `replace(allObjects, resourceVersion)` would. Once. */
+  commit(resourceVersion: string): void;
 }
 
 /**

@@ -19,4 +19,5 @@ export * from './lister.ts';
 export * from './wait-for-cache-sync.ts';
 export * from './transforms.ts';
 export * from './deep-freeze.ts';
+export type { ListPageMeta } from './list-pager.ts';
 export { FakeListerWatcher, FakeWatch, type ListScript, type WatchScript, type FakeListerWatcherOptions } from './testing/fake-lister-watcher.ts';

@@ -1,31 +1,47 @@
 /**
  * A minimal paginated LIST helper with k8s.io/client-go/tools/pager's rules, used by the reflector.
  * (src/tools/pager is the public pager; this one stays inside tools/cache so the informer machinery
- * has no dependency on the REST layer.)
+ * has no dependency on the REST layer.) Pages may be streamed: their items reach a sink in batches
+ * as they are decoded.
  */
+import type { ListMeta } from '../../api/meta/v1.ts';
 import { isResourceExpired } from '../../apimachinery/errors.ts';
-import type { KubeList } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
 
 /** pager.defaultPageSize. */
 export const defaultPageSize = 500;
 
-/** The result of {@link listAllPages}: the merged list and whether more than one page was needed. */
-export interface PagedList<T> {
-  list: KubeList<T>;
+/** What a LIST response holds besides its items. */
+export interface ListPageMeta {
+  /** The list's `group/version`. */
+  apiVersion?: string;
+  /** The list's kind. */
+  kind?: string;
+  /** resourceVersion, continue token and remainingItemCount. */
+  metadata?: ListMeta;
+}
+
+/** One LIST request whose items go to `onItems` (in one or more batches); resolves with the rest of the list. */
+export type ListPageStream<T> = (options: ListOptions, onItems: (items: T[]) => void) => Promise<ListPageMeta>;
+
+/**
+ * The result of {@link listAllPages}: what the combined list carries besides its items (a single
+ * page's own members; for several pages the first page's type and resourceVersion) and whether more
+ * than one page was needed.
+ */
+export interface PagedListResult {
+  list: ListPageMeta;
   paginated: boolean;
 }
 
 /**
  * Lists every page (ListPager.List): `limit` defaults to `pageSize` (0 = unpaginated); continue
  * requests drop resourceVersion and resourceVersionMatch; an Expired error on page 2 or later falls
- * back to one full, unpaginated list at the originally requested resourceVersion.
+ * back to one full, unpaginated list at the originally requested resourceVersion. The items of every
+ * page go to the sink `newSink()` returned; the fallback asks for a new sink, as the pages read so
+ * far are to be dropped. Several pages make a list with the first page's resourceVersion, as upstream's.
  */
-export async function listAllPages<T>(
-  pageFn: (options: ListOptions) => Promise<KubeList<T>>,
-  options: ListOptions,
-  pageSize: number = defaultPageSize,
-): Promise<PagedList<T>> {
+export async function listAllPages<T>(pageFn: ListPageStream<T>, options: ListOptions, pageSize: number, newSink: () => (items: T[]) => void): Promise<PagedListResult> {
   const opts: ListOptions = { ...options };
   if (opts.limit === undefined || opts.limit === 0) {
     if (pageSize > 0) opts.limit = pageSize;
@@ -33,13 +49,14 @@ export async function listAllPages<T>(
   }
   const requestedRV = options.resourceVersion;
   const requestedMatch = options.resourceVersionMatch;
-  let merged: KubeList<T> | undefined;
+  let sink = newSink();
+  let merged: ListPageMeta | undefined;
   let paginated = false;
   for (;;) {
     opts.signal?.throwIfAborted();
-    let page: KubeList<T>;
+    let page: ListPageMeta;
     try {
-      page = await pageFn(opts);
+      page = await pageFn(opts, sink);
     } catch (err) {
       if (!isResourceExpired(err) || opts.continue === undefined || opts.continue === '') throw err;
       // The snapshot the first page pinned was compacted meanwhile: take one full list instead.
@@ -50,15 +67,12 @@ export async function listAllPages<T>(
       else full.resourceVersion = requestedRV;
       if (requestedMatch === undefined) delete full.resourceVersionMatch;
       else full.resourceVersionMatch = requestedMatch;
-      return { list: await pageFn(full), paginated };
+      sink = newSink();
+      return { list: await pageFn(full, sink), paginated };
     }
     const cont = page.metadata?.continue ?? '';
     if (cont === '' && merged === undefined) return { list: page, paginated };
-    if (merged === undefined) {
-      merged = { apiVersion: page.apiVersion, kind: page.kind, metadata: { resourceVersion: page.metadata?.resourceVersion ?? '' }, items: [] };
-    }
-    const items = page.items ?? [];
-    for (let i = 0; i < items.length; i++) merged.items.push(items[i]!);
+    merged ??= { apiVersion: page.apiVersion, kind: page.kind, metadata: { resourceVersion: page.metadata?.resourceVersion ?? '' } };
     if (cont === '') return { list: merged, paginated };
     opts.continue = cont;
     // The server rejects resourceVersion together with continue.

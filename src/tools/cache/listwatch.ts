@@ -5,6 +5,7 @@
 import type { KubeList } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
 import type { Watch } from '../../apimachinery/watch.ts';
+import type { ListPageMeta } from './list-pager.ts';
 
 /**
  * Lists and watches one collection (cache.ListerWatcher).
@@ -20,6 +21,12 @@ export interface ListerWatcher<T> {
   /** Opens a watch from `options.resourceVersion`. */
   watch(options: ListOptions): Promise<Watch<T>>;
   /**
+   * Optional: one LIST request whose items go to `onItems` in batches as they are decoded, resolving
+   * with the list's metadata (a resource client's `listStream`). With it the reflector prepares the
+   * items (transform, freezing) while the rest of the response is still arriving.
+   */
+  listStream?(options: ListOptions, onItems: (items: T[]) => void): Promise<ListPageMeta>;
+  /**
    * True when the source cannot serve watch-list streams (sendInitialEvents), so the reflector
    * goes straight to LIST (cache.IsWatchListSemanticsUnSupported). Optional; absent means supported.
    */
@@ -32,6 +39,8 @@ export interface ListWatchClient<T> {
   list(options: ListOptions): Promise<KubeList<T>>;
   /** Opens a watch. */
   watch(options: ListOptions): Promise<Watch<T>>;
+  /** Used by the reflector when present (see {@link ListerWatcher.listStream}). */
+  listStream?(options: ListOptions, onItems: (items: T[]) => void): Promise<ListPageMeta>;
 }
 
 /** Functions making a {@link ListWatch}. */
@@ -40,16 +49,21 @@ export interface ListWatchFuncs<T> {
   list: (options: ListOptions) => Promise<KubeList<T>>;
   /** Opens a watch. */
   watch: (options: ListOptions) => Promise<Watch<T>>;
+  /** Optional streaming LIST (see {@link ListerWatcher.listStream}). */
+  listStream?: (options: ListOptions, onItems: (items: T[]) => void) => Promise<ListPageMeta>;
   /** Declare that the source cannot serve watch-list streams. */
   watchListSemanticsUnsupported?: boolean;
 }
 
-/** A {@link ListerWatcher} made of two functions (cache.ListWatch). */
+/** A {@link ListerWatcher} made of two functions (cache.ListWatch), and optionally a streaming LIST. */
 export class ListWatch<T> implements ListerWatcher<T> {
   readonly #funcs: ListWatchFuncs<T>;
+  readonly listStream: ListerWatcher<T>['listStream'];
 
   constructor(funcs: ListWatchFuncs<T>) {
     this.#funcs = funcs;
+    const stream = funcs.listStream;
+    if (stream !== undefined) this.listStream = (options, onItems) => stream(options, onItems);
   }
 
   /** Calls the `list` function. */
@@ -93,8 +107,10 @@ export function newListWatchFromClient<T>(client: ListWatchClient<T>, options: L
     tweakListOptions?.(out);
     return out;
   };
-  return new ListWatch<T>({
+  const funcs: ListWatchFuncs<T> = {
     list: (o) => client.list(prepare(o)),
     watch: (o) => client.watch(prepare(o)),
-  });
+  };
+  if (client.listStream !== undefined) funcs.listStream = (o, onItems) => client.listStream!(prepare(o), onItems);
+  return new ListWatch<T>(funcs);
 }

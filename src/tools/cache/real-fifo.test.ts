@@ -167,3 +167,38 @@ test('RealFIFO (atomic) refuses a relist holding an object without a key, leavin
   fifo.replace([o('a')], '8');
   assert.equal(fifo.length, 1);
 });
+
+test('RealFIFO.beginReplace transforms each batch as it arrives, queues nothing before the commit, then one ReplacedAll as replace() would', async () => {
+  const transformed: string[] = [];
+  const fifo = new RealFIFO<Obj>({ transformer: (x) => (transformed.push(x.metadata.name), { ...x, v: (x.v ?? 0) + 10 }) });
+  fifo.add(o('z', 1));
+  const tx = fifo.beginReplace();
+  tx.add([o('a', 1), o('b', 2)]);
+  assert.deepEqual(transformed, ['z', 'a', 'b']);
+  tx.add([o('c', 3)]);
+  assert.equal(fifo.length, 1);
+  tx.commit('7');
+  assert.throws(() => tx.add([o('d', 4)]), TypeError);
+  assert.throws(() => tx.commit('8'), TypeError);
+  assert.deepEqual(await drainBatches(fifo), [
+    [['Added:z@11'], false],
+    [['ReplacedAll@7[a@11,b@12,c@13]'], false],
+  ]);
+  // A transaction dropped without a commit leaves no trace; one refusing a keyless object throws.
+  const other = fifo.beginReplace();
+  other.add([o('x', 1)]);
+  assert.throws(() => other.add([o('y', 1), { v: 1 } as unknown as Obj]), { name: 'KeyError' });
+  assert.equal(fifo.length, 0);
+});
+
+test('RealFIFO.beginReplace on a queue without atomic events commits through replace(): tombstones, then Replaced deltas', async () => {
+  const known = newStore<Obj>();
+  known.add(o('gone', 1));
+  const fifo = new RealFIFO<Obj>({ atomicEvents: false, knownObjects: known });
+  const tx = fifo.beginReplace();
+  tx.add([o('a', 1)]);
+  tx.add([o('b', 2)]);
+  assert.equal(fifo.length, 0);
+  tx.commit('5');
+  assert.deepEqual(await drainBatches(fifo), [[['Deleted:tomb(gone,1)', 'Replaced:a@1', 'Replaced:b@2'], true]]);
+});

@@ -15,6 +15,7 @@ import {
   type ObjectDeltaType,
   type PopProcessFunc,
   type Queue,
+  type ReplaceTransaction,
   type TransformFunc,
 } from './delta.ts';
 import { DeletedFinalStateUnknown, KeyError, metaNamespaceKeyFunc } from './key-functions.ts';
@@ -177,26 +178,54 @@ export class RealFIFO<T> implements Queue<T, Delta<T>[]> {
    */
   replace(list: readonly T[], resourceVersion: string): void {
     if (this.#atomic) {
-      // As upstream, a list holding an object whose key cannot be computed is refused whole (the
-      // reflector then retries the list) rather than queued and dropped later.
-      for (const obj of list) this.#keyOfObject(obj);
-      let objects: readonly T[] = list;
-      if (this.#transformer !== undefined) {
-        const t = this.#transformer;
-        const out = new Array<T>(list.length);
-        for (let i = 0; i < list.length; i++) out[i] = t(list[i]!);
-        objects = out;
-      }
-      this.#items.push({ type: DeltaType.ReplacedAll, object: { resourceVersion, objects } });
-      this.#waiters.broadcast();
-    } else {
-      const deletions: DeletedFinalStateUnknown<T>[] = [];
-      reconcileReplacement(this.#items, this.#knownObjects!, list, (o) => this.#keyOfObject(o), (tomb) => deletions.push(tomb), () => {}, this.#onLookupError);
-      // Keys are validated before anything is queued, so a bad object leaves the queue untouched.
-      for (const obj of list) this.#keyOfObject(obj);
-      for (const tomb of deletions) this.#append(DeltaType.Deleted, tomb, true);
-      for (const obj of list) this.#append(DeltaType.Replaced, obj, false);
+      const tx = this.beginReplace();
+      tx.add(list);
+      tx.commit(resourceVersion);
+      return;
     }
+    const deletions: DeletedFinalStateUnknown<T>[] = [];
+    reconcileReplacement(this.#items, this.#knownObjects!, list, (o) => this.#keyOfObject(o), (tomb) => deletions.push(tomb), () => {}, this.#onLookupError);
+    // Keys are validated before anything is queued, so a bad object leaves the queue untouched.
+    for (const obj of list) this.#keyOfObject(obj);
+    for (const tomb of deletions) this.#append(DeltaType.Deleted, tomb, true);
+    for (const obj of list) this.#append(DeltaType.Replaced, obj, false);
+    this.#afterReplace();
+  }
+
+  /**
+   * A relist arriving in batches. Atomically, each batch's keys are validated and its objects
+   * transformed as it arrives, and the commit queues the one ReplacedAll item; otherwise the batches
+   * are collected and the commit is {@link RealFIFO.replace}. An object whose key cannot be computed
+   * makes `add` throw, and the transaction can then only be dropped, as `replace` refuses such a list.
+   */
+  beginReplace(): ReplaceTransaction<T> {
+    const objects: T[] = [];
+    let done = false;
+    const transform = this.#atomic ? this.#transformer : undefined;
+    return {
+      add: (batch) => {
+        if (done) throw new TypeError('RealFIFO: replace transaction already committed');
+        // As upstream, a list holding an object whose key cannot be computed is refused whole (the
+        // reflector then retries the list) rather than queued and dropped later.
+        if (this.#atomic) for (let i = 0; i < batch.length; i++) this.#keyOfObject(batch[i]!);
+        if (transform !== undefined) for (let i = 0; i < batch.length; i++) objects.push(transform(batch[i]!));
+        else for (let i = 0; i < batch.length; i++) objects.push(batch[i]!);
+      },
+      commit: (resourceVersion) => {
+        if (done) throw new TypeError('RealFIFO: replace transaction already committed');
+        done = true;
+        if (!this.#atomic) {
+          this.replace(objects, resourceVersion);
+          return;
+        }
+        this.#items.push({ type: DeltaType.ReplacedAll, object: { resourceVersion, objects } });
+        this.#waiters.broadcast();
+        this.#afterReplace();
+      },
+    };
+  }
+
+  #afterReplace(): void {
     if (!this.#populated) {
       this.#populated = true;
       this.#initialPopulationCount = this.#items.length;

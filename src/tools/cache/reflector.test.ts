@@ -407,6 +407,113 @@ test('Reflector does not apply a LIST that completes after the stop', async () =
   assert.equal(lw.watchCalls.length, 0);
 });
 
+test('Reflector takes a chunk\'s events in one batch when the watch offers them, with the same store operations and revisions', async () => {
+  const { clock, lw, store, reflector, errors, stop, running } = setup();
+  store.add = (obj: Obj): void => {
+    if (obj.metadata.name === '') throw new Error('object has no name');
+    store.ops.push(`add ${obj.metadata.name}@${obj.metadata.resourceVersion ?? ''}`);
+  };
+  lw.pushList(list('10', [o('a', '5')]));
+  const w = lw.pushWatch(new FakeWatch<Obj>({ batches: true }));
+  await lw.waitForCalls({ list: 1, watch: 1 });
+  // One batch: a rejected event in the middle does not lose the ones after it.
+  w.add(o('c', '11')).add(o('', '12')).modify(o('a', '13')).bookmark('14').delete(o('c', '15'));
+  await flush();
+  assert.deepEqual(store.ops, ['replace [a]@10', 'add c@11', 'update a@13', 'delete c']);
+  assert.equal(errors.length, 1);
+  assert.ok(errors[0] instanceof ReflectorStoreError);
+  assert.equal(reflector.lastSyncResourceVersion(), '15');
+  // An ERROR in a batch ends the watch there: the events after it are not applied, and 410 relists.
+  lw.pushList(list('20', [o('a', '13')]));
+  lw.pushWatch(new FakeWatch<Obj>({ batches: true }));
+  w.add(o('d', '16')).error(gone).add(o('e', '17'));
+  await flush();
+  await clock.step(1000); // backoff before relisting
+  await lw.waitForCalls({ list: 2, watch: 2 });
+  await flush();
+  assert.deepEqual(store.ops.slice(4), ['add d@16', 'replace [a]@20']);
+  stop.abort();
+  await running;
+});
+
+test('Reflector keeps the events after a watch-list\'s end bookmark that came in the same batch, and applies them next', async () => {
+  const { lw, store, reflector, stop, running } = setup({}, { watchListUnsupported: false });
+  const w = lw.pushWatch(new FakeWatch<Obj>({ batches: true }));
+  await lw.waitForCalls({ watch: 1 });
+  w.add(o('a', '3')).add(o('b', '4')).bookmark('9', true).add(o('c', '10')).modify(o('a', '11'));
+  await flush();
+  assert.deepEqual(store.ops, ['replace [a,b]@9', 'add c@10', 'update a@11']);
+  assert.equal(reflector.lastSyncResourceVersion(), '11');
+  assert.equal(lw.watchCalls.length, 1);
+  stop.abort();
+  await running;
+});
+
+/** A {@link RecordingStore} offering replace transactions, recording their batches and commits. */
+class TransactionStore extends RecordingStore {
+  /** Throws for an object of this name in a batch. */
+  refuse: string | undefined;
+  beginReplace(): { add(objects: readonly Obj[]): void; commit(rv: string): void } {
+    const id = this.ops.filter((op) => op.startsWith('begin')).length + 1;
+    this.ops.push(`begin ${id}`);
+    return {
+      add: (objects) => {
+        if (objects.some((x) => x.metadata.name === this.refuse)) throw new Error(`cannot take ${String(this.refuse)}`);
+        this.ops.push(`${id} add [${objects.map((x) => x.metadata.name).join(',')}]`);
+      },
+      commit: (rv) => void this.ops.push(`${id} commit@${rv}`),
+    };
+  }
+}
+
+test('Reflector streams a LIST into the store\'s replace transaction: batches as decoded, one commit; an expired continue restarts it', async () => {
+  const clock = new FakeClock();
+  const lw = new FakeListerWatcher<Obj>({ watchListUnsupported: true, streamBatchSize: 2 });
+  const store = new TransactionStore();
+  const reflector = new Reflector<Obj>(lw, store, { clock, random: () => 0.5, backoffManager: { nextDelay: () => 1000 }, watchErrorHandler: () => undefined });
+  const stop = new AbortController();
+  const running = reflector.run({ signal: stop.signal });
+  lw.pushList(list('10', [o('a', '1'), o('b', '2'), o('c', '3')], 'tok1'));
+  lw.pushList(await statusError(410, 'Expired'));
+  lw.pushList(list('12', [o('a', '1'), o('b', '2'), o('c', '3'), o('d', '4'), o('e', '5')]));
+  lw.pushWatch(new FakeWatch<Obj>());
+  await lw.waitForCalls({ list: 3, watch: 1 });
+  // The first page went into transaction 1, never committed: the full list replaces it.
+  assert.deepEqual(store.ops, ['begin 1', '1 add [a,b]', '1 add [c]', 'begin 2', '2 add [a,b]', '2 add [c,d]', '2 add [e]', '2 commit@12']);
+  assert.deepEqual(lw.streamedBatches, [[2, 1], [2, 2, 1]]);
+  assert.equal(reflector.lastSyncResourceVersion(), '12');
+  stop.abort();
+  await running;
+});
+
+test('Reflector: a store refusing an object of a streamed LIST reports the store\'s error, commits nothing and lists again', async () => {
+  const clock = new FakeClock();
+  const lw = new FakeListerWatcher<Obj>({ watchListUnsupported: true, streamBatchSize: 1 });
+  const store = new TransactionStore();
+  store.refuse = 'bad';
+  const errors: unknown[] = [];
+  const reflector = new Reflector<Obj>(lw, store, { clock, random: () => 0.5, backoffManager: { nextDelay: () => 1000 }, watchErrorHandler: (_r, err) => errors.push(err) });
+  const stop = new AbortController();
+  const running = reflector.run({ signal: stop.signal });
+  lw.pushList(list('10', [o('a', '1'), o('bad', '2'), o('c', '3')]));
+  await lw.waitForCalls({ list: 1 });
+  await flush();
+  assert.deepEqual(store.ops, ['begin 1', '1 add [a]']);
+  assert.equal(errors.length, 1);
+  assert.ok(!(errors[0] instanceof ReflectorListError));
+  assert.match((errors[0] as Error).message, /cannot take bad/);
+  // The rest of that response was not read on; after the backoff the reflector lists again.
+  assert.deepEqual(lw.streamedBatches, [[1, 1]]);
+  store.refuse = undefined;
+  lw.pushList(list('11', [o('a', '1'), o('c', '3')]));
+  lw.pushWatch(new FakeWatch<Obj>());
+  await clock.step(1000);
+  await lw.waitForCalls({ list: 2, watch: 1 });
+  assert.deepEqual(store.ops.slice(2), ['begin 2', '2 add [a]', '2 add [c]', '2 commit@11']);
+  stop.abort();
+  await running;
+});
+
 test('a watch started from resourceVersion "" takes no resourceVersion from the initial ADDED events, only from the first later event', async () => {
   const { lw, reflector, stop, running } = setup();
   // A list without a resourceVersion leaves the reflector at "": the watch then starts with

@@ -5,13 +5,13 @@
  * asking the store to resync.
  */
 import { KubeloomError, StatusError, isExpired, isInternalError, isTimeout, isTooManyRequests, statusOf } from '../../apimachinery/errors.ts';
-import type { KubeList, KubeObject } from '../../apimachinery/object.ts';
+import type { KubeObject } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
-import { InitialEventsEndAnnotation, type Watch, type WatchEvent } from '../../apimachinery/watch.ts';
+import { InitialEventsEndAnnotation, isWatchEventBatchIterator, type Watch, type WatchEvent } from '../../apimachinery/watch.ts';
 import { DelayWithReset, type BackoffManager, type RandomSource } from '../../util/backoff/backoff.ts';
 import { realClock, type Clock, type Timer } from '../../util/clock/clock.ts';
-import type { ReflectorStore } from './delta.ts';
-import { listAllPages, defaultPageSize } from './list-pager.ts';
+import type { ReflectorStore, ReplaceTransaction } from './delta.ts';
+import { listAllPages, defaultPageSize, type ListPageStream, type PagedListResult } from './list-pager.ts';
 import type { ListerWatcher } from './listwatch.ts';
 import { Cache } from './store.ts';
 import { deletionHandlingMetaNamespaceKeyFunc } from './key-functions.ts';
@@ -193,6 +193,8 @@ class RetryWithDeadline {
 /** An open watch being consumed: its iterator and the controller that aborts it. */
 interface OpenWatch<T> {
   iterator: AsyncIterator<WatchEvent<T>>;
+  /** Events taken from the iterator but not handled yet (those after a watch-list's end bookmark). */
+  pending: ReadonlyArray<WatchEvent<T>> | undefined;
   abort: AbortController;
   /** Removes the link from the reflector's stop signal. */
   unlink: () => void;
@@ -344,26 +346,60 @@ export class Reflector<T> {
 
   async #list(signal: AbortSignal): Promise<void> {
     const options: ListOptions = { resourceVersion: this.relistResourceVersion(), signal };
-    const pageFn = (o: ListOptions): Promise<KubeList<T>> => this.#lw.list(o);
+    const lw = this.#lw;
+    // A streaming source hands items over as they are decoded; a plain one a page at a time.
+    const pageFn: ListPageStream<T> =
+      lw.listStream !== undefined
+        ? (o, onItems) => lw.listStream!(o, onItems)
+        : async (o, onItems) => {
+            const page = await lw.list(o);
+            onItems(page.items ?? []);
+            return page;
+          };
+    // Items go into a replace transaction when the store offers one (prepared as they arrive),
+    // otherwise into an array replaced at the end. A new LIST starts a new one.
+    let tx: ReplaceTransaction<T> | undefined;
+    let items: T[] = [];
+    // A store refusing an object is not a failed LIST: its error surfaces as replace's would.
+    let storeError: unknown;
+    const newSink = (): ((batch: T[]) => void) => {
+      tx = this.#store.beginReplace?.();
+      items = [];
+      if (tx !== undefined) {
+        const t = tx;
+        return (batch) => {
+          try {
+            t.add(batch);
+          } catch (err) {
+            storeError = err;
+            throw err;
+          }
+        };
+      }
+      return (batch) => {
+        for (let i = 0; i < batch.length; i++) items.push(batch[i]!);
+      };
+    };
     let pageSize = defaultPageSize;
     if (this.watchListPageSize !== 0) pageSize = this.watchListPageSize;
     else if (this.#paginatedResult) pageSize = defaultPageSize;
     // A specific resourceVersion can be served from the watch cache only without a limit; listing
     // unpaginated avoids a thundering herd on etcd (e.g. after an API server upgrade).
     else if (options.resourceVersion !== '' && options.resourceVersion !== '0') pageSize = 0;
-    let result;
+    let result: PagedListResult;
     try {
       try {
-        result = await listAllPages(pageFn, options, pageSize);
+        result = await listAllPages(pageFn, options, pageSize, newSink);
       } catch (err) {
         if (signal.aborted) return;
-        if (!isExpired(err) && !isTooLargeResourceVersionError(err)) throw err;
+        if (err === storeError || (!isExpired(err) && !isTooLargeResourceVersionError(err))) throw err;
         this.#lastSyncResourceVersionUnavailable = true;
         // The resourceVersion is gone (or not there yet): list again at the newest revision ("").
-        result = await listAllPages(pageFn, { resourceVersion: this.relistResourceVersion(), signal }, pageSize);
+        result = await listAllPages(pageFn, { resourceVersion: this.relistResourceVersion(), signal }, pageSize, newSink);
       }
     } catch (err) {
       if (signal.aborted) return;
+      if (err === storeError) throw err;
       throw new ReflectorListError(this.typeDescription, err);
     }
     // A list that completes after the stop is not applied, as upstream's list returns on stopCh.
@@ -374,7 +410,9 @@ export class Reflector<T> {
     if (options.resourceVersion === '0' && result.paginated) this.#paginatedResult = true;
     this.#lastSyncResourceVersionUnavailable = false;
     const rv = result.list.metadata?.resourceVersion ?? '';
-    this.#store.replace(result.list.items ?? [], rv);
+    const committing = tx as ReplaceTransaction<T> | undefined;
+    if (committing !== undefined) committing.commit(rv);
+    else this.#store.replace(items, rv);
     this.#lastSyncResourceVersion = rv;
   }
 
@@ -558,7 +596,7 @@ export class Reflector<T> {
     } finally {
       headersTimer.stop();
     }
-    return { iterator: watch[Symbol.asyncIterator](), abort, unlink };
+    return { iterator: watch[Symbol.asyncIterator](), pending: undefined, abort, unlink };
   }
 
   /**
@@ -590,63 +628,84 @@ export class Reflector<T> {
       else idleTimer = this.#clock.afterFunc(idleMs - idle, check);
     };
     let idleTimer = this.#clock.afterFunc(idleMs, check);
+    // The events of a network chunk are taken together and handled in one synchronous loop: no
+    // promise hop per event between the decoder and the store.
+    const batches = isWatchEventBatchIterator(w.iterator) ? w.iterator : undefined;
     try {
       for (;;) {
         // Checked before every read too: a source may not notice a signal aborted before it looked.
         if (signal.aborted) return { err: stopRequested, bookmarkReceived };
-        let step: IteratorResult<WatchEvent<T>>;
-        try {
-          step = await w.iterator.next();
-        } catch (err) {
-          if (signal.aborted) return { err: stopRequested, bookmarkReceived };
-          if (state?.err !== undefined) return { err: state.err, bookmarkReceived };
-          if (statusOf(err) !== undefined) return { err, bookmarkReceived };
-          // A cut or idle connection ends the stream like a close: resume from the last resourceVersion.
-          break;
-        }
-        if (step.done === true) break;
-        if (signal.aborted) return { err: stopRequested, bookmarkReceived };
-        const event = step.value;
-        lastEvent = this.#clock.now();
-        if (event.type === 'ERROR') return { err: new StatusError(event.object), bookmarkReceived };
-        const obj = event.object as KubeObject | undefined;
-        if (typeof obj !== 'object' || obj === null) continue;
-        // Tables are a display form, not the objects the store holds (#132926 upstream).
-        if (isUnsupportedTable(obj)) {
-          this.#watchErrorHandler(this as Reflector<unknown>, new ReflectorStoreError(this.name, event.type, new KubeloomError('ERR_REFLECTOR_TABLE', `unsupported watch event object gvk ${obj.apiVersion ?? ''}, Kind=Table`)));
-          continue;
-        }
-        const rv = obj.metadata?.resourceVersion ?? '';
-        try {
-          switch (event.type) {
-            case 'ADDED':
-              store.add(event.object);
-              break;
-            case 'MODIFIED':
-              eventReceivedBesidesAdded = true;
-              store.update(event.object);
-              break;
-            case 'DELETED':
-              eventReceivedBesidesAdded = true;
-              store.delete(event.object);
-              break;
-            case 'BOOKMARK':
-              // A bookmark only moves the resourceVersion forward (and the store's, when it keeps one).
-              eventReceivedBesidesAdded = true;
-              if (obj.metadata?.annotations?.[InitialEventsEndAnnotation] === 'true') bookmarkReceived = true;
-              store.bookmark?.(rv);
-              break;
-            default:
-              continue;
+        let events: ReadonlyArray<WatchEvent<T>>;
+        if (w.pending !== undefined) {
+          events = w.pending;
+          w.pending = undefined;
+        } else {
+          try {
+            if (batches !== undefined) {
+              const batch = await batches.nextBatch();
+              if (batch === undefined) break;
+              events = batch;
+            } else {
+              const step = await w.iterator.next();
+              if (step.done === true) break;
+              events = [step.value];
+            }
+          } catch (err) {
+            if (signal.aborted) return { err: stopRequested, bookmarkReceived };
+            if (state?.err !== undefined) return { err: state.err, bookmarkReceived };
+            if (statusOf(err) !== undefined) return { err, bookmarkReceived };
+            // A cut or idle connection ends the stream like a close: resume from the last resourceVersion.
+            break;
           }
-        } catch (err) {
-          // One event the store cannot take must not cost a relist of everything: report it and go
-          // on from its resourceVersion, as upstream does.
-          this.#watchErrorHandler(this as Reflector<unknown>, new ReflectorStoreError(this.name, event.type, err));
         }
-        setResourceVersion(rv, eventReceivedBesidesAdded);
-        eventCount++;
-        if (exitOnBookmark && bookmarkReceived) return { err: undefined, bookmarkReceived };
+        lastEvent = this.#clock.now();
+        for (let i = 0; i < events.length; i++) {
+          if (signal.aborted) return { err: stopRequested, bookmarkReceived };
+          const event = events[i]!;
+          if (event.type === 'ERROR') return { err: new StatusError(event.object), bookmarkReceived };
+          const obj = event.object as KubeObject | undefined;
+          if (typeof obj !== 'object' || obj === null) continue;
+          // Tables are a display form, not the objects the store holds (#132926 upstream).
+          if (isUnsupportedTable(obj)) {
+            this.#watchErrorHandler(this as Reflector<unknown>, new ReflectorStoreError(this.name, event.type, new KubeloomError('ERR_REFLECTOR_TABLE', `unsupported watch event object gvk ${obj.apiVersion ?? ''}, Kind=Table`)));
+            continue;
+          }
+          const rv = obj.metadata?.resourceVersion ?? '';
+          try {
+            switch (event.type) {
+              case 'ADDED':
+                store.add(event.object);
+                break;
+              case 'MODIFIED':
+                eventReceivedBesidesAdded = true;
+                store.update(event.object);
+                break;
+              case 'DELETED':
+                eventReceivedBesidesAdded = true;
+                store.delete(event.object);
+                break;
+              case 'BOOKMARK':
+                // A bookmark only moves the resourceVersion forward (and the store's, when it keeps one).
+                eventReceivedBesidesAdded = true;
+                if (obj.metadata?.annotations?.[InitialEventsEndAnnotation] === 'true') bookmarkReceived = true;
+                store.bookmark?.(rv);
+                break;
+              default:
+                continue;
+            }
+          } catch (err) {
+            // One event the store cannot take must not cost a relist of everything: report it and go
+            // on from its resourceVersion, as upstream does.
+            this.#watchErrorHandler(this as Reflector<unknown>, new ReflectorStoreError(this.name, event.type, err));
+          }
+          setResourceVersion(rv, eventReceivedBesidesAdded);
+          eventCount++;
+          if (exitOnBookmark && bookmarkReceived) {
+            // The watch goes on with the same stream: what followed the bookmark is handled then.
+            if (i + 1 < events.length) w.pending = events.slice(i + 1);
+            return { err: undefined, bookmarkReceived };
+          }
+        }
       }
     } finally {
       idleTimer.stop();

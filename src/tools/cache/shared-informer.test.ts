@@ -34,9 +34,9 @@ function recorder(log: string[] = []): ResourceEventHandler<Pod> & { log: string
   };
 }
 
-function setup(options: SharedIndexInformerOptions<Pod> = {}) {
+function setup(options: SharedIndexInformerOptions<Pod> = {}, streamBatchSize?: number) {
   const clock = new FakeClock();
-  const lw = new FakeListerWatcher<Pod>({ watchListUnsupported: true });
+  const lw = new FakeListerWatcher<Pod>({ watchListUnsupported: true, ...(streamBatchSize === undefined ? {} : { streamBatchSize }) });
   const errors: unknown[] = [];
   const informer = new SharedIndexInformer<Pod>(lw, {
     clock,
@@ -268,6 +268,28 @@ test('SharedIndexInformer freezes cached objects after the transform, which runs
   stop.abort();
   await running;
   assert.throws(() => informer.addEventHandler({}), InformerStateError);
+});
+
+test('SharedIndexInformer syncs from a streamed LIST: each batch is transformed and frozen as it arrives, the cache swaps once at the end', async () => {
+  const { lw, informer, stop, start } = setup({}, 1);
+  const atTransform: string[] = [];
+  informer.setTransform((p) => {
+    atTransform.push(`${p.metadata.name}: batch ${lw.streamedBatches[0]!.length}, cached ${informer.getStore().list().length}`);
+    return p;
+  });
+  const h = recorder();
+  informer.addEventHandler(h);
+  lw.pushList(list('10', [pod('a', '1'), pod('b', '2'), pod('c', '3')]));
+  lw.pushWatch(new FakeWatch<Pod>());
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  await flush();
+  assert.deepEqual(atTransform, ['a: batch 1, cached 0', 'b: batch 2, cached 0', 'c: batch 3, cached 0']);
+  assert.deepEqual(h.log, ['add a@1 initial', 'add b@2 initial', 'add c@3 initial']);
+  assert.ok(informer.getStore().list().every((p) => Object.isFrozen(p) && Object.isFrozen(p.metadata)));
+  assert.equal(informer.hasSynced(), true);
+  stop.abort();
+  await running;
 });
 
 test('SharedIndexInformer: a new version takes over the unchanged, frozen parts of the cached one', async () => {

@@ -146,6 +146,20 @@ class SharedProcessor<T> {
   }
 }
 
+/**
+ * The ListerWatcher asking for managedFields fieldsV1 values shared between objects (DecodeOptions):
+ * harmless when objects are frozen anyway, and it saves most of managedFields' memory and decoding.
+ */
+function internManagedFields<T>(lw: ListerWatcher<T>): ListerWatcher<T> {
+  const wrapped: ListerWatcher<T> = {
+    list: (o) => lw.list({ ...o, internManagedFields: true }),
+    watch: (o) => lw.watch({ ...o, internManagedFields: true }),
+  };
+  if (lw.listStream !== undefined) wrapped.listStream = (o, onItems) => lw.listStream!({ ...o, internManagedFields: true }, onItems);
+  if (lw.isWatchListSemanticsUnsupported !== undefined) wrapped.isWatchListSemanticsUnsupported = () => lw.isWatchListSemanticsUnsupported!();
+  return wrapped;
+}
+
 /** The object's resourceVersion, '' when it has none (as meta.Accessor's GetResourceVersion). */
 function resourceVersionOf(obj: unknown): string {
   return (obj as KubeObject | undefined)?.metadata?.resourceVersion ?? '';
@@ -312,11 +326,13 @@ export class SharedIndexInformer<T> {
   async run({ signal }: { signal: AbortSignal }): Promise<void> {
     if (this.#started || this.#stopped) return;
     this.#started = true;
-    // Freezing happens when a delta is applied (#handleDelta), where the cached version is at hand
-    // for freezeReusing to take its unchanged parts over.
-    const fifo = new RealFIFO<T>({ keyFunction: deletionHandlingMetaNamespaceKeyFunc, transformer: this.#transform });
+    // Objects are prepared as they arrive from the reflector, while the rest of a LIST or of a watch
+    // chunk is still being decoded: transformed, then frozen reusing the cached version's unchanged
+    // parts (a version queued but not applied yet may be newer; sharing only deep-equal parts, any
+    // frozen version will do).
+    const fifo = new RealFIFO<T>({ keyFunction: deletionHandlingMetaNamespaceKeyFunc, transformer: this.#prepareFunc() });
     this.#fifo = fifo;
-    const reflector = new Reflector<T>(this.#lw, fifo, {
+    const reflector = new Reflector<T>(this.#freeze ? internManagedFields(this.#lw) : this.#lw, fifo, {
       ...this.#reflectorOptions,
       name: `informer ${this.#description}`,
       typeDescription: this.#description,
@@ -412,6 +428,23 @@ export class SharedIndexInformer<T> {
     };
   }
 
+  /** The queue's transformer: the user's transform, then freezing (when on). */
+  #prepareFunc(): TransformFunc<T> | undefined {
+    const transform = this.#transform;
+    if (!this.#freeze) return transform;
+    const indexer = this.#indexer;
+    return (obj) => {
+      const next = transform === undefined ? obj : transform(obj);
+      let previous: T | undefined;
+      try {
+        previous = indexer.get(next);
+      } catch {
+        // No key (a transform dropped it): nothing to reuse; applying the delta reports the object.
+      }
+      return freezeReusing(next, previous);
+    };
+  }
+
   /** Applies popped deltas to the cache and distributes the notifications (HandleDeltas / processDeltas). */
   #handleDeltas(deltas: Delta<T>[], isInInitialList: boolean): void {
     for (let i = 0; i < deltas.length; i++) {
@@ -441,9 +474,9 @@ export class SharedIndexInformer<T> {
           break;
         }
         default: {
-          let obj = d.object as T;
+          // Already frozen by #prepareFunc when freezing is on.
+          const obj = d.object as T;
           const old = indexer.get(obj);
-          if (this.#freeze) obj = freezeReusing(obj, old);
           if (old !== undefined) {
             indexer.update(obj);
             this.#onUpdate(old, obj);
@@ -475,15 +508,11 @@ export class SharedIndexInformer<T> {
     const objects = info.objects;
     const items = new Map<string, T>();
     const olds = new Array<T | undefined>(objects.length);
-    const applied = new Array<T>(objects.length);
     for (let i = 0; i < objects.length; i++) {
-      const listed = objects[i]!;
-      const key = indexer.keyOf(listed);
-      const old = indexer.getByKey(key);
-      const obj = this.#freeze ? freezeReusing(listed, old) : listed;
-      applied[i] = obj;
+      const obj = objects[i]!;
+      const key = indexer.keyOf(obj);
+      olds[i] = indexer.getByKey(key);
       items.set(key, obj);
-      olds[i] = old;
     }
     const deletions: DeletedFinalStateUnknown<T>[] = [];
     for (const key of indexer.listKeys()) {
@@ -493,8 +522,8 @@ export class SharedIndexInformer<T> {
     for (const tomb of deletions) this.#processor.distribute({ type: 'delete', object: tomb }, false);
     for (let i = 0; i < objects.length; i++) {
       const old = olds[i];
-      if (old !== undefined) this.#onUpdate(old, applied[i]!);
-      else this.#processor.distribute({ type: 'add', object: applied[i]!, isInInitialList }, false);
+      if (old !== undefined) this.#onUpdate(old, objects[i]!);
+      else this.#processor.distribute({ type: 'add', object: objects[i]!, isInInitialList }, false);
     }
   }
 }

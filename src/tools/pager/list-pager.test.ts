@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { StatusError, newStatus } from '../../apimachinery/errors.ts';
 import type { KubeList } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
-import { ListPager } from './list-pager.ts';
+import { ListPager, type ListPageStreamFunc } from './list-pager.ts';
 
 type Item = { n: number };
 
@@ -76,4 +76,59 @@ test('the full-list fallback keeps the requested resourceVersion and resourceVer
   const paged = await new ListPager(fn, { pageSize: 1 }).list({ resourceVersion: '5', resourceVersionMatch: 'NotOlderThan' });
   assert.deepEqual(paged.items.map((i) => i.n), [1, 2]);
   assert.equal(paged.metadata?.resourceVersion, '11', 'the first page pins the snapshot');
+});
+
+/** The fake collection of {@link pages} streamed two items per batch, recording the batches. */
+function streamed(total: number, expireOn?: string): { calls: ListOptions[]; batches: number[][]; fn: ListPageStreamFunc<Item> } {
+  const paged = pages(total, expireOn);
+  const batches: number[][] = [];
+  const fn: ListPageStreamFunc<Item> = async (o, onItems) => {
+    const page = await paged.fn(o);
+    for (let i = 0; i < page.items.length; i += 2) {
+      const batch = page.items.slice(i, i + 2);
+      batches.push(batch.map((x) => x.n));
+      await onItems(batch);
+    }
+    return page;
+  };
+  return { calls: paged.calls, batches, fn };
+}
+
+test('with a streaming page function, eachListItem visits items batch by batch across pages, in order', async () => {
+  const s = streamed(5);
+  const unused = pages(5);
+  const seen: number[] = [];
+  await new ListPager(unused.fn, { pageSize: 3, streamPageFn: s.fn }).eachListItem({ resourceVersion: '0' }, async (i) => {
+    seen.push(i.n);
+  });
+  assert.deepEqual(seen, [0, 1, 2, 3, 4]);
+  assert.deepEqual(s.batches, [[0, 1], [2], [3, 4]]);
+  assert.deepEqual(s.calls, [{ resourceVersion: '0', limit: 3 }, { limit: 3, continue: '3' }]);
+  assert.equal(unused.calls.length, 0);
+});
+
+test('items() yields every item of every page; breaking out requests no further page', async () => {
+  const s = streamed(10);
+  const pager = new ListPager(pages(10).fn, { pageSize: 4, streamPageFn: s.fn });
+  const all: number[] = [];
+  for await (const i of pager.items()) all.push(i.n);
+  assert.deepEqual(all, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  const t = streamed(10);
+  const early: number[] = [];
+  for await (const i of new ListPager(pages(10).fn, { pageSize: 4, streamPageFn: t.fn }).items()) {
+    early.push(i.n);
+    if (i.n === 2) break;
+  }
+  assert.deepEqual(early, [0, 1, 2]);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(t.calls.length, 1);
+});
+
+test('items() without a streaming function takes whole pages; an expired token fails the iteration after the items before it', async () => {
+  const { fn } = pages(7, '6');
+  const seen: number[] = [];
+  await assert.rejects(async () => {
+    for await (const i of new ListPager(fn, { pageSize: 3 }).items()) seen.push(i.n);
+  }, (e) => e instanceof StatusError);
+  assert.deepEqual(seen, [0, 1, 2, 3, 4, 5]);
 });

@@ -3,10 +3,16 @@
  * `limit`/`continue`, and — as client-go — falls back to one full list when a continue token expired
  * (the first page's resourceVersion was compacted away while paging). `list` shares its page loop
  * with the reflector's (tools/cache/list-pager.ts).
+ *
+ * Given a streaming page function (a resource client's `listStream`), {@link ListPager.eachListItem}
+ * and {@link ListPager.items} hand every item over as soon as it is decoded, while the rest of its
+ * page is still arriving; upstream's EachListItem gets whole pages.
  */
+import type { ListMeta } from '../../api/meta/v1.ts';
 import { listAllPages } from '../cache/list-pager.ts';
 import type { KubeList } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
+import { ItemIterator } from './item-iterator.ts';
 
 /** client-go's default page size (pager.defaultPageSize). */
 export const DefaultPageSize = 500;
@@ -14,12 +20,27 @@ export const DefaultPageSize = 500;
 /** Fetches one page (a resource client's `list`). */
 export type ListPageFunc<T> = (options: ListOptions) => Promise<KubeList<T>>;
 
+/**
+ * Fetches one page, handing its items to `onItems` in batches as they are decoded (a resource
+ * client's `listStream`); resolves with the page's metadata once it ended. `onItems` may return a
+ * promise, which the function awaits before reading on.
+ */
+export type ListPageStreamFunc<T> = (
+  options: ListOptions,
+  onItems: (items: T[]) => void | PromiseLike<void>,
+) => Promise<{
+  /** The page's resourceVersion and continue token. */
+  metadata?: ListMeta;
+}>;
+
 /** Options of {@link ListPager}. */
-export interface ListPagerOptions {
+export interface ListPagerOptions<T> {
   /** Items per page (default 500); 0 or less lists everything in one request. */
   pageSize?: number;
   /** On an expired continue token, list everything in one request instead of failing (default true). */
   fullListIfExpired?: boolean;
+  /** Streams a page; when set, eachListItem and items use it instead of `pageFn`. */
+  streamPageFn?: ListPageStreamFunc<T>;
 }
 
 /**
@@ -36,11 +57,19 @@ export class ListPager<T> {
   readonly pageSize: number;
   /** On 410 Expired mid-way, list everything in one request instead of failing. */
   readonly fullListIfExpired: boolean;
+  readonly #streamPageFn: ListPageStreamFunc<T>;
 
-  constructor(pageFn: ListPageFunc<T>, options: ListPagerOptions = {}) {
+  constructor(pageFn: ListPageFunc<T>, options: ListPagerOptions<T> = {}) {
     this.pageFn = pageFn;
     this.pageSize = options.pageSize ?? DefaultPageSize;
     this.fullListIfExpired = options.fullListIfExpired ?? true;
+    this.#streamPageFn =
+      options.streamPageFn ??
+      (async (o, onItems) => {
+        const page = await pageFn(o);
+        await onItems(page.items);
+        return page;
+      });
   }
 
   /**
@@ -78,8 +107,24 @@ export class ListPager<T> {
   > {
     const opts = this.#firstPageOptions(options);
     if (!this.fullListIfExpired) return this.#listWithoutFallback(opts);
-    const { list, paginated } = await listAllPages(this.pageFn, opts, this.pageSize > 0 ? this.pageSize : 0);
-    return { ...list, paginated };
+    let items: T[] = [];
+    const { list, paginated } = await listAllPages<T>(
+      async (o, onItems) => {
+        const page = await this.pageFn(o);
+        onItems(page.items ?? []);
+        return page;
+      },
+      opts,
+      this.pageSize > 0 ? this.pageSize : 0,
+      () => {
+        // A new sink drops the pages read so far (the full-list fallback).
+        items = [];
+        return (batch) => {
+          for (let i = 0; i < batch.length; i++) items.push(batch[i]!);
+        };
+      },
+    );
+    return { ...list, items, paginated };
   }
 
   async #listWithoutFallback(opts: ListOptions): Promise<KubeList<T> & { paginated: boolean }> {
@@ -110,10 +155,46 @@ export class ListPager<T> {
     delete opts.resourceVersionMatch;
   }
 
-  /** Calls `fn` for every item of every page (pager.EachListItem). */
+  /**
+   * Calls `fn` for every item of every page (pager.EachListItem), in order; a promise it returns is
+   * awaited before the next item. A throwing `fn` abandons the listing with its error. As with
+   * {@link ListPager.eachPage}, an expired continue token surfaces as the 410 Expired error.
+   */
   async eachListItem(options: ListOptions, fn: (item: T) => void | Promise<void>): Promise<void> {
-    await this.eachPage(options, async (page) => {
-      for (const item of page.items) await fn(item);
+    await this.#eachBatch(options, async (items) => {
+      for (let i = 0; i < items.length; i++) {
+        const pending = fn(items[i]!);
+        if (pending !== undefined) await pending;
+      }
     });
+  }
+
+  /**
+   * Every item of every page as an async iterable, each yielded as soon as it is decoded when the
+   * pager streams pages. Reading pauses while the loop body runs; breaking out of the loop abandons
+   * the request in flight. An expired continue token fails the iteration with the 410 Expired error.
+   *
+   * @example
+   * for await (const pod of new ListPager(list, { streamPageFn: listStream }).items({ labelSelector: 'app=web' })) seen.add(pod.metadata?.name);
+   */
+  items(options: ListOptions = {}): AsyncIterable<T> {
+    return {
+      [Symbol.asyncIterator]: () =>
+        new ItemIterator<T>(async (deliver, signal) => {
+          await this.#eachBatch({ ...options, signal }, deliver);
+        }, options.signal),
+    };
+  }
+
+  /** Streams every page in order, handing each decoded batch of items to `onItems`. */
+  async #eachBatch(options: ListOptions, onItems: (items: T[]) => void | PromiseLike<void>): Promise<void> {
+    const opts = this.#firstPageOptions(options);
+    for (;;) {
+      opts.signal?.throwIfAborted();
+      const page = await this.#streamPageFn(opts, onItems);
+      const token = page.metadata?.continue ?? '';
+      if (token === '') return;
+      this.#advance(opts, token);
+    }
   }
 }

@@ -6,19 +6,28 @@
 import type { Status } from '../../../api/meta/v1.ts';
 import type { KubeList } from '../../../apimachinery/object.ts';
 import type { ListOptions } from '../../../apimachinery/options.ts';
-import { InitialEventsEndAnnotation, type Watch, type WatchEvent } from '../../../apimachinery/watch.ts';
+import { InitialEventsEndAnnotation, type Watch, type WatchEvent, type WatchEventBatchIterator } from '../../../apimachinery/watch.ts';
 import type { ListerWatcher } from '../listwatch.ts';
 import { RingBuffer } from '../ring-buffer.ts';
 
-/** A watch stream driven by the test. Events are delivered in order; `end()` closes it. */
+/**
+ * A watch stream driven by the test. Events are delivered in order; `end()` closes it. With
+ * `{ batches: true }` its iterator also offers `nextBatch()`, handing over every queued event at
+ * once (up to a queued failure), as a network watch hands over the events of a chunk.
+ */
 export class FakeWatch<T> implements Watch<T> {
   /** The options the watch was opened with (signal removed). */
   options: ListOptions = {};
+  readonly #batches: boolean;
   readonly #events = new RingBuffer<WatchEvent<T> | { fail: unknown }>();
   #ended = false;
   #stoppedReason: unknown;
   #stopped = false;
   #wake: (() => void) | undefined;
+
+  constructor(options: { batches?: boolean } = {}) {
+    this.#batches = options.batches === true;
+  }
 
   /** Queues an ADDED event. */
   add(obj: T): this {
@@ -90,9 +99,22 @@ export class FakeWatch<T> implements Watch<T> {
     else signal.addEventListener('abort', onAbort, { once: true });
   }
 
-  /** Iterating yields the events pushed so far, then waits for more. */
-  [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
+  /** Iterating yields the events pushed so far, then waits for more (in batches when the watch was made with them). */
+  [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> & Partial<WatchEventBatchIterator<T>> {
+    const nextBatch = async (): Promise<ReadonlyArray<WatchEvent<T>> | undefined> => {
+      for (;;) {
+        if (this.#stopped) throw this.#stoppedReason;
+        const batch: Array<WatchEvent<T>> = [];
+        for (let item = this.#events.at(0); item !== undefined && !('fail' in item); item = this.#events.at(0)) batch.push(this.#events.shift() as WatchEvent<T>);
+        if (batch.length > 0) return batch;
+        const item = this.#events.shift();
+        if (item !== undefined && 'fail' in item) throw item.fail;
+        if (this.#ended) return undefined;
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+      }
+    };
     return {
+      ...(this.#batches ? { nextBatch } : {}),
       next: async (): Promise<IteratorResult<WatchEvent<T>>> => {
         for (;;) {
           if (this.#stopped) throw this.#stoppedReason;
@@ -130,6 +152,11 @@ export type WatchScript<T> = FakeWatch<T> | Error | ((options: ListOptions) => F
 export interface FakeListerWatcherOptions {
   /** Declare watch-list unsupported, so reflectors go straight to LIST (default false). */
   watchListUnsupported?: boolean;
+  /**
+   * Offer `listStream`, handing each list's items over in batches of this size (a streamed LIST);
+   * the batches are recorded in {@link FakeListerWatcher.streamedBatches}. Default: no listStream.
+   */
+  streamBatchSize?: number;
 }
 
 function withoutSignal(options: ListOptions): ListOptions {
@@ -166,8 +193,26 @@ export class FakeListerWatcher<T> implements ListerWatcher<T> {
   /** Watch calls waiting for a script. */
   readonly #pendingWatches: (() => void)[] = [];
 
+  /** Sizes of the batches `listStream` handed over, per call. */
+  readonly streamedBatches: number[][] = [];
+  readonly listStream: ListerWatcher<T>['listStream'];
+
   constructor(options: FakeListerWatcherOptions = {}) {
     this.#unsupported = options.watchListUnsupported ?? false;
+    const size = options.streamBatchSize;
+    if (size !== undefined) {
+      this.listStream = async (o, onItems) => {
+        const list = await this.list(o);
+        const batches: number[] = [];
+        this.streamedBatches.push(batches);
+        for (let i = 0; i < list.items.length; i += size) {
+          const batch = list.items.slice(i, i + size);
+          batches.push(batch.length);
+          onItems(batch);
+        }
+        return list;
+      };
+    }
   }
 
   /** Queues the answer to the next unanswered list call (answering a waiting call at once). */
