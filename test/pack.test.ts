@@ -2,7 +2,8 @@
  * The published package, as a stranger gets it: `npm pack` (which builds dist/ through `prepare`)
  * in a scratch copy of the repository, then `npm install <tarball>` into a new project — offline,
  * from npm's cache (filled by `npm ci`), with a proxy that refuses every connection so nothing can
- * come from the network. In that project a consumer is type-checked under moduleResolution node16,
+ * come from the network, and with install scripts ignored (npm 12 blocks those its allowScripts does
+ * not name). In that project a consumer is type-checked under moduleResolution node16,
  * nodenext and bundler, every export subpath is imported (without prom-client or selfsigned being
  * loaded), `npx kubeloom --version` runs, and examples/quickstart.ts runs unchanged against the
  * installed `kubeloom apiserver`.
@@ -109,7 +110,9 @@ before(async () => {
     ...pinned(lock.packages, [...Object.keys(pkg.dependencies), ...Object.keys(pkg.optionalDependencies ?? {}), '@types/node']),
   };
   await writeFile(path.join(project, 'package-lock.json'), JSON.stringify({ name: 'consumer', lockfileVersion: 3, requires: true, packages }, null, 2));
-  await npm(['ci', '--offline'], project, offlineEnv());
+  // No install script runs, as with npm 12 when the project's allowScripts does not name a package:
+  // nothing may depend on one (bufferutil's node-gyp-build is the only one among the dependencies).
+  await npm(['ci', '--offline', '--ignore-scripts'], project, offlineEnv());
 });
 
 /** One package of a package-lock.json (lockfileVersion 3). */
@@ -246,6 +249,14 @@ test('every export subpath imports on Node.js, without loading prom-client or se
   assert.deepEqual(result.loaded, [], 'prom-client and selfsigned are not loaded by imports');
   assert.equal(result.promClient, 'ERR_PROM_CLIENT_MISSING', 'metrics without prom-client fail with a clear error');
   assert.equal(result.version, pkg.version);
+});
+
+test('bufferutil, an optional dependency, works without its install script: ws loads it', async () => {
+  const script = "const b = require('bufferutil'); const m = Buffer.from([1, 2, 3, 4]); const out = Buffer.alloc(4); b.mask(Buffer.from([1, 2, 3, 4]), m, out, 0, 4); process.stdout.write(out.toString('hex'));";
+  const { stdout } = await execFileAsync(process.execPath, ['-e', script], { cwd: project });
+  assert.equal(stdout, '00000000', 'masking with itself gives zeros');
+  const { stdout: loaded } = await execFileAsync(process.execPath, ['-e', "require('ws'); process.stdout.write(String(Object.keys(require.cache).some((f) => f.includes('/bufferutil/'))))"], { cwd: project });
+  assert.equal(loaded, 'true');
 });
 
 test('npx kubeloom --version prints the version', async () => {
