@@ -1,7 +1,7 @@
 /**
  * Client behaviours that depend on what a real API server does, written as checks that take a plain
  * RestConfig and a namespace of their own, so the same checks run against the embedded server and
- * against a real kube-apiserver (test/client-fidelity.test.ts; set KUBELOOM_REAL_KUBECONFIG).
+ * against a real kube-apiserver (test/client-fidelity.test.ts, on both backends).
  */
 import assert from 'node:assert/strict';
 import type { ConfigMap } from '../src/api/core/v1.ts';
@@ -208,10 +208,10 @@ export async function checkWatchInitialEvents(ctx: CheckContext): Promise<void> 
   }
 }
 
-/** The checks in the order they run, with whether they need a real kube-apiserver. */
-export const clientFidelityChecks: Array<{ name: string; run: (ctx: CheckContext) => Promise<void>; realOnly?: boolean }> = [
+/** The checks in the order they run, with whether they need API aggregation (kube-apiserver only). */
+export const clientFidelityChecks: Array<{ name: string; run: (ctx: CheckContext) => Promise<void>; needsAggregation?: boolean }> = [
   { name: 'discovery negotiates aggregated discovery and falls back to the legacy documents', run: checkDiscoveryNegotiation },
-  { name: 'a broken aggregated API answers 503 and discovery keeps the healthy groups', run: checkBrokenAggregatedApi, realOnly: true },
+  { name: 'a broken aggregated API answers 503 and discovery keeps the healthy groups', run: checkBrokenAggregatedApi, needsAggregation: true },
   { name: 'the timeout query parameter is accepted in Go duration form', run: checkTimeoutParameter },
   { name: '409 shapes: AlreadyExists on create, Conflict on a stale update', run: checkConflicts },
   { name: 'an expired continue token: list falls back to a full list, eachListItem surfaces the 410', run: checkPagerExpiredContinue },

@@ -6,7 +6,7 @@ import { PatchType } from '../src/apimachinery/options.ts';
 import { isNotFound } from '../src/apimachinery/errors.ts';
 import type { RestConfig } from '../src/rest/index.ts';
 import { builtinGroupVersions, newClientset, subresourceMethodNames, type Clientset } from '../src/kubernetes/index.ts';
-import { loadKubeConfig, restConfigFrom } from '../src/clientcmd/index.ts';
+import { Capability, e2eTest } from './support/backend.ts';
 import type { Deployment } from '../src/api/apps/v1.ts';
 import type { Pod } from '../src/api/core/v1.ts';
 
@@ -105,62 +105,67 @@ test('pods/binding and namespaces/finalize through the typed client (embedded AP
   });
 });
 
-/**
- * Subresources the embedded server does not implement, against the real kube-apiserver when
- * KUBELOOM_REAL_KUBECONFIG names its kubeconfig (e.g. /root/realk8s/kubeconfig). pods/resize is
+/*
+ * The subresources on both backends, as kube-apiserver v1.24 answers them. Those the embedded server
+ * does not serve (pods/eviction, pods/ephemeralcontainers, certificatesigningrequests/approval, apply to
+ * /scale) need a capability only a real cluster has and run in `npm run test:real` only. pods/resize is
  * Kubernetes 1.33+ and not checked against the 1.24 server.
  */
-const realKubeconfig = process.env['KUBELOOM_REAL_KUBECONFIG'];
-test('eviction, binding, token, ephemeral containers, approval and finalize against a real API server', { skip: realKubeconfig === undefined ? 'KUBELOOM_REAL_KUBECONFIG not set' : false }, async () => {
-  const cs = newClientset(await restConfigFrom(await loadKubeConfig({ path: realKubeconfig! })));
-  const ns = `kl-gen-sub-${process.pid}`;
-  try {
-    await cs.coreV1().namespaces().create({ metadata: { name: ns } });
-    const pods = cs.coreV1().pods(ns);
-    await pods.create(pod('bind-me', ns));
-    await pods.createBinding('bind-me', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bind-me', namespace: ns }, target: { apiVersion: 'v1', kind: 'Node', name: 'node-a' } });
-    assert.equal((await pods.get('bind-me')).spec?.nodeName, 'node-a');
 
-    const withEphemeral = await pods.getEphemeralContainers('bind-me');
-    withEphemeral.spec!.ephemeralContainers = [{ name: 'debug', image: 'busybox' }];
-    const ec = await pods.updateEphemeralContainers(withEphemeral);
-    assert.deepEqual(ec.spec?.ephemeralContainers?.map((c) => c.name), ['debug']);
+e2eTest('pods/binding sets the node; serviceaccounts/token issues a token for the audience asked for', async ({ cs, namespace }) => {
+  const pods = cs.coreV1().pods(namespace);
+  await pods.create(pod('bind-me', namespace));
+  await pods.createBinding('bind-me', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bind-me', namespace }, target: { apiVersion: 'v1', kind: 'Node', name: 'node-a' } });
+  assert.equal((await pods.get('bind-me')).spec?.nodeName, 'node-a');
+  const sas = cs.coreV1().serviceAccounts(namespace);
+  await sas.create({ metadata: { name: 'robot' } });
+  const token = await sas.createToken('robot', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['kubeloom'], expirationSeconds: 600 } });
+  assert.ok((token.status?.token ?? '').length > 20);
+  assert.deepEqual(token.spec?.audiences, ['kubeloom']);
+});
 
-    await pods.create(pod('evict-me', ns));
-    await pods.createEviction('evict-me', { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'evict-me', namespace: ns } });
-    await assert.rejects(pods.get('evict-me'), (e) => isNotFound(e));
+e2eTest('namespaces/finalize of a live namespace: empty finalizers are not stored (spec {}), the namespace stays Active', async ({ cs, namespace }) => {
+  const namespaces = cs.coreV1().namespaces();
+  const fin = await namespaces.updateFinalize({ ...(await namespaces.get(namespace)), spec: { finalizers: [] } });
+  assert.deepEqual(fin.spec, {});
+  assert.equal((await namespaces.get(namespace)).status?.phase, 'Active');
+});
 
-    const sas = cs.coreV1().serviceAccounts(ns);
-    await sas.create({ metadata: { name: 'robot' } });
-    const token = await sas.createToken('robot', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['kubeloom'], expirationSeconds: 600 } });
-    assert.ok((token.status?.token ?? '').length > 20);
+e2eTest('an apply of a pod may leave out a list-map key that has a default (ContainerPort.protocol)', async ({ cs, namespace }) => {
+  const applied = await cs.coreV1().pods(namespace).apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'applied', namespace }, spec: { containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80 }] }] } }, { fieldManager: 'test' });
+  assert.deepEqual(applied.spec?.containers[0]?.ports, [{ containerPort: 80, protocol: 'TCP' }]);
+});
 
-    const csrs = cs.certificatesV1().certificateSigningRequests();
-    const csrPem = await readFile(new URL('./fixtures/csr.pem', import.meta.url), 'utf8');
-    const name = `${ns}-csr`;
-    await csrs.create({ metadata: { name }, spec: { request: Buffer.from(csrPem).toString('base64'), signerName: 'example.com/signer', usages: ['digital signature'] } });
-    const csr = await csrs.get(name);
-    csr.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: 'approved by the test' }] };
-    const approved = await csrs.updateApproval(csr);
-    assert.equal(approved.status?.conditions?.[0]?.type, 'Approved');
-    await csrs.delete(name);
+e2eTest('pods/ephemeralcontainers adds a container; pods/eviction removes the pod', { needs: [Capability.PodSubresources] }, async ({ cs, namespace }) => {
+  const pods = cs.coreV1().pods(namespace);
+  await pods.create(pod('debug-me', namespace));
+  const withEphemeral = await pods.getEphemeralContainers('debug-me');
+  withEphemeral.spec!.ephemeralContainers = [{ name: 'debug', image: 'busybox' }];
+  const ec = await pods.updateEphemeralContainers(withEphemeral);
+  assert.deepEqual(ec.spec?.ephemeralContainers?.map((c) => c.name), ['debug']);
+  await pods.create(pod('evict-me', namespace));
+  await pods.createEviction('evict-me', { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'evict-me', namespace } });
+  await assert.rejects(pods.get('evict-me'), (e) => isNotFound(e));
+});
 
-    const deps = cs.appsV1().deployments(ns);
-    await deps.create(deployment('web', ns, 2));
-    const applied = await deps.applyScale('web', { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web', namespace: ns }, spec: { replicas: 6 } }, { fieldManager: 'scaler', force: true });
-    assert.equal(applied.spec?.replicas, 6);
-    // A list-map key with a real default (ContainerPort.protocol) may be left out of an apply.
-    const applyPod = await pods.apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'applied', namespace: ns }, spec: { containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80 }] }] } }, { fieldManager: 'test' });
-    assert.deepEqual(applyPod.spec?.containers[0]?.ports, [{ containerPort: 80, protocol: 'TCP' }]);
+e2eTest('certificatesigningrequests/approval records the Approved condition', { needs: [Capability.CertificateApproval] }, async (env) => {
+  const csrs = env.cs.certificatesV1().certificateSigningRequests();
+  const csrPem = await readFile(new URL('./fixtures/csr.pem', import.meta.url), 'utf8');
+  const name = env.uniqueName('kl-csr');
+  await csrs.create({ metadata: { name }, spec: { request: Buffer.from(csrPem).toString('base64'), signerName: 'example.com/signer', usages: ['digital signature'] } });
+  env.defer(async () => {
+    await csrs.delete(name).catch(() => undefined);
+  });
+  const csr = await csrs.get(name);
+  csr.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: 'approved by the test' }] };
+  const approved = await csrs.updateApproval(csr);
+  assert.equal(approved.status?.conditions?.[0]?.type, 'Approved');
+});
 
-    const finalizing = await cs.coreV1().namespaces().get(ns);
-    const fin = await cs.coreV1().namespaces().updateFinalize({ ...finalizing, spec: { finalizers: [] } });
-    assert.deepEqual(fin.spec?.finalizers ?? [], []);
-  } finally {
-    // No namespace controller runs there: finalize the deleted namespace so it does not linger.
-    await cs.coreV1().namespaces().delete(ns).catch(() => undefined);
-    const left = await cs.coreV1().namespaces().get(ns).catch(() => undefined);
-    if (left !== undefined) await cs.coreV1().namespaces().updateFinalize({ ...left, spec: { finalizers: [] } }).catch(() => undefined);
-    await cs.close();
-  }
+e2eTest('server-side apply to deployments/scale sets the replicas', { needs: [Capability.ScaleApply] }, async ({ cs, namespace }) => {
+  const deps = cs.appsV1().deployments(namespace);
+  await deps.create(deployment('web', namespace, 2));
+  const applied = await deps.applyScale('web', { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web', namespace }, spec: { replicas: 6 } }, { fieldManager: 'scaler', force: true });
+  assert.equal(applied.spec?.replicas, 6);
+  assert.equal((await deps.get('web')).spec?.replicas, 6);
 });

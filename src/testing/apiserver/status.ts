@@ -108,6 +108,14 @@ export function internalError(message: string): StatusError {
   return new StatusError(newStatus(500, StatusReason.InternalError, `Internal error occurred: ${message}`, { causes: [{ message }] }));
 }
 
+/**
+ * 500 without a reason: how kube-apiserver answers an error that carries no Status of its own
+ * (apierrors.ErrorToAPIStatus on a plain Go error: the message as is, no reason, no details).
+ */
+export function unknownServerError(message: string): StatusError {
+  return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
+}
+
 /** The reason kube-apiserver pairs with an HTTP status code (errors.NewGenericServerResponse). */
 export function reasonForCode(code: number): StatusReasonValue {
   switch (code) {

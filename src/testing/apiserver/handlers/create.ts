@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyCreateDefaults, applySchemeDefaults, podQOSClass, type ServiceAllocator } from '../defaults.ts';
 import { acceptedCrdStatus, customResourcesOf, dropEmptyMetadata, generateName, metaOf, validateCreateMeta } from '../object-meta.ts';
+import { dropEmptyMaps } from '../omit-empty-maps.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { alreadyExists, badRequest, invalid, methodNotAllowed, notFound } from '../status.ts';
@@ -96,6 +97,7 @@ export function prepareCreate(scope: RequestScope, t: Target, obj: Obj): { name:
   if (t.r.tracksGeneration) meta.generation = 1;
   else delete meta.generation;
   dropEmptyMetadata(obj);
+  if (!t.r.custom) dropEmptyMaps(t.r.group, t.r.version, t.r.kind, obj);
   createDefaults(t.r, obj, scope.allocator);
   if (t.r.group === '' && t.r.resource === 'namespaces') {
     const nsCauses = validateNamespaceCreate(obj);

@@ -92,19 +92,26 @@ export async function deleteResource(scope: RequestScope, t: Target, q: URLSearc
   send(res, 200, JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }));
 }
 
-/** Serves DELETE on a collection: deletes every selected object and answers with the list of them. */
+/**
+ * Serves DELETE on a collection: lists the selected objects, deletes each, and answers with that list as
+ * it was read — every item as last written (no deletionTimestamp from this deletion, finalizers or not),
+ * the list at the revision it was read at (Store.DeleteCollection in
+ * staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go returns its LIST).
+ */
 export async function deleteCollection(scope: RequestScope, t: Target, q: URLSearchParams, body: Buffer, res: ServerResponse): Promise<void> {
   const dryRun = dryRunOf(q);
   const opts = deleteOptions(body, q);
   const filter = objectFilter(t, parseSelectors(t, q));
   const store = storeOf(t);
+  const listedAt = scope.storage.revision;
+  const listed = scope.storage.listAt(store, listedAt, { namespace: t.namespace }).filter((s) => filter(s.obj));
+  const apiVersion = apiVersionString(t.r.group, t.r.version);
   const items: string[] = [];
-  for (const s of scope.storage.listAt(store, scope.storage.revision, { namespace: t.namespace })) {
-    if (!filter(s.obj)) continue;
-    const json = encodeResult(t, deleteStored(scope, t.r, s, opts, dryRun));
+  for (const s of listed) {
+    deleteStored(scope, t.r, s, opts, dryRun);
+    const json = withApiVersion(s.json, apiVersion);
     // As in a LIST, the items of a built-in resource carry no kind and apiVersion.
     items.push(t.r.custom ? json : withoutTypeMeta(json));
   }
-  const apiVersion = apiVersionString(t.r.group, t.r.version);
-  send(res, 200, `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${scope.storage.revision}"},"items":[${items.join(',')}]}`);
+  send(res, 200, `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${listedAt}"},"items":[${items.join(',')}]}`);
 }

@@ -4,6 +4,7 @@
  */
 import { StatusError, newStatus, StatusReason } from '../../../apimachinery/errors.ts';
 import { applyServerSideApply, ApplyConflictError, PatchError } from '../patch/index.ts';
+import { unknownServerError } from '../status.ts';
 import type { Obj } from './scope.ts';
 
 /** Converts a patch engine error into a StatusError; anything else is returned unchanged. */
@@ -12,7 +13,11 @@ export function patchFailure(err: unknown): unknown {
     // The patch engine words the message and causes as the apiserver's fieldmanager does.
     return new StatusError(newStatus(409, StatusReason.Conflict, err.message, { causes: err.causes() }));
   }
-  if (err instanceof PatchError) return new StatusError(newStatus(err.statusCode, err.reason, err.message));
+  if (err instanceof PatchError) {
+    // An untyped error upstream: a Status with the code and message only.
+    if (err.reason === '') return unknownServerError(err.message);
+    return new StatusError(newStatus(err.statusCode, err.reason, err.message));
+  }
   return err;
 }
 

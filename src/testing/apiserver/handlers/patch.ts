@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { isObject, metaOf } from '../object-meta.ts';
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch/index.ts';
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, checkAppliedConfiguration } from '../patch/index.ts';
 import { apiVersionString } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage, unsupportedMediaType } from '../status.ts';
 import { commitCreate, createAdmissionView, prepareCreate, requireNamespace } from './create.ts';
@@ -52,15 +52,23 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
     if (manager === null || manager === '') throw badRequest('PATCH requests with an apply patch must specify a field manager: fieldManager is required for apply requests');
     if (!isObject(patch)) throw badRequest('error decoding YAML: the apply patch must be an object');
     const applied = patch;
-    checkType(scope.registry, t, applied);
+    // Unlike other bodies, an apply patch must say what it is: nothing is taken from the URL.
+    const servedKinds = scope.registry.resources(t.r.group, t.r.version).map((r) => r.kind);
+    try {
+      checkAppliedConfiguration(applied, { apiVersion: apiVersionString(t.r.group, t.r.version), kind: t.r.kind, servedKinds });
+    } catch (err) {
+      throw patchFailure(err);
+    }
     checkAppliedFields(t, applied);
     const meta = metaOf(applied);
-    if (meta.name !== undefined && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
+    // After the merge upstream: the namespace (EnsureObjectNamespaceMatchesRequestNamespace), then the name (checkName).
     if (t.r.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== t.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    if (meta.name !== undefined && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
     const force = boolParam(q, 'force');
     if (existing === undefined) {
       if (t.subresource !== undefined) throw notFound(t.r, name);
-      meta.name = name;
+      // A new object gets its name from the configuration only (the live object it merges into has none).
+      if (meta.name === undefined || meta.name === '') throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
       if (t.r.namespaced) meta.namespace = t.namespace;
       requireNamespace(scope.storage, t);
       const merged = applyOrThrow(undefined, applied, { manager, force, now: scope.now(), apiVersion: apiVersionString(t.r.group, t.r.version) });

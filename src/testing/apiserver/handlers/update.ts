@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyUpdateDefaults } from '../defaults.ts';
 import { acceptedCrdStatus, customResourcesOf, dropEmptyMetadata, isNoop, isObject, metaOf, specChanged, validateUpdateMeta } from '../object-meta.ts';
+import { dropEmptyMaps } from '../omit-empty-maps.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
@@ -184,5 +185,6 @@ function normalise(scope: RequestScope, t: Target, old: Obj, candidate: Obj): Ob
   }
   metaOf(next).resourceVersion = oldMeta.resourceVersion;
   dropEmptyMetadata(next);
+  if (!t.r.custom) dropEmptyMaps(t.r.group, t.r.version, t.r.kind, next);
   return next;
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyServerSideApply } from './server-side-apply.ts';
+import { applyServerSideApply, checkAppliedConfiguration } from './server-side-apply.ts';
 import { trackUpdate } from './managed-fields.ts';
 import { ApplyConflictError, PatchError } from './errors.ts';
 
@@ -163,6 +163,28 @@ test('an object created without managedFields gets its fields owned by before-fi
   const untracked = stored(config());
   assert.throws(() => applyServerSideApply(untracked, config({ replicas: 3 }), apply('kubectl', t1)),
     (err: unknown) => err instanceof ApplyConflictError && err.conflicts[0]?.manager === 'before-first-apply');
+});
+
+test('the configuration names its apiVersion and kind: version first, then managedFields, then a kind with a type, then the endpoint\'s', () => {
+  const target = { apiVersion: 'apps/v1', kind: 'Deployment', servedKinds: ['Deployment', 'StatefulSet'] };
+  const failure = (applied: Obj): [number, string, string] | undefined => {
+    try {
+      checkAppliedConfiguration(applied, target);
+      return undefined;
+    } catch (err) {
+      assert.ok(err instanceof PatchError);
+      return [err.statusCode, err.reason, err.message];
+    }
+  };
+  const managed = { name: 'web', managedFields: [] };
+  assert.deepEqual(failure({ kind: 'Deployment', metadata: managed }), [400, 'BadRequest', 'Incorrect version specified in apply patch. Specified patch version: , expected: apps/v1']);
+  assert.deepEqual(failure({ apiVersion: 'apps/v1', kind: 'Gadget', metadata: managed }), [400, 'BadRequest', 'metadata.managedFields must be nil']);
+  assert.deepEqual(failure({ apiVersion: 'apps/v1', metadata: { name: 'web', namespace: 'ns' } }), [500, '', 'failed to create typed patch object (ns/web; apps/v1, Kind=): no corresponding type for apps/v1, Kind=']);
+  assert.deepEqual(failure({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'web' } }), [500, '', 'failed to merge config: expected objects of the same type, but got Deployment and StatefulSet']);
+  assert.equal(failure({ apiVersion: 'apps/v1', kind: 'Deployment' }), undefined);
+  // Core group: `/v1` in the group/version/kind; without servedKinds only the endpoint's kind has a type.
+  assert.throws(() => checkAppliedConfiguration({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'a' } }, { apiVersion: 'v1', kind: 'ConfigMap' }),
+    (err: unknown) => err instanceof PatchError && err.message === 'failed to create typed patch object (/a; /v1, Kind=Secret): no corresponding type for /v1, Kind=Secret');
 });
 
 test('the configuration must not carry managedFields and must match the endpoint version; inputs stay untouched', () => {

@@ -31,6 +31,55 @@ export interface ApplyOptions {
   readonly subresource?: string;
 }
 
+/** What {@link checkAppliedConfiguration} holds an applied object to. */
+export interface AppliedTypeOptions {
+  /** `group/version` of the endpoint; the applied object must declare the same apiVersion. */
+  readonly apiVersion: string;
+  /** The kind the endpoint serves; the applied object must declare it (not checked when absent). */
+  readonly kind?: string;
+  /**
+   * Every kind served in `apiVersion` (what the apiserver's type converter knows): a kind among them
+   * other than `kind` fails to merge, a kind outside them has no type. Defaults to `kind` alone.
+   */
+  readonly servedKinds?: readonly string[];
+}
+
+/** `schema.GroupVersionKind.String()`: `group/version, Kind=kind` (`/v1, Kind=Pod` for the core group). */
+function gvkString(apiVersion: string, kind: string): string {
+  const gv = apiVersion.includes('/') ? apiVersion : `/${apiVersion}`;
+  return `${gv}, Kind=${kind}`;
+}
+
+/**
+ * The checks kube-apiserver's structured-merge manager makes of an applied configuration before
+ * merging it (fieldmanager `structuredMergeManager.Apply`, in this order): the apiVersion must be the
+ * endpoint's (400, also when it is missing — the apiVersion is never taken from the URL), managedFields
+ * must be absent (400), and the kind must have a type in that version and be the endpoint's (500 with
+ * no reason, as an untyped error surfaces).
+ *
+ * Where upstream prints the Go addresses of the two type references in the "expected objects of the
+ * same type" message, this names the two kinds.
+ *
+ * @throws {PatchError} with the status code, reason and message kube-apiserver answers.
+ */
+export function checkAppliedConfiguration(applied: Record<string, unknown>, options: AppliedTypeOptions): void {
+  const patchVersion = typeof applied.apiVersion === 'string' ? applied.apiVersion : '';
+  if (patchVersion !== options.apiVersion) {
+    throw badPatch(`Incorrect version specified in apply patch. Specified patch version: ${patchVersion}, expected: ${options.apiVersion}`);
+  }
+  const meta = isObject(applied.metadata) ? applied.metadata : {};
+  if (meta.managedFields !== undefined && meta.managedFields !== null) throw badPatch('metadata.managedFields must be nil');
+  if (options.kind === undefined) return;
+  const kind = text(applied.kind);
+  if (!(options.servedKinds ?? [options.kind]).includes(kind)) {
+    // objectGVKNN of the patch: its own namespace and name (empty when it names none).
+    const nn = `${text(meta.namespace)}/${text(meta.name)}`;
+    const gvk = gvkString(options.apiVersion, kind);
+    throw new PatchError(500, '', `failed to create typed patch object (${nn}; ${gvk}): no corresponding type for ${gvk}`);
+  }
+  if (kind !== options.kind) throw new PatchError(500, '', `failed to merge config: expected objects of the same type, but got ${options.kind} and ${kind}`);
+}
+
 // Name upstream gives the owner of fields that existed before the object's first tracked write.
 const beforeFirstApplyManager = 'before-first-apply';
 
@@ -44,13 +93,7 @@ const beforeFirstApplyManager = 'before-first-apply';
  * const obj = applyServerSideApply(live, config, { manager: 'kubectl', force: false, now: new Date(clock.now()).toISOString(), apiVersion: 'apps/v1' });
  */
 export function applyServerSideApply(live: Record<string, unknown> | undefined, applied: Record<string, unknown>, options: ApplyOptions): Record<string, unknown> {
-  const patchVersion = typeof applied.apiVersion === 'string' ? applied.apiVersion : '';
-  if (patchVersion !== options.apiVersion) {
-    throw badPatch(`Incorrect version specified in apply patch. Specified patch version: ${patchVersion}, expected: ${options.apiVersion}`);
-  }
-  if (isObject(applied.metadata) && applied.metadata.managedFields !== undefined && applied.metadata.managedFields !== null) {
-    throw badPatch('metadata.managedFields must be nil');
-  }
+  checkAppliedConfiguration(applied, options);
   const schema = schemaFor(groupKindOf(applied, options.apiVersion));
 
   let entries = decodeManagedFields(live);
@@ -189,8 +232,7 @@ function goString(text: string): string {
 function validateConfig(config: JsonObject, schema: FieldSchema | undefined, applied: JsonObject, apiVersion: string): void {
   const fail = (path: FieldPath, detail: string): never => {
     const meta = isObject(applied.metadata) ? applied.metadata : {};
-    const slash = apiVersion.indexOf('/');
-    const gvk = `${slash < 0 ? '' : apiVersion.slice(0, slash)}/${slash < 0 ? apiVersion : apiVersion.slice(slash + 1)}, Kind=${text(applied.kind)}`;
+    const gvk = gvkString(apiVersion, text(applied.kind));
     throw new PatchError(500, '', `failed to create typed patch object (${text(meta.namespace)}/${text(meta.name)}; ${gvk}): ${pathToString(path)}: ${detail}`);
   };
   const visit = (node: unknown, nodeSchema: FieldSchema | undefined, path: FieldPath): void => {

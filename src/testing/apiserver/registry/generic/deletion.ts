@@ -20,6 +20,8 @@ type Obj = Record<string, unknown>;
 
 // The storage key of CustomResourceDefinitions.
 const crdStore = storageKey('apiextensions.k8s.io', 'customresourcedefinitions');
+// Pods: the one resource whose strategy deletes gracefully (RESTGracefulDeleteStrategy).
+const podsStore = storageKey('', 'pods');
 
 /** What a DELETE did. */
 export interface DeleteResult {
@@ -82,9 +84,23 @@ export function storeDelete(scope: RegistryContext, r: ApiResource, existing: St
     const stored = scope.storage.write(store, existing.key, 'MODIFIED', next);
     return { object: stored.obj, stored, pending: true };
   }
+  if (store === podsStore && meta.deletionTimestamp === undefined) {
+    // The pod strategy's graceful deletion: BeforeDelete marks the pod (a write of its own, seen by
+    // watchers as MODIFIED), and with a grace period of 0 the marked pod is removed at once; the answer
+    // is the marked pod. A kube-apiserver would leave a scheduled pod with a grace period for its
+    // kubelet; here every pod's period is 0.
+    const next = structuredClone(existing.obj);
+    markAsDeleting(metaOf(next), scope.now());
+    if (dryRun) return { object: next, stored: undefined, pending: false };
+    const marked = scope.storage.write(store, existing.key, 'MODIFIED', next);
+    removeObject(scope, store, marked);
+    return { object: marked.obj, stored: marked, pending: false };
+  }
   if (dryRun) return { object: existing.obj, stored: existing, pending: false };
-  const gone = removeObject(scope, store, existing);
-  return { object: gone.obj, stored: gone, pending: false };
+  removeObject(scope, store, existing);
+  // The answer is the object as last written, at that write's resourceVersion (the etcd3 store's
+  // conditionalDelete decodes the state it deleted); watchers see it at the deletion's revision.
+  return { object: existing.obj, stored: existing, pending: false };
 }
 
 /**
