@@ -1,7 +1,8 @@
 /**
- * `kubeloom demo` end to end, as `npm start` runs it: a child process with no kubeconfig anywhere
- * starts the embedded API server, runs the PodSet controller through the workload and exits 0 with
- * its summary. That server is the demo's own, so on the real-cluster backend the test is skipped
+ * `kubeloom demo` end to end, as `npm start` runs it: a child process given no --kubeconfig (only a
+ * KUBECONFIG in its environment, naming the backend's server, which it must ignore) starts the
+ * embedded API server, runs the PodSet controller through the workload and exits 0 with its summary.
+ * That server is the demo's own, so on the real-cluster backend the test is skipped
  * (test/demo-kubeconfig.test.ts runs the demo against the cluster).
  */
 import { test } from 'node:test';
@@ -24,13 +25,23 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
-e2eTest('kubeloom demo without a kubeconfig converges every step against the embedded API server and exits 0 with its summary', { needs: [Capability.OwnServer] }, async (_env, t) => {
+e2eTest('kubeloom demo converges every step against the embedded API server and exits 0 with its summary, leaving the KUBECONFIG cluster alone', { needs: [Capability.OwnServer] }, async (backend, t) => {
   const home = await mkdtemp(path.join(tmpdir(), 'kubeloom-demo-'));
   t.after(() => rm(home, { recursive: true, force: true }));
-  const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] ?? '', HOME: home };
+  // The backend's server, named by KUBECONFIG only: the demo must not write to it.
+  const kubeconfig = await backend.kubeconfig();
+  const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] ?? '', HOME: home, KUBECONFIG: kubeconfig };
   const { code, stdout, stderr } = await run(['demo', '--podsets', '2', '--replicas', '2'], env);
   assert.equal(code, 0, `exit code 0 expected; stderr:\n${stderr}\nstdout:\n${stdout}`);
-  assert.match(stdout, /PodSet controller against the embedded API server at http:\/\/127\.0\.0\.1:\d+ \(no kubeconfig found\)/);
+  const escaped = kubeconfig.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  assert.match(
+    stdout,
+    new RegExp(`^kubeloom demo: PodSet controller against the embedded API server at http://127\\.0\\.0\\.1:\\d+ \\(KUBECONFIG \\(${escaped}\\) is not used: pass --kubeconfig or --context to run against a cluster\\)\n`),
+  );
+  const { cs } = backend;
+  assert.deepEqual((await cs.apiextensionsV1().customResourceDefinitions().list()).items, []);
+  assert.deepEqual((await cs.coordinationV1().leases('').list()).items, []);
+  assert.deepEqual((await cs.coreV1().pods('').list()).items, []);
   assert.match(stdout, /CRD podsets\.demo\.kubeloom\.dev: installed/);
   assert.match(stdout, /endpoints: http:\/\/127\.0\.0\.1:\d+\/metrics/);
   assert.match(stdout, /no kubelet runs here: the scheduler and kubelet stand-ins of the embedded server bind new pods to a node and mark them Running\/Ready through pods\/status/);

@@ -79,10 +79,17 @@ e2eTest('kubeloom demo --kubeconfig runs the controller against that cluster unt
 
   child.kill('SIGINT');
   assert.equal(await exited, 0, `stderr:\n${stderr}`);
-  assert.match(stdout, new RegExp(`PodSet controller against ${env.host.replace(/[.]/g, '\\.')} \\(namespace ${ns}\\)`));
+  // The cluster it writes to is printed before anything is written.
+  const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  assert.match(stdout, new RegExp(`^kubeloom demo: PodSet controller against the cluster at ${escape(env.host)} \\(context [^,]+, from ${escape(kubeconfig)}\\)\n`));
   // On a shared cluster another test may install the CRD between the check above and the demo's.
   const crdLine = installedBefore ? 'present' : env.embedded !== undefined ? 'installed' : '(installed|present)';
-  assert.match(stdout, new RegExp(`CRD podsets\\.demo\\.kubeloom\\.dev: ${crdLine}`));
+  assert.match(
+    stdout,
+    new RegExp(
+      `\n {2}writes there: CustomResourceDefinition podsets\\.demo\\.kubeloom\\.dev \\(if missing\\), pods and Events of PodSets in namespace ${ns}, Lease ${ns}/podset-controller\n {2}CRD podsets\\.demo\\.kubeloom\\.dev: ${crdLine}\n`,
+    ),
+  );
   assert.match(stdout, new RegExp(`leader election: Lease ${ns}/podset-controller`));
   assert.doesNotMatch(stdout, /no kubelet runs here/);
   assert.match(stdout, /stopped\n$/);

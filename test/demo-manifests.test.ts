@@ -47,7 +47,7 @@ test('deploy/deployment.yaml runs 2 replicas with the service account, probes an
   const pod = deployment?.spec?.template.spec;
   assert.equal(pod?.serviceAccountName, 'podset-controller');
   const c = pod?.containers[0];
-  assert.deepEqual(c?.args, ['demo', '--serve', '--metrics-port', '8080']);
+  assert.deepEqual(c?.args, ['demo', '--in-cluster', '--serve', '--metrics-port', '8080']);
   assert.equal(c?.livenessProbe?.httpGet?.path, '/healthz');
   assert.equal(c?.readinessProbe?.httpGet?.path, '/readyz');
   assert.equal(c?.env?.find((e) => e.name === 'POD_NAMESPACE')?.valueFrom?.fieldRef?.fieldPath, 'metadata.namespace');

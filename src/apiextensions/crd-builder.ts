@@ -32,7 +32,9 @@ export type Infer<S> = S extends SchemaBuilder<infer T> ? T : never;
 
 /** Validation and documentation keywords any node may carry. */
 export interface CommonOptions {
+  /** The schema's `description` (shown by `kubectl explain`). */
   description?: string;
+  /** Whether `null` is allowed (the TypeScript type then includes `null`). */
   nullable?: boolean;
   /** CEL rules (x-kubernetes-validations). */
   validations?: JSONSchemaProps['x-kubernetes-validations'];
@@ -40,27 +42,41 @@ export interface CommonOptions {
 
 /** Options of string nodes. */
 export interface StringOptions extends CommonOptions {
+  /** A format checked by the API server, e.g. `date-time`, `int-or-string`, `byte`. */
   format?: string;
+  /** A regular expression the value must match. */
   pattern?: string;
+  /** Shortest allowed length. */
   minLength?: number;
+  /** Longest allowed length. */
   maxLength?: number;
+  /** The value defaulted in when the field is absent. */
   default?: string;
 }
 
 /** Options of number and integer nodes. */
 export interface NumberOptions extends CommonOptions {
+  /** The number's format. */
   format?: 'int32' | 'int64' | 'float' | 'double';
+  /** Smallest allowed value. */
   minimum?: number;
+  /** Largest allowed value. */
   maximum?: number;
+  /** Whether `minimum` itself is excluded. */
   exclusiveMinimum?: boolean;
+  /** Whether `maximum` itself is excluded. */
   exclusiveMaximum?: boolean;
+  /** The value must be a multiple of this. */
   multipleOf?: number;
+  /** The value defaulted in when the field is absent. */
   default?: number;
 }
 
 /** Options of array nodes. */
 export interface ArrayOptions extends CommonOptions {
+  /** Fewest allowed items. */
   minItems?: number;
+  /** Most allowed items. */
   maxItems?: number;
   /** `atomic` (default when unset), `set`; list-maps are made with {@link s.listMap}. */
   listType?: 'atomic' | 'set';
@@ -68,14 +84,18 @@ export interface ArrayOptions extends CommonOptions {
 
 /** Options of object nodes. */
 export interface ObjectOptions<K extends string> extends CommonOptions {
+  /** Properties that must be present (required in the TypeScript type too). */
   required?: readonly K[];
   /** Keep fields the schema does not name (x-kubernetes-preserve-unknown-fields). */
   preserveUnknownFields?: boolean;
+  /** Fewest allowed properties. */
   minProperties?: number;
+  /** Most allowed properties. */
   maxProperties?: number;
 }
 
-type Props = Record<string, SchemaBuilder<unknown>>;
+/** The properties of an object schema: a builder per property name. */
+export type Props = Record<string, SchemaBuilder<unknown>>;
 
 /** The object type of a property set: `required` keys required, the others optional. */
 export type ObjectType<P extends Props, R extends keyof P> = { [K in R]: Infer<P[K]> } & { [K in Exclude<keyof P, R>]?: Infer<P[K]> };
@@ -98,7 +118,13 @@ function pick<O extends object>(options: O | undefined, keys: ReadonlyArray<keyo
   return out;
 }
 
-type Nullable<T, O> = O extends { nullable: true } ? T | null : T;
+/** `T`, or `T | null` when the schema options `O` say `nullable: true`. */
+export type Nullable<T, O> = O extends {
+  /** The schema allows null. */
+  nullable: true;
+}
+  ? T | null
+  : T;
 
 /** The schema builders. */
 export const s = {
@@ -115,11 +141,22 @@ export const s = {
     return node({ type: 'number', ...common(options), ...pick(options, ['format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'default']) });
   },
   /** A boolean. */
-  boolean<O extends CommonOptions & { default?: boolean }>(options?: O): SchemaBuilder<Nullable<boolean, O>> {
+  boolean<
+    O extends CommonOptions & {
+      /** The value defaulted in when the field is absent. */
+      default?: boolean;
+    },
+  >(options?: O): SchemaBuilder<Nullable<boolean, O>> {
     return node({ type: 'boolean', ...common(options), ...pick(options, ['default']) });
   },
   /** One of a few strings (a union type). */
-  enum<const V extends string, O extends CommonOptions & { default?: NoInfer<V> }>(values: readonly V[], options?: O): SchemaBuilder<Nullable<V, O>> {
+  enum<
+    const V extends string,
+    O extends CommonOptions & {
+      /** The value defaulted in when the field is absent. */
+      default?: NoInfer<V>;
+    },
+  >(values: readonly V[], options?: O): SchemaBuilder<Nullable<V, O>> {
     return node({ type: 'string', enum: [...values], ...common(options), ...pick(options, ['default']) });
   },
   /** An integer or a string (x-kubernetes-int-or-string), like ports and percentages. */
@@ -157,34 +194,58 @@ export const s = {
     return node({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true, ...common(options) });
   },
   /** A whole Kubernetes object inside this one (x-kubernetes-embedded-resource), any kind. */
-  embeddedResource<T = { apiVersion: string; kind: string; metadata?: ObjectMeta; [key: string]: unknown }>(options?: CommonOptions): SchemaBuilder<T> {
+  embeddedResource<
+    T = {
+      /** `group/version` of the embedded object. */
+      apiVersion: string;
+      /** Its kind. */
+      kind: string;
+      /** Its metadata. */
+      metadata?: ObjectMeta;
+      [key: string]: unknown;
+    },
+  >(options?: CommonOptions): SchemaBuilder<T> {
     return node({ type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true, ...common(options) });
   },
 };
 
 /** One version of a CRD declared with {@link defineCrd}. */
 export interface CrdVersionDeclaration<S extends SchemaBuilder<unknown>> {
+  /** The version's name, e.g. `v1`. */
   name: string;
   /** The root schema: an {@link s.object} of the fields besides apiVersion, kind and metadata. */
   schema: S;
+  /** Whether the version is served (default true). */
   served?: boolean;
   /** Exactly one version is stored; default: the first. */
   storage?: boolean;
+  /** The status and scale subresources to enable. */
   subresources?: CustomResourceSubresources;
+  /** Columns `kubectl get` prints (and `kubeloom get`). */
   additionalPrinterColumns?: CustomResourceDefinitionVersion['additionalPrinterColumns'];
+  /** Whether the version is deprecated (clients get a warning). */
   deprecated?: boolean;
 }
 
 /** What {@link defineCrd} takes. */
 export interface CrdDeclaration<V extends ReadonlyArray<CrdVersionDeclaration<SchemaBuilder<unknown>>>> {
+  /** The API group, e.g. `example.com`. */
   group: string;
+  /** The kind, e.g. `Widget`. */
   kind: string;
+  /** The plural resource name, e.g. `widgets`. */
   plural: string;
+  /** The singular name (default: the lower-cased kind). */
   singular?: string;
+  /** The list kind (default: `<kind>List`). */
   listKind?: string;
+  /** Short names for kubectl, e.g. `wd`. */
   shortNames?: string[];
+  /** Categories, e.g. `all`. */
   categories?: string[];
+  /** Whether objects live in namespaces or at cluster scope. */
   scope: 'Namespaced' | 'Cluster';
+  /** The versions, in order. */
   versions: V;
 }
 
@@ -198,10 +259,21 @@ export interface DeclaredCrd<V extends ReadonlyArray<CrdVersionDeclaration<Schem
 
 /** The object type of version `N` of a CRD declaration. */
 export type ObjectOfVersion<V extends ReadonlyArray<CrdVersionDeclaration<SchemaBuilder<unknown>>>, N> = {
+  /** `group/version`. */
   apiVersion?: string;
+  /** The kind. */
   kind?: string;
+  /** Name, namespace, labels and the rest of the metadata. */
   metadata?: ObjectMeta;
-} & Infer<Extract<V[number], { name: N }>['schema']>;
+} & Infer<
+  Extract<
+    V[number],
+    {
+      /** The version's name. */
+      name: N;
+    }
+  >['schema']
+>;
 
 /** The object type of a declared CRD's first version (or of version `N`). */
 export type ObjectOf<D, N = D extends DeclaredCrd<infer V> ? V[0]['name'] : never> = D extends DeclaredCrd<infer V> ? ObjectOfVersion<V, N> : never;

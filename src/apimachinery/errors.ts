@@ -12,25 +12,45 @@ export type { Status, StatusDetails, StatusCause } from '../api/meta/v1.ts';
 
 /** The well-known `Status.reason` values (metav1.StatusReason*). */
 export const StatusReason = {
+  /** No reason given; the HTTP status code decides. */
   Unknown: '',
+  /** 401: the request carried no valid credentials. */
   Unauthorized: 'Unauthorized',
+  /** 403: the user may not perform the action. */
   Forbidden: 'Forbidden',
+  /** 404: the object does not exist. */
   NotFound: 'NotFound',
+  /** 409: an object with that name already exists (create). */
   AlreadyExists: 'AlreadyExists',
+  /** 409: the write was based on an out-of-date resourceVersion (retry with the latest). */
   Conflict: 'Conflict',
+  /** 410: the resource is no longer available at this version. */
   Gone: 'Gone',
+  /** 422: the object failed validation; `details.causes` lists the fields. */
   Invalid: 'Invalid',
+  /** 500 (or 504): the server could not finish in time; the request may be retried. */
   ServerTimeout: 'ServerTimeout',
+  /** 500: the server could not read an object from storage (corrupt data). */
   StoreReadError: 'StorageReadError',
+  /** 504: the request's own timeout expired before it finished. */
   Timeout: 'Timeout',
+  /** 429: throttled; `details.retryAfterSeconds` says when to retry. */
   TooManyRequests: 'TooManyRequests',
+  /** 400: the request itself is malformed. */
   BadRequest: 'BadRequest',
+  /** 405: the verb is not supported on this resource. */
   MethodNotAllowed: 'MethodNotAllowed',
+  /** 406: none of the Accept types can be served. */
   NotAcceptable: 'NotAcceptable',
+  /** 413: the request body is too large. */
   RequestEntityTooLarge: 'RequestEntityTooLarge',
+  /** 415: the Content-Type is not supported (e.g. a patch type). */
   UnsupportedMediaType: 'UnsupportedMediaType',
+  /** 500: an unexpected server error. */
   InternalError: 'InternalError',
+  /** 410: the resourceVersion (or continue token) is too old; relist. */
   Expired: 'Expired',
+  /** 503: the server is temporarily unavailable. */
   ServiceUnavailable: 'ServiceUnavailable',
 } as const;
 
@@ -42,6 +62,7 @@ const knownReasons: ReadonlySet<string> = new Set(Object.values(StatusReason).fi
 
 /** Base class of every kubeloom error. `code` is a stable string identifier for programmatic checks. */
 export class KubeloomError extends Error {
+  /** A stable identifier of the failure (`ERR_…`), for programmatic checks instead of message matching. */
   readonly code: string;
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);

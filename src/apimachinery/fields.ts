@@ -14,8 +14,11 @@ export class FieldSelectorParseError extends KubeloomError {
 
 /** One term of a field selector. `==` is normalised to `=`. */
 export interface FieldRequirement {
+  /** The field path, e.g. `metadata.name`. */
   readonly field: string;
+  /** `=` (equals) or `!=` (does not equal). */
   readonly operator: '=' | '!=';
+  /** The value compared with. */
   readonly value: string;
 }
 

@@ -1,3 +1,5 @@
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../node-version.ts';
 export * from './errors.ts';
 export * from './watch.ts';
 export * from './object.ts';

@@ -9,14 +9,23 @@ import { KubeloomError } from './errors.ts';
 
 /** A selector operator (selection.Operator). */
 export const Operator = {
+  /** `!key`: the label is absent. */
   DoesNotExist: '!',
+  /** `key=value`. */
   Equals: '=',
+  /** `key==value` (same as `=`). */
   DoubleEquals: '==',
+  /** `key in (a,b)`. */
   In: 'in',
+  /** `key!=value` (also matches objects without the label). */
   NotEquals: '!=',
+  /** `key notin (a,b)` (also matches objects without the label). */
   NotIn: 'notin',
+  /** `key`: the label is present. */
   Exists: 'exists',
+  /** `key>n`: an integer label greater than n. */
   GreaterThan: 'gt',
+  /** `key<n`: an integer label less than n. */
   LessThan: 'lt',
 } as const;
 
@@ -35,7 +44,9 @@ export class SelectorParseError extends KubeloomError {
 
 /** One requirement of a label selector: a key, an operator and the values it compares with. */
 export class Requirement {
+  /** The label key. */
   readonly key: string;
+  /** How the label is compared. */
   readonly operator: OperatorValue;
   /** Values, sorted and de-duplicated (empty for exists / does-not-exist). */
   readonly values: readonly string[];

@@ -6,23 +6,33 @@ import type { ObjectMeta, ListMeta } from '../api/meta/v1.ts';
 
 /** Any Kubernetes object: apiVersion, kind and metadata (all optional, as on the wire). */
 export interface KubeObject {
+  /** `group/version`, or `v1` for the core group. */
   apiVersion?: string;
+  /** The object's kind, e.g. `Pod`. */
   kind?: string;
+  /** Name, namespace, labels, resourceVersion and the rest of the object's metadata. */
   metadata?: ObjectMeta;
 }
 
 /** Any Kubernetes list: `items` plus ListMeta (resourceVersion, continue, remainingItemCount). */
 export interface KubeList<T> {
+  /** `group/version` of the list. */
   apiVersion?: string;
+  /** The list kind, e.g. `PodList`. */
   kind?: string;
+  /** The list's resourceVersion and continue token. */
   metadata?: ListMeta;
+  /** The objects. */
   items: T[];
 }
 
 /** metav1.PartialObjectMetadata: an object reduced to its type and ObjectMeta. */
 export interface PartialObjectMetadata {
+  /** `meta.k8s.io/v1` (or v1beta1). */
   apiVersion?: string;
+  /** `PartialObjectMetadata`. */
   kind?: string;
+  /** The object's metadata; the only part sent. */
   metadata?: ObjectMeta;
 }
 
@@ -33,17 +43,21 @@ export interface Unstructured extends KubeObject {
 
 /** Identifies an API group and version. */
 export interface GroupVersion {
+  /** API group, '' for the core group. */
   group: string;
+  /** API version, e.g. `v1`. */
   version: string;
 }
 
 /** Identifies a resource: group, version and plural resource name (schema.GroupVersionResource). */
 export interface GroupVersionResource extends GroupVersion {
+  /** Plural resource name, e.g. `deployments`. */
   resource: string;
 }
 
 /** Identifies a kind: group, version and kind (schema.GroupVersionKind). */
 export interface GroupVersionKind extends GroupVersion {
+  /** Kind, e.g. `Deployment`. */
   kind: string;
 }
 

@@ -29,16 +29,21 @@ export interface DecodeOptions {
 
 /** metav1.ListOptions (also used for WATCH). */
 export interface ListOptions extends RequestOptions, DecodeOptions {
+  /** Only objects whose labels match, e.g. `app=web,tier!=db`. */
   labelSelector?: string;
+  /** Only objects whose fields match, e.g. `status.phase=Running`. */
   fieldSelector?: string;
   /** '' = most recent (quorum read), '0' = any (served from cache), otherwise a specific revision. */
   resourceVersion?: string;
+  /** How `resourceVersion` is interpreted (`NotOlderThan`, `Exact`). */
   resourceVersionMatch?: ResourceVersionMatch;
   /** Page size; the server may return fewer items and a continue token. */
   limit?: number;
+  /** The continue token of the previous page. */
   continue?: string;
   /** Server-side timeout for LIST/WATCH. */
   timeoutSeconds?: number;
+  /** Watch: ask for BOOKMARK events carrying the current resourceVersion. */
   allowWatchBookmarks?: boolean;
   /** Watch-list: stream the current state as ADDED events ending with an initial-events-end bookmark. */
   sendInitialEvents?: boolean;
@@ -46,6 +51,7 @@ export interface ListOptions extends RequestOptions, DecodeOptions {
 
 /** metav1.GetOptions. */
 export interface GetOptions extends RequestOptions {
+  /** '' (default): the latest, from storage; `0`: any version, possibly from the watch cache. */
   resourceVersion?: string;
 }
 
@@ -57,8 +63,11 @@ export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
 /** metav1.CreateOptions. */
 export interface CreateOptions extends RequestOptions {
+  /** `['All']`: validate and admit, but do not persist. */
   dryRun?: DryRun[];
+  /** The manager recorded in managedFields. */
   fieldManager?: string;
+  /** What the server does with unknown or duplicate fields (`Ignore`, `Warn`, `Strict`). */
   fieldValidation?: FieldValidation;
 }
 
@@ -73,8 +82,11 @@ export interface PatchOptions extends CreateOptions {
 
 /** metav1.ApplyOptions: server-side apply needs a field manager. */
 export interface ApplyOptions extends RequestOptions {
+  /** The manager that owns the applied fields (required). */
   fieldManager: string;
+  /** Take over fields owned by other managers instead of failing with a conflict. */
   force?: boolean;
+  /** `['All']`: validate and admit, but do not persist. */
   dryRun?: DryRun[];
 }
 
@@ -83,17 +95,25 @@ export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
 
 /** metav1.DeleteOptions. */
 export interface DeleteOptions extends RequestOptions {
+  /** Seconds before the object is deleted; 0 deletes at once. */
   gracePeriodSeconds?: number;
+  /** Delete only if the object still has this uid and/or resourceVersion. */
   preconditions?: Preconditions;
+  /** What happens to dependents: `Orphan`, `Background` or `Foreground`. */
   propagationPolicy?: PropagationPolicy;
+  /** `['All']`: validate and admit, but do not delete. */
   dryRun?: DryRun[];
 }
 
 /** The patch content types the API server accepts (types.PatchType). */
 export const PatchType = {
+  /** RFC 6902 JSON Patch: a list of operations. */
   JSON: 'application/json-patch+json',
+  /** RFC 7386 JSON Merge Patch: null deletes, lists replace. */
   Merge: 'application/merge-patch+json',
+  /** Kubernetes' strategic merge patch (built-in types only): lists merge by key. */
   StrategicMerge: 'application/strategic-merge-patch+json',
+  /** Server-side apply: the full intent of a field manager. */
   Apply: 'application/apply-patch+yaml',
 } as const;
 

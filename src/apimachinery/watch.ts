@@ -6,10 +6,15 @@ import type { Status } from '../api/meta/v1.ts';
 
 /** Watch event types (watch.EventType). */
 export const EventType = {
+  /** An object was created. */
   Added: 'ADDED',
+  /** An object was changed. */
   Modified: 'MODIFIED',
+  /** An object was deleted. */
   Deleted: 'DELETED',
+  /** No change: the object carries only the current resourceVersion. */
   Bookmark: 'BOOKMARK',
+  /** The watch failed; the object is a Status. */
   Error: 'ERROR',
 } as const;
 
@@ -22,9 +27,24 @@ export type EventTypeValue = (typeof EventType)[keyof typeof EventType];
  * `k8s.io/initial-events-end`); for ERROR it is a `Status`.
  */
 export type WatchEvent<T> =
-  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T }
-  | { type: 'BOOKMARK'; object: T }
-  | { type: 'ERROR'; object: Status };
+  | {
+      /** What happened to the object. */
+      type: 'ADDED' | 'MODIFIED' | 'DELETED';
+      /** The object as it is now (as it was last, for DELETED). */
+      object: T;
+    }
+  | {
+      /** A progress marker: nothing changed. */
+      type: 'BOOKMARK';
+      /** Carries only `metadata.resourceVersion` (and annotations). */
+      object: T;
+    }
+  | {
+      /** The watch failed (e.g. 410 Expired): re-list, then watch again. */
+      type: 'ERROR';
+      /** The server's Status explaining the failure. */
+      object: Status;
+    };
 
 /** A stream of watch events. Iterate it once; `break` or an abort ends it and frees its resources. */
 export type Watch<T> = AsyncIterable<WatchEvent<T>>;

@@ -46,7 +46,7 @@ function parseDuration(text: string): number | undefined {
 
 /** The `apiserver` subcommand. */
 export const apiserverCommand: Command = {
-  summary: 'run the embedded Kubernetes API server',
+  summary: 'run the embedded Kubernetes API server on loopback (in memory), for kubectl and tests',
   async run(args: string[]): Promise<number> {
     let values;
     try {

@@ -1,23 +1,26 @@
 /**
- * `kubeloom demo [--kubeconfig PATH] [--serve] [--metrics-port N] [--podsets N] [--replicas N]
- * [--namespace NS] [--workers N]`: runs the PodSet demo controller (see src/demo/demo.ts).
+ * `kubeloom demo [--kubeconfig PATH] [--context NAME] [--in-cluster] [--serve] [--metrics-port N]
+ * [--podsets N] [--replicas N] [--namespace NS] [--workers N]`: runs the PodSet demo controller (see
+ * src/demo/demo.ts).
  */
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
 
-const usage = `usage: kubeloom demo [--kubeconfig PATH] [--serve] [--metrics-port N] [--podsets N] [--replicas N] [--namespace NS] [--workers N]
+const usage = `usage: kubeloom demo [--kubeconfig PATH | --context NAME | --in-cluster] [--serve] [--metrics-port N] [--podsets N] [--replicas N] [--namespace NS] [--workers N]
 
 Runs the PodSet controller (CRD podsets.demo.kubeloom.dev).
-Without a kubeconfig (--kubeconfig, KUBECONFIG, ~/.kube/config or in-cluster), it starts the
-embedded API server, installs the CRD, drives a workload against the controller, prints a summary
-and exits 0 once every step converged (1 otherwise). With a kubeconfig it runs the controller
-against that cluster until Ctrl-C.
-  --kubeconfig PATH   kubeconfig file to use
+By default it starts the embedded API server (in memory, on loopback), installs the CRD, drives a
+workload against the controller, prints a summary and exits 0 once every step converged (1
+otherwise). KUBECONFIG and ~/.kube/config are not used unless asked for: with --kubeconfig, --context
+or --in-cluster it prints the cluster it writes to, then runs the controller there until Ctrl-C.
+  --kubeconfig PATH   run against the current context of this kubeconfig file
+  --context NAME      run against this context (of --kubeconfig, else KUBECONFIG, else ~/.kube/config)
+  --in-cluster        run against the cluster of this pod's service account (deploy/deployment.yaml)
   --serve             embedded mode: keep running after the workload until Ctrl-C
   --metrics-port N    port of /metrics, /healthz, /readyz (default 0 = any free port; 8080 in a cluster)
   --podsets N         PodSets the workload creates (default 3)
   --replicas N        initial replicas per PodSet (default 3)
-  --namespace NS      with a kubeconfig: namespace to manage (default all; in a cluster, the pod's own)
+  --namespace NS      in a cluster: namespace to manage (default all; with --in-cluster, the pod's own)
   --workers N         concurrent reconciles (default 5)
 `;
 
@@ -30,7 +33,7 @@ function int(name: string, value: string | undefined, min: number, max: number):
 
 /** The `demo` subcommand. */
 export const demoCommand: Command = {
-  summary: 'run the PodSet demo controller (embedded API server when no kubeconfig is found)',
+  summary: 'run the PodSet demo controller on the embedded API server (on a cluster only with --kubeconfig, --context or --in-cluster)',
   async run(args: string[]): Promise<number> {
     let values;
     let numbers: { metricsPort?: number | undefined; podSets?: number | undefined; replicas?: number | undefined; workers?: number | undefined };
@@ -39,6 +42,8 @@ export const demoCommand: Command = {
         args,
         options: {
           kubeconfig: { type: 'string' },
+          context: { type: 'string' },
+          'in-cluster': { type: 'boolean' },
           serve: { type: 'boolean' },
           'metrics-port': { type: 'string' },
           podsets: { type: 'string' },
@@ -63,6 +68,10 @@ export const demoCommand: Command = {
       process.stdout.write(usage);
       return 0;
     }
+    if (values['in-cluster'] === true && (values.kubeconfig !== undefined || values.context !== undefined)) {
+      process.stderr.write(`kubeloom demo: --in-cluster cannot be combined with --kubeconfig or --context\n${usage}`);
+      return 2;
+    }
     const { runDemo } = await import('../demo/demo.ts');
     const stop = new AbortController();
     const onSignal = (): void => stop.abort(new Error('interrupted'));
@@ -71,6 +80,8 @@ export const demoCommand: Command = {
     try {
       return await runDemo({
         ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
+        ...(values.context !== undefined ? { context: values.context } : {}),
+        inCluster: values['in-cluster'] === true,
         ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
         serve: values.serve === true,
         ...(numbers.metricsPort !== undefined ? { metricsPort: numbers.metricsPort } : {}),

@@ -5,16 +5,19 @@
  */
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import type { Pod } from '../api/core/v1.ts';
 import type { Command } from './commands.ts';
 import { loadKubeConfig, namespaceOf, restConfigFrom } from '../clientcmd/index.ts';
-import type { KubeObject, Unstructured } from '../apimachinery/object.ts';
+import type { KubeList, KubeObject, Unstructured } from '../apimachinery/object.ts';
 import type { ListOptions } from '../apimachinery/options.ts';
 import { RestClient } from '../rest/client.ts';
-import { ResourceClient } from '../kubernetes/resource-client.ts';
+import { buildGet, buildList, buildWatch, type ResourceLocation } from '../rest/request.ts';
+import { completeListItems } from '../kubernetes/resource-client.ts';
 import { DiscoveryClient } from '../discovery/discovery-client.ts';
 import { RestMapper, type RestMapping } from '../discovery/rest-mapper.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
+import { isTable, TablePrinter, tableAccept, type Table } from './table-printer.ts';
+
+export { formatTable, humanDuration } from './table-printer.ts';
 
 const usage = `usage: kubeloom get <resource> [name] [flags]
 
@@ -31,98 +34,16 @@ Lists objects of a resource (plural, singular, short name or kind; qualify with 
 
 /** Where `get` writes and how it is stopped (injectable for tests). */
 export interface GetIo {
+  /** Receives the output. */
   stdout: (text: string) => void;
+  /** Receives warnings and errors. */
   stderr: (text: string) => void;
+  /** Environment for kubeconfig loading (default: process.env). */
   env?: NodeJS.ProcessEnv;
   /** Ends a `--watch` (default: SIGINT/SIGTERM). */
   signal?: AbortSignal;
+  /** Ages in the client-side fallback are measured on it (default: the real clock). */
   clock?: Clock;
-}
-
-/**
- * Formats an age like kubectl (duration.HumanDuration): `45s`, `3m20s`, `15m`, `5h10m`, `30h`, `4d3h`,
- * `120d`, `3y20d`, `9y`.
- */
-export function humanDuration(ms: number): string {
-  const seconds = Math.floor(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 60 * 2) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) {
-    const s = seconds % 60;
-    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
-  }
-  if (minutes < 60 * 3) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 8) {
-    const m = minutes % 60;
-    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
-  }
-  if (hours < 48) return `${hours}h`;
-  if (hours < 24 * 8) {
-    const h = hours % 24;
-    return h === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${h}h`;
-  }
-  if (hours < 24 * 365 * 2) return `${Math.floor(hours / 24)}d`;
-  if (hours < 24 * 365 * 8) {
-    const dy = Math.floor(hours / 24) % 365;
-    return dy === 0 ? `${Math.floor(hours / 24 / 365)}y` : `${Math.floor(hours / 24 / 365)}y${dy}d`;
-  }
-  return `${Math.floor(hours / 24 / 365)}y`;
-}
-
-function age(obj: KubeObject, clock: Clock): string {
-  const created = obj.metadata?.creationTimestamp;
-  if (created === undefined) return '<unknown>';
-  return humanDuration(clock.now() - Date.parse(created));
-}
-
-/** The READY, STATUS and RESTARTS columns of a pod, simplified from kubectl's pod printer. */
-function podColumns(pod: Pod): [string, string, string] {
-  const statuses = pod.status?.containerStatuses ?? [];
-  const total = pod.spec?.containers.length ?? statuses.length;
-  const ready = statuses.filter((c) => c.ready).length;
-  const restarts = statuses.reduce((n, c) => n + c.restartCount, 0);
-  let status = pod.status?.reason ?? pod.status?.phase ?? 'Pending';
-  for (const c of statuses) {
-    const reason = c.state?.waiting?.reason ?? c.state?.terminated?.reason;
-    if (reason !== undefined && reason !== '') status = reason;
-  }
-  if (pod.metadata?.deletionTimestamp !== undefined) status = 'Terminating';
-  return [`${ready}/${total}`, status, String(restarts)];
-}
-
-interface TableOptions {
-  pods: boolean;
-  wide: boolean;
-  allNamespaces: boolean;
-  clock: Clock;
-}
-
-function header(o: TableOptions): string[] {
-  const cols = o.allNamespaces ? ['NAMESPACE', 'NAME'] : ['NAME'];
-  if (o.pods) cols.push('READY', 'STATUS', 'RESTARTS');
-  cols.push('AGE');
-  if (o.pods && o.wide) cols.push('IP', 'NODE');
-  return cols;
-}
-
-function row(obj: Unstructured, o: TableOptions): string[] {
-  const cols = o.allNamespaces ? [obj.metadata?.namespace ?? '', obj.metadata?.name ?? ''] : [obj.metadata?.name ?? ''];
-  const pod = obj as Pod;
-  if (o.pods) cols.push(...podColumns(pod));
-  cols.push(age(obj, o.clock));
-  if (o.pods && o.wide) cols.push(pod.status?.podIP ?? '<none>', pod.spec?.nodeName ?? '<none>');
-  return cols;
-}
-
-/** Aligns rows into columns separated by three spaces, as kubectl's tabwriter does. */
-export function formatTable(rows: string[][], widths?: number[]): { text: string; widths: number[] } {
-  const w = widths ?? [];
-  for (const r of rows) r.forEach((c, i) => (w[i] = Math.max(w[i] ?? 0, c.length)));
-  const text = rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(w[i]!))).join('   ')).join('\n');
-  return { text: text === '' ? '' : `${text}\n`, widths: w };
 }
 
 function qualifiedName(mapping: RestMapping, obj: KubeObject): string {
@@ -166,6 +87,7 @@ export async function runGet(args: string[], io: GetIo): Promise<number> {
     return 2;
   }
   const clock = io.clock ?? realClock;
+  const watch = values.watch === true;
   let rest: RestClient | undefined;
   try {
     const loadOptions: Parameters<typeof loadKubeConfig>[0] = {};
@@ -179,40 +101,39 @@ export async function runGet(args: string[], io: GetIo): Promise<number> {
     const mapping = await new RestMapper(new DiscoveryClient(rest)).resourceFor({ resource: resourceArg });
     const allNamespaces = values['all-namespaces'] === true && nameArg === undefined;
     const namespace = mapping.namespaced && !allNamespaces ? (values.namespace ?? namespaceOf(kubeconfig, contextOpt)) : '';
-    const client = new ResourceClient<Unstructured>(rest, { ...mapping.resource, kind: mapping.groupVersionKind.kind, namespaced: mapping.namespaced, namespace, unstructured: true });
+    const location: ResourceLocation = { group: mapping.resource.group, version: mapping.resource.version, resource: mapping.resource.resource, namespace };
     const listOptions: ListOptions = {};
     if (values.selector !== undefined) listOptions.labelSelector = values.selector;
     if (values['field-selector'] !== undefined) listOptions.fieldSelector = values['field-selector'];
     if (nameArg !== undefined) listOptions.fieldSelector = [listOptions.fieldSelector, `metadata.name=${nameArg}`].filter((s) => s !== undefined).join(',');
 
-    const table: TableOptions = { pods: mapping.resource.group === '' && mapping.resource.resource === 'pods', wide: output === 'wide', allNamespaces, clock };
-    let items: Unstructured[];
-    let resourceVersion = '';
-    if (nameArg !== undefined && values.watch !== true) {
-      items = [await client.get(nameArg)];
-    } else {
-      const list = await client.list(listOptions);
-      items = list.items;
-      resourceVersion = list.metadata?.resourceVersion ?? '';
-    }
-    let widths: number[] | undefined;
-    const print = (objs: Unstructured[], withHeader: boolean): void => {
-      if (output === 'json') io.stdout(`${JSON.stringify(objs.length === 1 && nameArg !== undefined ? objs[0] : { apiVersion: 'v1', kind: 'List', items: objs, metadata: { resourceVersion: '' } }, null, 4)}\n`);
-      else if (output === 'yaml') io.stdout(stringify(objs.length === 1 && nameArg !== undefined ? objs[0] : { apiVersion: 'v1', kind: 'List', items: objs, metadata: { resourceVersion: '' } }));
-      else if (output === 'name') io.stdout(objs.map((o) => `${qualifiedName(mapping, o)}\n`).join(''));
-      else {
-        const rows = objs.map((o) => row(o, table));
-        const formatted = formatTable(withHeader ? [header(table), ...rows] : rows, widths);
-        widths = formatted.widths;
-        io.stdout(formatted.text);
-      }
+    // Human-readable output asks the server for a Table (kubectl's Accept header); a server that
+    // answers with plain objects gets the client-side columns.
+    const human = output === '' || output === 'wide';
+    const accept = human ? tableAccept : undefined;
+    const printer = new TablePrinter({ pods: mapping.resource.group === '' && mapping.resource.resource === 'pods', wide: output === 'wide', withNamespace: allNamespaces, clock });
+    const render = (body: Table | Unstructured | KubeList<Unstructured>, single: boolean): string => {
+      if (isTable(body)) return printer.table(body);
+      const list = body as KubeList<Unstructured>;
+      const items = 'items' in list ? completeListItems(list, true).items : [body as Unstructured];
+      if (human) return printer.objects(items);
+      if (output === 'name') return items.map((o) => `${qualifiedName(mapping, o)}\n`).join('');
+      const document = single ? items[0] : { apiVersion: 'v1', kind: 'List', items, metadata: { resourceVersion: '' } };
+      return output === 'json' ? `${JSON.stringify(document, null, 4)}\n` : `${watch ? '---\n' : ''}${stringify(document)}`;
     };
-    if (items.length === 0 && output === '' && values.watch !== true) {
-      io.stderr(namespace !== '' ? `No resources found in ${namespace} namespace.\n` : 'No resources found\n');
+
+    let resourceVersion = '';
+    let text: string;
+    if (nameArg !== undefined && !watch) {
+      text = render(await rest.json<Table | Unstructured>(buildGet({ ...location, name: nameArg }, {}, accept !== undefined ? { accept } : {})), true);
     } else {
-      print(items, true);
+      const body = await rest.json<(Table & { metadata?: { resourceVersion?: string } }) | KubeList<Unstructured>>(buildList(location, listOptions, accept !== undefined ? { accept } : {}));
+      resourceVersion = body.metadata?.resourceVersion ?? '';
+      text = render(body, false);
     }
-    if (values.watch !== true) return 0;
+    if (human && text === '' && !watch) io.stderr(namespace !== '' ? `No resources found in ${namespace} namespace.\n` : 'No resources found\n');
+    io.stdout(text);
+    if (!watch) return 0;
 
     const controller = new AbortController();
     const stop = (): void => controller.abort();
@@ -222,18 +143,20 @@ export async function runGet(args: string[], io: GetIo): Promise<number> {
       process.once('SIGTERM', stop);
     }
     try {
-      const w = await client.watch({ ...listOptions, resourceVersion, allowWatchBookmarks: true, signal: controller.signal });
-      for await (const e of w) {
+      const watchOptions: ListOptions = { ...listOptions, resourceVersion, allowWatchBookmarks: true };
+      const events = await rest.watch<Table | Unstructured>(buildWatch(location, watchOptions, accept !== undefined ? { accept } : {}), { signal: controller.signal });
+      for await (const e of events) {
         if (e.type === 'BOOKMARK') continue;
         if (e.type === 'ERROR') {
           io.stderr(`kubeloom get: watch error: ${e.object.message ?? e.object.reason ?? 'unknown'}\n`);
           return 1;
         }
-        print([e.object], widths === undefined && output === '');
+        io.stdout(render(e.object, true));
       }
     } catch (err) {
       if (!controller.signal.aborted) throw err;
     } finally {
+      io.signal?.removeEventListener('abort', stop);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     }
@@ -248,7 +171,7 @@ export async function runGet(args: string[], io: GetIo): Promise<number> {
 
 /** The `get` subcommand. */
 export const getCommand: Command = {
-  summary: 'list objects of a resource, like kubectl get',
+  summary: "list objects of a resource in the server's table format, like kubectl get",
   async run(args: string[]): Promise<number> {
     return runGet(args, { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) });
   },

@@ -22,8 +22,11 @@ function describeProblem(p: ConfigProblem): string {
 
 /** A kubeconfig is not valid YAML. `line`/`column` are 1-based. */
 export class KubeConfigParseError extends KubeloomError {
+  /** The file that failed to parse. */
   readonly file: string;
+  /** 1-based line of the error, when known. */
   readonly line: number | undefined;
+  /** 1-based column of the error, when known. */
   readonly column: number | undefined;
   constructor(file: string, reason: string, line?: number, column?: number) {
     const where = line !== undefined ? `:${line}${column !== undefined ? `:${column}` : ''}` : '';
@@ -40,6 +43,7 @@ export class KubeConfigParseError extends KubeloomError {
  * All problems found are reported together.
  */
 export class InvalidKubeConfigError extends KubeloomError {
+  /** Every problem found. */
   readonly problems: readonly ConfigProblem[];
   constructor(problems: readonly ConfigProblem[]) {
     const lines = problems.map(describeProblem);
@@ -63,6 +67,7 @@ export class InvalidKubeConfigError extends KubeloomError {
 
 /** A file named by a kubeconfig (or the kubeconfig itself) could not be read. */
 export class KubeConfigReadError extends KubeloomError {
+  /** The file that could not be read. */
   readonly file: string;
   /** The kubeconfig field naming the file, when the file is referenced from one. */
   readonly field: string | undefined;
@@ -105,6 +110,7 @@ export class NotInClusterError extends KubeloomError {
 
 /** A user uses a legacy `auth-provider` (gcp, azure, oidc), which kubeloom does not implement. */
 export class UnsupportedAuthProviderError extends KubeloomError {
+  /** The provider's name, e.g. `gcp`. */
   readonly provider: string;
   constructor(provider: string, user: string, file?: string) {
     super(
@@ -118,6 +124,7 @@ export class UnsupportedAuthProviderError extends KubeloomError {
 
 /** Base class of exec credential plugin failures. `command` is the plugin path (never its arguments). */
 export class ExecPluginError extends KubeloomError {
+  /** The plugin executable. */
   readonly command: string;
   constructor(code: string, command: string, message: string, options?: { cause?: unknown }) {
     super(code, message, options);
@@ -138,8 +145,11 @@ export class ExecPluginNotFoundError extends ExecPluginError {
 
 /** The plugin exited unsuccessfully. `stderr` is truncated and scrubbed of anything that looks secret. */
 export class ExecPluginFailedError extends ExecPluginError {
+  /** Its exit code, or null when a signal ended it. */
   readonly exitCode: number | null;
+  /** The signal that ended it, or null. */
   readonly signal: string | null;
+  /** What it wrote to stderr (truncated). */
   readonly stderr: string;
   constructor(command: string, exitCode: number | null, signal: string | null, stderr: string) {
     const how =

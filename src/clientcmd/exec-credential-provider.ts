@@ -26,12 +26,17 @@ import { protectSecrets, REDACTED, scrubText } from './redact.ts';
 
 /** The cluster a plugin is asked to authenticate to (sent when `provideClusterInfo` is set). */
 export interface ExecClusterInfo {
+  /** The API server URL. */
   server: string;
+  /** Server name for SNI and certificate checks. */
   tlsServerName?: string | undefined;
+  /** Whether certificate verification is off. */
   insecureSkipTlsVerify?: boolean | undefined;
   /** PEM CA bundle; sent base64-encoded as certificate-authority-data. */
   certificateAuthorityData?: string | undefined;
+  /** Proxy URL. */
   proxyUrl?: string | undefined;
+  /** Whether responses are asked for uncompressed. */
   disableCompression?: boolean | undefined;
   /** The cluster's `client.authentication.k8s.io/exec` extension. */
   config?: unknown;
@@ -147,10 +152,12 @@ export class ExecCredentialProvider implements CredentialProvider {
     this.#cached = undefined;
   }
 
+  /** Inspection shows the command, never credentials. */
   [inspect.custom](): string {
     return `ExecCredentialProvider { command: ${inspect(this.#exec.command)}, apiVersion: ${inspect(this.#exec.apiVersion)}, args: ${this.#exec.args?.length ? `[ '${REDACTED}' ]` : '[]'} }`;
   }
 
+  /** JSON form without credentials (for logs). */
   toJSON(): unknown {
     return { command: this.#exec.command, apiVersion: this.#exec.apiVersion };
   }

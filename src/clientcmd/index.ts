@@ -2,6 +2,8 @@
  * kubeloom/clientcmd: kubeconfig loading, merging, validation and writing; RestConfig from a kubeconfig
  * or the in-cluster environment; exec credential plugins. Mirrors client-go's tools/clientcmd.
  */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../node-version.ts';
 export * from './api/types.ts';
 export type * from './api/v1/types.ts';
 export { kubeConfigFromV1, kubeConfigToV1 } from './api/v1/conversion.ts';

@@ -201,7 +201,7 @@ function emitApplyType(name: string, schema: SchemaNode, root: ApplyRoot | undef
         optional = false;
       }
     }
-    lines.push(`  ${propertyKey(field)}${optional ? '?' : ''}: ${type};\n`);
+    lines.push(`${docComment(prop.description, '  ')}  ${propertyKey(field)}${optional ? '?' : ''}: ${type};\n`);
   }
   if (schema['x-kubernetes-preserve-unknown-fields'] === true) lines.push('  [key: string]: unknown;\n');
   const what = root !== undefined ? `An apply configuration of a whole ${root.kind} (server-side apply): identity required, every other field optional.` : 'An apply configuration (server-side apply): every field optional.';

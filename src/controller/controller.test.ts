@@ -2,6 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { FakeClock } from '../util/clock/clock.ts';
+import type { Pod } from '../api/core/v1.ts';
+import { SharedIndexInformer } from '../tools/cache/shared-informer.ts';
+import { FakeListerWatcher } from '../tools/cache/testing/fake-lister-watcher.ts';
 import { Controller, ControllerError, type ReconcileResult } from './controller.ts';
 
 /** Lets queued promise callbacks run. */
@@ -206,4 +209,64 @@ test('Controller metrics: reconcile totals by result, errors, durations and the 
   assert.match(text, /controller_reconcile_duration_seconds_count\{controller="podsets"\} 4/);
   assert.match(text, /workqueue_adds_total\{name="podsets"\} 4/);
   assert.match(text, /workqueue_retries_total\{name="podsets"\} 2/);
+});
+
+test('Controller logs once when caches have not synced after cacheSyncWarningMs, naming informers never started', async () => {
+  const clock = new FakeClock();
+  const lw = new FakeListerWatcher<Pod>();
+  const pods = new SharedIndexInformer<Pod>(lw, { objectDescription: 'pods', clock });
+  const podSets = new SharedIndexInformer<Pod>(new FakeListerWatcher<Pod>(), { objectDescription: 'podsets.demo.kubeloom.dev', clock });
+  const registration = podSets.addEventHandler({ onAdd() {}, onUpdate() {}, onDelete() {} });
+  const logged: Array<[string, string, unknown]> = [];
+  const logger = { debug() {}, info: (m: string, f?: unknown) => logged.push(['info', m, f]), error: (m: string, f?: unknown) => logged.push(['error', m, f]) };
+  const controller = new Controller({ name: 'podsets', clock, logger, informers: [pods, registration, { hasSynced: () => false }], reconcile: async () => undefined });
+  const stopInformers = new AbortController();
+  // pods runs (its LIST blocks, so it stays unsynced); podsets is never started.
+  const informerRun = pods.run({ signal: stopInformers.signal });
+  const ac = new AbortController();
+  const running = controller.run({ signal: ac.signal });
+  await settle();
+  await clock.step(9_900);
+  assert.deepEqual(logged, []);
+  await clock.step(100);
+  assert.deepEqual(logged, [
+    [
+      'error',
+      "controller podsets: caches have not synced after 10 s; workers start once they do. Never started: informer for podsets.demo.kubeloom.dev (call the informer factory's start() or the informer's run()). Still syncing: informer for pods, informers[2].",
+      { controller: 'podsets', neverStarted: ['informer for podsets.demo.kubeloom.dev'], syncing: ['informer for pods', 'informers[2]'] },
+    ],
+  ]);
+  await clock.step(60_000);
+  assert.equal(logged.length, 1, 'logged once');
+  ac.abort();
+  await running;
+  stopInformers.abort();
+  await informerRun;
+});
+
+test('Controller logs slow syncs at info level when every informer was started, and nothing when they sync in time', async () => {
+  const clock = new FakeClock();
+  const logged: string[] = [];
+  const logger = { debug() {}, info: (m: string) => logged.push(`info: ${m}`), error: (m: string) => logged.push(`error: ${m}`) };
+  let synced = false;
+  const slow = new Controller({ name: 'slow', clock, logger, cacheSyncWarningMs: 2_000, informers: [{ hasSynced: () => synced, hasStarted: () => true, objectDescription: 'pods' }], reconcile: async () => undefined });
+  const ac = new AbortController();
+  const running = slow.run({ signal: ac.signal });
+  await settle();
+  await clock.step(2_000);
+  assert.deepEqual(logged, ['info: controller slow: caches have not synced after 2 s; workers start once they do. Still syncing: informer for pods.']);
+  synced = true;
+  await clock.step(100);
+  assert.equal(slow.hasSynced(), true);
+  ac.abort();
+  await running;
+
+  logged.length = 0;
+  const fast = new Controller({ name: 'fast', clock, logger, informers: [{ hasSynced: () => true }], reconcile: async () => undefined });
+  const ac2 = new AbortController();
+  const running2 = fast.run({ signal: ac2.signal });
+  await clock.step(60_000);
+  ac2.abort();
+  await running2;
+  assert.deepEqual(logged, []);
 });

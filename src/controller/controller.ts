@@ -3,17 +3,25 @@
  * reconcile them (the pattern of client-go's sample-controller and the ReplicaSet controller, with
  * controller-runtime's result handling).
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Counter, Histogram } from 'prom-client';
 import { KubeloomError } from '../apimachinery/errors.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import { defaultControllerRateLimiter } from '../util/workqueue/default-rate-limiters.ts';
 import { newPrometheusMetricsProvider } from '../util/workqueue/prometheus-metrics.ts';
+import { asPromRegistry, promClient } from '../util/prometheus/prom-client.ts';
+import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import type { RateLimiter } from '../util/workqueue/rate-limiter.ts';
 import { RateLimitingQueue, type RateLimitingInterface } from '../util/workqueue/rate-limiting-queue.ts';
 import type { HasSynced, KeySink } from './event-handler.ts';
+import type { Logger } from '../tools/events/logger.ts';
 
 /** What a reconcile asks for: nothing (done) or another pass after a delay. */
-export type ReconcileResult = { requeueAfterMs: number } | undefined;
+export type ReconcileResult =
+  | {
+      /** Reconcile the key again after this many milliseconds. */
+      requeueAfterMs: number;
+    }
+  | undefined;
 
 /** Passed to every reconcile. */
 export interface ReconcileContext {
@@ -48,12 +56,24 @@ export interface ControllerOptions {
   rateLimiter?: RateLimiter<string>;
   /** Time source for the queue, durations and the shutdown grace. Default: {@link realClock}. */
   clock?: Clock;
-  /** Registers the controller's and its queue's metrics here. Default: none recorded. */
-  metrics?: Registry;
+  /**
+   * Registers the controller's and its queue's metrics in this prom-client `Registry` (prom-client,
+   * an optional peer dependency, is loaded then). Default: none recorded, prom-client not loaded.
+   */
+  metrics?: PrometheusRegistry;
   /** Reports reconcile errors. Default: one `console.error` line per failure. */
   onError?: (error: unknown, key: string) => void;
   /** How often to poll informers while waiting for them to sync (upstream WaitForCacheSync: 100 ms). */
   cacheSyncPollMs?: number;
+  /**
+   * If the caches have not synced this long after `run`, log it once, naming the informers that were
+   * never started (the usual cause: a factory's `start()` or an informer's `run()` was not called)
+   * and those still syncing. Default 10,000 ms; a first LIST of 100k objects can take about as long.
+   * Workers start as soon as the caches sync either way.
+   */
+  cacheSyncWarningMs?: number;
+  /** Where the controller logs (the cache-sync message). Default: `console.error`. */
+  logger?: Logger;
   /**
    * After the stop signal, how long in-flight reconciles may run before their signal aborts.
    * Default 30,000 ms.
@@ -65,7 +85,9 @@ export interface ControllerOptions {
 export interface ControllerStats {
   /** Finished reconciles by result: success, requeue_after, error. */
   readonly success: number;
+  /** Reconciles that asked to be requeued after a delay. */
   readonly requeueAfter: number;
+  /** Reconciles that threw (retried with the rate limiter). */
   readonly error: number;
   /** Reconciles running now. */
   readonly inFlight: number;
@@ -92,7 +114,9 @@ interface ControllerMetrics {
   duration: Histogram<'controller'>;
 }
 
-function controllerMetrics(registry: Registry): ControllerMetrics {
+function controllerMetrics(metrics: PrometheusRegistry): ControllerMetrics {
+  const { Counter, Histogram } = promClient();
+  const registry = asPromRegistry(metrics);
   // Several controllers share one registry: each metric is registered once and labelled per controller.
   const existing = <M>(name: string): M | undefined => registry.getSingleMetric(name) as M | undefined;
   return {
@@ -113,6 +137,13 @@ function controllerMetrics(registry: Registry): ControllerMetrics {
       }),
   };
 }
+
+// The default logger: the cache-sync message is worth seeing without configuration.
+const consoleLogger: Logger = {
+  debug() {},
+  info: (message) => console.error(message),
+  error: (message) => console.error(message),
+};
 
 function defaultOnError(name: string): (error: unknown, key: string) => void {
   return (error, key) => console.error(`${name}: error reconciling ${JSON.stringify(key)}: ${error instanceof Error ? error.message : String(error)}`);
@@ -136,6 +167,7 @@ function defaultOnError(name: string): (error: unknown, key: string) => void {
  * await controller.run({ signal });
  */
 export class Controller implements KeySink {
+  /** The name given in the options (queue name and metrics label). */
   readonly name: string;
   /** The work queue; exposed for depth and for helpers that need `addAfter`. */
   readonly queue: RateLimitingInterface<string>;
@@ -146,6 +178,8 @@ export class Controller implements KeySink {
   readonly #metrics: ControllerMetrics | undefined;
   readonly #onError: (error: unknown, key: string) => void;
   readonly #pollMs: number;
+  readonly #syncWarningMs: number;
+  readonly #logger: Logger;
   readonly #graceMs: number;
   // Aborted when in-flight reconciles must give up (stop + grace period elapsed).
   readonly #reconcileAbort = new AbortController();
@@ -164,6 +198,8 @@ export class Controller implements KeySink {
     this.#clock = options.clock ?? realClock;
     this.#onError = options.onError ?? defaultOnError(options.name);
     this.#pollMs = options.cacheSyncPollMs ?? 100;
+    this.#syncWarningMs = options.cacheSyncWarningMs ?? 10_000;
+    this.#logger = options.logger ?? consoleLogger;
     this.#graceMs = options.shutdownGracePeriodMs ?? 30_000;
     this.#metrics = options.metrics !== undefined ? controllerMetrics(options.metrics) : undefined;
     this.queue = new RateLimitingQueue<string>({
@@ -224,8 +260,14 @@ export class Controller implements KeySink {
   }
 
   async #waitForCacheSync(signal: AbortSignal): Promise<boolean> {
+    const warnAt = this.#clock.now() + this.#syncWarningMs;
+    let warned = false;
     while (!signal.aborted) {
       if (this.#informers.every((i) => i.hasSynced())) return true;
+      if (!warned && this.#clock.now() >= warnAt) {
+        warned = true;
+        this.#logUnsynced();
+      }
       try {
         await this.#clock.sleep(this.#pollMs, signal);
       } catch {
@@ -233,6 +275,24 @@ export class Controller implements KeySink {
       }
     }
     return false;
+  }
+
+  /** The one message about caches that have not synced: which were never started, which are still syncing. */
+  #logUnsynced(): void {
+    const neverStarted: string[] = [];
+    const syncing: string[] = [];
+    this.#informers.forEach((informer, i) => {
+      if (informer.hasSynced()) return;
+      const name = informer.objectDescription !== undefined ? `informer for ${informer.objectDescription}` : `informers[${i}]`;
+      (informer.hasStarted?.() === false ? neverStarted : syncing).push(name);
+    });
+    const seconds = Math.round(this.#syncWarningMs / 100) / 10;
+    let message = `controller ${this.name}: caches have not synced after ${seconds} s; workers start once they do.`;
+    if (neverStarted.length > 0) message += ` Never started: ${neverStarted.join(', ')} (call the informer factory's start() or the informer's run()).`;
+    if (syncing.length > 0) message += ` Still syncing: ${syncing.join(', ')}.`;
+    const fields = { controller: this.name, neverStarted, syncing };
+    if (neverStarted.length > 0) this.#logger.error(message, fields);
+    else this.#logger.info(message, fields);
   }
 
   async #worker(signal: AbortSignal): Promise<void> {

@@ -11,14 +11,34 @@ import { isConflict, isInvalid } from '../apimachinery/errors.ts';
 
 /** What the finalizer helpers need from a resource client (`clientset.coreV1().pods(ns)`, a dynamic client, ...). */
 export interface PatchClient<T> {
+  /** Patches the object named `name` (a typed or dynamic resource client fits). */
   patch(name: string, patchType: PatchTypeValue, patch: unknown, options?: PatchOptions): Promise<T>;
 }
 
 /** One RFC 6902 operation, as the helpers build them. */
 export type JsonPatchOperation =
-  | { op: 'test'; path: string; value: unknown }
-  | { op: 'add'; path: string; value: unknown }
-  | { op: 'remove'; path: string };
+  | {
+      /** Fail the whole patch unless the value at `path` equals `value`. */
+      op: 'test';
+      /** JSON Pointer to the tested value, e.g. `/metadata/finalizers`. */
+      path: string;
+      /** The expected value. */
+      value: unknown;
+    }
+  | {
+      /** Insert `value` at `path` (`/-` appends to a list). */
+      op: 'add';
+      /** JSON Pointer of the new value. */
+      path: string;
+      /** The value to insert. */
+      value: unknown;
+    }
+  | {
+      /** Remove the value at `path`. */
+      op: 'remove';
+      /** JSON Pointer of the removed value. */
+      path: string;
+    };
 
 /** True when the object lists `finalizer` in metadata.finalizers. */
 export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {

@@ -1,24 +1,26 @@
 /**
- * `kubeloom demo`: runs the PodSet controller. Without a kubeconfig it brings its own cluster (the
- * embedded API server), drives a workload against the controller and prints a summary; with one
- * it runs the controller against that cluster until interrupted.
+ * `kubeloom demo`: runs the PodSet controller. By default it brings its own cluster (the embedded API
+ * server), drives a workload against the controller and prints a summary. Only when a cluster is
+ * named explicitly (`--kubeconfig`, `--context` or `--in-cluster`) does it run the controller there,
+ * until interrupted, after printing which cluster it writes to: a KUBECONFIG in the environment is
+ * never enough to make the demo write to a cluster.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CustomResourceDefinition } from '../api/apiextensions/v1.ts';
-import { collectDefaultMetrics, Registry } from 'prom-client';
 import { isAlreadyExists, isNotFound } from '../apimachinery/errors.ts';
 import { loadKubeConfig } from '../clientcmd/load.ts';
-import { NoConfigurationError } from '../clientcmd/errors.ts';
 import { restConfigFrom } from '../clientcmd/rest-config.ts';
-import { inClusterNamespace } from '../clientcmd/in-cluster.ts';
+import { inClusterKubeConfig, inClusterNamespace } from '../clientcmd/in-cluster.ts';
+import { kubeConfigPrecedence } from '../clientcmd/load.ts';
 import { RestClient } from '../rest/client.ts';
 import type { RestConfig } from '../rest/config.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
 import { customResourceClient } from '../kubernetes/clientset.ts';
 import { startApiServer, type ApiServer } from '../testing/index.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
+import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
 import { Progress, type ProgressOutput } from './progress.ts';
 import { DemoRuntime } from './runtime.ts';
@@ -28,8 +30,16 @@ import { runWorkload, type StepResult } from './workload.ts';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
-  /** Explicit kubeconfig (else KUBECONFIG, ~/.kube/config, in-cluster; none → embedded server). */
+  /**
+   * Run against the cluster of this kubeconfig file (its current context, or `context`). Without
+   * `kubeconfig`, `context` or `inCluster` the demo runs on the embedded API server, whatever
+   * KUBECONFIG or ~/.kube/config say: a cluster is written to only when named explicitly.
+   */
   kubeconfig?: string;
+  /** Run against this context of the kubeconfig (`kubeconfig`, else KUBECONFIG, else ~/.kube/config). */
+  context?: string;
+  /** Run against the cluster this pod runs in (its service account); for the Deployment in deploy/. */
+  inCluster?: boolean;
   /** Embedded mode: keep running after the workload until `signal` aborts. */
   serve?: boolean;
   /** Port of /metrics, /healthz, /readyz. Default 0 (any free port) locally, 8080 in a cluster. */
@@ -91,6 +101,38 @@ async function ensureCrd(rest: RestClient, namespace: string, signal: AbortSigna
   throw new Error(`CustomResourceDefinition ${podSetCrd.metadata?.name ?? ''} did not become Established`);
 }
 
+/**
+ * The kubeconfig the demo would once have picked up on its own (KUBECONFIG, else ~/.kube/config), to
+ * say that it is not used; undefined when there is none.
+ */
+async function ignoredKubeconfig(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  if (kubeConfigPrecedence(env).length > 0) return `KUBECONFIG (${env['KUBECONFIG'] ?? ''})`;
+  const file = path.join(env['HOME'] ?? homedir(), '.kube', 'config');
+  try {
+    await access(file);
+    return file;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A registry with the process metrics, or undefined when prom-client (an optional peer dependency)
+ * is not installed: the demo then runs without /metrics.
+ */
+async function processMetricsRegistry(): Promise<PrometheusRegistry | undefined> {
+  let prom: typeof import('prom-client');
+  try {
+    prom = await import('prom-client');
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    throw err;
+  }
+  const registry = new prom.Registry();
+  prom.collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
 function fmtMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
@@ -103,32 +145,41 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
   const env = options.env ?? process.env;
   const started = clock.now();
 
-  let config: RestConfig | undefined;
+  let config: RestConfig;
   let server: ApiServer | undefined;
-  let inCluster = false;
-  try {
-    const kubeconfig = await loadKubeConfig({ ...(options.kubeconfig !== undefined ? { path: options.kubeconfig } : {}), env });
-    inCluster = kubeconfig.source?.kind === 'in-cluster';
-    config = await restConfigFrom(kubeconfig);
-  } catch (err) {
-    if (!(err instanceof NoConfigurationError)) throw err;
-  }
-  const embedded = config === undefined;
+  const inCluster = options.inCluster === true;
+  const embedded = options.kubeconfig === undefined && options.context === undefined && !inCluster;
+  let target: string;
   if (embedded) {
     // The server's scheduler and kubelet stand-ins put the pods on a node and mark them Running/Ready.
     server = await startApiServer({ controllers: { scheduler: true, kubelet: true } });
     // Our own loopback server: no client-side throttling.
     config = { host: server.url, qps: -1 };
-  } else if (config !== undefined && config.qps === undefined) {
+    target = `the embedded API server at ${server.url}`;
+    const found = await ignoredKubeconfig(env);
+    target += found === undefined ? '' : ` (${found} is not used: pass --kubeconfig or --context to run against a cluster)`;
+  } else {
+    const kubeconfig = inCluster
+      ? await inClusterKubeConfig({ env })
+      : await loadKubeConfig({ ...(options.kubeconfig !== undefined ? { path: options.kubeconfig } : {}), ...(options.context !== undefined ? { context: options.context } : {}), env });
+    config = await restConfigFrom(kubeconfig);
     // kube-controller-manager's client defaults (--kube-api-qps 20, --kube-api-burst 30).
-    config = { ...config, qps: 20, burst: 30 };
+    if (config.qps === undefined) config = { ...config, qps: 20, burst: 30 };
+    const from = kubeconfig.source?.kind === 'files' ? `, from ${kubeconfig.source.files.join(path.delimiter)}` : '';
+    target = `the cluster at ${config.host} (context ${kubeconfig.currentContext || '(none)'}${from})`;
   }
-  const rest = new RestClient(config!);
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const rest = new RestClient(config);
+  const registry = await processMetricsRegistry();
 
   const namespace = embedded ? workloadNamespace : (options.namespace ?? (inCluster ? (env['POD_NAMESPACE'] ?? (await inClusterNamespace())) : ''));
   const leaseNamespace = embedded ? 'kube-system' : namespace !== '' ? namespace : (env['POD_NAMESPACE'] ?? 'default');
+  // Say where the demo writes before its first write.
+  out.write(`kubeloom demo: PodSet controller against ${target}\n`);
+  if (!embedded) {
+    out.write(
+      `  writes there: CustomResourceDefinition ${podSetCrd.metadata?.name ?? ''} (if missing), pods and Events of PodSets in ${namespace === '' ? 'all namespaces' : `namespace ${namespace}`}, Lease ${leaseNamespace}/podset-controller\n`,
+    );
+  }
 
   let metrics: MetricsServer | undefined;
   let runtime: DemoRuntime | undefined;
@@ -160,10 +211,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     });
     progress = new Progress({ out, runtime, clock });
 
-    const where = embedded ? `the embedded API server at ${server?.url ?? ''} (no kubeconfig found)` : `${config!.host}${namespace === '' ? ' (all namespaces)' : ` (namespace ${namespace})`}`;
-    out.write(`kubeloom demo: PodSet controller against ${where}\n`);
     out.write(`  CRD ${podSetCrd.metadata?.name ?? ''}: ${crd}\n`);
-    out.write(`  endpoints: ${metrics.url}/metrics ${metrics.url}/healthz ${metrics.url}/readyz\n`);
+    out.write(
+      registry !== undefined
+        ? `  endpoints: ${metrics.url}/metrics ${metrics.url}/healthz ${metrics.url}/readyz\n`
+        : `  endpoints: ${metrics.url}/healthz ${metrics.url}/readyz (no /metrics: prom-client is not installed)\n`,
+    );
     out.write(`  leader election: Lease ${leaseNamespace}/${runtime.leaseName}, identity ${runtime.identity}\n`);
     if (embedded) out.write('  no kubelet runs here: the scheduler and kubelet stand-ins of the embedded server bind new pods to a node and mark them Running/Ready through pods/status\n');
 

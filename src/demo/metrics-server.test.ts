@@ -27,3 +27,12 @@ test('metrics server: /metrics in Prometheus text, /healthz from the leader-elec
   assert.equal((await get('/nope'))[0], 404);
   assert.equal((await fetch(`${server.url}/metrics`, { method: 'POST' })).status, 405);
 });
+
+test('metrics server without a registry (prom-client not installed): /metrics answers 404 with the reason, probes still work', async (t) => {
+  const server = await startMetricsServer({ healthz: () => undefined, readyz: () => true });
+  t.after(() => server.stop());
+  const res = await fetch(`${server.url}/metrics`);
+  assert.deepEqual([res.status, await res.text()], [404, 'metrics are off: install prom-client to serve them\n']);
+  assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+  assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+});

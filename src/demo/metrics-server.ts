@@ -4,7 +4,7 @@
  * informer caches have synced).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Registry } from 'prom-client';
+import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 
 /** Options of {@link startMetricsServer}. */
 export interface MetricsServerOptions {
@@ -12,7 +12,8 @@ export interface MetricsServerOptions {
   port?: number;
   /** Address (default '127.0.0.1'; '0.0.0.0' in a cluster so the kubelet's probes reach it). */
   host?: string;
-  registry: Registry;
+  /** Serves /metrics from here; without one /metrics answers 404 (prom-client is not installed). */
+  registry?: PrometheusRegistry | undefined;
   /** Returns an error when the process is unhealthy. */
   healthz: () => Error | undefined;
   /** Returns true once the process is ready to serve. */
@@ -35,7 +36,9 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       res.writeHead(405, { 'content-type': 'text/plain' }).end('method not allowed\n');
       return;
     }
-    if (path === '/metrics') {
+    if (path === '/metrics' && options.registry === undefined) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('metrics are off: install prom-client to serve them\n');
+    } else if (path === '/metrics' && options.registry !== undefined) {
       const body = await options.registry.metrics();
       res.writeHead(200, { 'content-type': options.registry.contentType }).end(body);
     } else if (path === '/healthz' || path === '/livez') {

@@ -6,7 +6,7 @@
  */
 import type { Pod } from '../api/core/v1.ts';
 import type { OwnerReference, Status } from '../api/meta/v1.ts';
-import type { Registry } from 'prom-client';
+import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import { isConflict, isInvalid, isNotFound } from '../apimachinery/errors.ts';
 import { labelSelectorAsSelector, type LabelSelector } from '../apimachinery/labels.ts';
 import { keyOf, objectKey } from '../apimachinery/meta.ts';
@@ -48,7 +48,7 @@ export interface PodSetControllerOptions {
   /** Concurrent reconciles (default 5, as kube-controller-manager's --concurrent-replicaset-syncs). */
   workers?: number;
   /** Metrics registry for the controller and its queue. */
-  metrics?: Registry;
+  metrics?: PrometheusRegistry | undefined;
   clock?: Clock;
   /** Reports reconcile errors. Default: one line on stderr. */
   onError?: (error: unknown, key: string) => void;

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Pod } from '../api/core/v1.ts';
 import type { Event } from '../api/events/v1.ts';
-import type { Registry } from 'prom-client';
+import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import type { RestClient } from '../rest/client.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
 import { newClientset } from '../kubernetes/clientset.ts';
@@ -35,7 +35,8 @@ export interface DemoRuntimeOptions {
   leaseName?: string;
   /** This replica's identity (default hostname plus a random suffix). */
   identity?: string;
-  registry: Registry;
+  /** prom-client registry for the controller's and queue's metrics (default: none recorded). */
+  registry?: PrometheusRegistry | undefined;
   /** Mark pods Running/Ready (embedded mode only: there is no kubelet). */
   fakeKubelet?: boolean;
   /** Reconcile workers (default 5). */

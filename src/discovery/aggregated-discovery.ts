@@ -18,35 +18,51 @@ export const acceptDiscoveryFormats = `${AcceptV2},${AcceptV1}`;
 
 /** A kind named by group, version and kind (apidiscovery's responseKind). */
 export interface DiscoveryGroupVersionKind {
+  /** API group. */
   group?: string;
+  /** API version. */
   version?: string;
+  /** Kind. */
   kind?: string;
 }
 
 /** One subresource of a resource (apidiscovery.v2.APISubresourceDiscovery). */
 export interface APISubresourceDiscovery {
+  /** The subresource's name, e.g. `status`. */
   subresource: string;
+  /** The kind it returns. */
   responseKind?: DiscoveryGroupVersionKind;
+  /** The kinds it accepts. */
   acceptedTypes?: DiscoveryGroupVersionKind[];
+  /** The verbs it supports. */
   verbs: string[];
 }
 
 /** One resource of a group version (apidiscovery.v2.APIResourceDiscovery). */
 export interface APIResourceDiscovery {
+  /** Plural resource name. */
   resource: string;
+  /** The kind of its objects. */
   responseKind?: DiscoveryGroupVersionKind;
   /** `Namespaced` or `Cluster`. */
   scope: string;
+  /** Singular name. */
   singularResource: string;
+  /** The verbs it supports. */
   verbs: string[];
+  /** Short names, e.g. `po`. */
   shortNames?: string[];
+  /** Categories, e.g. `all`. */
   categories?: string[];
+  /** Its subresources. */
   subresources?: APISubresourceDiscovery[];
 }
 
 /** One version of a group (apidiscovery.v2.APIVersionDiscovery). */
 export interface APIVersionDiscovery {
+  /** The version, e.g. `v1`. */
   version: string;
+  /** Its resources. */
   resources?: APIResourceDiscovery[];
   /** `Current`, or `Stale` when the server could not refresh it (an aggregated API that is down). */
   freshness?: string;
@@ -54,19 +70,28 @@ export interface APIVersionDiscovery {
 
 /** One group, its versions in preference order (apidiscovery.v2.APIGroupDiscovery). */
 export interface APIGroupDiscovery {
-  metadata?: { name?: string };
+  /** The group's metadata: its name. */
+  metadata?: {
+    /** The group's name ('' for the core group). */
+    name?: string;
+  };
+  /** Its versions, preferred first. */
   versions?: APIVersionDiscovery[];
 }
 
 /** The aggregated discovery document (apidiscovery.v2.APIGroupDiscoveryList). */
 export interface APIGroupDiscoveryList {
+  /** `APIGroupDiscoveryList`. */
   kind?: string;
+  /** `apidiscovery.k8s.io/v2`. */
   apiVersion?: string;
+  /** Every group. */
   items?: APIGroupDiscovery[];
 }
 
 /** A group version the server reported as stale (discovery.StaleGroupVersionError). */
 export class StaleGroupVersionError extends KubeloomError {
+  /** The group version that is stale. */
   readonly groupVersion: string;
   constructor(groupVersion: string) {
     super('ERR_DISCOVERY_STALE_GROUP_VERSION', `stale GroupVersion discovery: ${groupVersion}`);
@@ -91,10 +116,18 @@ export function contentTypeIsGVK(contentType: string | undefined, gvk: { group: 
 }
 
 /** The kind of the aggregated discovery document. */
-export const aggregatedDiscoveryGVK = { group: 'apidiscovery.k8s.io', version: 'v2', kind: 'APIGroupDiscoveryList' } as const;
+export const aggregatedDiscoveryGVK = {
+  /** `apidiscovery.k8s.io`. */
+  group: 'apidiscovery.k8s.io',
+  /** `v2`. */
+  version: 'v2',
+  /** `APIGroupDiscoveryList`. */
+  kind: 'APIGroupDiscoveryList',
+} as const;
 
 /** The legacy groups, resource lists and failed group versions of an aggregated document. */
 export interface SplitDiscovery {
+  /** The groups, as the legacy /apis list. */
   groups: APIGroup[];
   /** Keyed by group version (`v1`, `apps/v1`). */
   resources: Map<string, APIResourceList>;

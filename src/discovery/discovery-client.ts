@@ -63,6 +63,7 @@ export class EmptyDiscoveryResponseError extends KubeloomError {
 
 /** The cache has no entry for a group version the server does not list (memcache.ErrCacheNotFound). */
 export class DiscoveryCacheNotFoundError extends KubeloomError {
+  /** The group version that is not cached. */
   readonly groupVersion: string;
   constructor(groupVersion: string) {
     super('ERR_DISCOVERY_CACHE_NOT_FOUND', `not found: the server does not list group version "${groupVersion}"`);
@@ -82,6 +83,7 @@ export interface GroupsAndResources {
 
 /** Resource lists with the server's preferred version of each resource (ServerPreferredResources). */
 export interface PreferredResources {
+  /** The resource lists, one resource per preferred version. */
   resources: APIResourceList[];
   /** Set when some group versions failed; `resources` then lacks them. */
   error?: GroupDiscoveryFailedError;

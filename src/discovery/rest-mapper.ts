@@ -17,19 +17,27 @@ import { builtinRestMappings, isOffline } from './builtin-mappings.ts';
 
 /** The resource a kind maps to, with its scope (meta.RESTMapping). */
 export interface RestMapping {
+  /** The resource (group, version, plural name). */
   resource: GroupVersionResource;
+  /** The kind its objects have. */
   groupVersionKind: GroupVersionKind;
+  /** Whether its objects live in namespaces. */
   namespaced: boolean;
   /** Discovery facts about the resource: singular name, short names, verbs, categories. */
   singularName: string;
+  /** Short names, e.g. `po` for pods. */
   shortNames: readonly string[];
+  /** Verbs the resource supports (`get`, `list`, `watch`, ...). */
   verbs: readonly string[];
+  /** Categories it belongs to, e.g. `all`. */
   categories: readonly string[];
 }
 
 /** No resource is known for a kind (meta.NoKindMatchError); the message is upstream's. */
 export class NoKindMatchError extends KubeloomError {
+  /** The group asked for. */
   readonly group: string;
+  /** The kind asked for. */
   readonly kind: string;
   /** The versions the search was restricted to, if any. */
   readonly searchedVersions: readonly string[];
@@ -75,6 +83,7 @@ export interface RestMapperOptions {
 
 /** Maps kinds ↔ resources using discovery. */
 export class RestMapper {
+  /** The discovery client the mappings come from. */
   readonly discovery: DiscoveryClient;
   #entries: Promise<Entry[]> | undefined;
   #builtAt = -1;

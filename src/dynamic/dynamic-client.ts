@@ -68,6 +68,7 @@ export class NamespaceableResourceClient<T = Unstructured> extends DynamicResour
  * const w = await widgets.get('w1');
  */
 export class DynamicClient {
+  /** The client requests go through. */
   readonly rest: RestClient;
 
   constructor(config: RestConfig | RestClient, options?: RestClientOptions) {

@@ -34,9 +34,13 @@ export interface ObjectClientOptions extends RestClientOptions {
 export interface ApplyResult {
   /** Position of the document in the manifest (0-based, empty documents counted). */
   index: number;
+  /** The object's apiVersion. */
   apiVersion: string;
+  /** The object's kind. */
   kind: string;
+  /** Its namespace ('' for cluster-scoped objects). */
   namespace: string;
+  /** Its name. */
   name: string;
   /** The object as the server stored it, when the apply succeeded. */
   object?: Unstructured;
@@ -52,8 +56,11 @@ export interface ApplyManifestOptions extends ApplyOptions {
 
 /** Reads and writes objects of any kind, resolved through discovery. */
 export class ObjectClient {
+  /** The client requests go through. */
   readonly rest: RestClient;
+  /** Maps apiVersion/kind to resources (discovery-backed). */
   readonly mapper: RestMapper;
+  /** Namespace for namespaced objects that name none. */
   readonly defaultNamespace: string;
 
   constructor(config: RestConfig | RestClient, options: ObjectClientOptions = {}) {
@@ -63,7 +70,14 @@ export class ObjectClient {
   }
 
   /** The resource client for an object's kind, in the object's namespace (or the default one). */
-  async clientFor(obj: Unstructured, options?: RequestOptions & { namespace?: string }): Promise<{ client: ResourceClient<Unstructured>; name: string; namespace: string }> {
+  async clientFor(obj: Unstructured, options?: RequestOptions & { namespace?: string }): Promise<{
+    /** A client for the object's resource, in its namespace. */
+    client: ResourceClient<Unstructured>;
+    /** The object's name. */
+    name: string;
+    /** The namespace used ('' for cluster-scoped objects). */
+    namespace: string;
+  }> {
     const apiVersion = obj.apiVersion;
     const kind = obj.kind;
     if (typeof apiVersion !== 'string' || apiVersion === '' || typeof kind !== 'string' || kind === '') {
@@ -87,16 +101,19 @@ export class ObjectClient {
     return client.get(name, options);
   }
 
+  /** Creates `obj`, resolving its resource from apiVersion/kind. */
   async create(obj: Unstructured, options?: CreateOptions): Promise<Unstructured> {
     const { client, namespace } = await this.clientFor(obj, options);
     return client.create(withNamespace(obj, namespace), options);
   }
 
+  /** Replaces `obj` (PUT), resolving its resource from apiVersion/kind. */
   async update(obj: Unstructured, options?: UpdateOptions): Promise<Unstructured> {
     const { client, namespace } = await this.#named(obj, 'update', options);
     return client.update(withNamespace(obj, namespace), options);
   }
 
+  /** Patches the object `obj` names (its apiVersion, kind, namespace and name). */
   async patch(obj: Unstructured, patchType: PatchTypeValue, patch: unknown, options?: PatchOptions): Promise<Unstructured> {
     const { client, name } = await this.#named(obj, 'patch', options);
     return client.patch(name, patchType, patch, options);
@@ -109,6 +126,7 @@ export class ObjectClient {
     return client.apply(withNamespace(obj, namespace), options);
   }
 
+  /** Deletes the object `obj` names. */
   async delete(obj: Unstructured, options?: DeleteOptions): Promise<Status | Unstructured> {
     const { client, name } = await this.#named(obj, 'delete', options);
     return client.delete(name, options);

@@ -56,6 +56,7 @@ function listerWatcherOf<T>(client: ResourceClient<T, unknown>): ListerWatcher<T
 
 /** A typed factory was asked for a resource it has no informer for (informers.ForResource's "no informer found"). */
 export class NoInformerForResourceError extends KubeloomError {
+  /** The resource that has no informer. */
   readonly resource: GroupVersionResource;
   constructor(gvr: GroupVersionResource) {
     super('ERR_INFORMER_NO_RESOURCE', `no informer found for ${gvr.group}/${gvr.version}, Resource=${gvr.resource}`);

@@ -1,4 +1,6 @@
 /** kubeloom/kubernetes: the typed clientset, generated from Kubernetes' OpenAPI documents. */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../node-version.ts';
 export * from './clientset.ts';
 export * from './resource-client.ts';
 export * from './resource-spec.ts';

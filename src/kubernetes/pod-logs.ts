@@ -8,13 +8,21 @@ import { resourcePath, type RestRequest } from '../rest/request.ts';
 
 /** core/v1 PodLogOptions (follow is chosen by the method). */
 export interface PodLogOptions extends RequestOptions {
+  /** The container; required when the pod has several. */
   container?: string;
+  /** The previous, terminated instance of the container. */
   previous?: boolean;
+  /** Only lines newer than this many seconds. */
   sinceSeconds?: number;
+  /** Only lines after this RFC 3339 time. */
   sinceTime?: string;
+  /** Prefix every line with its RFC 3339 timestamp. */
   timestamps?: boolean;
+  /** Only the last N lines. */
   tailLines?: number;
+  /** Stop after this many bytes. */
   limitBytes?: number;
+  /** Skip verifying the kubelet's serving certificate. */
   insecureSkipTLSVerifyBackend?: boolean;
 }
 
@@ -37,7 +45,9 @@ export function buildPodLogs(namespace: string, name: string, options: PodLogOpt
 
 /** Reads and follows container logs of the pods of one namespace. */
 export class PodLogsClient {
+  /** The client requests go through. */
   readonly rest: RestClient;
+  /** The pods' namespace. */
   readonly namespace: string;
 
   constructor(rest: RestClient, namespace: string) {

@@ -27,17 +27,25 @@ import {
 
 /** What a {@link ResourceClient} addresses. */
 export interface ResourceClientOptions {
+  /** API group, '' for the core group. */
   group: string;
+  /** API version. */
   version: string;
   /** Plural resource name. */
   resource: string;
   /** The kind of the objects (used to complete list items); '' when unknown. */
   kind?: string;
+  /** Whether objects live in namespaces. */
   namespaced: boolean;
   /** The namespace; '' (the default) means all namespaces for list/watch/deleteCollection. */
   namespace?: string;
   /** Accept headers for single objects and lists (metadata-only clients use PartialObjectMetadata). */
-  accept?: { object: string; list: string };
+  accept?: {
+    /** Accept header of requests returning one object. */
+    object: string;
+    /** Accept header of list requests. */
+    list: string;
+  };
   /**
    * Decode lists as client-go's UnstructuredList does (dynamic clients): items that carry neither
    * apiVersion nor kind get the list's apiVersion and its kind without the `List` suffix. Typed
@@ -49,6 +57,7 @@ export interface ResourceClientOptions {
 
 /** A subresource selector accepted by the verbs that can address one (`status`, `scale`, ...). */
 export interface SubresourceOption {
+  /** A subresource, e.g. `status` or `scale`. */
   subresource?: string;
 }
 
@@ -56,7 +65,12 @@ export interface SubresourceOption {
  * Whatever `T` is, what an apply request may carry: the object's identity plus any subset of fields.
  * (client-go's apply configurations.)
  */
-export type ApplyConfiguration<T> = { apiVersion?: string; kind?: string } & { [K in keyof T]?: unknown };
+export type ApplyConfiguration<T> = {
+  /** `group/version` of the object (required by the server). */
+  apiVersion?: string;
+  /** Kind of the object (required by the server). */
+  kind?: string;
+} & { [K in keyof T]?: unknown };
 
 /**
  * Reads, lists, watches and writes one resource. Every method accepts an AbortSignal and a timeout.
@@ -157,11 +171,17 @@ export function completeListItems<T>(list: KubeList<T>, unstructured: boolean): 
  * which are built on the `*Subresource` methods here.
  */
 export class ResourceClient<T, A = ApplyConfiguration<T>> implements ResourceInterface<T, A> {
+  /** The client requests go through. */
   readonly rest: RestClient;
+  /** API group, '' for the core group. */
   readonly group: string;
+  /** API version. */
   readonly version: string;
+  /** Plural resource name. */
   readonly resource: string;
+  /** Kind of the objects. */
   readonly kind: string;
+  /** Whether objects live in namespaces. */
   readonly namespaced: boolean;
   /** The namespace requests go to; '' for cluster-scoped clients and all-namespace clients. */
   readonly targetNamespace: string;

@@ -15,7 +15,9 @@ export interface SubresourceSpec {
   readonly method: string;
   /** Group, version and kind of the objects the subresource reads or writes. */
   readonly group: string;
+  /** The version. */
   readonly version: string;
+  /** The kind. */
   readonly kind: string;
   /** Verbs as discovery lists them (`get`, `update`, `patch`, `create`, `connect`). */
   readonly verbs: readonly string[];
@@ -31,9 +33,13 @@ export interface ResourceSpec {
   readonly accessor: string;
   /** Plural resource name (URL segment). */
   readonly resource: string;
+  /** The kind of its objects. */
   readonly kind: string;
+  /** Whether its objects live in namespaces. */
   readonly namespaced: boolean;
+  /** Verbs as discovery lists them. */
   readonly verbs: readonly string[];
+  /** Its subresources. */
   readonly subresources: readonly SubresourceSpec[];
 }
 
@@ -41,8 +47,11 @@ export interface ResourceSpec {
 export interface GroupVersionSpec {
   /** Accessor name in the clientset: `coreV1`, `appsV1`, `resourceV1beta2`. */
   readonly accessor: string;
+  /** API group, '' for the core group. */
   readonly group: string;
+  /** API version. */
   readonly version: string;
+  /** Its resources. */
   readonly resources: readonly ResourceSpec[];
 }
 
@@ -52,11 +61,17 @@ export interface ResourceTableRow {
   groupAccessor: string;
   /** Resource accessor name, e.g. `replicaSets`. */
   resourceAccessor: string;
+  /** API group, '' for the core group. */
   group: string;
+  /** API version. */
   version: string;
+  /** Plural resource name. */
   resource: string;
+  /** Kind of its objects. */
   kind: string;
+  /** Whether its objects live in namespaces. */
   namespaced: boolean;
+  /** Verbs as discovery lists them. */
   verbs: readonly string[];
   /** Subresource names (status, scale, log ...). */
   subresources: readonly string[];
@@ -89,11 +104,15 @@ export function rowsOf(groupVersions: readonly GroupVersionSpec[]): ResourceTabl
  * emits one per CRD version; {@link defineCustomResource} declares one by hand.
  */
 export interface CustomResource<T = unknown, A = ApplyConfiguration<T>> {
+  /** API group. */
   readonly group: string;
+  /** API version. */
   readonly version: string;
   /** Plural resource name. */
   readonly resource: string;
+  /** Kind of its objects. */
   readonly kind: string;
+  /** Whether its objects live in namespaces. */
   readonly namespaced: boolean;
   /** Subresources the CRD enables (`status`, `scale`). */
   readonly subresources: readonly string[];

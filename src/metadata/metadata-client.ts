@@ -117,6 +117,7 @@ export class NamespaceableMetadataResourceClient extends MetadataResourceClient 
  * secrets.items[0]?.metadata?.name; // no data was transferred
  */
 export class MetadataClient {
+  /** The client requests go through. */
   readonly rest: RestClient;
 
   constructor(config: RestConfig | RestClient, options?: RestClientOptions) {

@@ -11,30 +11,51 @@ import { milliValue, value } from './quantity.ts';
 import type { NodeMetrics, PodMetrics } from './types.ts';
 
 /** The metrics API group and version. */
-export const metricsGroupVersion = { group: 'metrics.k8s.io', version: 'v1beta1' } as const;
+export const metricsGroupVersion = {
+  /** `metrics.k8s.io`. */
+  group: 'metrics.k8s.io',
+  /** `v1beta1`. */
+  version: 'v1beta1',
+} as const;
 
 /** One row of `kubectl top node`. */
 export interface NodeTop {
+  /** The node's name. */
   name: string;
   /** CPU usage in millicores. */
   cpuMillicores: number;
+  /** Memory working set in bytes. */
   memoryBytes: number;
   /** Usage as a percentage of the node's allocatable, when the node object is known. */
   cpuPercent?: number;
+  /** Memory usage as a percentage of the node's allocatable, when the node object is known. */
   memoryPercent?: number;
 }
 
 /** One row of `kubectl top pod` (summed over containers), with the per-container figures. */
 export interface PodTop {
+  /** The pod's namespace. */
   namespace: string;
+  /** The pod's name. */
   name: string;
+  /** CPU usage in millicores, summed over containers. */
   cpuMillicores: number;
+  /** Memory working set in bytes, summed over containers. */
   memoryBytes: number;
-  containers: Array<{ name: string; cpuMillicores: number; memoryBytes: number }>;
+  /** The per-container figures. */
+  containers: Array<{
+    /** The container's name. */
+    name: string;
+    /** CPU usage in millicores. */
+    cpuMillicores: number;
+    /** Memory working set in bytes. */
+    memoryBytes: number;
+  }>;
 }
 
 /** Reads metrics.k8s.io (metricsv1beta1.MetricsV1beta1Client). */
 export class MetricsClient {
+  /** The client requests go through. */
   readonly rest: RestClient;
 
   constructor(rest: RestClient) {

@@ -82,7 +82,9 @@ export interface UpgradeSettings {
 
 /** A completed response with its whole body. */
 export interface RestResponse {
+  /** HTTP status code. */
   statusCode: number;
+  /** Response headers. */
   headers: IncomingHttpHeaders;
   /** The decoded (gunzipped) body. */
   body: Buffer;
@@ -90,7 +92,9 @@ export interface RestResponse {
 
 /** A response whose body is being streamed (watches, followed logs). */
 export interface StreamResponse {
+  /** HTTP status code. */
   statusCode: number;
+  /** Response headers. */
   headers: IncomingHttpHeaders;
   /**
    * The decoded body. Destroy it (or abort the request's signal) to release the connection; that is
@@ -350,6 +354,7 @@ let inheritedPool: ConnectionPool | undefined;
  * const pod = await client.json<Pod>(buildGet({ group: '', version: 'v1', namespace: 'default', resource: 'pods', name: 'web' }));
  */
 export class RestClient {
+  /** The configuration the client was built from. */
   readonly config: RestConfig;
   readonly #options: RestClientOptions;
   readonly #base: URL;
@@ -416,7 +421,10 @@ export class RestClient {
   }
 
   /** JSON form without credentials (for logs). */
-  toJSON(): { host: string } {
+  toJSON(): {
+    /** The base URL. */
+    host: string;
+  } {
     return { host: this.baseUrl };
   }
 
@@ -437,7 +445,7 @@ export class RestClient {
 
   /**
    * Sends `req` and reads the whole response. Resolves for 2xx responses; rejects with a
-   * {@link StatusError} for any other status, {@link NetworkError} when no response arrived,
+   * {@link apimachinery!StatusError} for any other status, {@link NetworkError} when no response arrived,
    * {@link RequestTimeoutError} on timeout, {@link ReadIdleTimeoutError} when the response stayed
    * silent past the read idle timeout (GETs are first retried), or the signal's reason when aborted.
    */
@@ -852,7 +860,7 @@ export class RestClient {
 }
 
 /**
- * Re-yields a watch's events, throwing an ERROR event's Status as a {@link StatusError}
+ * Re-yields a watch's events, throwing an ERROR event's Status as a {@link apimachinery!StatusError}
  * (410 Gone → `isExpired(err)`) instead of yielding it. Breaking out closes the underlying watch.
  */
 export async function* raiseWatchErrors<T>(watch: Watch<T>): AsyncGenerator<Exclude<WatchEvent<T>, { type: 'ERROR' }>, void, undefined> {

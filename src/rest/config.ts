@@ -19,8 +19,11 @@ export interface TlsClientConfig {
 
 /** Credentials a {@link CredentialProvider} returns for a request. */
 export interface Credentials {
+  /** Bearer token. */
   token?: string;
+  /** PEM client certificate. */
   clientCertificateData?: string;
+  /** PEM key of the client certificate. */
   clientKeyData?: string;
 }
 
@@ -43,9 +46,13 @@ export interface CredentialProvider {
 
 /** Impersonation headers (rest.ImpersonationConfig). */
 export interface ImpersonationConfig {
+  /** User to act as (`Impersonate-User`). */
   userName?: string;
+  /** UID to act as (`Impersonate-Uid`). */
   uid?: string;
+  /** Groups to act as (`Impersonate-Group`). */
   groups?: string[];
+  /** Extra fields (`Impersonate-Extra-<key>`). */
   extra?: Record<string, string[]>;
 }
 
@@ -71,13 +78,16 @@ export interface RestConfig {
   bearerTokenFile?: string;
   /** Basic auth (only when `username` is set). May not be combined with a bearer token. */
   username?: string;
+  /** Basic authentication password (with `username`). */
   password?: string;
   /**
    * Dynamic credentials (exec plugins). Used only when the config has no bearer token, token file,
    * username or client certificate of its own.
    */
   credentialProvider?: CredentialProvider;
+  /** TLS settings: CA, client certificate, server name, insecure mode. */
   tls?: TlsClientConfig;
+  /** Act as another user. */
   impersonate?: ImpersonationConfig;
   /** HTTP(S) proxy URL for all requests (kubeconfig `proxy-url`). */
   proxyUrl?: string;

@@ -18,6 +18,7 @@ export class NetworkError extends KubeloomError {
 
 /** A request did not complete within its timeout (RestConfig.timeoutMs or the per-call timeoutMs). */
 export class RequestTimeoutError extends KubeloomError {
+  /** The timeout that expired. */
   readonly timeoutMs: number;
   constructor(request: string, timeoutMs: number) {
     super('ERR_KUBE_REQUEST_TIMEOUT', `${request}: no response within ${timeoutMs} ms`);
@@ -33,6 +34,7 @@ export class RequestTimeoutError extends KubeloomError {
 export class ReadIdleTimeoutError extends KubeloomError {
   /** The method and URL that went unanswered. */
   readonly request: string;
+  /** How long the response stayed silent. */
   readonly idleMs: number;
   constructor(request: string, idleMs: number) {
     super('ERR_KUBE_READ_IDLE_TIMEOUT', `${request}: no response bytes for ${idleMs} ms; assuming a broken connection`);
@@ -111,8 +113,11 @@ function isTextContentType(contentType: string | undefined): boolean {
 
 /** Facts about an error response needed to build its Status. */
 export interface ErrorResponse {
+  /** HTTP status code. */
   statusCode: number;
+  /** Content-Type of the body. */
   contentType?: string;
+  /** The response body. */
   body: Uint8Array;
   /** Parsed Retry-After seconds, if the header was a valid integer. */
   retryAfterSeconds?: number;
@@ -120,7 +125,9 @@ export interface ErrorResponse {
   verb?: string;
   /** For messages and details: what was being accessed. */
   group?: string;
+  /** Resource of the request, for the synthesised Status's details. */
   resource?: string;
+  /** Object name of the request, for the synthesised Status's details. */
   name?: string;
 }
 

@@ -2,10 +2,13 @@
  * kubeloom/rest: the REST client (client-go's rest package): configuration, request building,
  * the pooled HTTP client with auth, rate limiting and retries, errors and watch decoding.
  */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../node-version.ts';
 export * from './config.ts';
 export * from './request.ts';
 export * from './errors.ts';
 export * from './list-decoder.ts';
+export { ManagedFieldsInterner, defaultInternerMaxBytes } from './managed-fields-interner.ts';
 export * from './client.ts';
 export * from './token-bucket.ts';
 export * from './token-file.ts';

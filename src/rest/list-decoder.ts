@@ -27,8 +27,11 @@ import { itemManagedFields, type ManagedFieldsInterner } from './managed-fields-
 
 /** What a list carries besides its items: kind, apiVersion, metadata and any other top-level member. */
 export interface ListEnvelope {
+  /** The list's `group/version`. */
   apiVersion?: string;
+  /** The list's kind (`PodList`, `List`, ...). */
   kind?: string;
+  /** resourceVersion, continue token and remainingItemCount. */
   metadata?: ListMeta;
   [member: string]: unknown;
 }

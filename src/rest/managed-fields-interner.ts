@@ -44,7 +44,12 @@ export class ManagedFieldsInterner {
   /** Start and end offsets of the fieldsV1 objects found in one object (reused). */
   readonly #spans: number[] = [];
 
-  constructor(options: { maxBytes?: number } = {}) {
+  constructor(
+    options: {
+      /** Bound on the remembered text (default {@link defaultInternerMaxBytes}). */
+      maxBytes?: number;
+    } = {},
+  ) {
     this.#maxBytes = options.maxBytes ?? defaultInternerMaxBytes;
   }
 

@@ -31,11 +31,13 @@ export class RequestConstructionError extends KubeloomError {
 export interface ResourceLocation {
   /** API group, '' for the core group (served under /api). */
   group: string;
+  /** API version, e.g. `v1`. */
   version: string;
   /** Namespace, or ''/undefined for cluster-scoped resources and all-namespace lists. */
   namespace?: string;
   /** Plural resource name. */
   resource?: string;
+  /** Object name. */
   name?: string;
   /** Subresource path, e.g. `status`, `scale`, `log`. */
   subresource?: string;
@@ -43,6 +45,7 @@ export interface ResourceLocation {
 
 /** One HTTP request to the API server, fully described as data. */
 export interface RestRequest {
+  /** The HTTP method. */
   verb: HttpVerb;
   /** Absolute path below the server's base URL, e.g. `/api/v1/namespaces/default/pods/web`. */
   path: string;
@@ -65,8 +68,11 @@ export interface RestRequest {
 
 /** The resource a request addresses (rest.Request's resource and resourceName). */
 export interface RequestTarget {
+  /** API group, '' for the core group. */
   group: string;
+  /** Plural resource name. */
   resource: string;
+  /** Object name, when the request names one. */
   name?: string;
 }
 

@@ -11,6 +11,7 @@ export interface TokenBucketOptions {
   qps: number;
   /** Bucket size: how many requests may go out back to back. Starts full. */
   burst: number;
+  /** Time source (default: the real clock). */
   clock?: Clock;
 }
 
@@ -20,7 +21,9 @@ export interface TokenBucketOptions {
  * are served in arrival order at exactly `qps`. Aborting a wait returns its token.
  */
 export class TokenBucketRateLimiter implements RequestRateLimiter {
+  /** Sustained requests per second. */
   readonly qps: number;
+  /** Requests allowed at once after an idle period. */
   readonly burst: number;
   readonly #clock: Clock;
   // Token balance as of #last; negative when waiters have reserved tokens not yet earned.

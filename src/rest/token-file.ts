@@ -16,6 +16,7 @@ const tokenFileLeewayMs = 10_000;
 
 /** The token file could not be read (and no earlier token is available). */
 export class TokenFileError extends KubeloomError {
+  /** The token file. */
   readonly path: string;
   constructor(path: string, cause: unknown) {
     super('ERR_KUBE_TOKEN_FILE', `failed to read token file "${path}": ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
@@ -25,6 +26,7 @@ export class TokenFileError extends KubeloomError {
 
 /** A cached view of a token file. */
 export class CachedTokenFile {
+  /** The token file. */
   readonly path: string;
   readonly #clock: Clock;
   #token: string | undefined;

@@ -19,7 +19,9 @@ const keepAliveTimeoutMs = 90_000;
 
 /** A client certificate and key presented in the TLS handshake. */
 export interface ClientCertificate {
+  /** PEM certificate. */
   certData: string;
+  /** PEM private key. */
   keyData: string;
 }
 

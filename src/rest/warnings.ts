@@ -9,11 +9,13 @@ export interface WarningHeader {
   code: number;
   /** The warn-agent, usually `-`. */
   agent: string;
+  /** The warning text. */
   text: string;
 }
 
 /** Receives the warnings of every response (rest.WarningHandler). */
 export interface WarningHandler {
+  /** Called once per Warning header of a response. */
   handleWarning(warning: WarningHeader): void;
 }
 
@@ -32,6 +34,7 @@ export class WarningLogger implements WarningHandler {
     this.#write = write;
   }
 
+  /** Logs the warning (once per distinct text). */
   handleWarning(warning: WarningHeader): void {
     if (warning.code !== 299 || warning.text === '' || this.#seen.has(warning.text)) return;
     this.#seen.add(warning.text);

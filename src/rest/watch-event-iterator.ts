@@ -53,10 +53,12 @@ export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T
     this.#decoder = new WatchStreamDecoder<T>(source.interner === undefined ? {} : { interner: source.interner });
   }
 
+  /** Iterating yields the events. */
   [Symbol.asyncIterator](): this {
     return this;
   }
 
+  /** The next event; done when the stream ends or was stopped. */
   next(): Promise<IteratorResult<WatchEvent<T>>> {
     if (this.#waiting === 0 && this.#index < this.#buffer.length) {
       return Promise.resolve({ done: false, value: this.#buffer[this.#index++]! });

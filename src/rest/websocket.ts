@@ -43,7 +43,9 @@ export class UpgradeFailureError extends KubeloomError {
 
 /** An open WebSocket and the subprotocol the server chose. The socket is paused: `resume()` it once listening. */
 export interface WebSocketConnection {
+  /** The open socket (paused). */
   socket: WebSocket;
+  /** The subprotocol the server chose. */
   protocol: string;
 }
 
@@ -51,6 +53,7 @@ export interface WebSocketConnection {
 export interface DialWebSocketOptions {
   /** Subprotocols in order of preference (Sec-WebSocket-Protocol). */
   protocols: readonly string[];
+  /** Aborts the handshake. */
   signal?: AbortSignal;
   /** Largest accepted message (default 64 MiB). */
   maxPayload?: number;

@@ -18,7 +18,27 @@ import { realClock, type Clock, type Timer } from '../util/clock/clock.ts';
  * - `cut`: exactly `afterBytes` more bytes are delivered from the server to the client, then both
  *   sides are destroyed (a stream cut at an arbitrary byte offset).
  */
-export type ChaosFault = { type: 'reset' } | { type: 'stall' } | { type: 'delay'; ms: number } | { type: 'cut'; afterBytes: number };
+export type ChaosFault =
+  | {
+      /** Destroy both sides at once. */
+      type: 'reset';
+    }
+  | {
+      /** Stop forwarding, keeping the connection open. */
+      type: 'stall';
+    }
+  | {
+      /** Deliver every later chunk late. */
+      type: 'delay';
+      /** The delay per chunk. */
+      ms: number;
+    }
+  | {
+      /** Cut the stream after some more bytes. */
+      type: 'cut';
+      /** Bytes still delivered from the server before the cut. */
+      afterBytes: number;
+    };
 
 /** Which connections a request rule applies to. */
 export interface ChaosRequestRule {
@@ -28,6 +48,7 @@ export interface ChaosRequestRule {
    * it is forwarded; a `cut` counts the response bytes from there.
    */
   match: RegExp;
+  /** What happens to matching requests. */
   fault: ChaosFault;
   /** How many matching requests are hit (default 1). */
   count?: number;
@@ -35,16 +56,19 @@ export interface ChaosRequestRule {
 
 /** A proxied connection, as seen by tests. */
 export interface ChaosConnection {
+  /** Connection number, from 1 in accept order. */
   readonly id: number;
   /** Request lines seen on this connection, oldest first (HTTP/1.1 keeps connections alive). */
   readonly requests: readonly string[];
   /** Bytes delivered client → server and server → client. */
   readonly bytesUp: number;
+  /** Bytes sent from the server to the client so far. */
   readonly bytesDown: number;
   /** Bytes delivered server → client since the last request line: > 0 once the current request is being answered. */
   readonly responseBytes: number;
   /** The fault currently applied, if any. */
   readonly fault: ChaosFault | undefined;
+  /** Whether the connection has closed. */
   readonly closed: boolean;
   /** Applies a fault to this connection now (on a stalled or cut connection, only `reset` still applies). */
   inject(fault: ChaosFault): void;
@@ -52,6 +76,7 @@ export interface ChaosConnection {
 
 /** Counters of what a {@link ChaosProxy} did. */
 export interface ChaosStats {
+  /** Connections accepted so far. */
   connections: number;
   /** Faults applied, by type. */
   faults: Record<ChaosFault['type'], number>;
@@ -73,6 +98,7 @@ export interface ChaosProxyOptions {
 export interface ChaosProxy {
   /** `127.0.0.1:<port>`; combine with a scheme: `http://${proxy.address}`. */
   readonly address: string;
+  /** The port the proxy listens on. */
   readonly port: number;
   /** Open connections, oldest first. */
   connections(): ChaosConnection[];
@@ -90,6 +116,7 @@ export interface ChaosProxy {
   pause(): Promise<void>;
   /** Listens again on the same port. */
   resume(): Promise<void>;
+  /** Counts of connections and bytes so far. */
   stats(): ChaosStats;
   /** Destroys every connection and closes the listener. */
   stop(): Promise<void>;

@@ -33,14 +33,19 @@ export interface CrdInstallOptions {
   pollIntervalMs?: number;
   /** Time source for the waiting (default: the real clock). */
   clock?: Clock;
+  /** Aborts the installation and the waiting. */
   signal?: AbortSignal;
 }
 
 /** Stable codes of {@link CrdInstallError}. */
 export const CrdInstallErrorCode = {
+  /** A path does not exist and `errorIfPathMissing` is set. */
   PathMissing: 'ERR_CRD_PATH_MISSING',
+  /** A file is not valid YAML or JSON, or one of its documents is not an object. */
   Decode: 'ERR_CRD_DECODE',
+  /** A CustomResourceDefinition in another apiVersion than apiextensions.k8s.io/v1 (v1beta1 is gone since Kubernetes 1.22). */
   UnsupportedVersion: 'ERR_CRD_UNSUPPORTED_VERSION',
+  /** A CRD was not Established and served in discovery within `maxTimeMs`. */
   NotEstablished: 'ERR_CRD_NOT_ESTABLISHED',
 } as const;
 

@@ -2,8 +2,11 @@
  * kubeloom/testing: the embedded Kubernetes API server for tests ("envtest without binaries"), and what a
  * test needs around it: installing CRDs, polling for a condition.
  */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../node-version.ts';
 export { startApiServer } from './apiserver/server.ts';
-export type { ApiServer, ApiServerOptions } from './apiserver/server.ts';
+export type { ApiServer, ApiServerOptions, ClientCertificate } from './apiserver/server.ts';
+export type { StaticUser } from './apiserver/authn/authenticator.ts';
 export type { ApiServerFaults, FailSpec, DelaySpec, Verb } from './apiserver/faults.ts';
 export { controllerNames } from './apiserver/controllers/controller-manager.ts';
 export type { ControllerName, ControllerOptions, ControllerStats, ServerControllers } from './apiserver/controllers/controller-manager.ts';

@@ -5,34 +5,52 @@ import type * as metaV1Apply from '../meta/v1.ts';
 
 /** An apply configuration (server-side apply): every field optional. Object type: `ServerStorageVersion` (apiserverinternal/v1alpha1). */
 export interface ServerStorageVersionApplyConfiguration {
+  /** The ID of the reporting API server. */
   apiServerID?: string;
+  /** The API server can decode objects encoded in these versions. The encodingVersion must be included in the decodableVersions. */
   decodableVersions?: string[];
+  /** The API server encodes the object to this version when persisting it in the backend (e.g., etcd). */
   encodingVersion?: string;
+  /** The API server can serve these versions. DecodableVersions must include all ServedVersions. */
   servedVersions?: string[];
 }
 
 /** An apply configuration of a whole StorageVersion (server-side apply): identity required, every other field optional. Object type: `StorageVersion` (apiserverinternal/v1alpha1). */
 export interface StorageVersionApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion: 'internal.apiserver.k8s.io/v1alpha1';
+  /** Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
   kind: 'StorageVersion';
+  /** The name is <group>.<resource>. */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string };
+  /** Spec is an empty spec. It is here to comply with Kubernetes API style. */
   spec?: apiserverinternalV1alpha1.StorageVersionSpec;
+  /** API server instances report the version they can decode and the version they encode objects to when persisting objects in the backend. */
   status?: StorageVersionStatusApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `StorageVersionCondition` (apiserverinternal/v1alpha1). */
 export interface StorageVersionConditionApplyConfiguration {
+  /** Last time the condition transitioned from one status to another. */
   lastTransitionTime?: metaV1.Time;
+  /** A human readable message indicating details about the transition. */
   message?: string;
+  /** If set, this represents the .metadata.generation that the condition was set based upon. */
   observedGeneration?: number;
+  /** The reason for the condition's last transition. */
   reason?: string;
+  /** Status of the condition, one of True, False, Unknown. */
   status?: string;
+  /** Type of the condition. */
   type?: string;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `StorageVersionStatus` (apiserverinternal/v1alpha1). */
 export interface StorageVersionStatusApplyConfiguration {
+  /** If all API server instances agree on the same encoding storage version, then this field is set to that version. Otherwise this field is left empty. API servers should finish updating its storageVersionStatus entry before serving write operations, so that this field will be in sync with the reality. */
   commonEncodingVersion?: string;
+  /** The latest available observations of the storageVersion's state. */
   conditions?: Array<StorageVersionConditionApplyConfiguration & { type: string }>;
+  /** The reported versions per API server instance. */
   storageVersions?: Array<ServerStorageVersionApplyConfiguration & { apiServerID: string }>;
 }

@@ -5,170 +5,259 @@ import type * as metaV1Apply from '../meta/v1.ts';
 
 /** An apply configuration (server-side apply): every field optional. Object type: `ContainerResourceMetricSource` (autoscaling/v2). */
 export interface ContainerResourceMetricSourceApplyConfiguration {
+  /** container is the name of the container in the pods of the scaling target */
   container?: string;
+  /** name is the name of the resource in question. */
   name?: string;
+  /** target specifies the target value for the given metric */
   target?: MetricTargetApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `ContainerResourceMetricStatus` (autoscaling/v2). */
 export interface ContainerResourceMetricStatusApplyConfiguration {
+  /** container is the name of the container in the pods of the scaling target */
   container?: string;
+  /** current contains the current value for the given metric */
   current?: MetricValueStatusApplyConfiguration;
+  /** name is the name of the resource in question. */
   name?: string;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `CrossVersionObjectReference` (autoscaling/v2). */
 export interface CrossVersionObjectReferenceApplyConfiguration {
+  /** apiVersion is the API version of the referent */
   apiVersion?: string;
+  /** kind is the kind of the referent; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
   kind?: string;
+  /** name is the name of the referent; More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names */
   name?: string;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `ExternalMetricSource` (autoscaling/v2). */
 export interface ExternalMetricSourceApplyConfiguration {
+  /** metric identifies the target metric by name and selector */
   metric?: MetricIdentifierApplyConfiguration;
+  /** target specifies the target value for the given metric */
   target?: MetricTargetApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `ExternalMetricStatus` (autoscaling/v2). */
 export interface ExternalMetricStatusApplyConfiguration {
+  /** current contains the current value for the given metric */
   current?: MetricValueStatusApplyConfiguration;
+  /** metric identifies the target metric by name and selector */
   metric?: MetricIdentifierApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `HPAScalingPolicy` (autoscaling/v2). */
 export interface HPAScalingPolicyApplyConfiguration {
+  /** periodSeconds specifies the window of time for which the policy should hold true. PeriodSeconds must be greater than zero and less than or equal to 1800 (30 min). */
   periodSeconds?: number;
+  /** type is used to specify the scaling policy. */
   type?: string;
+  /** value contains the amount of change which is permitted by the policy. It must be greater than zero */
   value?: number;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `HPAScalingRules` (autoscaling/v2). */
 export interface HPAScalingRulesApplyConfiguration {
+  /** policies is a list of potential scaling polices which can be used during scaling. If not set, use the default values: - For scale up: allow doubling the number of pods, or an absolute change of 4 pods in a 15s window. - For scale down: allow all pods to be removed in a 15s window. */
   policies?: HPAScalingPolicyApplyConfiguration[];
+  /** selectPolicy is used to specify which policy should be used. If not set, the default value Max is used. */
   selectPolicy?: string;
+  /** stabilizationWindowSeconds is the number of seconds for which past recommendations should be considered while scaling up or scaling down. StabilizationWindowSeconds must be greater than or equal to zero and less than or equal to 3600 (one hour). If not set, use the default values: - For scale up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the stabilization window is 300 seconds long). */
   stabilizationWindowSeconds?: number;
+  /**
+   * tolerance is the tolerance on the ratio between the current and desired metric value under which no updates are made to the desired number of replicas (e.g. 0.01 for 1%). Must be greater than or equal to zero. If not set, the default cluster-wide tolerance is applied (by default 10%).
+   *
+   * For example, if autoscaling is configured with a memory consumption target of 100Mi, and scale-down and scale-up tolerances of 5% and 1% respectively, scaling will be triggered when the actual consumption falls below 95Mi or exceeds 101Mi.
+   *
+   * This is an alpha field and requires enabling the HPAConfigurableTolerance feature gate.
+   */
   tolerance?: apimachinery.Quantity;
 }
 
 /** An apply configuration of a whole HorizontalPodAutoscaler (server-side apply): identity required, every other field optional. Object type: `HorizontalPodAutoscaler` (autoscaling/v2). */
 export interface HorizontalPodAutoscalerApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion: 'autoscaling/v2';
+  /** Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
   kind: 'HorizontalPodAutoscaler';
+  /** metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string; namespace: string };
+  /** spec is the specification for the behaviour of the autoscaler. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status. */
   spec?: HorizontalPodAutoscalerSpecApplyConfiguration;
+  /** status is the current information about the autoscaler. */
   status?: HorizontalPodAutoscalerStatusApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `HorizontalPodAutoscalerBehavior` (autoscaling/v2). */
 export interface HorizontalPodAutoscalerBehaviorApplyConfiguration {
+  /** scaleDown is scaling policy for scaling Down. If not set, the default value is to allow to scale down to minReplicas pods, with a 300 second stabilization window (i.e., the highest recommendation for the last 300sec is used). */
   scaleDown?: HPAScalingRulesApplyConfiguration;
+  /**
+   * scaleUp is scaling policy for scaling Up. If not set, the default value is the higher of:
+   *   * increase no more than 4 pods per 60 seconds
+   *   * double the number of pods per 60 seconds
+   * No stabilization is used.
+   */
   scaleUp?: HPAScalingRulesApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `HorizontalPodAutoscalerCondition` (autoscaling/v2). */
 export interface HorizontalPodAutoscalerConditionApplyConfiguration {
+  /** lastTransitionTime is the last time the condition transitioned from one status to another */
   lastTransitionTime?: metaV1.Time;
+  /** message is a human-readable explanation containing details about the transition */
   message?: string;
+  /** reason is the reason for the condition's last transition. */
   reason?: string;
+  /** status is the status of the condition (True, False, Unknown) */
   status?: string;
+  /** type describes the current condition */
   type?: string;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `HorizontalPodAutoscalerSpec` (autoscaling/v2). */
 export interface HorizontalPodAutoscalerSpecApplyConfiguration {
+  /** behavior configures the scaling behavior of the target in both Up and Down directions (scaleUp and scaleDown fields respectively). If not set, the default HPAScalingRules for scale up and scale down are used. */
   behavior?: HorizontalPodAutoscalerBehaviorApplyConfiguration;
+  /** maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas. */
   maxReplicas?: number;
+  /** metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization. */
   metrics?: MetricSpecApplyConfiguration[];
+  /** minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available. */
   minReplicas?: number;
+  /** scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count. */
   scaleTargetRef?: CrossVersionObjectReferenceApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `HorizontalPodAutoscalerStatus` (autoscaling/v2). */
 export interface HorizontalPodAutoscalerStatusApplyConfiguration {
+  /** conditions is the set of conditions required for this autoscaler to scale its target, and indicates whether or not those conditions are met. */
   conditions?: Array<HorizontalPodAutoscalerConditionApplyConfiguration & { type: string }>;
+  /** currentMetrics is the last read state of the metrics used by this autoscaler. */
   currentMetrics?: MetricStatusApplyConfiguration[];
+  /** currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler. */
   currentReplicas?: number;
+  /** desiredReplicas is the desired number of replicas of pods managed by this autoscaler, as last calculated by the autoscaler. */
   desiredReplicas?: number;
+  /** lastScaleTime is the last time the HorizontalPodAutoscaler scaled the number of pods, used by the autoscaler to control how often the number of pods is changed. */
   lastScaleTime?: metaV1.Time;
+  /** observedGeneration is the most recent generation observed by this autoscaler. */
   observedGeneration?: number;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `MetricIdentifier` (autoscaling/v2). */
 export interface MetricIdentifierApplyConfiguration {
+  /** name is the name of the given metric */
   name?: string;
+  /** selector is the string-encoded form of a standard kubernetes label selector for the given metric When set, it is passed as an additional parameter to the metrics server for more specific metrics scoping. When unset, just the metricName will be used to gather metrics. */
   selector?: metaV1Apply.LabelSelectorApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `MetricSpec` (autoscaling/v2). */
 export interface MetricSpecApplyConfiguration {
+  /** containerResource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing a single container in each pod of the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source. */
   containerResource?: ContainerResourceMetricSourceApplyConfiguration;
+  /** external refers to a global metric that is not associated with any Kubernetes object. It allows autoscaling based on information coming from components running outside of cluster (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster). */
   external?: ExternalMetricSourceApplyConfiguration;
+  /** object refers to a metric describing a single kubernetes object (for example, hits-per-second on an Ingress object). */
   object?: ObjectMetricSourceApplyConfiguration;
+  /** pods refers to a metric describing each pod in the current scale target (for example, transactions-processed-per-second).  The values will be averaged together before being compared to the target value. */
   pods?: PodsMetricSourceApplyConfiguration;
+  /** resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source. */
   resource?: ResourceMetricSourceApplyConfiguration;
+  /** type is the type of metric source.  It should be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each mapping to a matching field in the object. */
   type?: string;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `MetricStatus` (autoscaling/v2). */
 export interface MetricStatusApplyConfiguration {
+  /** container resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing a single container in each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source. */
   containerResource?: ContainerResourceMetricStatusApplyConfiguration;
+  /** external refers to a global metric that is not associated with any Kubernetes object. It allows autoscaling based on information coming from components running outside of cluster (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster). */
   external?: ExternalMetricStatusApplyConfiguration;
+  /** object refers to a metric describing a single kubernetes object (for example, hits-per-second on an Ingress object). */
   object?: ObjectMetricStatusApplyConfiguration;
+  /** pods refers to a metric describing each pod in the current scale target (for example, transactions-processed-per-second).  The values will be averaged together before being compared to the target value. */
   pods?: PodsMetricStatusApplyConfiguration;
+  /** resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source. */
   resource?: ResourceMetricStatusApplyConfiguration;
+  /** type is the type of metric source.  It will be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each corresponds to a matching field in the object. */
   type?: string;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `MetricTarget` (autoscaling/v2). */
 export interface MetricTargetApplyConfiguration {
+  /** averageUtilization is the target value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods. Currently only valid for Resource metric source type */
   averageUtilization?: number;
+  /** averageValue is the target value of the average of the metric across all relevant pods (as a quantity) */
   averageValue?: apimachinery.Quantity;
+  /** type represents whether the metric type is Utilization, Value, or AverageValue */
   type?: string;
+  /** value is the target value of the metric (as a quantity). */
   value?: apimachinery.Quantity;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `MetricValueStatus` (autoscaling/v2). */
 export interface MetricValueStatusApplyConfiguration {
+  /** currentAverageUtilization is the current value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods. */
   averageUtilization?: number;
+  /** averageValue is the current value of the average of the metric across all relevant pods (as a quantity) */
   averageValue?: apimachinery.Quantity;
+  /** value is the current value of the metric (as a quantity). */
   value?: apimachinery.Quantity;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `ObjectMetricSource` (autoscaling/v2). */
 export interface ObjectMetricSourceApplyConfiguration {
+  /** describedObject specifies the descriptions of a object,such as kind,name apiVersion */
   describedObject?: CrossVersionObjectReferenceApplyConfiguration;
+  /** metric identifies the target metric by name and selector */
   metric?: MetricIdentifierApplyConfiguration;
+  /** target specifies the target value for the given metric */
   target?: MetricTargetApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `ObjectMetricStatus` (autoscaling/v2). */
 export interface ObjectMetricStatusApplyConfiguration {
+  /** current contains the current value for the given metric */
   current?: MetricValueStatusApplyConfiguration;
+  /** DescribedObject specifies the descriptions of a object,such as kind,name apiVersion */
   describedObject?: CrossVersionObjectReferenceApplyConfiguration;
+  /** metric identifies the target metric by name and selector */
   metric?: MetricIdentifierApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `PodsMetricSource` (autoscaling/v2). */
 export interface PodsMetricSourceApplyConfiguration {
+  /** metric identifies the target metric by name and selector */
   metric?: MetricIdentifierApplyConfiguration;
+  /** target specifies the target value for the given metric */
   target?: MetricTargetApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `PodsMetricStatus` (autoscaling/v2). */
 export interface PodsMetricStatusApplyConfiguration {
+  /** current contains the current value for the given metric */
   current?: MetricValueStatusApplyConfiguration;
+  /** metric identifies the target metric by name and selector */
   metric?: MetricIdentifierApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `ResourceMetricSource` (autoscaling/v2). */
 export interface ResourceMetricSourceApplyConfiguration {
+  /** name is the name of the resource in question. */
   name?: string;
+  /** target specifies the target value for the given metric */
   target?: MetricTargetApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `ResourceMetricStatus` (autoscaling/v2). */
 export interface ResourceMetricStatusApplyConfiguration {
+  /** current contains the current value for the given metric */
   current?: MetricValueStatusApplyConfiguration;
+  /** name is the name of the resource in question. */
   name?: string;
 }

@@ -3,40 +3,56 @@ import type * as metaV1Apply from '../meta/v1.ts';
 
 /** An apply configuration of a whole IPAddress (server-side apply): identity required, every other field optional. Object type: `IPAddress` (networking/v1beta1). */
 export interface IPAddressApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion: 'networking.k8s.io/v1beta1';
+  /** Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
   kind: 'IPAddress';
+  /** Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string };
+  /** spec is the desired state of the IPAddress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status */
   spec?: IPAddressSpecApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `IPAddressSpec` (networking/v1beta1). */
 export interface IPAddressSpecApplyConfiguration {
+  /** ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object. */
   parentRef?: ParentReferenceApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `ParentReference` (networking/v1beta1). */
 export interface ParentReferenceApplyConfiguration {
+  /** Group is the group of the object being referenced. */
   group?: string;
+  /** Name is the name of the object being referenced. */
   name?: string;
+  /** Namespace is the namespace of the object being referenced. */
   namespace?: string;
+  /** Resource is the resource of the object being referenced. */
   resource?: string;
 }
 
 /** An apply configuration of a whole ServiceCIDR (server-side apply): identity required, every other field optional. Object type: `ServiceCIDR` (networking/v1beta1). */
 export interface ServiceCIDRApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion: 'networking.k8s.io/v1beta1';
+  /** Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
   kind: 'ServiceCIDR';
+  /** Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string };
+  /** spec is the desired state of the ServiceCIDR. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status */
   spec?: ServiceCIDRSpecApplyConfiguration;
+  /** status represents the current state of the ServiceCIDR. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status */
   status?: ServiceCIDRStatusApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `ServiceCIDRSpec` (networking/v1beta1). */
 export interface ServiceCIDRSpecApplyConfiguration {
+  /** CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable. */
   cidrs?: string[];
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `ServiceCIDRStatus` (networking/v1beta1). */
 export interface ServiceCIDRStatusApplyConfiguration {
+  /** conditions holds an array of metav1.Condition that describe the state of the ServiceCIDR. Current service state */
   conditions?: Array<metaV1Apply.ConditionApplyConfiguration & { type: string }>;
 }

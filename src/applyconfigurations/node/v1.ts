@@ -5,21 +5,33 @@ import type * as metaV1Apply from '../meta/v1.ts';
 
 /** An apply configuration (server-side apply): every field optional. Object type: `Overhead` (node/v1). */
 export interface OverheadApplyConfiguration {
+  /** podFixed represents the fixed resource overhead associated with running a pod. */
   podFixed?: { [key: string]: apimachinery.Quantity };
 }
 
 /** An apply configuration of a whole RuntimeClass (server-side apply): identity required, every other field optional. Object type: `RuntimeClass` (node/v1). */
 export interface RuntimeClassApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion: 'node.k8s.io/v1';
+  /** handler specifies the underlying runtime and configuration that the CRI implementation will use to handle pods of this class. The possible values are specific to the node & CRI configuration.  It is assumed that all handlers are available on every node, and handlers of the same name are equivalent on every node. For example, a handler called "runc" might specify that the runc OCI runtime (using native Linux containers) will be used to run the containers in a pod. The Handler must be lowercase, conform to the DNS Label (RFC 1123) requirements, and is immutable. */
   handler?: string;
+  /** Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
   kind: 'RuntimeClass';
+  /** More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string };
+  /**
+   * overhead represents the resource overhead associated with running a pod for a given RuntimeClass. For more details, see
+   *  https://kubernetes.io/docs/concepts/scheduling-eviction/pod-overhead/
+   */
   overhead?: OverheadApplyConfiguration;
+  /** scheduling holds the scheduling constraints to ensure that pods running with this RuntimeClass are scheduled to nodes that support it. If scheduling is nil, this RuntimeClass is assumed to be supported by all nodes. */
   scheduling?: SchedulingApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `Scheduling` (node/v1). */
 export interface SchedulingApplyConfiguration {
+  /** nodeSelector lists labels that must be present on nodes that support this RuntimeClass. Pods using this RuntimeClass can only be scheduled to a node matched by this selector. The RuntimeClass nodeSelector is merged with a pod's existing nodeSelector. Any conflicts will cause the pod to be rejected in admission. */
   nodeSelector?: { [key: string]: string };
+  /** tolerations are appended (excluding duplicates) to pods running with this RuntimeClass during admission, effectively unioning the set of nodes tolerated by the pod and the RuntimeClass. */
   tolerations?: coreV1Apply.TolerationApplyConfiguration[];
 }

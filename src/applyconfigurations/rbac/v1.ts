@@ -3,64 +3,96 @@ import type * as metaV1Apply from '../meta/v1.ts';
 
 /** An apply configuration (server-side apply): every field optional. Object type: `AggregationRule` (rbac/v1). */
 export interface AggregationRuleApplyConfiguration {
+  /** ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added */
   clusterRoleSelectors?: metaV1Apply.LabelSelectorApplyConfiguration[];
 }
 
 /** An apply configuration of a whole ClusterRole (server-side apply): identity required, every other field optional. Object type: `ClusterRole` (rbac/v1). */
 export interface ClusterRoleApplyConfiguration {
+  /** AggregationRule is an optional field that describes how to build the Rules for this ClusterRole. If AggregationRule is set, then the Rules are controller managed and direct changes to Rules will be stomped by the controller. */
   aggregationRule?: AggregationRuleApplyConfiguration;
+  /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion: 'rbac.authorization.k8s.io/v1';
+  /** Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
   kind: 'ClusterRole';
+  /** Standard object's metadata. */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string };
+  /** Rules holds all the PolicyRules for this ClusterRole */
   rules?: PolicyRuleApplyConfiguration[];
 }
 
 /** An apply configuration of a whole ClusterRoleBinding (server-side apply): identity required, every other field optional. Object type: `ClusterRoleBinding` (rbac/v1). */
 export interface ClusterRoleBindingApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion: 'rbac.authorization.k8s.io/v1';
+  /** Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
   kind: 'ClusterRoleBinding';
+  /** Standard object's metadata. */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string };
+  /** RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable. */
   roleRef?: RoleRefApplyConfiguration;
+  /** Subjects holds references to the objects the role applies to. */
   subjects?: SubjectApplyConfiguration[];
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `PolicyRule` (rbac/v1). */
 export interface PolicyRuleApplyConfiguration {
+  /** APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups. */
   apiGroups?: string[];
+  /** NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"),  but not both. */
   nonResourceURLs?: string[];
+  /** ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed. */
   resourceNames?: string[];
+  /** Resources is a list of resources this rule applies to. '*' represents all resources. */
   resources?: string[];
+  /** Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs. */
   verbs?: string[];
 }
 
 /** An apply configuration of a whole Role (server-side apply): identity required, every other field optional. Object type: `Role` (rbac/v1). */
 export interface RoleApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion: 'rbac.authorization.k8s.io/v1';
+  /** Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
   kind: 'Role';
+  /** Standard object's metadata. */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string; namespace: string };
+  /** Rules holds all the PolicyRules for this Role */
   rules?: PolicyRuleApplyConfiguration[];
 }
 
 /** An apply configuration of a whole RoleBinding (server-side apply): identity required, every other field optional. Object type: `RoleBinding` (rbac/v1). */
 export interface RoleBindingApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion: 'rbac.authorization.k8s.io/v1';
+  /** Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
   kind: 'RoleBinding';
+  /** Standard object's metadata. */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string; namespace: string };
+  /** RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable. */
   roleRef?: RoleRefApplyConfiguration;
+  /** Subjects holds references to the objects the role applies to. */
   subjects?: SubjectApplyConfiguration[];
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `RoleRef` (rbac/v1). */
 export interface RoleRefApplyConfiguration {
+  /** APIGroup is the group for the resource being referenced */
   apiGroup?: string;
+  /** Kind is the type of resource being referenced */
   kind?: string;
+  /** Name is the name of resource being referenced */
   name?: string;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `Subject` (rbac/v1). */
 export interface SubjectApplyConfiguration {
+  /** APIGroup holds the API group of the referenced subject. Defaults to "" for ServiceAccount subjects. Defaults to "rbac.authorization.k8s.io" for User and Group subjects. */
   apiGroup?: string;
+  /** Kind of object being referenced. Values defined by this API group are "User", "Group", and "ServiceAccount". If the Authorizer does not recognized the kind value, the Authorizer should report an error. */
   kind?: string;
+  /** Name of the object being referenced. */
   name?: string;
+  /** Namespace of the referenced object.  If the object kind is non-namespace, such as "User" or "Group", and this value is not empty the Authorizer should report an error. */
   namespace?: string;
 }

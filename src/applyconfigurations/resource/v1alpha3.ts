@@ -4,41 +4,100 @@ import type * as metaV1Apply from '../meta/v1.ts';
 
 /** An apply configuration (server-side apply): every field optional. Object type: `CELDeviceSelector` (resource/v1alpha3). */
 export interface CELDeviceSelectorApplyConfiguration {
+  /**
+   * Expression is a CEL expression which evaluates a single device. It must evaluate to true when the device under consideration satisfies the desired criteria, and false when it does not. Any other result is an error and causes allocation of devices to abort.
+   *
+   * The expression's input is an object named "device", which carries the following properties:
+   *  - driver (string): the name of the driver which defines this device.
+   *  - attributes (map[string]object): the device's attributes, grouped by prefix
+   *    (e.g. device.attributes["dra.example.com"] evaluates to an object with all
+   *    of the attributes which were prefixed by "dra.example.com".
+   *  - capacity (map[string]object): the device's capacities, grouped by prefix.
+   *
+   * Example: Consider a device with driver="dra.example.com", which exposes two attributes named "model" and "ext.example.com/family" and which exposes one capacity named "modules". This input to this expression would have the following fields:
+   *
+   *     device.driver
+   *     device.attributes["dra.example.com"].model
+   *     device.attributes["ext.example.com"].family
+   *     device.capacity["dra.example.com"].modules
+   *
+   * The device.driver field can be used to check for a specific driver, either as a high-level precondition (i.e. you only want to consider devices from this driver) or as part of a multi-clause expression that is meant to consider devices from different drivers.
+   *
+   * The value type of each attribute is defined by the device definition, and users who write these expressions must consult the documentation for their specific drivers. The value type of each capacity is Quantity.
+   *
+   * If an unknown prefix is used as a lookup in either device.attributes or device.capacity, an empty map will be returned. Any reference to an unknown field will cause an evaluation error and allocation to abort.
+   *
+   * A robust expression should check for the existence of attributes before referencing them.
+   *
+   * For ease of use, the cel.bind() function is enabled, and can be used to simplify expressions that access multiple attributes with the same domain. For example:
+   *
+   *     cel.bind(dra, device.attributes["dra.example.com"], dra.someBool && dra.anotherBool)
+   *
+   * The length of the expression must be smaller or equal to 10 Ki. The cost of evaluating it is also limited based on the estimated number of logical steps.
+   */
   expression?: string;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `DeviceSelector` (resource/v1alpha3). */
 export interface DeviceSelectorApplyConfiguration {
+  /** CEL contains a CEL expression for selecting a device. */
   cel?: CELDeviceSelectorApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `DeviceTaint` (resource/v1alpha3). */
 export interface DeviceTaintApplyConfiguration {
+  /** The effect of the taint on claims that do not tolerate the taint and through such claims on the pods using them. Valid effects are NoSchedule and NoExecute. PreferNoSchedule as used for nodes is not valid here. */
   effect?: string;
+  /** The taint key to be applied to a device. Must be a label name. */
   key?: string;
+  /** TimeAdded represents the time at which the taint was added. Added automatically during create or update if not set. */
   timeAdded?: metaV1.Time;
+  /** The taint value corresponding to the taint key. Must be a label value. */
   value?: string;
 }
 
 /** An apply configuration of a whole DeviceTaintRule (server-side apply): identity required, every other field optional. Object type: `DeviceTaintRule` (resource/v1alpha3). */
 export interface DeviceTaintRuleApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion: 'resource.k8s.io/v1alpha3';
+  /** Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
   kind: 'DeviceTaintRule';
+  /** Standard object metadata */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string };
+  /**
+   * Spec specifies the selector and one taint.
+   *
+   * Changing the spec automatically increments the metadata.generation number.
+   */
   spec?: DeviceTaintRuleSpecApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `DeviceTaintRuleSpec` (resource/v1alpha3). */
 export interface DeviceTaintRuleSpecApplyConfiguration {
+  /** DeviceSelector defines which device(s) the taint is applied to. All selector criteria must be satified for a device to match. The empty selector matches all devices. Without a selector, no devices are matches. */
   deviceSelector?: DeviceTaintSelectorApplyConfiguration;
+  /** The taint that gets applied to matching devices. */
   taint?: DeviceTaintApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `DeviceTaintSelector` (resource/v1alpha3). */
 export interface DeviceTaintSelectorApplyConfiguration {
+  /**
+   * If device is set, only devices with that name are selected. This field corresponds to slice.spec.devices[].name.
+   *
+   * Setting also driver and pool may be required to avoid ambiguity, but is not required.
+   */
   device?: string;
+  /** If DeviceClassName is set, the selectors defined there must be satisfied by a device to be selected. This field corresponds to class.metadata.name. */
   deviceClassName?: string;
+  /** If driver is set, only devices from that driver are selected. This fields corresponds to slice.spec.driver. */
   driver?: string;
+  /**
+   * If pool is set, only devices in that pool are selected.
+   *
+   * Also setting the driver name may be useful to avoid ambiguity when different drivers use the same pool name, but this is not required because selecting pools from different drivers may also be useful, for example when drivers with node-local devices use the node name as their pool name.
+   */
   pool?: string;
+  /** Selectors contains the same selection criteria as a ResourceClaim. Currently, CEL expressions are supported. All of these selectors must be satisfied. */
   selectors?: DeviceSelectorApplyConfiguration[];
 }

@@ -3,11 +3,18 @@ import type * as metaV1Apply from '../meta/v1.ts';
 
 /** An apply configuration of a whole PriorityClass (server-side apply): identity required, every other field optional. Object type: `PriorityClass` (scheduling/v1). */
 export interface PriorityClassApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion: 'scheduling.k8s.io/v1';
+  /** description is an arbitrary string that usually provides guidelines on when this priority class should be used. */
   description?: string;
+  /** globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority. */
   globalDefault?: boolean;
+  /** Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
   kind: 'PriorityClass';
+  /** Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string };
+  /** preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset. */
   preemptionPolicy?: string;
+  /** value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec. */
   value?: number;
 }

@@ -4,37 +4,54 @@ import type * as metaV1Apply from '../meta/v1.ts';
 
 /** An apply configuration (server-side apply): every field optional. Object type: `GroupVersionResource` (storagemigration/v1alpha1). */
 export interface GroupVersionResourceApplyConfiguration {
+  /** The name of the group. */
   group?: string;
+  /** The name of the resource. */
   resource?: string;
+  /** The name of the version. */
   version?: string;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `MigrationCondition` (storagemigration/v1alpha1). */
 export interface MigrationConditionApplyConfiguration {
+  /** The last time this condition was updated. */
   lastUpdateTime?: metaV1.Time;
+  /** A human readable message indicating details about the transition. */
   message?: string;
+  /** The reason for the condition's last transition. */
   reason?: string;
+  /** Status of the condition, one of True, False, Unknown. */
   status?: string;
+  /** Type of the condition. */
   type?: string;
 }
 
 /** An apply configuration of a whole StorageVersionMigration (server-side apply): identity required, every other field optional. Object type: `StorageVersionMigration` (storagemigration/v1alpha1). */
 export interface StorageVersionMigrationApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion: 'storagemigration.k8s.io/v1alpha1';
+  /** Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
   kind: 'StorageVersionMigration';
+  /** Standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string };
+  /** Specification of the migration. */
   spec?: StorageVersionMigrationSpecApplyConfiguration;
+  /** Status of the migration. */
   status?: StorageVersionMigrationStatusApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `StorageVersionMigrationSpec` (storagemigration/v1alpha1). */
 export interface StorageVersionMigrationSpecApplyConfiguration {
+  /** The token used in the list options to get the next chunk of objects to migrate. When the .status.conditions indicates the migration is "Running", users can use this token to check the progress of the migration. */
   continueToken?: string;
+  /** The resource that is being migrated. The migrator sends requests to the endpoint serving the resource. Immutable. */
   resource?: GroupVersionResourceApplyConfiguration;
 }
 
 /** An apply configuration (server-side apply): every field optional. Object type: `StorageVersionMigrationStatus` (storagemigration/v1alpha1). */
 export interface StorageVersionMigrationStatusApplyConfiguration {
+  /** The latest available observations of the migration's current state. */
   conditions?: Array<MigrationConditionApplyConfiguration & { type: string }>;
+  /** ResourceVersion to compare with the GC cache for performing the migration. This is the current resource version of given group, version and resource when kube-controller-manager first observes this StorageVersionMigration resource. */
   resourceVersion?: string;
 }

@@ -53,7 +53,9 @@ export interface Cluster {
 
 /** One environment variable given to an exec plugin. */
 export interface ExecEnvVar {
+  /** Variable name. */
   name: string;
+  /** Variable value. */
   value: string;
 }
 
@@ -77,6 +79,7 @@ export interface ExecConfig {
 
 /** A legacy in-tree auth provider entry (gcp, azure, oidc). kubeloom only reports these as unsupported. */
 export interface AuthProviderConfig {
+  /** Provider name, e.g. `oidc`. */
   name: string;
   /** Provider settings; often hold tokens, so always redacted when printing. */
   config?: Record<string, string>;
@@ -86,9 +89,11 @@ export interface AuthProviderConfig {
 export interface AuthInfo {
   /** The kubeconfig file this entry was read from (not serialised). */
   locationOfOrigin?: string;
+  /** Path of a PEM client certificate (relative paths resolved against the kubeconfig file). */
   clientCertificate?: string;
   /** PEM certificate text; wins over {@link AuthInfo.clientCertificate}. */
   clientCertificateData?: string;
+  /** Path of the PEM key of the client certificate. */
   clientKey?: string;
   /** PEM private key text; wins over {@link AuthInfo.clientKey}. Secret. */
   clientKeyData?: string;
@@ -104,11 +109,15 @@ export interface AuthInfo {
   impersonateGroups?: string[];
   /** Impersonated extra fields (`as-user-extra`). */
   impersonateUserExtra?: Record<string, string[]>;
+  /** Basic authentication user name. */
   username?: string;
   /** Basic-auth password. Secret. */
   password?: string;
+  /** A legacy auth provider (not supported; kept to explain the failure). */
   authProvider?: AuthProviderConfig;
+  /** An exec credential plugin. */
   exec?: ExecConfig;
+  /** Extensions by name (opaque). */
   extensions?: Record<string, unknown>;
 }
 
@@ -122,24 +131,31 @@ export interface Context {
   authInfo: string;
   /** Default namespace; empty means `default`. */
   namespace?: string;
+  /** Extensions by name (opaque). */
   extensions?: Record<string, unknown>;
 }
 
 /** kubectl preferences (kept for round trips). */
 export interface Preferences {
+  /** Unused by kubeloom; kept for round trips. */
   colors?: boolean;
+  /** Extensions by name (opaque). */
   extensions?: Record<string, unknown>;
 }
 
 /** A whole kubeconfig, possibly merged from several files (clientcmdapi.Config). */
 export interface KubeConfig {
+  /** General preferences. */
   preferences: Preferences;
+  /** Clusters by name. */
   clusters: Record<string, Cluster>;
   /** The YAML `users` list, keyed by name. */
   authInfos: Record<string, AuthInfo>;
+  /** Contexts by name. */
   contexts: Record<string, Context>;
   /** Name of the context used by default; '' when unset. */
   currentContext: string;
+  /** Extensions by name (opaque). */
   extensions?: Record<string, unknown>;
   /**
    * Where this config came from: the files that were read, in precedence order, or the in-cluster
@@ -153,7 +169,21 @@ export interface KubeConfig {
  * the pod's namespace (POD_NAMESPACE, else the service account's namespace file), used by
  * `namespaceOf` for a context that names no namespace, as client-go's deferred loading does.
  */
-export type ConfigSource = { kind: 'files'; files: string[]; inClusterNamespace?: string } | { kind: 'in-cluster'; root: string };
+export type ConfigSource =
+  | {
+      /** Read from kubeconfig files. */
+      kind: 'files';
+      /** The files that were read, in merge order. */
+      files: string[];
+      /** Inside a pod: the pod's namespace. */
+      inClusterNamespace?: string;
+    }
+  | {
+      /** Built from the pod's service account. */
+      kind: 'in-cluster';
+      /** The directory standing in for `/` (tests). */
+      root: string;
+    };
 
 /** An empty config (clientcmdapi.NewConfig). */
 export function newKubeConfig(): KubeConfig {

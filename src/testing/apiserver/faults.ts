@@ -29,7 +29,9 @@ export interface FailSpec {
 export interface DelaySpec {
   /** Delay in milliseconds (measured on the server's clock). */
   ms: number;
+  /** Only requests with this verb (default: any). */
   verb?: Verb;
+  /** Only requests for this resource (default: any). */
   resource?: string;
   /** How many matching requests are delayed (default 1). */
   count?: number;

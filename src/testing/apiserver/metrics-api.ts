@@ -13,7 +13,9 @@ export type ResourceUsage = Record<string, string>;
 
 /** One node's usage as a test sets it. */
 export interface NodeMetricsInput {
+  /** The node's name. */
   name: string;
+  /** CPU and memory in use. */
   usage: ResourceUsage;
   /** RFC 3339 time of the sample (default: now). */
   timestamp?: string;
@@ -23,10 +25,20 @@ export interface NodeMetricsInput {
 
 /** One pod's usage, per container, as a test sets it. */
 export interface PodMetricsInput {
+  /** The pod's namespace. */
   namespace: string;
+  /** The pod's name. */
   name: string;
-  containers: Array<{ name: string; usage: ResourceUsage }>;
+  /** Usage per container. */
+  containers: Array<{
+    /** The container's name. */
+    name: string;
+    /** CPU and memory in use. */
+    usage: ResourceUsage;
+  }>;
+  /** When the usage was measured (default: now). */
   timestamp?: string;
+  /** Sampling window (default `'10.0s'`, metrics-server's). */
   window?: string;
 }
 

@@ -10,7 +10,6 @@ import type { Duplex } from 'node:stream';
 import { writeFile, chmod } from 'node:fs/promises';
 import { stringify as toYaml } from 'yaml';
 import { randomBytes } from 'node:crypto';
-import { generate } from 'selfsigned';
 import { realClock, type Clock, type Ticker } from '../../util/clock/clock.ts';
 import { ResourceRegistry } from './resources.ts';
 import { Storage } from './storage.ts';
@@ -89,7 +88,9 @@ export interface ApiServerOptions {
 
 /** A client certificate and its private key, in PEM. */
 export interface ClientCertificate {
+  /** The certificate, signed by the server's client CA. */
   certPem: string;
+  /** Its private key. */
   keyPem: string;
 }
 
@@ -149,6 +150,11 @@ const defaultBookmarkIntervalMs = 60_000;
 // kube-apiserver's minimum watch timeout (it picks randomly in [1800, 3600) seconds).
 const defaultWatchTimeoutSeconds = 1800;
 const defaultWatchHistorySize = 100_000;
+
+// The certificate generator (and its crypto dependencies) loads only when TLS is asked for.
+async function generate(...args: Parameters<typeof import('selfsigned').generate>): ReturnType<typeof import('selfsigned').generate> {
+  return (await import('selfsigned')).generate(...args);
+}
 
 async function selfSignedCertificate(): Promise<{ key: string; cert: string }> {
   const pems = await generate([{ name: 'commonName', value: 'kubeloom' }], {

@@ -113,11 +113,13 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     return this.#populated && this.#initialPopulationCount === 0;
   }
 
+  /** Queues an Added delta for `obj`. */
   add(obj: T): void {
     this.#populated = true;
     this.#queueAction(DeltaType.Added, obj);
   }
 
+  /** Queues an Updated delta for `obj`. */
   update(obj: T): void {
     this.#populated = true;
     this.#queueAction(DeltaType.Updated, obj);
@@ -163,6 +165,7 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     return out;
   }
 
+  /** The keys of every queued object. */
   listKeys(): string[] {
     return Array.from(this.#items.keys());
   }
@@ -178,6 +181,7 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     return d === undefined ? undefined : d.slice();
   }
 
+  /** True once {@link DeltaFIFO.close} was called. */
   isClosed(): boolean {
     return this.#closed;
   }

@@ -7,8 +7,11 @@ import type { DeletedFinalStateUnknown } from './key-functions.ts';
 
 /** The kinds of change a delta records (cache.DeltaType). */
 export const DeltaType = {
+  /** The object was added. */
   Added: 'Added',
+  /** The object was updated. */
   Updated: 'Updated',
+  /** The object was deleted. */
   Deleted: 'Deleted',
   /** The object was in a relist (only when the queue emits Replaced; Sync otherwise). */
   Replaced: 'Replaced',
@@ -28,26 +31,41 @@ export type ObjectDeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sy
 
 /** A change to one object. A Deleted delta may carry a tombstone instead of the object. */
 export interface ObjectDelta<T> {
+  /** What happened. */
   readonly type: ObjectDeltaType;
+  /** The object, or a tombstone for a delete noticed by a relist. */
   readonly object: T | DeletedFinalStateUnknown<T>;
 }
 
 /** The payload of a ReplacedAll delta: the relisted objects (already transformed) and the list's resourceVersion. */
 export interface ReplacedAllInfo<T> {
+  /** The resourceVersion of the list. */
   readonly resourceVersion: string;
+  /** Every object of the list. */
   readonly objects: readonly T[];
 }
 
 /** The payload of a SyncAll delta. */
 export interface SyncAllInfo {
+  /** Marks a resync of every cached object. */
   readonly kind: 'SyncAll';
 }
 
 /** Any delta a queue can hand out (cache.Delta). */
 export type Delta<T> =
   | ObjectDelta<T>
-  | { readonly type: 'ReplacedAll'; readonly object: ReplacedAllInfo<T> }
-  | { readonly type: 'SyncAll'; readonly object: SyncAllInfo };
+  | {
+      /** A relist replaced the whole state (RealFIFO's atomic replace). */
+      readonly type: 'ReplacedAll';
+      /** The new list and its resourceVersion. */
+      readonly object: ReplacedAllInfo<T>;
+    }
+  | {
+      /** A resync of every cached object. */
+      readonly type: 'SyncAll';
+      /** The marker of the resync. */
+      readonly object: SyncAllInfo;
+    };
 
 /** The deltas of one object, oldest first (cache.Deltas). Never empty when handed out. */
 export type Deltas<T> = ObjectDelta<T>[];
@@ -90,10 +108,15 @@ export class RequeueError extends KubeloomError {
 
 /** The subset of a store a reflector writes to (cache.ReflectorStore). */
 export interface ReflectorStore<T> {
+  /** An object was added. */
   add(obj: T): void;
+  /** An object was updated. */
   update(obj: T): void;
+  /** An object was deleted. */
   delete(obj: T): void;
+  /** The full list replaces what is known (after a LIST). */
   replace(list: readonly T[], resourceVersion: string): void;
+  /** Re-delivers every known object (periodic resync). */
   resync(): void;
   /**
    * Told the resourceVersion of every watch bookmark, when the store wants it (the optional
@@ -127,6 +150,7 @@ export interface Queue<T, D> extends ReflectorStore<T> {
   hasSynced(): boolean;
   /** Closes the queue: waiting pops reject with {@link FIFOClosedError}. */
   close(): void;
+  /** True once the queue was closed. */
   isClosed(): boolean;
 }
 

@@ -17,15 +17,21 @@ import type { DeletedFinalStateUnknown } from './key-functions.ts';
  *   {@link DeletedFinalStateUnknown} tombstone holding the last known state.
  */
 export interface ResourceEventHandler<T> {
+  /** An object was added; `isInInitialList` is true for objects of the initial list. */
   onAdd?(obj: T, isInInitialList: boolean): void | Promise<void>;
+  /** An object changed (or a resync re-delivered it, with `oldObj === newObj`). */
   onUpdate?(oldObj: T, newObj: T): void | Promise<void>;
+  /** An object was deleted; a tombstone when only a relist noticed the delete. */
   onDelete?(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
 }
 
 /** Functions for {@link ResourceEventHandlerFuncs}; any may be omitted. */
 export interface ResourceEventHandlerFuncsOptions<T> {
+  /** Called for adds. */
   addFunc?: (obj: T) => void | Promise<void>;
+  /** Called for updates. */
   updateFunc?: (oldObj: T, newObj: T) => void | Promise<void>;
+  /** Called for deletes (possibly with a tombstone). */
   deleteFunc?: (obj: T | DeletedFinalStateUnknown<T>) => void | Promise<void>;
 }
 
@@ -35,12 +41,15 @@ export class ResourceEventHandlerFuncs<T> implements ResourceEventHandler<T> {
   constructor(funcs: ResourceEventHandlerFuncsOptions<T>) {
     this.#f = funcs;
   }
+  /** Calls `addFunc`. */
   onAdd(obj: T): void | Promise<void> {
     return this.#f.addFunc?.(obj);
   }
+  /** Calls `updateFunc`. */
   onUpdate(oldObj: T, newObj: T): void | Promise<void> {
     return this.#f.updateFunc?.(oldObj, newObj);
   }
+  /** Calls `deleteFunc`. */
   onDelete(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void> {
     return this.#f.deleteFunc?.(obj);
   }
@@ -50,6 +59,7 @@ export class ResourceEventHandlerFuncs<T> implements ResourceEventHandler<T> {
 export interface FilteringResourceEventHandlerOptions<T> {
   /** Must not mutate the object. Receives tombstones on delete. */
   filterFunc: (obj: T | DeletedFinalStateUnknown<T>) => boolean;
+  /** Receives the notifications that pass the filter. */
   handler: ResourceEventHandler<T>;
 }
 
@@ -65,10 +75,12 @@ export class FilteringResourceEventHandler<T> implements ResourceEventHandler<T>
     this.#filter = options.filterFunc;
     this.#handler = options.handler;
   }
+  /** Passes the add on if the filter accepts the object. */
   onAdd(obj: T, isInInitialList: boolean): void | Promise<void> {
     if (!this.#filter(obj)) return;
     return this.#handler.onAdd?.(obj, isInInitialList);
   }
+  /** Passes the update on, or turns it into an add or a delete when the object enters or leaves the filter. */
   onUpdate(oldObj: T, newObj: T): void | Promise<void> {
     const newer = this.#filter(newObj);
     const older = this.#filter(oldObj);
@@ -76,6 +88,7 @@ export class FilteringResourceEventHandler<T> implements ResourceEventHandler<T>
     if (newer) return this.#handler.onAdd?.(newObj, false);
     if (older) return this.#handler.onDelete?.(oldObj);
   }
+  /** Passes the delete on if the filter accepts the object. */
   onDelete(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void> {
     if (!this.#filter(obj)) return;
     return this.#handler.onDelete?.(obj);

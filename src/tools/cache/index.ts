@@ -1,4 +1,6 @@
 /** kubeloom/tools/cache: stores, indexers, queues, reflectors, shared informers, listers (client-go tools/cache). */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../../node-version.ts';
 export * from './key-functions.ts';
 export * from './indexer.ts';
 export * from './thread-safe-store.ts';
@@ -17,4 +19,5 @@ export * from './lister.ts';
 export * from './wait-for-cache-sync.ts';
 export * from './transforms.ts';
 export * from './deep-freeze.ts';
+export type { ListPageMeta } from './list-pager.ts';
 export { FakeListerWatcher, FakeWatch, type ListScript, type WatchScript, type FakeListerWatcherOptions } from './testing/fake-lister-watcher.ts';

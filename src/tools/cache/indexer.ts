@@ -13,6 +13,7 @@ export type Indexers<T> = Readonly<Record<string, IndexFunc<T>>>;
 
 /** Thrown when querying an index that was never registered (message as upstream's). */
 export class UnknownIndexError extends KubeloomError {
+  /** The index that does not exist. */
   readonly indexName: string;
   constructor(indexName: string) {
     super('ERR_CACHE_UNKNOWN_INDEX', `Index with name ${indexName} does not exist`);
@@ -22,6 +23,7 @@ export class UnknownIndexError extends KubeloomError {
 
 /** Thrown by `addIndexers` when an index name is already registered. */
 export class IndexConflictError extends KubeloomError {
+  /** The indexes that already exist. */
   readonly indexNames: readonly string[];
   constructor(indexNames: readonly string[]) {
     super('ERR_CACHE_INDEX_CONFLICT', `indexer conflict: ${indexNames.join(', ')}`);
@@ -31,6 +33,7 @@ export class IndexConflictError extends KubeloomError {
 
 /** Thrown when an index function fails for an object; the store is left unchanged. */
 export class IndexFuncError extends KubeloomError {
+  /** The index whose function failed. */
   readonly indexName: string;
   constructor(indexName: string, key: string, cause: unknown) {
     super('ERR_CACHE_INDEX_FUNC', `unable to calculate index ${indexName} for key ${JSON.stringify(key)}: ${String(cause)}`, { cause });

@@ -34,6 +34,7 @@ export function keyOrKeyError<O>(keyFunc: (obj: O) => string, obj: O): string {
 
 /** Thrown by {@link splitMetaNamespaceKey} for a key that is neither `name` nor `namespace/name`. */
 export class InvalidKeyError extends KubeloomError {
+  /** The key that could not be split. */
   readonly key: string;
   constructor(key: string) {
     super('ERR_CACHE_INVALID_KEY', `unexpected key format: ${JSON.stringify(key)}`);
@@ -103,7 +104,12 @@ export function deletionHandlingMetaNamespaceKeyFunc(obj: unknown): string {
  * Splits a key made by {@link metaNamespaceKeyFunc} into namespace and name
  * (cache.SplitMetaNamespaceKey). Throws {@link InvalidKeyError} for more than one `/`.
  */
-export function splitMetaNamespaceKey(key: string): { namespace: string; name: string } {
+export function splitMetaNamespaceKey(key: string): {
+  /** The namespace ('' for a cluster-scoped key). */
+  namespace: string;
+  /** The name. */
+  name: string;
+} {
   const parts = key.split('/');
   if (parts.length === 1) return { namespace: '', name: parts[0]! };
   if (parts.length === 2) return { namespace: parts[0]!, name: parts[1]! };

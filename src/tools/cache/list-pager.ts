@@ -13,8 +13,11 @@ export const defaultPageSize = 500;
 
 /** What a LIST response holds besides its items. */
 export interface ListPageMeta {
+  /** The list's `group/version`. */
   apiVersion?: string;
+  /** The list's kind. */
   kind?: string;
+  /** resourceVersion, continue token and remainingItemCount. */
   metadata?: ListMeta;
 }
 

@@ -10,7 +10,9 @@ import { NamespaceIndex } from './key-functions.ts';
 
 /** Identifies a resource for NotFound errors (schema.GroupResource). */
 export interface GroupResource {
+  /** API group, '' for the core group. */
   group: string;
+  /** Plural resource name. */
   resource: string;
 }
 

@@ -16,7 +16,9 @@ import type { ListPageMeta } from './list-pager.ts';
  *   iteration or aborting `options.signal` ends the stream.
  */
 export interface ListerWatcher<T> {
+  /** Lists the collection (one page when `options.limit` is set). */
   list(options: ListOptions): Promise<KubeList<T>>;
+  /** Opens a watch from `options.resourceVersion`. */
   watch(options: ListOptions): Promise<Watch<T>>;
   /**
    * Optional: one LIST request whose items go to `onItems` in batches as they are decoded, resolving
@@ -33,7 +35,9 @@ export interface ListerWatcher<T> {
 
 /** A resource client whose list and watch have the {@link ListerWatcher} signatures (e.g. `clientset.coreV1().pods('ns')`). */
 export interface ListWatchClient<T> {
+  /** Lists the collection. */
   list(options: ListOptions): Promise<KubeList<T>>;
+  /** Opens a watch. */
   watch(options: ListOptions): Promise<Watch<T>>;
   /** Used by the reflector when present (see {@link ListerWatcher.listStream}). */
   listStream?(options: ListOptions, onItems: (items: T[]) => void): Promise<ListPageMeta>;
@@ -41,7 +45,9 @@ export interface ListWatchClient<T> {
 
 /** Functions making a {@link ListWatch}. */
 export interface ListWatchFuncs<T> {
+  /** Lists the collection. */
   list: (options: ListOptions) => Promise<KubeList<T>>;
+  /** Opens a watch. */
   watch: (options: ListOptions) => Promise<Watch<T>>;
   /** Optional streaming LIST (see {@link ListerWatcher.listStream}). */
   listStream?: (options: ListOptions, onItems: (items: T[]) => void) => Promise<ListPageMeta>;
@@ -60,10 +66,12 @@ export class ListWatch<T> implements ListerWatcher<T> {
     if (stream !== undefined) this.listStream = (options, onItems) => stream(options, onItems);
   }
 
+  /** Calls the `list` function. */
   list(options: ListOptions): Promise<KubeList<T>> {
     return this.#funcs.list(options);
   }
 
+  /** Calls the `watch` function. */
   watch(options: ListOptions): Promise<Watch<T>> {
     return this.#funcs.watch(options);
   }
@@ -75,7 +83,9 @@ export class ListWatch<T> implements ListerWatcher<T> {
 
 /** Selectors and tweaks applied to every list and watch (cache.NewFilteredListWatchFromClient). */
 export interface ListWatchFromClientOptions {
+  /** Only objects whose fields match. */
   fieldSelector?: string;
+  /** Only objects whose labels match. */
   labelSelector?: string;
   /** Adjusts the options of every call, after the selectors are set. */
   tweakListOptions?: (options: ListOptions) => void;

@@ -9,9 +9,28 @@ import { RingBuffer } from './ring-buffer.ts';
 
 /** One notification, as the informer distributes it and {@link SharedIndexInformer.notifications} yields it. */
 export type Notification<T> =
-  | { readonly type: 'add'; readonly object: T; readonly isInInitialList: boolean }
-  | { readonly type: 'update'; readonly oldObject: T; readonly object: T }
-  | { readonly type: 'delete'; readonly object: T | DeletedFinalStateUnknown<T> };
+  | {
+      /** An object was added. */
+      readonly type: 'add';
+      /** The object. */
+      readonly object: T;
+      /** Whether it came with the informer's initial list. */
+      readonly isInInitialList: boolean;
+    }
+  | {
+      /** An object changed (or was resynced). */
+      readonly type: 'update';
+      /** The object before. */
+      readonly oldObject: T;
+      /** The object now. */
+      readonly object: T;
+    }
+  | {
+      /** An object was deleted. */
+      readonly type: 'delete';
+      /** The last known object, or a tombstone. */
+      readonly object: T | DeletedFinalStateUnknown<T>;
+    };
 
 /** Reports a failure (of a handler, with its notification, or of applying a delta); the informer goes on. */
 export type HandlerErrorReporter = (err: unknown, notification: Notification<unknown> | undefined) => void;
@@ -39,6 +58,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  * holds back its next notification until the promise settles.
  */
 export class ProcessorListener<T> {
+  /** The handler notifications are delivered to. */
   readonly handler: ResourceEventHandler<T>;
   /** What the handler asked for, before adjustments. */
   readonly requestedResyncPeriodMs: number;
@@ -110,10 +130,12 @@ export class ProcessorListener<T> {
     return this.resyncPeriodMs !== 0 && now >= this.nextResync;
   }
 
+  /** Schedules the next resync one period after `now`. */
   determineNextResync(now: number): void {
     this.nextResync = now + this.resyncPeriodMs;
   }
 
+  /** Sets the resync period (0 turns resyncs off). */
   setResyncPeriod(ms: number): void {
     this.resyncPeriodMs = ms;
   }

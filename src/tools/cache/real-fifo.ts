@@ -89,21 +89,25 @@ export class RealFIFO<T> implements Queue<T, Delta<T>[]> {
     return this.#populated && this.#initialPopulationCount === 0;
   }
 
+  /** Queues an Added delta. */
   add(obj: T): void {
     this.#populated = true;
     this.#append(DeltaType.Added, obj, false);
   }
 
+  /** Queues an Updated delta. */
   update(obj: T): void {
     this.#populated = true;
     this.#append(DeltaType.Updated, obj, false);
   }
 
+  /** Queues a Deleted delta. */
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
     this.#populated = true;
     this.#append(DeltaType.Deleted, obj, false);
   }
 
+  /** True once the FIFO was closed. */
   isClosed(): boolean {
     return this.#closed;
   }

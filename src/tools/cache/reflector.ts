@@ -208,7 +208,9 @@ interface OpenWatch<T> {
  * await reflector.run({ signal }); // returns once `signal` aborts
  */
 export class Reflector<T> {
+  /** Names the reflector in messages (default: where it was created). */
   readonly name: string;
+  /** What it lists and watches, e.g. "pods", for messages. */
   readonly typeDescription: string;
   readonly #lw: ListerWatcher<T>;
   readonly #store: ReflectorStore<T>;

@@ -54,7 +54,7 @@ test('SharedInformerFactory: start is idempotent, waitForCacheSync maps started 
     tweakListOptions: (o) => (o.labelSelector = 'tier=web'),
     defaultResyncMs: 0,
     customResync: new Map([['v1/pods', 30_000]]),
-    transform: stripManagedFields as (o: unknown) => unknown,
+    transform: stripManagedFields,
   });
   const podsInformer = factory.forResource(pods);
   podsInformer.informer();

@@ -21,6 +21,7 @@ export function gvrKey(gvr: GroupVersionResource): string {
 
 /** What {@link SharedInformerFactory.informerFor}'s constructor callback receives. */
 export interface InformerContext<T> {
+  /** The resource the informer is for. */
   gvr: GroupVersionResource;
   /** The factory's namespace ('' = all). */
   namespace: string;
@@ -34,8 +35,11 @@ export interface InformerContext<T> {
 
 /** Options of a {@link SharedInformerFactory}. */
 export interface SharedInformerFactoryOptions {
-  /** Makes the ListerWatcher for a resource in a namespace ('' = all namespaces). */
-  listerWatcherFor: <T>(gvr: GroupVersionResource, namespace: string) => ListerWatcher<T>;
+  /**
+   * Makes the ListerWatcher for a resource in a namespace ('' = all namespaces). Any ListerWatcher fits (a
+   * dynamic client's yields Unstructured): `forResource<T>` states the object type.
+   */
+  listerWatcherFor: (gvr: GroupVersionResource, namespace: string) => ListerWatcher<unknown>;
   /** Restricts every informer to one namespace (default '' = all). */
   namespace?: string;
   /** Adjusts the options of every list and watch (e.g. a label selector). */
@@ -44,16 +48,22 @@ export interface SharedInformerFactoryOptions {
   defaultResyncMs?: number;
   /** Per-resource resync periods keyed by {@link gvrKey} (or "apiVersion/resource", e.g. "v1/pods"). */
   customResync?: ReadonlyMap<string, number>;
+  /** Time source for every informer (default: the real clock). */
   clock?: Clock;
-  /** Transform set on every informer (e.g. stripManagedFields). */
-  transform?: TransformFunc<unknown>;
+  /**
+   * Transform set on every informer (e.g. stripManagedFields). It receives the objects of every
+   * resource, so it is typed on KubeObject; a generic function such as stripManagedFields fits.
+   */
+  transform?: TransformFunc<KubeObject>;
   /** Further options for every informer (freezing, reflector tuning, handler error reporting). */
   informerOptions?: Omit<SharedIndexInformerOptions<unknown>, 'clock' | 'defaultEventHandlerResyncPeriodMs' | 'indexers'>;
 }
 
 /** An informer and a lister for one resource (informers.GenericInformer). */
 export interface GenericInformer<T extends KubeObject> {
+  /** The shared informer. */
   informer(): SharedIndexInformer<T>;
+  /** A lister reading the informer's cache. */
   lister(): Lister<T>;
 }
 
@@ -103,7 +113,7 @@ export class SharedInformerFactory {
     if (existing !== undefined) return existing as SharedIndexInformer<T>;
     const ctx = this.#context<T>(gvr);
     const informer = newInformer !== undefined ? newInformer(ctx) : new SharedIndexInformer<T>(ctx.listerWatcher, ctx.informerOptions);
-    if (this.#options.transform !== undefined && !informer.hasStarted()) informer.setTransform(this.#options.transform as TransformFunc<T>);
+    if (this.#options.transform !== undefined && !informer.hasStarted()) informer.setTransform(this.#options.transform as unknown as TransformFunc<T>);
     this.#informers.set(key, informer as SharedIndexInformer<unknown>);
     return informer;
   }
@@ -157,7 +167,8 @@ export class SharedInformerFactory {
   }
 
   #context<T>(gvr: GroupVersionResource): InformerContext<T> {
-    const base = this.#options.listerWatcherFor<T>(gvr, this.#namespace);
+    // The caller's type argument of forResource<T> says what the objects of `gvr` are.
+    const base = this.#options.listerWatcherFor(gvr, this.#namespace) as ListerWatcher<T>;
     const tweak = this.#options.tweakListOptions;
     const listerWatcher: ListerWatcher<T> =
       tweak === undefined

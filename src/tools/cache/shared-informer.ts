@@ -74,11 +74,21 @@ export interface ResourceEventHandlerRegistration {
 
 class Registration<T> implements ResourceEventHandlerRegistration {
   readonly listener: ProcessorListener<T>;
-  constructor(listener: ProcessorListener<T>) {
+  readonly #informer: { hasStarted(): boolean; readonly objectDescription: string };
+  constructor(listener: ProcessorListener<T>, informer: { hasStarted(): boolean; readonly objectDescription: string }) {
     this.listener = listener;
+    this.#informer = informer;
   }
   hasSynced(): boolean {
     return this.listener.hasSynced();
+  }
+  /** Whether the informer this handler is registered with was started (for "never started" messages). */
+  hasStarted(): boolean {
+    return this.#informer.hasStarted();
+  }
+  /** The informer's object description, e.g. "pods". */
+  get objectDescription(): string {
+    return this.#informer.objectDescription;
   }
 }
 
@@ -256,7 +266,7 @@ export class SharedIndexInformer<T> {
       // Deltas are applied synchronously, so nothing can slip in between the snapshot and the join.
       for (const item of this.#indexer.list()) listener.add({ type: 'add', object: item, isInInitialList: true });
     }
-    return new Registration(listener);
+    return new Registration(listener, this);
   }
 
   /**
@@ -292,6 +302,11 @@ export class SharedIndexInformer<T> {
   /** The resourceVersion of the last list or event seen ('' before the first list). */
   lastSyncResourceVersion(): string {
     return this.#reflector?.lastSyncResourceVersion() ?? '';
+  }
+
+  /** What the informer caches, for messages (the `objectDescription` option; default "objects"). */
+  get objectDescription(): string {
+    return this.#description;
   }
 
   /** True once {@link SharedIndexInformer.run} was called (configuration is then frozen). */

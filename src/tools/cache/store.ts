@@ -33,7 +33,9 @@ export interface Store<T> {
 
 /** The part of a store a queue needs to detect deletions and resyncs (cache.KeyListerGetter). */
 export interface KeyListerGetter<T> {
+  /** Every key in the store. */
   listKeys(): string[];
+  /** The object stored under `key`. */
   getByKey(key: string): T | undefined;
 }
 

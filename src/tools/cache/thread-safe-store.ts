@@ -17,16 +17,25 @@ export interface ThreadSafeStore<T> {
    * (DeleteWithObject).
    */
   delete(key: string, obj?: unknown): void;
+  /** The object stored under `key`. */
   get(key: string): T | undefined;
+  /** Every stored object. */
   list(): T[];
+  /** Every key. */
   listKeys(): string[];
   /** Replaces the whole content and rebuilds the indexes; takes ownership of `items`. */
   replace(items: ReadonlyMap<string, T>, resourceVersion: string): void;
+  /** Objects sharing an indexed value with `obj` in the named index. */
   index(indexName: string, obj: T): T[];
+  /** Keys of the objects indexed under `indexedValue`. */
   indexKeys(indexName: string, indexedValue: string): string[];
+  /** Every value present in the named index. */
   listIndexFuncValues(indexName: string): string[];
+  /** Objects indexed under `indexedValue`. */
   byIndex(indexName: string, indexedValue: string): T[];
+  /** The index functions by name. */
   getIndexers(): Indexers<T>;
+  /** Adds indexes, indexing what is already stored. */
   addIndexers(newIndexers: Indexers<T>): void;
   /**
    * The resourceVersion the store is at: that of the last replace, bookmark, or object added,
@@ -106,14 +115,17 @@ export class ThreadSafeMap<T> implements ThreadSafeStore<T> {
     this.#items.delete(key);
   }
 
+  /** The object stored under `key`. */
   get(key: string): T | undefined {
     return this.#items.get(key);
   }
 
+  /** Every stored object. */
   list(): T[] {
     return Array.from(this.#items.values());
   }
 
+  /** Every key. */
   listKeys(): string[] {
     return Array.from(this.#items.keys());
   }
@@ -136,6 +148,7 @@ export class ThreadSafeMap<T> implements ThreadSafeStore<T> {
     this.#rv = resourceVersion;
   }
 
+  /** Objects sharing an indexed value with `obj` in the named index. */
   index(indexName: string, obj: T): T[] {
     const fn = this.#indexers[indexName];
     if (fn === undefined) throw new UnknownIndexError(indexName);
@@ -150,6 +163,7 @@ export class ThreadSafeMap<T> implements ThreadSafeStore<T> {
     return this.#itemsOf(keys);
   }
 
+  /** Keys of the objects indexed under `indexedValue`. */
   indexKeys(indexName: string, indexedValue: string): string[] {
     const index = this.#indexOrThrow(indexName);
     const set = index.get(indexedValue);
@@ -157,19 +171,23 @@ export class ThreadSafeMap<T> implements ThreadSafeStore<T> {
     return set === undefined ? [] : Array.from(set).sort();
   }
 
+  /** Every value present in the named index. */
   listIndexFuncValues(indexName: string): string[] {
     const index = this.#indices.get(indexName);
     return index === undefined ? [] : Array.from(index.keys());
   }
 
+  /** Objects indexed under `indexedValue`. */
   byIndex(indexName: string, indexedValue: string): T[] {
     return this.#itemsOf(this.#indexOrThrow(indexName).get(indexedValue));
   }
 
+  /** The index functions by name. */
   getIndexers(): Indexers<T> {
     return { ...this.#indexers };
   }
 
+  /** Adds indexes, indexing what is already stored. */
   addIndexers(newIndexers: Indexers<T>): void {
     const names = Object.keys(newIndexers);
     const conflicts = names.filter((n) => Object.hasOwn(this.#indexers, n));

@@ -8,7 +8,16 @@ import { realClock, type Clock } from '../../util/clock/clock.ts';
 export const syncedPollPeriodMs = 100;
 
 /** Where and how to wait: a signal alone, or with a clock (tests) and a poll interval. */
-export type WaitForCacheSyncOptions = AbortSignal | { signal?: AbortSignal; clock?: Clock; pollIntervalMs?: number };
+export type WaitForCacheSyncOptions =
+  | AbortSignal
+  | {
+      /** Stops waiting (the wait then resolves false). */
+      signal?: AbortSignal;
+      /** The clock to poll on (default: the real clock). */
+      clock?: Clock;
+      /** How often to poll (default {@link syncedPollPeriodMs}). */
+      pollIntervalMs?: number;
+    };
 
 function normalize(options: WaitForCacheSyncOptions): { signal: AbortSignal | undefined; clock: Clock; pollIntervalMs: number } {
   if (options instanceof AbortSignal) return { signal: options, clock: realClock, pollIntervalMs: syncedPollPeriodMs };

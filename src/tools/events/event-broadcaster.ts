@@ -35,9 +35,11 @@ export const DEFAULT_RETRY_SLEEP_MS = 10_000;
 
 /** Options of an {@link EventBroadcaster}. Durations in ms; defaults are upstream's. */
 export interface EventBroadcasterOptions {
+  /** Time source (default: the real clock). */
   clock?: Clock;
   /** Random source in [0, 1) for retry jitter (default Math.random). */
   random?: RandomSource;
+  /** Where failures are logged (default: errors to stderr). */
   logger?: Logger;
   /** Bound on events queued or being written; further events are dropped and logged (default 1000). */
   maxQueuedEvents?: number;

@@ -15,8 +15,11 @@ import type { EventSink as CoreEventSink } from './record/event.ts';
  * `eventsV1().events(namespace)` and `coreV1().events(namespace)` satisfy it.
  */
 export interface EventsClient<E> {
+  /** Creates an Event. */
   create(event: E, options?: RequestOptions): Promise<E>;
+  /** Replaces an Event. */
   update(event: E, options?: RequestOptions): Promise<E>;
+  /** Patches the Event named `name`. */
   patch(name: string, patchType: PatchTypeValue, patch: unknown, options?: RequestOptions): Promise<E>;
 }
 

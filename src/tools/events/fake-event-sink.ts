@@ -9,6 +9,7 @@ import type { KubeObject } from '../../apimachinery/object.ts';
 
 /** A recorded sink call. */
 export interface EventSinkCall {
+  /** Which call was made. */
   verb: 'create' | 'update' | 'patch';
   /** `namespace/name` of the event. */
   key: string;
@@ -19,7 +20,19 @@ export interface EventSinkCall {
 }
 
 /** A scripted answer for the next call of a verb. */
-export type EventSinkFault = { verb: EventSinkCall['verb']; error: unknown } | { verb: EventSinkCall['verb']; until: Promise<void> };
+export type EventSinkFault =
+  | {
+      /** The call it answers. */
+      verb: EventSinkCall['verb'];
+      /** The call rejects with this. */
+      error: unknown;
+    }
+  | {
+      /** The call it answers. */
+      verb: EventSinkCall['verb'];
+      /** The call waits for this promise, then proceeds. */
+      until: Promise<void>;
+    };
 
 /**
  * See the module comment. Works for events.k8s.io/v1 Events (the default) and, as
@@ -38,6 +51,7 @@ export class FakeEventSink<E extends KubeObject = Event> {
     this.#faults.push(fault);
   }
 
+  /** Stores the event (or applies a queued fault). */
   create(event: E): Promise<E> {
     return this.#call('create', event, undefined, (key) => {
       if (this.events.has(key)) {
@@ -50,6 +64,7 @@ export class FakeEventSink<E extends KubeObject = Event> {
     });
   }
 
+  /** Replaces the stored event (or applies a queued fault). */
   update(event: E): Promise<E> {
     return this.#call('update', event, undefined, (key) => {
       if (!this.events.has(key)) throw newNotFound('', 'events', event.metadata?.name ?? '');
@@ -60,6 +75,7 @@ export class FakeEventSink<E extends KubeObject = Event> {
     });
   }
 
+  /** Merges `patch` into the stored event's top-level fields (or applies a queued fault). */
   patch(event: E, patch: Record<string, unknown>): Promise<E> {
     return this.#call('patch', event, patch, (key) => {
       const current = this.events.get(key);

@@ -5,6 +5,8 @@
  * with series aggregation. The core/v1 recorder with its event correlator is the `record` namespace:
  * `import { record } from 'kubeloom/tools/events'; new record.EventBroadcaster()`.
  */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../../node-version.ts';
 export {
   DEFAULT_RETRY_SLEEP_MS,
   EventBroadcaster,

@@ -8,7 +8,9 @@ import type { KubeObject } from '../../apimachinery/object.ts';
 
 /** The event types the API accepts (v1.EventTypeNormal / EventTypeWarning). */
 export const EventType = {
+  /** Normal operation. */
   Normal: 'Normal',
+  /** Something may be wrong. */
   Warning: 'Warning',
 } as const;
 

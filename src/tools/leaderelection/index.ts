@@ -1,6 +1,8 @@
 /**
  * Leader election on coordination.k8s.io/v1 Leases (client-go tools/leaderelection).
  */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../../node-version.ts';
 export {
   DEFAULT_LEASE_DURATION_MS,
   DEFAULT_RENEW_DEADLINE_MS,
@@ -17,6 +19,7 @@ export { HealthzAdaptor } from './healthz.ts';
 export { globalLeaderMetricsProvider, noopLeaderMetricsProvider, setGlobalLeaderMetricsProvider } from './metrics.ts';
 export type { LeaderMetric, LeaderMetricsProvider } from './metrics.ts';
 export { newPrometheusLeaderMetricsProvider } from './prometheus-metrics.ts';
+export type { PrometheusRegistry } from '../../util/prometheus/registry.ts';
 export type { HealthzAdaptorOptions } from './healthz.ts';
 export { rawRecord } from './resourcelock/interface.ts';
 export type {

@@ -55,6 +55,7 @@ export interface LeaderElectionConfig {
   renewDeadlineMs?: number;
   /** Wait between attempts (default 2 000); acquire attempts are jittered by {@link JITTER_FACTOR}. */
   retryPeriodMs?: number;
+  /** Called when leadership starts, stops, or moves to someone else. */
   callbacks: LeaderCallbacks;
   /** A health check to attach to this elector (see {@link HealthzAdaptor}). */
   watchDog?: HealthzAdaptor;
@@ -67,9 +68,11 @@ export interface LeaderElectionConfig {
   name?: string;
   /** Where leadership status is reported (default: the global provider, which records nothing unless set). */
   metricsProvider?: LeaderMetricsProvider;
+  /** Time source (default: the real clock). */
   clock?: Clock;
   /** Random source in [0, 1) for the acquire jitter (default Math.random). */
   random?: RandomSource;
+  /** Where the elector logs (default: errors to stderr). */
   logger?: Logger;
 }
 

@@ -16,6 +16,7 @@ export interface LeaderMetric {
 
 /** Creates the metric electors report to (upstream MetricsProvider). */
 export interface LeaderMetricsProvider {
+  /** A metric for one elector. */
   newLeaderMetric(): LeaderMetric;
 }
 

@@ -25,7 +25,13 @@ export type ListPageFunc<T> = (options: ListOptions) => Promise<KubeList<T>>;
  * client's `listStream`); resolves with the page's metadata once it ended. `onItems` may return a
  * promise, which the function awaits before reading on.
  */
-export type ListPageStreamFunc<T> = (options: ListOptions, onItems: (items: T[]) => void | PromiseLike<void>) => Promise<{ metadata?: ListMeta }>;
+export type ListPageStreamFunc<T> = (
+  options: ListOptions,
+  onItems: (items: T[]) => void | PromiseLike<void>,
+) => Promise<{
+  /** The page's resourceVersion and continue token. */
+  metadata?: ListMeta;
+}>;
 
 /** Options of {@link ListPager}. */
 export interface ListPagerOptions<T> {
@@ -45,8 +51,11 @@ export interface ListPagerOptions<T> {
  * await pager.eachListItem({}, (pod) => { count++; });
  */
 export class ListPager<T> {
+  /** Fetches one page. */
   readonly pageFn: ListPageFunc<T>;
+  /** Items per page (`limit`). */
   readonly pageSize: number;
+  /** On 410 Expired mid-way, list everything in one request instead of failing. */
   readonly fullListIfExpired: boolean;
   readonly #streamPageFn: ListPageStreamFunc<T>;
 
@@ -68,7 +77,10 @@ export class ListPager<T> {
    * may return false to stop early. There is no full-list fallback here — pages already visited cannot
    * be taken back — so an expired continue token surfaces as the 410 Expired error, as upstream.
    */
-  async eachPage(options: ListOptions, visit: (page: KubeList<T>) => boolean | void | Promise<boolean | void>): Promise<{ paginated: boolean }> {
+  async eachPage(options: ListOptions, visit: (page: KubeList<T>) => boolean | void | Promise<boolean | void>): Promise<{
+    /** Whether the server split the list into pages. */
+    paginated: boolean;
+  }> {
     const opts = this.#firstPageOptions(options);
     let paginated = false;
     for (;;) {
@@ -87,7 +99,12 @@ export class ListPager<T> {
    * and the result is one unpaginated list at the originally requested `resourceVersion` and
    * `resourceVersionMatch`.
    */
-  async list(options: ListOptions = {}): Promise<KubeList<T> & { paginated: boolean }> {
+  async list(options: ListOptions = {}): Promise<
+    KubeList<T> & {
+      /** Whether the server split the list into pages. */
+      paginated: boolean;
+    }
+  > {
     const opts = this.#firstPageOptions(options);
     if (!this.fullListIfExpired) return this.#listWithoutFallback(opts);
     let items: T[] = [];

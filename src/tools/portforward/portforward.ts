@@ -29,7 +29,9 @@ export class PortForwardError extends KubeloomError {
 
 /** One forwarded connection failed; the server's message is in `message` (reported through `onError`). */
 export class ForwardedConnectionError extends KubeloomError {
+  /** The local port of the failed connection. */
   readonly localPort: number;
+  /** The pod port it was forwarded to. */
   readonly remotePort: number;
   constructor(localPort: number, remotePort: number, message: string, options?: { cause?: unknown }) {
     super('ERR_KUBE_PORT_FORWARD_CONNECTION', `an error occurred forwarding ${localPort} -> ${remotePort}: ${message}`, options);
@@ -47,13 +49,17 @@ export class LostConnectionError extends KubeloomError {
 
 /** A local port forwarded to a remote one (portforward.ForwardedPort). */
 export interface ForwardedPort {
+  /** The local port (after listening: the one chosen for 0). */
   local: number;
+  /** The pod port. */
   remote: number;
 }
 
 /** Options of {@link portForward}. */
 export interface PortForwardOptions {
+  /** The pod's namespace. */
   namespace: string;
+  /** The pod's name. */
   pod: string;
   /**
    * Ports as kubectl takes them: `"8080:80"` (local:remote), `"80"` (same port) or `":80"` (any free
@@ -112,7 +118,9 @@ export function buildPortForward(namespace: string, pod: string): RestRequest {
  * when the server connection drops.
  */
 export class PortForwarder {
+  /** Resolves with the ports once every local port listens. */
   readonly ready: Promise<ForwardedPort[]>;
+  /** Settles when the forward ends: resolved after close, rejected with LostConnectionError when the connection drops. */
   readonly done: Promise<void>;
   readonly #client: RestClient;
   readonly #options: PortForwardOptions;

@@ -13,8 +13,11 @@ export const defaultStreamProtocols: readonly string[] = [StreamProtocolV5Name, 
 
 /** Channel numbers of the remote command protocols. */
 export const StreamChannel = {
+  /** Standard input, client to container. */
   stdin: 0,
+  /** Standard output, container to client. */
   stdout: 1,
+  /** Standard error, container to client (not used with a terminal). */
   stderr: 2,
   /** The error channel: one JSON metav1.Status describing how the command ended (v4, v5). */
   error: 3,

@@ -25,8 +25,11 @@ export class CopyError extends KubeloomError {
 
 /** Options of {@link copyToPod} and {@link copyFromPod}. */
 export interface CopyOptions {
+  /** The pod's namespace. */
   namespace: string;
+  /** The pod's name. */
   pod: string;
+  /** The container (default: the pod's only or default container). */
   container?: string;
   /** The source path (local for copyToPod, in the container for copyFromPod). */
   src: string;
@@ -34,6 +37,7 @@ export interface CopyOptions {
   dest: string;
   /** Receives warnings (skipped symlinks, entries outside the destination) and the command's stderr. */
   onWarning?: (message: string) => void;
+  /** Aborts the copy. */
   signal?: AbortSignal;
 }
 

@@ -47,7 +47,9 @@ export interface StreamOptions {
 
 /** Options of {@link exec}. */
 export interface ExecOptions extends StreamOptions {
+  /** The pod's namespace. */
   namespace: string;
+  /** The pod's name. */
   pod: string;
   /** The container; may be omitted when the pod has exactly one. */
   container?: string;
@@ -57,8 +59,11 @@ export interface ExecOptions extends StreamOptions {
 
 /** Options of {@link attach}. */
 export interface AttachOptions extends StreamOptions {
+  /** The pod's namespace. */
   namespace: string;
+  /** The pod's name. */
   pod: string;
+  /** The container (default: the pod's only or default container). */
   container?: string;
 }
 

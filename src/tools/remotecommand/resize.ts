@@ -5,12 +5,15 @@
 
 /** A terminal size in character cells (remotecommand.TerminalSize). */
 export interface TerminalSize {
+  /** Columns. */
   width: number;
+  /** Rows. */
   height: number;
 }
 
 /** A source of terminal sizes (remotecommand.TerminalSizeQueue). `next` resolves `undefined` when there are no more. */
 export interface TerminalSizeQueue {
+  /** The next size to send; undefined when there will be no more. */
   next(): Promise<TerminalSize | undefined>;
 }
 
@@ -49,6 +52,7 @@ export class ResizeQueue implements TerminalSizeQueue {
     w?.(undefined);
   }
 
+  /** The latest size not yet taken (waits for one); undefined once closed. */
   next(): Promise<TerminalSize | undefined> {
     if (this.#pending !== undefined) {
       const s = this.#pending;

@@ -12,7 +12,12 @@ import type { ListerWatcher } from '../cache/listwatch.ts';
 import type { DeletedFinalStateUnknown } from '../cache/key-functions.ts';
 
 /** An ADDED, MODIFIED or DELETED event: what conditions are evaluated on. */
-export type ObjectEvent<T> = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T };
+export type ObjectEvent<T> = {
+  /** What happened to the object. */
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** The object. */
+  object: T;
+};
 
 /**
  * Decides whether the wait is over (watchtools.ConditionFunc). Return true to stop with this event;
@@ -205,6 +210,7 @@ export interface InformerEventSource<T, R> {
     onUpdate(oldObj: T, newObj: T): void;
     onDelete(obj: T | DeletedFinalStateUnknown<T>): void;
   }): R;
+  /** Unregisters a handler. */
   removeEventHandler(registration: R): unknown;
 }
 

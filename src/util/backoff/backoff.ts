@@ -39,10 +39,13 @@ export function jitter(ms: number, maxFactor: number, random: RandomSource = Mat
 export class Backoff {
   /** The next un-jittered delay. */
   durationMs: number;
+  /** Multiplier applied to the delay after each step. */
   readonly factor: number;
+  /** Randomness added to each delay, as a fraction of it (0.1 = up to +10%). */
   readonly jitter: number;
   /** Steps left; when below 1 the delay no longer changes. */
   steps: number;
+  /** Upper bound of the delay (0 = none). */
   readonly capMs: number;
   readonly #random: RandomSource;
 
@@ -79,13 +82,19 @@ export interface BackoffManager {
 
 /** Options of {@link ExponentialBackoffManager} (wait.NewExponentialBackoffManager). */
 export interface ExponentialBackoffManagerOptions {
+  /** The first delay. */
   initialMs: number;
+  /** The largest delay. */
   maxMs: number;
   /** After this long without a backoff the delay starts again from `initialMs`. */
   resetAfterMs: number;
+  /** Multiplier applied after each backoff. */
   factor: number;
+  /** Randomness added to each delay, as a fraction of it. */
   jitter: number;
+  /** Time source (default: the real clock). */
   clock?: Clock;
+  /** Randomness for the jitter (default: Math.random). */
   random?: RandomSource;
 }
 

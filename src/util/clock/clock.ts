@@ -39,6 +39,7 @@ export interface Clock {
 
 /** Error thrown for a non-positive ticker period, as Go's time.NewTicker panics. */
 export class InvalidPeriodError extends RangeError {
+  /** Stable identifier of this error. */
   readonly code = 'ERR_INVALID_PERIOD';
   constructor(periodMs: number) {
     super(`ticker period must be positive, got ${periodMs} ms`);

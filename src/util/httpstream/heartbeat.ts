@@ -7,7 +7,7 @@
 import type WebSocket from 'ws';
 import { realClock, type Clock } from '../clock/clock.ts';
 
-/** Options of {@link startHeartbeat}. */
+/** Heartbeat settings of a streaming connection (exec, attach, port-forward): pings and how long to wait for a pong. */
 export interface HeartbeatOptions {
   /** Time source (default: the real clock). */
   clock?: Clock;

@@ -14,7 +14,9 @@ export const DefaultBackoff: Readonly<BackoffOptions> = Object.freeze({ steps: 4
 
 /** Extra options: the clock to sleep on and an abort signal. */
 export interface RetryOptions {
+  /** The clock to sleep on (default: the real clock). */
   clock?: Clock;
+  /** Aborts the waiting between attempts. */
   signal?: AbortSignal;
 }
 

@@ -6,7 +6,7 @@ import type { RateLimiter } from './rate-limiter.ts';
 
 /** Options of {@link defaultControllerRateLimiter}. */
 export interface DefaultControllerRateLimiterOptions {
-  /** Time source of the token bucket. Default: {@link realClock}. */
+  /** Time source of the token bucket. Default: {@link util/clock!realClock}. */
   clock?: Clock;
 }
 

@@ -3,6 +3,8 @@
  * never hands one item to two workers, delayed and rate-limited variants, client-go's rate limiters,
  * metrics under upstream's names, and a worker loop.
  */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../../node-version.ts';
 export { FifoStorage, Queue } from './queue.ts';
 export type { GetResult, QueueInterface, QueueOptions, QueueStorage } from './queue.ts';
 export { DelayingQueue, maxWaitMs } from './delaying-queue.ts';
@@ -22,6 +24,8 @@ export type { DefaultControllerRateLimiterOptions } from './default-rate-limiter
 export { defaultUnfinishedWorkUpdatePeriodMs, noopMetricsProvider, setGlobalMetricsProvider } from './metrics.ts';
 export type { CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, SettableGaugeMetric } from './metrics.ts';
 export { newPrometheusMetricsProvider } from './prometheus-metrics.ts';
+export { PromClientMissingError } from '../prometheus/errors.ts';
+export type { PrometheusRegistry } from '../prometheus/registry.ts';
 export { InvalidConcurrencyError, runWorkers } from './run-workers.ts';
 export type { RunWorkersOptions } from './run-workers.ts';
 export { parallelizeUntil } from './parallelizer.ts';

@@ -9,22 +9,27 @@ import type { Clock } from '../clock/clock.ts';
 
 /** A gauge that moves up and down by one (`workqueue_depth`). */
 export interface GaugeMetric {
+  /** Adds one. */
   inc(): void;
+  /** Subtracts one. */
   dec(): void;
 }
 
 /** A gauge that is set to an absolute value (`workqueue_unfinished_work_seconds`, ...). */
 export interface SettableGaugeMetric {
+  /** Sets the value. */
   set(value: number): void;
 }
 
 /** A monotonically increasing counter (`workqueue_adds_total`, `workqueue_retries_total`). */
 export interface CounterMetric {
+  /** Adds one. */
   inc(): void;
 }
 
 /** Records individual observations, in seconds (`workqueue_queue_duration_seconds`, ...). */
 export interface HistogramMetric {
+  /** Records one observation. */
   observe(value: number): void;
 }
 

@@ -2,7 +2,9 @@
  * A {@link MetricsProvider} backed by prom-client, exposing the metrics under upstream's names
  * (k8s.io/component-base/metrics/prometheus/workqueue), each labelled with the queue `name`.
  */
-import { Counter, Gauge, Histogram, register as defaultRegistry, type Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram } from 'prom-client';
+import { asPromRegistry, promClient } from '../prometheus/prom-client.ts';
+import type { PrometheusRegistry } from '../prometheus/registry.ts';
 import type { MetricsProvider } from './metrics.ts';
 
 /** Upstream's workqueue histogram buckets: ExponentialBuckets(10e-9, 10, 10), i.e. 10 ns .. 10 s. */
@@ -13,23 +15,26 @@ type Kind = 'gauge' | 'counter' | 'histogram';
 /**
  * Creates a provider registering the workqueue metrics in `registry` (default: prom-client's global
  * registry). The metrics are registered on first use and shared by every queue and every provider on
- * the same registry, so calling this twice is safe.
+ * the same registry, so calling this twice is safe. Needs prom-client (an optional peer dependency),
+ * which is loaded on this call.
  *
  * @example
  * const registry = new Registry();
  * const queue = new RateLimitingQueue<string>({ name: 'pods', metricsProvider: newPrometheusMetricsProvider(registry) });
  * // registry.metrics() now includes workqueue_depth{name="pods"} ...
  */
-export function newPrometheusMetricsProvider(registry: Registry = defaultRegistry): MetricsProvider {
+export function newPrometheusMetricsProvider(registry?: PrometheusRegistry): MetricsProvider {
+  const { Counter, Gauge, Histogram, register } = promClient();
+  const target = registry !== undefined ? asPromRegistry(registry) : register;
   function metric<K extends Kind>(
     kind: K,
     name: string,
     help: string,
   ): K extends 'gauge' ? Gauge<'name'> : K extends 'counter' ? Counter<'name'> : Histogram<'name'> {
     type R = K extends 'gauge' ? Gauge<'name'> : K extends 'counter' ? Counter<'name'> : Histogram<'name'>;
-    const existing = registry.getSingleMetric(name);
+    const existing = target.getSingleMetric(name);
     if (existing !== undefined) return existing as unknown as R;
-    const config = { name, help, labelNames: ['name'] as const, registers: [registry] };
+    const config = { name, help, labelNames: ['name'] as const, registers: [target] };
     if (kind === 'gauge') return new Gauge(config) as unknown as R;
     if (kind === 'counter') return new Counter(config) as unknown as R;
     return new Histogram({ ...config, buckets: durationBuckets }) as unknown as R;

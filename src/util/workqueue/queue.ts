@@ -22,7 +22,19 @@ import {
 } from './metrics.ts';
 
 /** What {@link QueueInterface.get} resolves to: an item to process, or the news that the queue is shut down. */
-export type GetResult<T> = { readonly item: T; readonly shutdown: false } | { readonly item?: undefined; readonly shutdown: true };
+export type GetResult<T> =
+  | {
+      /** The item to process; call `done(item)` afterwards. */
+      readonly item: T;
+      /** False: the queue is running. */
+      readonly shutdown: false;
+    }
+  | {
+      /** No item. */
+      readonly item?: undefined;
+      /** True: the queue shut down and is drained; the worker should exit. */
+      readonly shutdown: true;
+    };
 
 const shutdownResult: GetResult<never> = Object.freeze({ shutdown: true });
 

@@ -20,7 +20,19 @@ import { QueueWorker } from './queue-worker.ts';
 type Obj = Record<string, unknown>;
 
 /** What happens to a pod bound to one of the stand-in's nodes. */
-export type PodOutcome = { phase: 'Running' } | { phase: 'Succeeded' | 'Failed'; /** Time it runs first (default 0). */ afterMs?: number; /** Default 0 for Succeeded, 1 for Failed. */ exitCode?: number };
+export type PodOutcome =
+  | {
+      /** The pod keeps running. */
+      phase: 'Running';
+    }
+  | {
+      /** The pod's containers terminate, with exit code 0 (Succeeded) or not (Failed). */
+      phase: 'Succeeded' | 'Failed';
+      /** Time it runs first (default 0). */
+      afterMs?: number;
+      /** Default 0 for Succeeded, 1 for Failed. */
+      exitCode?: number;
+    };
 
 /** Options of the kubelet stand-in. */
 export interface FakeKubeletOptions {

@@ -10,19 +10,25 @@ import { pathToFileURL } from 'node:url';
 
 /** A terminal size in character cells. */
 export interface TerminalSize {
+  /** Columns. */
   width: number;
+  /** Rows. */
   height: number;
 }
 
 /** One exec or attach session as a container handler sees it. */
 export interface ExecSession {
+  /** The pod's namespace. */
   namespace: string;
+  /** The pod's name. */
   pod: string;
+  /** The container's name. */
   container: string;
   /** The command for exec; empty for attach. */
   command: string[];
   /** Whether this is an attach (to the container's main process) rather than an exec. */
   attach: boolean;
+  /** Whether the client asked for a terminal. */
   tty: boolean;
   /** The client's stdin, when requested; ends when the client closes it (v5) or disconnects. */
   stdin?: Readable;
@@ -43,14 +49,25 @@ export interface ExecSession {
 export type ContainerHandler = (session: ExecSession) => number | undefined | void | Promise<number | undefined | void>;
 
 /** Where a forwarded connection to a pod port goes: a TCP address, or a function serving the connection itself. */
-export type PortTarget = { host?: string; port: number } | ((connection: Duplex) => void);
+export type PortTarget =
+  | {
+      /** Host to dial (default `127.0.0.1`). */
+      host?: string;
+      /** Port to dial. */
+      port: number;
+    }
+  | ((connection: Duplex) => void);
 
 /** The handlers of one pod. */
 export interface PodHandler {
   /** Container handlers by container name; `'*'` serves every container of the pod. */
   containers?: Record<string, ContainerHandler>;
   /** Port targets by pod port; `'*'` serves every port. */
-  ports?: { [port: number]: PortTarget; '*'?: PortTarget };
+  ports?: {
+    [port: number]: PortTarget;
+    /** Serves every port without its own entry. */
+    '*'?: PortTarget;
+  };
 }
 
 /**

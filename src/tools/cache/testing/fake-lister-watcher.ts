@@ -99,6 +99,7 @@ export class FakeWatch<T> implements Watch<T> {
     else signal.addEventListener('abort', onAbort, { once: true });
   }
 
+  /** Iterating yields the events pushed so far, then waits for more (in batches when the watch was made with them). */
   [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> & Partial<WatchEventBatchIterator<T>> {
     const nextBatch = async (): Promise<ReadonlyArray<WatchEvent<T>> | undefined> => {
       for (;;) {
@@ -244,6 +245,7 @@ export class FakeListerWatcher<T> implements ListerWatcher<T> {
     return this.#unsupported;
   }
 
+  /** Answers with the next queued list script (waits for one). */
   async list(options: ListOptions): Promise<KubeList<T>> {
     this.listCalls.push(withoutSignal(options));
     this.#wakeWaiters();
@@ -254,6 +256,7 @@ export class FakeListerWatcher<T> implements ListerWatcher<T> {
     return structuredClone(script);
   }
 
+  /** Answers with the next queued watch script (waits for one). */
   async watch(options: ListOptions): Promise<Watch<T>> {
     this.watchCalls.push(withoutSignal(options));
     this.#wakeWaiters();

@@ -26,7 +26,9 @@ export const MAX_QUEUED_EVENTS = 1000;
  * is dropped); anything else is retried.
  */
 export interface EventSink {
+  /** Creates an Event. */
   create(event: CoreEvent, options?: RequestOptions): Promise<CoreEvent>;
+  /** Replaces an Event. */
   update(event: CoreEvent, options?: RequestOptions): Promise<CoreEvent>;
   /** Applies a strategic merge patch to the event named `event.metadata.name` in its namespace. */
   patch(event: CoreEvent, patch: Record<string, unknown>, options?: RequestOptions): Promise<CoreEvent>;
@@ -50,9 +52,11 @@ export interface EventRecorder {
 
 /** Options of an {@link EventBroadcaster}. */
 export interface EventBroadcasterOptions {
+  /** Time source (default: the real clock). */
   clock?: Clock;
   /** Random source in [0, 1) for the first retry wait (default Math.random). */
   random?: RandomSource;
+  /** Where failures are logged (default: errors to stderr). */
   logger?: Logger;
   /** Options of the correlator each sink gets (upstream defaults when unset). */
   correlatorOptions?: CorrelatorOptions;

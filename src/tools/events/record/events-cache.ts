@@ -32,7 +32,12 @@ export const DEFAULT_SPAM_BURST = 25;
 export const DEFAULT_SPAM_QPS = 1 / 300;
 
 /** Groups events for aggregation: `aggregateKey` identifies the group, `localKey` the event within it. */
-export type EventAggregatorKeyFunc = (event: CoreEvent) => { aggregateKey: string; localKey: string };
+export type EventAggregatorKeyFunc = (event: CoreEvent) => {
+  /** Identifies the group of similar events. */
+  aggregateKey: string;
+  /** Identifies the event within its group. */
+  localKey: string;
+};
 /** Produces the message of an aggregate event. */
 export type EventAggregatorMessageFunc = (event: CoreEvent) => string;
 /** Returns the key under which the spam filter rate-limits an event. */
@@ -77,13 +82,17 @@ export interface CorrelatorOptions {
   burstSize?: number;
   /** Spam filter refill rate in events per second (default 1/300). */
   qps?: number;
+  /** Groups similar events (default: by source, object, type and reason). */
   keyFunc?: EventAggregatorKeyFunc;
+  /** The message of an aggregated event. */
   messageFunc?: EventAggregatorMessageFunc;
   /** Distinct similar messages before aggregating (default 10). */
   maxEvents?: number;
   /** Aggregation window in seconds (default 600). */
   maxIntervalInSeconds?: number;
+  /** Time source (default: the real clock). */
   clock?: Pick<Clock, 'now'>;
+  /** Keys the spam filter's per-source token buckets. */
   spamKeyFunc?: EventSpamKeyFunc;
 }
 
@@ -144,7 +153,12 @@ export class EventAggregator {
    * while under the threshold; otherwise a new aggregate event keyed by the group's aggregate key, so
    * that later aggregates update that one event.
    */
-  eventAggregate(newEvent: CoreEvent): { event: CoreEvent; key: string } {
+  eventAggregate(newEvent: CoreEvent): {
+    /** The event to record: `newEvent`, or the aggregate event standing for its group. */
+    event: CoreEvent;
+    /** The key the event is logged under. */
+    key: string;
+  } {
     const now = this.#clock.now();
     const eventKey = getEventKey(newEvent);
     const { aggregateKey, localKey } = this.#keyFunc(newEvent);
@@ -239,9 +253,19 @@ class EventLogger {
 /** The outcome of {@link EventCorrelator.eventCorrelate}. */
 export type EventCorrelateResult =
   /** Write `event`: patch it with `patch` when given (count > 1), create it otherwise. */
-  | { skip: false; event: CoreEvent; patch: Record<string, unknown> | undefined }
+  | {
+      /** Write it. */
+      skip: false;
+      /** The event to write. */
+      event: CoreEvent;
+      /** The patch updating an existing event, or undefined to create it. */
+      patch: Record<string, unknown> | undefined;
+    }
   /** Drop the event (spam filter). */
-  | { skip: true };
+  | {
+      /** Drop it. */
+      skip: true;
+    };
 
 /**
  * Filters, aggregates, counts and de-duplicates events before they are written (EventCorrelator).

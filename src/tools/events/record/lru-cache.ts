@@ -12,6 +12,7 @@ export class LruCache<V> {
     this.#maxEntries = maxEntries;
   }
 
+  /** The value under `key` (marking it most recently used). */
   get(key: string): V | undefined {
     if (!this.#entries.has(key)) return undefined;
     const value = this.#entries.get(key) as V;
@@ -20,6 +21,7 @@ export class LruCache<V> {
     return value;
   }
 
+  /** Stores `value`, evicting the least recently used entry when full. */
   add(key: string, value: V): void {
     this.#entries.delete(key);
     this.#entries.set(key, value);
@@ -29,6 +31,7 @@ export class LruCache<V> {
     }
   }
 
+  /** Entries held. */
   get size(): number {
     return this.#entries.size;
   }

@@ -14,8 +14,11 @@ export type LeaseVerb = 'get' | 'create' | 'update';
 
 /** One recorded call: its verb, the Lease name and, for writes, the holder it tried to write. */
 export interface LeaseCall {
+  /** Which call was made. */
   verb: LeaseVerb;
+  /** The Lease's name. */
   name: string;
+  /** The holder written by a create or update. */
   holderIdentity?: string;
   /** How the call ended: 'ok' or the error's Status reason (or 'aborted'). */
   outcome: string;
@@ -23,12 +26,28 @@ export interface LeaseCall {
 
 /** A scripted fault for the next call of a verb: fail with `error`, hang until aborted, or wait for `until`. */
 export type LeaseFault =
-  | { verb: LeaseVerb; error: unknown }
-  | { verb: LeaseVerb; hang: true }
-  | { verb: LeaseVerb; until: Promise<void> };
+  | {
+      /** The call it answers. */
+      verb: LeaseVerb;
+      /** The call rejects with this. */
+      error: unknown;
+    }
+  | {
+      /** The call it answers. */
+      verb: LeaseVerb;
+      /** The call never settles (until its signal aborts). */
+      hang: true;
+    }
+  | {
+      /** The call it answers. */
+      verb: LeaseVerb;
+      /** The call waits for this promise, then proceeds. */
+      until: Promise<void>;
+    };
 
 /** A shared in-memory Lease store; several clients (one per elector) may share one store. */
 export class FakeLeaseStore {
+  /** Leases by `namespace/name`. */
   readonly leases = new Map<string, Lease>();
   #revision = 0;
 
@@ -49,7 +68,9 @@ function abortReason(signal: AbortSignal): unknown {
 
 /** See the module comment. */
 export class FakeLeaseClient implements LeaseClient {
+  /** Where the Leases live (shared by clients of several candidates). */
   readonly store: FakeLeaseStore;
+  /** The namespace this client reads and writes. */
   readonly namespace: string;
   /** Every call made, in order. */
   readonly calls: LeaseCall[] = [];
@@ -65,6 +86,7 @@ export class FakeLeaseClient implements LeaseClient {
     this.#faults.push(fault);
   }
 
+  /** Reads a Lease (or applies a queued fault). */
   get(name: string, options: RequestOptions = {}): Promise<Lease> {
     return this.#call({ verb: 'get', name }, options.signal, () => {
       const lease = this.store.leases.get(name);
@@ -73,6 +95,7 @@ export class FakeLeaseClient implements LeaseClient {
     });
   }
 
+  /** Creates a Lease (or applies a queued fault). */
   create(lease: Lease, options: RequestOptions = {}): Promise<Lease> {
     const name = lease.metadata?.name ?? '';
     return this.#call({ verb: 'create', name, holderIdentity: lease.spec?.holderIdentity ?? '' }, options.signal, () => {
@@ -86,6 +109,7 @@ export class FakeLeaseClient implements LeaseClient {
     });
   }
 
+  /** Updates a Lease if its resourceVersion matches (or applies a queued fault). */
   update(lease: Lease, options: RequestOptions = {}): Promise<Lease> {
     const name = lease.metadata?.name ?? '';
     return this.#call({ verb: 'update', name, holderIdentity: lease.spec?.holderIdentity ?? '' }, options.signal, () => {

@@ -45,6 +45,7 @@ export interface LockRequestOptions {
 
 /** A record as read from the lock, with the serialized form used to detect changes. */
 export interface ObservedLeaderElectionRecord {
+  /** The record read from the lock. */
   record: LeaderElectionRecord;
   /** A canonical serialization of the record: two reads are the same state iff their `raw` are equal. */
   raw: string;

@@ -22,8 +22,11 @@ import {
  * on failure.
  */
 export interface LeaseClient {
+  /** Reads the Lease. */
   get(name: string, options?: RequestOptions): Promise<Lease>;
+  /** Creates the Lease. */
   create(lease: Lease, options?: RequestOptions): Promise<Lease>;
+  /** Updates the Lease (optimistic concurrency on its resourceVersion). */
   update(lease: Lease, options?: RequestOptions): Promise<Lease>;
 }
 
@@ -31,7 +34,9 @@ export interface LeaseClient {
 export interface LeaseLockOptions extends ResourceLockConfig {
   /** Lease client for `namespace`. */
   client: LeaseClient;
+  /** The Lease's namespace. */
   namespace: string;
+  /** The Lease's name. */
   name: string;
   /** Labels set on the Lease when it is created and re-applied on every update (other labels are kept). */
   labels?: Record<string, string>;

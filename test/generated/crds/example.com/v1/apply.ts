@@ -3,8 +3,11 @@ import type * as metaV1Apply from '../../../../../src/applyconfigurations/meta/v
 
 /** An apply configuration of a whole Gadget (server-side apply): identity required, every other field optional. Object type: `Gadget` (example.com/v1). */
 export interface GadgetApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. */
   apiVersion: 'example.com/v1';
+  /** Kind is a string value representing the REST resource this object represents. */
   kind: 'Gadget';
+  /** Standard object's metadata. */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string };
   spec?: GadgetSpecApplyConfiguration;
 }
@@ -16,9 +19,13 @@ export interface GadgetSpecApplyConfiguration {
 
 /** An apply configuration of a whole Widget (server-side apply): identity required, every other field optional. Object type: `Widget` (example.com/v1). */
 export interface WidgetApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. */
   apiVersion: 'example.com/v1';
+  /** Kind is a string value representing the REST resource this object represents. */
   kind: 'Widget';
+  /** Standard object's metadata. */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string; namespace: string };
+  /** What the widget should look like. */
   spec?: WidgetSpecApplyConfiguration;
   status?: WidgetStatusApplyConfiguration;
 }
@@ -26,12 +33,16 @@ export interface WidgetApplyConfiguration {
 /** An apply configuration (server-side apply): every field optional. Object type: `WidgetSpec` (example.com/v1). */
 export interface WidgetSpecApplyConfiguration {
   color?: 'red' | 'green' | 'blue';
+  /** Free-form settings, kept as given. */
   config?: { [key: string]: unknown };
   labels?: { [key: string]: string };
   owner?: string | null;
+  /** A port number or name. */
   port?: number | string;
   ports?: Array<WidgetSpecPortsApplyConfiguration & { name: string }>;
+  /** How many parts the widget has. */
   size?: number;
+  /** An object the widget creates. */
   template?: WidgetSpecTemplateApplyConfiguration;
 }
 
@@ -44,8 +55,11 @@ export interface WidgetSpecPortsApplyConfiguration {
 
 /** An apply configuration (server-side apply): every field optional. Object type: `WidgetSpecTemplate` (example.com/v1). */
 export interface WidgetSpecTemplateApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. */
   apiVersion?: string;
+  /** Kind is a string value representing the REST resource this object represents. */
   kind?: string;
+  /** Standard object's metadata. */
   metadata?: metaV1Apply.ObjectMetaApplyConfiguration;
   [key: string]: unknown;
 }

@@ -3,8 +3,11 @@ import type * as metaV1Apply from '../../../../../src/applyconfigurations/meta/v
 
 /** An apply configuration of a whole Widget (server-side apply): identity required, every other field optional. Object type: `Widget` (example.com/v1beta1). */
 export interface WidgetApplyConfiguration {
+  /** APIVersion defines the versioned schema of this representation of an object. */
   apiVersion: 'example.com/v1beta1';
+  /** Kind is a string value representing the REST resource this object represents. */
   kind: 'Widget';
+  /** Standard object's metadata. */
   metadata: metaV1Apply.ObjectMetaApplyConfiguration & { name: string; namespace: string };
   spec?: WidgetSpecApplyConfiguration;
 }
