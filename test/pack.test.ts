@@ -150,7 +150,7 @@ after(async () => {
 });
 
 test('the tarball holds the built package: dist with declarations, bin, README, LICENSE, CHANGELOG; no sources or source maps', () => {
-  for (const file of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'bin/kubeloom.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js']) {
+  for (const file of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'bin/kubeloom.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/codegen/model/kubernetes.json']) {
     assert.ok(packedFiles.includes(file), `${file} is packed`);
   }
   for (const target of Object.values(pkg.exports)) {
@@ -257,6 +257,27 @@ test('bufferutil, an optional dependency, works without its install script: ws l
   assert.equal(stdout, '00000000', 'masking with itself gives zeros');
   const { stdout: loaded } = await execFileAsync(process.execPath, ['-e', "require('ws'); process.stdout.write(String(Object.keys(require.cache).some((f) => f.includes('/bufferutil/'))))"], { cwd: project });
   assert.equal(loaded, 'true');
+});
+
+test('the installed embedded server reads the API model it ships: Strict field validation names an unknown field of a built-in kind', async () => {
+  const script = `
+    import { startApiServer } from 'kubeloom/testing';
+    const server = await startApiServer();
+    try {
+      const res = await fetch(server.url + '/api/v1/namespaces/default/configmaps?fieldValidation=Strict', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, bogus: 1 }),
+      });
+      process.stdout.write(JSON.stringify({ code: res.status, message: (await res.json()).message }));
+    } finally {
+      await server.stop();
+    }`;
+  await writeFile(path.join(project, 'strict.mjs'), script);
+  const { stdout } = await execFileAsync(process.execPath, ['strict.mjs'], { cwd: project });
+  const result = JSON.parse(stdout) as { code: number; message: string };
+  assert.equal(result.code, 400);
+  assert.match(result.message, /unknown field "bogus"/);
 });
 
 test('npx kubeloom --version prints the version', async () => {
