@@ -8,24 +8,17 @@
  * (and older TypeScript not at all). The rewrite is limited to relative specifiers in import/export
  * positions, and the build fails if any `.ts` specifier survives.
  *
- * Data files that the compiled code reads at run time (the generated API model under src/codegen/model,
- * which the embedded API server uses for built-in kinds' field validation and OpenAPI documents) are
- * copied next to the JavaScript, at the same relative paths.
- *
  * No source maps are emitted: the published package does not ship src/, so maps would point at files
  * that are not there. The emitted JavaScript is the source with its types erased, so stack traces
  * stay readable without them.
  */
 import { execFileSync } from 'node:child_process';
-import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
-
-/** Directories of data files read at run time, relative to src/ (and to dist/ once built). */
-export const runtimeDataDirs: readonly string[] = ['codegen/model'];
 
 /** Relative specifiers ending in .ts in `from '…'`, `import '…'` and `import('…')` positions. */
 const specifier = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]*?)\.ts\2/g;
@@ -58,7 +51,6 @@ async function main(): Promise<void> {
     files++;
   }
   if (leftovers.length > 0) throw new Error(`declaration files still import .ts files: ${leftovers.join(', ')}`);
-  for (const dir of runtimeDataDirs) await cp(path.join(root, 'src', dir), path.join(dist, dir), { recursive: true, filter: (src) => !src.endsWith('.ts') });
   process.stdout.write(`built dist/ (${files} declaration files)\n`);
 }
 

@@ -8,7 +8,6 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputReadError } from './errors.ts';
 import { applyRootsOf, emitClientModules, type EmittedFile } from './emit-clients.ts';
-import { emitMapFields } from './emit-map-fields.ts';
 import { emitTypeModules } from './emit-types.ts';
 import { MODEL_FORMAT, type ApiModel } from './model.ts';
 import { buildModelFromOpenApi, serializeModel, type OpenApiDocument, type OpenApiSourceInfo } from './openapi-model.ts';
@@ -24,7 +23,7 @@ export const builtinModelPath = join(srcDir, 'codegen', 'model', 'kubernetes.jso
 export const builtinSourcePath = join(srcDir, 'codegen', 'model', 'kubernetes-source.json');
 
 /** The folders (under src/) stage 2 owns entirely: files there that it does not emit are stale. */
-export const generatedDirs = ['api', 'applyconfigurations', 'kubernetes/typed', 'informers/typed', 'testing/apiserver/generated'] as const;
+export const generatedDirs = ['api', 'applyconfigurations', 'kubernetes/typed', 'informers/typed'] as const;
 
 /** The first line of every generated file. */
 export function generatedHeader(input: string): string {
@@ -44,7 +43,6 @@ export function generateBuiltinFiles(model: ApiModel): EmittedFile[] {
     files.push({ path: `${layerDir(m.layer)}/${m.module}.ts`, text: m.text });
   }
   files.push(...emitClientModules(model, { header, typeImport: (fromFile, module, layer) => relativeImport(fromFile, `${layerDir(layer)}/${module}.ts`) }));
-  files.push(emitMapFields(model, header));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 

@@ -3,17 +3,13 @@
  * request into the kind's Go struct and the strict decoder names every key the struct lacks
  * (k8s.io/apimachinery/pkg/runtime/serializer/json, sigs.k8s.io/json). Here the structs are the schemas
  * of the generated API model (src/codegen/model/kubernetes.json, from Kubernetes' OpenAPI v3 documents),
- * read once, the first time a built-in write is checked. An object schema with properties knows exactly
+ * indexed once, the first time a built-in write is checked. An object schema with properties knows exactly
  * those; one with additionalProperties is a map whose keys are free; a schema with neither (RawExtension,
  * FieldsV1, JSON, IntOrString, Quantity) or with x-kubernetes-preserve-unknown-fields takes anything.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { ApiModel, SchemaNode } from '../../../codegen/model.ts';
+import { apiModel } from '../api-model.ts';
 import type { KnownFields } from './field-validation.ts';
-
-// The model sits with the generator: src/codegen/model (dist/codegen/model once built).
-const modelUrl = new URL('../../../codegen/model/kubernetes.json', import.meta.url);
 
 interface Loaded {
   types: ApiModel['types'];
@@ -25,15 +21,9 @@ let loaded: Loaded | null | undefined;
 
 function load(): Loaded | null {
   if (loaded !== undefined) return loaded;
-  try {
-    const model = JSON.parse(readFileSync(fileURLToPath(modelUrl), 'utf8')) as ApiModel;
-    const resources = new Map<string, string>();
-    for (const gv of model.groupVersions) for (const r of gv.resources) if (r.type !== undefined) resources.set(`${gv.group}/${gv.version}/${r.name}`, r.type);
-    loaded = { types: model.types, resources };
-  } catch {
-    // Without the model (a build that left it out), built-in kinds get duplicate checks only.
-    loaded = null;
-  }
+  const resources = new Map<string, string>();
+  for (const gv of apiModel.groupVersions) for (const r of gv.resources) if (r.type !== undefined) resources.set(`${gv.group}/${gv.version}/${r.name}`, r.type);
+  loaded = { types: apiModel.types, resources };
   return loaded;
 }
 
