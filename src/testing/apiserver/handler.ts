@@ -20,6 +20,7 @@ import { ServiceAllocator } from './registry/service-allocator.ts';
 import type { ResourceRegistry } from './resources.ts';
 import type { Storage } from './storage.ts';
 import { createBinding } from './handlers/binding.ts';
+import { createEviction } from './handlers/eviction.ts';
 import { createInternal, createResource, createTracker } from './handlers/create.ts';
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
 import { getLog, getResource } from './handlers/get.ts';
@@ -159,6 +160,7 @@ export class ApiHandler {
         return watchResource(scope, target, q, render, res);
       case 'create':
         if (sub === 'binding') return createBinding(scope, target, q, req, body, render, res);
+        if (sub === 'eviction') return createEviction(scope, target, q, req, body, render, res);
         if (isReview(target)) return createReview(scope, target, q, req, body, render, res);
         return createResource(scope, target, q, req, body, render, res);
       case 'update':

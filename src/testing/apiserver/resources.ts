@@ -131,6 +131,8 @@ const builtins: readonly BuiltinSpec[] = [
       // The streaming subresources (streaming/upgrade.ts serves them).
       { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
       { name: 'binding', kind: 'Binding', verbs: ['create'] },
+      { name: 'ephemeralcontainers', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+      { name: 'eviction', kind: 'Eviction', verbs: ['create'], group: 'policy', version: 'v1' },
       { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
       { name: 'log', kind: 'Pod', verbs: ['get'] },
       { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
@@ -168,6 +170,10 @@ const builtins: readonly BuiltinSpec[] = [
   { g: 'apiextensions.k8s.io', v: 'v1', r: 'customresourcedefinitions', kind: 'CustomResourceDefinition', ns: false, short: ['crd', 'crds'], cat: ['api-extensions'], generation: true, sub: [status('CustomResourceDefinition')] },
   { g: 'scheduling.k8s.io', v: 'v1', r: 'priorityclasses', kind: 'PriorityClass', ns: false, short: ['pc'] },
   { g: 'coordination.k8s.io', v: 'v1', r: 'leases', kind: 'Lease', ns: true },
+  { g: 'certificates.k8s.io', v: 'v1', r: 'certificatesigningrequests', kind: 'CertificateSigningRequest', ns: false, short: ['csr'], sub: [
+      { name: 'approval', kind: 'CertificateSigningRequest', verbs: ['get', 'patch', 'update'] },
+      status('CertificateSigningRequest'),
+    ] },
 ];
 
 const builtinGroups: ReadonlySet<string> = new Set(builtins.map((b) => b.g));

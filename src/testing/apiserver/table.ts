@@ -81,6 +81,16 @@ function col(name: string, type: string, cell: Column['cell'], priority = 0): Co
   return { name, type, priority, description: name, cell };
 }
 
+/** extractCSRStatus (printers.go): Denied over Approved over Pending, then Failed and Issued. */
+function csrCondition(o: unknown): string {
+  const conditions = (get(o, ['status', 'conditions']) as unknown[] | undefined) ?? [];
+  const types = new Set(conditions.map((c) => str(get(c, ['type']), '')));
+  let status = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
+  if (types.has('Failed')) status += ',Failed';
+  if (str(get(o, ['status', 'certificate']), '') !== '') status += ',Issued';
+  return status;
+}
+
 function num(v: unknown): number {
   return typeof v === 'number' ? v : 0;
 }
@@ -499,6 +509,17 @@ const columnsByResource: Record<string, Column[]> = {
     col('VolumeAttributesClass', 'string', (o) => str(get(o, ['spec', 'volumeAttributesClassName']), '<unset>')),
     ageColumn,
     col('VolumeMode', 'string', (o) => str(get(o, ['spec', 'volumeMode']), '<unset>'), 1),
+  ],
+  'certificates.k8s.io/certificatesigningrequests': [
+    nameColumn,
+    ageColumn,
+    col('SignerName', 'string', (o) => str(get(o, ['spec', 'signerName']), '<none>')),
+    col('Requestor', 'string', (o) => str(get(o, ['spec', 'username']), '')),
+    col('RequestedDuration', 'string', (o) => {
+      const seconds = get(o, ['spec', 'expirationSeconds']);
+      return typeof seconds === 'number' ? humanDuration(seconds * 1000) : '<none>';
+    }),
+    col('Condition', 'string', (o) => csrCondition(o)),
   ],
   'coordination.k8s.io/leases': [nameColumn, col('Holder', 'string', (o) => str(get(o, ['spec', 'holderIdentity']), '')), ageColumn],
   'rbac.authorization.k8s.io/rolebindings': bindingColumns(),

@@ -189,7 +189,8 @@ function serialize(json: string, format: Format): { body: Buffer; contentType: s
     const obj = JSON.parse(json) as Obj;
     if (canEncodeProtobuf(str(obj.apiVersion), str(obj.kind))) return { body: Buffer.from(encodeKubernetesProtobuf(obj)), contentType: protobufMediaType };
   }
-  return { body: Buffer.from(json), contentType: 'application/json' };
+  // encoding/json's Encoder ends every document with a newline, as kube-apiserver's JSON answers do.
+  return { body: Buffer.from(`${json}\n`), contentType: 'application/json' };
 }
 
 function write(res: ServerResponse, code: number, body: Buffer, contentType: string, extra: Record<string, string> = {}): void {

@@ -81,8 +81,8 @@ export async function commitUpdate(scope: RequestScope, t: Target, existing: Sto
 }
 
 // The update's subresource as the managed fields and the strategies see it.
-function strategySubresource(t: Target): 'status' | 'finalize' | undefined {
-  return t.subresource === 'status' || t.subresource === 'finalize' ? t.subresource : undefined;
+function strategySubresource(t: Target): string | undefined {
+  return t.subresource === 'scale' ? undefined : t.subresource;
 }
 
 /** The first half of an update: the merge (managed fields, or server-side apply) and the built-in mutating admission plugins. */

@@ -86,6 +86,8 @@ export function podSpecDefaults(spec: Obj): void {
     containerDefaults(c);
     if (spec.hostNetwork === true) for (const p of list(c.ports)) if (unset(p.hostPort)) p.hostPort = p.containerPort;
   }
+  // SetDefaults_EphemeralContainer: the container defaults.
+  for (const c of list(spec.ephemeralContainers)) containerDefaults(c);
   for (const v of list(spec.volumes)) volumeDefaults(v);
 }
 

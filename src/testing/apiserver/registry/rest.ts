@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { invalid } from '../status.ts';
-import { dropEmptyMetadata, generateName, metaOf, specChanged } from '../object-meta.ts';
+import { dropEmptyMetadata, generateName, isObject, metaOf, specChanged } from '../object-meta.ts';
 import type { ApiResource } from '../resources.ts';
 import { apiVersionString } from '../resources.ts';
 import { structOfKind } from '../schema/scheme.ts';
@@ -62,14 +62,27 @@ export function beforeCreate(r: ApiResource, obj: Obj, o: { namespace: string; n
 }
 
 /**
+ * The deployment strategy also counts a change of annotations as a new generation: they are copied to
+ * the ReplicaSets (pkg/registry/apps/deployment/strategy.go, PrepareForUpdate).
+ */
+function annotationsBumpGeneration(r: ApiResource, oldMeta: Obj, meta: Obj): boolean {
+  if (r.group !== 'apps' || r.resource !== 'deployments') return false;
+  const norm = (v: unknown): string => JSON.stringify(isObject(v) && Object.keys(v).length > 0 ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : {});
+  return norm(oldMeta.annotations) !== norm(meta.annotations);
+}
+
+/**
  * BeforeUpdate of the main resource or /status: what the write may change (status only through
  * /status; spec not through /status), system metadata from the old object, generation bumped when
  * the spec changed, the strategy's preparation, then validation (422). Returns the object to store.
  */
-export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subresource: 'status' | 'finalize' | undefined; ctx: StrategyContext }): Obj {
+export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subresource: string | undefined; ctx: StrategyContext }): Obj {
   const strategy = strategyFor(r);
+  const own = o.subresource === undefined ? undefined : strategy.subresources?.[o.subresource];
   let next: Obj;
-  if (o.subresource === 'status') {
+  if (own !== undefined) {
+    next = own.prepareForUpdate(candidate, old, o.ctx);
+  } else if (o.subresource === 'status') {
     if (r.custom) {
       // Custom resources: a status update changes status (and managedFields) only.
       next = structuredClone(old);
@@ -82,7 +95,7 @@ export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subr
       next = candidate;
       if (old.spec === undefined) delete next.spec;
       else next.spec = structuredClone(old.spec);
-      strategy.prepareForStatusUpdate?.(next, old);
+      strategy.prepareForStatusUpdate?.(next, old, o.ctx);
     }
   } else if (o.subresource === 'finalize') {
     // namespaces/finalize writes spec.finalizers only.
@@ -108,11 +121,12 @@ export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subr
   if (oldMeta.deletionTimestamp !== undefined) meta.deletionTimestamp = oldMeta.deletionTimestamp;
   if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
   delete meta.selfLink;
-  if (o.subresource === undefined && r.tracksGeneration && specChanged(r, old, next)) meta.generation = (typeof oldMeta.generation === 'number' ? oldMeta.generation : 0) + 1;
+  if (o.subresource === undefined && r.tracksGeneration && (specChanged(r, old, next) || annotationsBumpGeneration(r, oldMeta, meta))) meta.generation = (typeof oldMeta.generation === 'number' ? oldMeta.generation : 0) + 1;
   const rules = { namespaced: r.namespaced, name: strategy.name };
   // The generic registry and the strategy both check the metadata update rules (their errors repeat).
   const errors = r.schema === undefined ? [...validateObjectMetaUpdate(meta, oldMeta, rules), ...validateObjectMetaUpdate(meta, oldMeta, rules)] : [];
-  if (o.subresource === 'status') errors.push(...(strategy.validateStatusUpdate?.(next, old) ?? []));
+  if (own !== undefined) errors.push(...own.validateUpdate(next, old));
+  else if (o.subresource === 'status') errors.push(...(strategy.validateStatusUpdate?.(next, old) ?? []));
   else if (o.subresource === undefined) errors.push(...(strategy.validateUpdate?.(next, old) ?? strategy.validate?.(next) ?? []));
   const name = typeof meta.name === 'string' ? meta.name : '';
   rejectIfInvalid(r, name, errors);

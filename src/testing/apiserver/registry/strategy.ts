@@ -17,12 +17,33 @@ import * as workloads from './validation/workloads.ts';
 import * as policy from './validation/policy.ts';
 import { allocateService, type ServiceAllocator } from './service-allocator.ts';
 import { prepareNamespaceForCreate, prepareNamespaceForUpdate } from './core/namespace.ts';
+import {
+  prepareCsrForApprovalUpdate,
+  prepareCsrForCreate,
+  prepareCsrForStatusUpdate,
+  prepareCsrForUpdate,
+  validateCsrCreate,
+  validateCsrUpdate,
+  type CsrRequester,
+} from './certificates/certificate-signing-request.ts';
 
 type Obj = Record<string, unknown>;
 
 /** What strategies may use besides the object. */
 export interface StrategyContext {
   readonly allocator: ServiceAllocator;
+  /** The user the request acts as (CertificateSigningRequests record their requester). */
+  readonly user?: CsrRequester;
+  /** The clock's current time as a metav1.Time string. */
+  now(): string;
+}
+
+/** The update strategy of a subresource other than /status (pods/ephemeralcontainers, certificatesigningrequests/approval). */
+export interface SubresourceStrategy {
+  /** PrepareForUpdate: the object to store, built from the request's object and the stored one. */
+  prepareForUpdate(obj: Obj, old: Obj, ctx: StrategyContext): Obj;
+  /** ValidateUpdate (metadata update rules are checked by the caller). */
+  validateUpdate(obj: Obj, old: Obj): FieldError[];
 }
 
 /** A resource's registry strategy. */
@@ -38,7 +59,9 @@ export interface Strategy {
   /** PrepareForUpdate (main resource) beyond what every resource gets. */
   prepareForUpdate?(obj: Obj, old: Obj, ctx: StrategyContext): void;
   /** PrepareForUpdate of /status beyond keeping the old spec. */
-  prepareForStatusUpdate?(obj: Obj, old: Obj): void;
+  prepareForStatusUpdate?(obj: Obj, old: Obj, ctx: StrategyContext): void;
+  /** The strategies of the other subresources that update the object, by subresource name. */
+  readonly subresources?: Readonly<Record<string, SubresourceStrategy>>;
   /** The kind's validation (metadata is validated by the caller). */
   validate?(obj: Obj): FieldError[];
   /** The kind's update validation (metadata update rules are checked by the caller). */
@@ -117,6 +140,26 @@ const strategies: Readonly<Record<string, Strategy>> = {
     },
     validate: core.validatePod,
     validateUpdate: core.validatePodUpdate,
+    subresources: {
+      ephemeralcontainers: {
+        // dropNonEphemeralContainerUpdates: the stored pod with the request's ephemeral containers.
+        prepareForUpdate: (pod, old) => {
+          const next = structuredClone(old);
+          const meta = child(next, 'metadata');
+          const given = child(pod, 'metadata');
+          for (const k of ['name', 'namespace', 'resourceVersion', 'uid']) {
+            if (given[k] === undefined) delete meta[k];
+            else meta[k] = given[k];
+          }
+          const spec = child(next, 'spec');
+          const ephemeral = isObject(pod.spec) ? pod.spec.ephemeralContainers : undefined;
+          if (ephemeral === undefined || ephemeral === null) delete spec.ephemeralContainers;
+          else spec.ephemeralContainers = ephemeral;
+          return next;
+        },
+        validateUpdate: core.validatePodEphemeralContainersUpdate,
+      },
+    },
   }),
   services: strategy({
     name: nameIsDNS1035Label,
@@ -182,6 +225,24 @@ const strategies: Readonly<Record<string, Strategy>> = {
   'rolebindings.rbac.authorization.k8s.io': strategy({ ...rbacNames, validate: (b) => policy.validateRoleBinding(b, true), validateUpdate: (b, old) => policy.validateRoleBindingUpdate(b, old, true) }),
   'clusterrolebindings.rbac.authorization.k8s.io': strategy({ ...rbacNames, validate: (b) => policy.validateRoleBinding(b, false), validateUpdate: (b, old) => policy.validateRoleBindingUpdate(b, old, false) }),
   'priorityclasses.scheduling.k8s.io': strategy({ validate: policy.validatePriorityClass, validateUpdate: policy.validatePriorityClassUpdate }),
+  'certificatesigningrequests.certificates.k8s.io': strategy({
+    name: () => [],
+    prepareForCreate: (csr, ctx) => prepareCsrForCreate(csr, ctx.user),
+    prepareForUpdate: prepareCsrForUpdate,
+    prepareForStatusUpdate: (csr, old, ctx) => prepareCsrForStatusUpdate(csr, old, ctx.now()),
+    validate: validateCsrCreate,
+    validateUpdate: (csr, old) => validateCsrUpdate(csr, old, 'main'),
+    validateStatusUpdate: (csr, old) => validateCsrUpdate(csr, old, 'status'),
+    subresources: {
+      approval: {
+        prepareForUpdate: (csr, old, ctx) => {
+          prepareCsrForApprovalUpdate(csr, old, ctx.now());
+          return csr;
+        },
+        validateUpdate: (csr, old) => validateCsrUpdate(csr, old, 'approval'),
+      },
+    },
+  }),
   'poddisruptionbudgets.policy': strategy({ validate: policy.validatePodDisruptionBudget, validateUpdate: policy.validatePodDisruptionBudget }),
   'ingresses.networking.k8s.io': strategy({ validate: policy.validateIngress, validateUpdate: policy.validateIngress }),
   'customresourcedefinitions.apiextensions.k8s.io': strategy({

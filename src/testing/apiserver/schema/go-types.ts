@@ -164,6 +164,18 @@ export const goTypes: Readonly<Record<string, string>> = {
   'batch/v1.SuccessPolicy': 'rules:1:[]batch/v1.SuccessPolicyRule',
   'batch/v1.SuccessPolicyRule': 'succeededIndexes:1:string:op succeededCount:2:int32:op',
   'batch/v1.UncountedTerminatedPods': 'succeeded:1:[]string:o failed:2:[]string:o',
+  'certificates/v1.CertificateSigningRequest': `
+    ~TypeMeta metadata:1:meta/v1.ObjectMeta:o spec:2:certificates/v1.CertificateSigningRequestSpec
+    status:3:certificates/v1.CertificateSigningRequestStatus:o
+  `,
+  'certificates/v1.CertificateSigningRequestCondition': `
+    type:1:string status:6:string reason:2:string:o message:3:string:o lastUpdateTime:4:Time:o lastTransitionTime:5:Time:o
+  `,
+  'certificates/v1.CertificateSigningRequestSpec': `
+    request:1:bytes signerName:7:string expirationSeconds:8:int32:op usages:5:[]string:o username:2:string:o uid:3:string:o
+    groups:4:[]string:o extra:6:{}[]string:o
+  `,
+  'certificates/v1.CertificateSigningRequestStatus': 'conditions:1:[]certificates/v1.CertificateSigningRequestCondition:o certificate:2:bytes:o',
   'coordination/v1.Lease': '~TypeMeta metadata:1:meta/v1.ObjectMeta:o spec:2:coordination/v1.LeaseSpec:o',
   'coordination/v1.LeaseSpec': `
     holderIdentity:1:string:op leaseDurationSeconds:2:int32:op acquireTime:3:MicroTime:op renewTime:4:MicroTime:op

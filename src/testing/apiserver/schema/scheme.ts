@@ -112,6 +112,7 @@ const packageGroups: Readonly<Record<string, string>> = {
   policy: 'policy',
   scheduling: 'scheduling.k8s.io',
   coordination: 'coordination.k8s.io',
+  certificates: 'certificates.k8s.io',
   events: 'events.k8s.io',
   authentication: 'authentication.k8s.io',
   authorization: 'authorization.k8s.io',

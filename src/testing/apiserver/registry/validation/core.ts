@@ -6,7 +6,7 @@
  */
 import { compareQuantities, parseQuantity, QuantityFormatError } from '../../../../apimachinery/quantity.ts';
 import { isObject } from '../../object-meta.ts';
-import { duplicate, FieldPath, forbiddenField, invalidValue, notSupported, path, required, tooLong, type FieldError } from './field.ts';
+import { duplicate, FieldPath, forbiddenField, invalidValue, notFoundField, notSupported, path, required, tooLong, type FieldError } from './field.ts';
 import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isDNS1035Label, isQualifiedName } from './names.ts';
 import { validateLabels } from './object-meta.ts';
 
@@ -112,6 +112,7 @@ export function validatePodSpec(spec: Obj, fld: FieldPath): FieldError[] {
   if (containers.length === 0) out.push(required(fld.child('containers')));
   containers.forEach((c, i) => out.push(...validateContainer(c, fld.child('containers').index(i), names)));
   list(spec.initContainers).forEach((c, i) => out.push(...validateContainer(c, fld.child('initContainers').index(i), names)));
+  out.push(...validateEphemeralContainers(list(spec.ephemeralContainers), names, fld.child('ephemeralContainers')));
   const restart = str(spec.restartPolicy);
   if (restart === '') out.push(required(fld.child('restartPolicy')));
   else if (!['Always', 'OnFailure', 'Never'].includes(restart)) out.push(notSupported(fld.child('restartPolicy'), restart, ['Always', 'OnFailure', 'Never']));
@@ -123,6 +124,59 @@ export function validatePodSpec(spec: Obj, fld: FieldPath): FieldError[] {
   if (typeof spec.terminationGracePeriodSeconds === 'number' && spec.terminationGracePeriodSeconds < 0) out.push(invalidValue(fld.child('terminationGracePeriodSeconds'), spec.terminationGracePeriodSeconds, 'must be greater than or equal to 0'));
   const sa = str(spec.serviceAccountName);
   if (sa !== '') for (const m of isDNS1123Subdomain(sa)) out.push(invalidValue(fld.child('serviceAccountName'), sa, m));
+  return out;
+}
+
+// The container fields an ephemeral container may not set (allowedEphemeralContainerFields).
+const ephemeralForbidden: readonly string[] = ['ports', 'resources', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'];
+
+function isSet(v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (isObject(v)) return Object.values(v).some(isSet);
+  return true;
+}
+
+/** validateEphemeralContainers: named, targets an existing container, a valid container without the fields ephemeral containers may not have. */
+function validateEphemeralContainers(ephemeral: Obj[], names: ReadonlySet<string>, fld: FieldPath): FieldError[] {
+  const out: FieldError[] = [];
+  const all = new Set(names);
+  ephemeral.forEach((ec, i) => {
+    const f = fld.index(i);
+    const target = str(ec.targetContainerName);
+    if (target !== '' && !names.has(target)) out.push(notFoundField(f.child('targetContainerName'), target));
+    const name = str(ec.name);
+    if (name === '') {
+      out.push(required(f, 'ephemeralContainer requires a name'));
+      return;
+    }
+    // Checked as a one-container list, so the paths carry an index of 0 (as upstream's do).
+    out.push(...validateContainer(ec, f.index(0), new Set()));
+    if (all.has(name)) out.push(duplicate(f.child('name'), name));
+    else all.add(name);
+    for (const key of ephemeralForbidden) if (isSet(ec[key])) out.push(forbiddenField(f.child(key), 'cannot be set for an Ephemeral Container'));
+    list(ec.volumeMounts).forEach((vm, j) => {
+      if (str(vm.subPath) !== '') out.push(forbiddenField(f.child('volumeMounts').index(j).child('subPath'), 'cannot be set for an Ephemeral Container'));
+      if (str(vm.subPathExpr) !== '') out.push(forbiddenField(f.child('volumeMounts').index(j).child('subPathExpr'), 'cannot be set for an Ephemeral Container'));
+    });
+  });
+  return out;
+}
+
+/**
+ * ValidatePodEphemeralContainersUpdate (spec part): the pod still valid, and the ephemeral containers
+ * it had neither removed nor changed.
+ */
+export function validatePodEphemeralContainersUpdate(pod: Obj, old: Obj): FieldError[] {
+  const out = validatePod(pod);
+  const fld = path('spec', 'ephemeralContainers');
+  const now = new Map(list(isObject(pod.spec) ? pod.spec.ephemeralContainers : undefined).map((c) => [str(c.name), c]));
+  for (const before of list(isObject(old.spec) ? old.spec.ephemeralContainers : undefined)) {
+    const name = str(before.name);
+    const after = now.get(name);
+    if (after === undefined) out.push(forbiddenField(fld, `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`));
+    else if (JSON.stringify(after) !== JSON.stringify(before)) out.push(forbiddenField(fld, `existing ephemeral containers ${JSON.stringify(name)} may not be changed\n`));
+  }
   return out;
 }
 
