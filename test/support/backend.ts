@@ -54,15 +54,15 @@ export const Capability = {
   AggregatedDiscovery: 'aggregatedDiscovery',
   /** The test runs an API server of its own (for example `kubeloom demo` without a kubeconfig starts one). */
   OwnServer: 'ownServer',
-  // What kube-apiserver has and the embedded server does not (yet): such tests run in the real lane only.
-  /** API aggregation: APIServices (apiregistration.k8s.io) whose groups the apiserver proxies to their backends. */
-  ApiAggregation: 'apiAggregation',
-  /** The pod subresources the embedded server does not serve and that need no kubelet: pods/eviction, pods/ephemeralcontainers. */
+  /** The pod subresources that need no kubelet: pods/eviction, pods/ephemeralcontainers. */
   PodSubresources: 'podSubresources',
   /** CertificateSigningRequests (certificates.k8s.io/v1) and their /approval subresource. */
   CertificateApproval: 'certificateApproval',
   /** Server-side apply to a /scale subresource. */
   ScaleApply: 'scaleApply',
+  // What kube-apiserver has and the embedded server does not (yet): such tests run in the real lane only.
+  /** API aggregation: APIServices (apiregistration.k8s.io) whose groups the apiserver proxies to their backends. */
+  ApiAggregation: 'apiAggregation',
 } as const;
 /** One of {@link Capability}'s values. */
 export type Capability = (typeof Capability)[keyof typeof Capability];
@@ -82,12 +82,7 @@ const capabilityReasons: Record<Capability, string> = {
 };
 
 /** The capabilities only kube-apiserver has: tests needing one are not registered on the embedded backend. */
-const clusterOnly: ReadonlySet<Capability> = new Set([
-  Capability.ApiAggregation,
-  Capability.PodSubresources,
-  Capability.CertificateApproval,
-  Capability.ScaleApply,
-]);
+const clusterOnly: ReadonlySet<Capability> = new Set([Capability.ApiAggregation]);
 
 /** Options of {@link e2eTest}. */
 export interface E2eTestOptions {

@@ -7,9 +7,10 @@
  * `apiextensions-apiserver/pkg/registry/customresource/etcd.go` (ScaleREST).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StatusError, type Status } from '../../../apimachinery/errors.ts';
 import { isObject } from '../object-meta.ts';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch/index.ts';
-import type { ScalePaths } from '../resources.ts';
+import { apiVersionString, type ScalePaths } from '../resources.ts';
 import { badRequest, conflict, internalError, invalid, notFound, optimisticLockMessage } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
 import { parsePatchJson, patchTypeOf, patchTypes } from './patch.ts';
@@ -110,13 +111,14 @@ export async function writeScale(scope: RequestScope, t: Target, q: URLSearchPar
   const custom = t.r.scale;
   let scale: unknown;
   if (patch && type === patchTypes.apply) {
-    // Custom resources take an applied Scale as the Scale to write (no field ownership of the replicas is tracked).
-    if (custom === undefined) throw badRequest('apply patches are not supported for the scale subresource');
     try {
       scale = parseKubeYaml(body.toString('utf8'));
     } catch (err) {
       throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
     }
+    // A workload's applied Scale is applied to the workload as its spec.replicas, owned by the manager
+    // with subresource "scale"; custom resources take it as the Scale to write (no ownership tracked).
+    if (custom === undefined) return applyWorkloadScale(scope, t, q, res, render, existing, scale, opts);
   } else if (patch) {
     const p = parsePatchJson(body, type);
     try {
@@ -150,6 +152,36 @@ export async function writeScale(scope: RequestScope, t: Target, q: URLSearchPar
     await validateWrite(scope, t, 'UPDATE', q, res, scaleOf(t, candidate), oldScale);
   }
   const main: Target = { ...t, subresource: undefined };
-  const out = await commitUpdate(scope, main, existing, candidate, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined });
+  const out = await commitUpdate(scope, main, existing, candidate, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined, managedFieldsSubresource: 'scale' });
+  sendObject(res, 200, JSON.stringify(scaleOf(t, JSON.parse(out) as Obj)), render);
+}
+
+/**
+ * Server-side apply of an autoscaling/v1 Scale to a workload: the Scale's spec.replicas becomes an
+ * applied configuration of the workload (`spec.replicas` only), merged with the field ownership of
+ * its managers as any apply is, so a replicas field another manager owns is a 409 conflict unless
+ * `force` is set (upstream: the scale subresource's field manager,
+ * `staging/src/k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager/scalehandler.go`).
+ */
+async function applyWorkloadScale(scope: RequestScope, t: Target, q: URLSearchParams, res: ServerResponse, render: Render, existing: StoredObject, scale: unknown, opts: { manager: string; dryRun: boolean; force: boolean }): Promise<void> {
+  const name = t.name!;
+  if (!isObject(scale)) throw badRequest('the body must be an autoscaling/v1 Scale');
+  if (scale.kind !== 'Scale' || (scale.apiVersion !== 'autoscaling/v1' && scale.apiVersion !== undefined)) throw badRequest('the body must be an autoscaling/v1 Scale');
+  const meta = isObject(scale.metadata) ? scale.metadata : {};
+  if (meta.name !== undefined && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
+  const replicas = isObject(scale.spec) ? scale.spec.replicas : undefined;
+  if (replicas !== undefined && (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)) {
+    throw invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${display(replicas)}: must be greater than or equal to 0` }]);
+  }
+  const applied: Obj = { apiVersion: apiVersionString(t.r.group, t.r.version), kind: t.r.kind, metadata: { name, ...(t.namespace === '' ? {} : { namespace: t.namespace }) }, ...(replicas === undefined ? {} : { spec: { replicas } }) };
+  const main: Target = { ...t, subresource: undefined };
+  let out: string;
+  try {
+    out = await commitUpdate(scope, main, existing, applied, { manager: opts.manager, dryRun: opts.dryRun, apply: { force: opts.force }, managedFieldsSubresource: 'scale' });
+  } catch (err) {
+    // The conflicting owners are named as the Scale's managed fields show them: in autoscaling/v1.
+    if (err instanceof StatusError && err.status.code === 409) throw new StatusError(JSON.parse(JSON.stringify(err.status).replaceAll(` using ${applied.apiVersion as string}`, ' using autoscaling/v1')) as Status);
+    throw err;
+  }
   sendObject(res, 200, JSON.stringify(scaleOf(t, JSON.parse(out) as Obj)), render);
 }

@@ -37,6 +37,8 @@ export interface CommitUpdateOptions {
   apply: { force: boolean } | undefined;
   /** The request, for admission webhooks and fieldValidation (its body only where duplicates are checked). */
   request?: WriteRequest;
+  /** The subresource the managed fields record when the write goes through the main resource (/scale). */
+  managedFieldsSubresource?: string;
 }
 
 /** 409 when the candidate carries a resourceVersion other than the stored one. */
@@ -89,7 +91,7 @@ function strategySubresource(t: Target): string | undefined {
 function admitUpdate(scope: RequestScope, t: Target, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions): { managed: Obj; attrs: PluginAttributes } {
   const old = existing.obj;
   const apiVersion = apiVersionString(t.r.group, t.r.version);
-  const sub = strategySubresource(t);
+  const sub = o.managedFieldsSubresource ?? strategySubresource(t);
   const subresource = sub === undefined ? {} : { subresource: sub };
   const managed =
     o.apply !== undefined
