@@ -56,6 +56,7 @@ test('GET /apis lists every built-in group with its preferred version', async ()
     'authentication.k8s.io:authentication.k8s.io/v1',
     'authorization.k8s.io:authorization.k8s.io/v1',
     'batch:batch/v1',
+    'certificates.k8s.io:certificates.k8s.io/v1',
     'coordination.k8s.io:coordination.k8s.io/v1',
     'events.k8s.io:events.k8s.io/v1',
     'networking.k8s.io:networking.k8s.io/v1',

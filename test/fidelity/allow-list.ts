@@ -155,9 +155,9 @@ export const allowances: readonly Allowance[] = [
     id: 'discovery-unserved-resources',
     scenarios: /^discovery\/core-v1-resources$/,
     path: /^\/steps\/1\/body\/resources\/\d+$/,
-    real: { test: (v) => ['bindings', 'componentstatuses', 'nodes/proxy', 'pods/binding', 'pods/ephemeralcontainers', 'pods/eviction', 'pods/proxy', 'services/proxy'].includes(v as string) },
+    real: { test: (v) => ['bindings', 'componentstatuses', 'nodes/proxy', 'pods/proxy', 'services/proxy'].includes(v as string) },
     embedded: absent,
-    reason: 'The embedded server does not serve bindings, componentstatuses, the proxy subresources, pods/binding, pods/eviction or pods/ephemeralcontainers.',
+    reason: 'The embedded server does not serve bindings, componentstatuses or the proxy subresources.',
     upstream: 'pkg/registry/core/rest/storage_core.go',
   },
   {

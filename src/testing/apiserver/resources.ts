@@ -157,6 +157,10 @@ const builtins: readonly BuiltinSpec[] = [
   { g: 'authorization.k8s.io', v: 'v1', r: 'subjectaccessreviews', kind: 'SubjectAccessReview', ns: false, verbs: createOnly },
   { g: 'batch', v: 'v1', r: 'cronjobs', kind: 'CronJob', ns: true, short: ['cj'], cat: ['all'], generation: true, sub: [status('CronJob')] },
   { g: 'batch', v: 'v1', r: 'jobs', kind: 'Job', ns: true, cat: ['all'], generation: true, sub: [status('Job')] },
+  { g: 'certificates.k8s.io', v: 'v1', r: 'certificatesigningrequests', kind: 'CertificateSigningRequest', ns: false, short: ['csr'], sub: [
+      { name: 'approval', kind: 'CertificateSigningRequest', verbs: ['get', 'patch', 'update'] },
+      status('CertificateSigningRequest'),
+    ] },
   { g: 'networking.k8s.io', v: 'v1', r: 'ingressclasses', kind: 'IngressClass', ns: false, generation: true },
   { g: 'networking.k8s.io', v: 'v1', r: 'ingresses', kind: 'Ingress', ns: true, short: ['ing'], generation: true, sub: [status('Ingress')] },
   { g: 'networking.k8s.io', v: 'v1', r: 'networkpolicies', kind: 'NetworkPolicy', ns: true, short: ['netpol'], generation: true },
@@ -170,10 +174,6 @@ const builtins: readonly BuiltinSpec[] = [
   { g: 'apiextensions.k8s.io', v: 'v1', r: 'customresourcedefinitions', kind: 'CustomResourceDefinition', ns: false, short: ['crd', 'crds'], cat: ['api-extensions'], generation: true, sub: [status('CustomResourceDefinition')] },
   { g: 'scheduling.k8s.io', v: 'v1', r: 'priorityclasses', kind: 'PriorityClass', ns: false, short: ['pc'] },
   { g: 'coordination.k8s.io', v: 'v1', r: 'leases', kind: 'Lease', ns: true },
-  { g: 'certificates.k8s.io', v: 'v1', r: 'certificatesigningrequests', kind: 'CertificateSigningRequest', ns: false, short: ['csr'], sub: [
-      { name: 'approval', kind: 'CertificateSigningRequest', verbs: ['get', 'patch', 'update'] },
-      status('CertificateSigningRequest'),
-    ] },
 ];
 
 const builtinGroups: ReadonlySet<string> = new Set(builtins.map((b) => b.g));
