@@ -23,6 +23,11 @@ export default {
   excludeInternal: true,
   exclude: ['**/*.test.ts'],
   sort: ['kind', 'alphabetical'],
+  // Source links come from package.json's repository, not from the checkout's git remote (a clone's
+  // remote may be a local path, which TypeDoc cannot turn into links).
+  disableGit: true,
+  gitRevision: 'main',
+  sourceLinkTemplate: `${pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '')}/blob/{gitRevision}/{path}#L{line}`,
   validation: { notExported: true, invalidLink: true, notDocumented: true },
   treatValidationWarningsAsErrors: false,
 };
