@@ -101,7 +101,7 @@ export const authz: Scenario[] = [
       { req: `POST ${rbac}/roles`, body: role('same', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]), headers: alice, pick: ['metadata.name', 'rules'] },
       { req: `POST ${rbac}/rolebindings`, body: binding('to-big', 'big', { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'fid-alice' }), headers: alice },
       { req: `POST ${rbac}/rolebindings`, body: binding('to-same', 'same', { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'fid-dave' }), headers: alice, pick: ['metadata.name', 'roleRef', 'subjects'] },
-      { req: `POST ${rbac}/rolebindings`, body: { ...binding('to-cluster', 'admin', { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'fid-alice' }), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' } }, headers: alice },
+      { req: `POST ${rbac}/rolebindings`, body: { ...binding('to-cluster', 'cluster-admin', { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'fid-alice' }), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' } }, headers: alice },
     ],
   },
 ];

@@ -107,7 +107,7 @@ const breaks = (name: string, spec: Obj): Step => ({ req: `POST ${gauges}`, body
 export const crdSchema: Scenario[] = [
   {
     id: 'crd-schema/value-rules',
-    title: 'Custom resource create breaking one schema rule at a time: type, required, enum, pattern, lengths, bounds, multipleOf, formats',
+    title: 'Custom resource create breaking one schema rule at a time (one failing property per request: v1.24 lists the failures of several properties in map order): type, required, enum, pattern, lengths, bounds, multipleOf, formats',
     steps: [
       ...install,
       { req: `POST ${gauges}`, body: gauge('g0', {}) },
@@ -126,7 +126,6 @@ export const crdSchema: Scenario[] = [
       breaks('g13', { since: 'yesterday' }),
       breaks('g14', { flag: 'yes' }),
       breaks('g15', { nick: 7 }),
-      breaks('g16', { name: 'AB', mode: 'x', count: 99, flag: 1 }),
       { req: `POST ${gauges}`, body: gauge('g17', 'not an object' as unknown as Obj) },
       { req: `POST ${gauges}`, body: { ...gauge('g18', { name: 'ok' }), status: { phase: 3 } } },
       { req: `POST ${gauges}`, body: gauge('g19', { name: 'ok', email: 'a@b.example', since: '2024-01-02T03:04:05Z', ratio: 0.75, flag: true }), pick: ['spec'] },

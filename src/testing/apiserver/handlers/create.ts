@@ -13,7 +13,7 @@ import { trackUpdate } from '../patch/index.ts';
 import { beforeCreate, storageForm } from '../registry/rest.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { alreadyExists, badRequest, invalid, methodNotAllowed } from '../status.ts';
-import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
+import { admitCustomResource, decodeCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { serveCustomResource } from '../registry/apiextensions/serving-info.ts';
 import { toCauses } from '../registry/field-errors.ts';
 import { checkBodyFields } from './field-validation.ts';
@@ -55,6 +55,7 @@ export function checkBodyNamespace(t: Target, obj: Obj): void {
 /** The first, mutating half of a create: body namespace, managed fields, the built-in mutating admission plugins. */
 function admitCreate(scope: RequestScope, t: Target, decoded: Obj, manage: Manage): Obj {
   checkBodyNamespace(t, decoded);
+  if (t.r.schema !== undefined) decodeCustomResource(t.r.schema, decoded);
   const obj = manage(decoded);
   admit(pluginAttributes(scope, t, obj));
   return obj;

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { admit, validateAdmission, type PluginAttributes } from '../admission/plugins.ts';
-import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
+import { admitCustomResource, decodeCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
 import { acceptedCrdStatus, customResourcesOf, isNoop, metaOf, validateUpdateMeta } from '../object-meta.ts';
@@ -91,6 +91,7 @@ function admitUpdate(scope: RequestScope, t: Target, existing: StoredObject, can
   const apiVersion = apiVersionString(t.r.group, t.r.version);
   const sub = strategySubresource(t);
   const subresource = sub === undefined ? {} : { subresource: sub };
+  if (t.r.schema !== undefined && o.apply === undefined) decodeCustomResource(t.r.schema, candidate);
   const managed =
     o.apply !== undefined
       ? typedObject(t, applyOrThrow(old, candidate, { manager: o.manager, force: o.apply.force, now: scope.now(), apiVersion, ...subresource }))

@@ -49,13 +49,22 @@ export interface AdmitOptions {
 }
 
 /**
+ * What decoding a request body does to a custom resource, in place: non-nullable nulls dropped, defaults
+ * applied, unknown fields pruned. Upstream this happens in the decoder, before the managed fields are
+ * computed, so defaulted fields are owned by the writer and pruned ones never are. Returns the pruned paths.
+ */
+export function decodeCustomResource(cs: CustomResourceSchema, obj: Record<string, unknown>): string[] {
+  pruneNonNullableNulls(obj, cs.schema);
+  applyDefaults(obj, cs.schema);
+  return prune(obj, cs.schema, true);
+}
+
+/**
  * Normalises `obj` in place (nulls, defaults, pruning) and validates it; `old` is the stored object on updates.
  * Returns the pruned paths and the validation errors (metadata validation is the caller's).
  */
 export function admitCustomResource(cs: CustomResourceSchema, obj: Record<string, unknown>, old: Record<string, unknown> | undefined, options: AdmitOptions = {}): { unknown: string[]; errors: FieldError[] } {
-  pruneNonNullableNulls(obj, cs.schema);
-  applyDefaults(obj, cs.schema);
-  const unknown = prune(obj, cs.schema, true);
+  const unknown = decodeCustomResource(cs, obj);
   const errors = [...(options.objectMeta ?? [])];
   if (options.validate === false) return { unknown, errors };
   const body = withoutMeta(obj, cs.schema);
