@@ -12,6 +12,7 @@ import { validateKubeFinalizerNames, validateObjectMetaAccessor, validateObjectM
 import { customResourceSchema, type CustomResourceSchema } from './registry/apiextensions/custom-resource-schema.ts';
 import { validateVersionSchema } from './registry/apiextensions/schema-props-validation.ts';
 import { validateScale } from './registry/apiextensions/scale.ts';
+import { registerCustomResourceMergeSchema, type StructuralMergeNode } from './patch/patch-merge-keys.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -194,6 +195,7 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
       };
     });
     const selectableFields = (Array.isArray(v.selectableFields) ? v.selectableFields.filter(isObject) : []).map((f) => (typeof f.jsonPath === 'string' ? f.jsonPath : '').replace(/^\./, ''));
+    registerCustomResourceMergeSchema({ group, version: v.name, kind }, schemaOf(v) as StructuralMergeNode | undefined, isObject(subresourceSpec.status));
     entries.push({
       group,
       version: v.name,
