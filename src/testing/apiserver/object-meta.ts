@@ -178,6 +178,7 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
   if (causes.length > 0) return { entries: [], causes };
   const entries: ApiResource[] = [];
   const storageVersion = str(versions.find((v) => v.storage === true)?.name);
+  const storage = { version: storageVersion, schema: schemas.get(storageVersion) };
   for (const v of versions) {
     if (v.served !== true || typeof v.name !== 'string') continue;
     const subresourceSpec = isObject(v.subresources) ? v.subresources : {};
@@ -208,6 +209,7 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
       categories: Array.isArray(names.categories) ? names.categories.map(String) : [],
       verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
       subresources,
+      storage,
       hasStatus: isObject(subresourceSpec.status),
       hasScale: isObject(subresourceSpec.scale),
       ...(isObject(subresourceSpec.scale) ? { scale: scaleOf(subresourceSpec.scale) } : {}),

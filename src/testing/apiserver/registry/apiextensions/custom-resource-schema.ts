@@ -60,6 +60,25 @@ export function decodeCustomResource(cs: CustomResourceSchema, obj: Record<strin
 }
 
 /**
+ * Converts a custom resource (conversion strategy None) to the version `apiVersion` whose schema is `cs`:
+ * the apiVersion is replaced and fields that version does not know are pruned, as the CR handler's
+ * schemaCoercingConverter does after every conversion (apiextensions-apiserver
+ * pkg/apiserver/customresource_handler.go). On writes to the storage version the storage version's
+ * defaults are applied as well, which every read from storage would apply. Returns `obj` when it is
+ * already in that version.
+ */
+export function convertCustomResource(obj: Record<string, unknown>, apiVersion: string, cs: CustomResourceSchema | undefined, defaults = false): Record<string, unknown> {
+  if (obj.apiVersion === apiVersion) return obj;
+  const { apiVersion: _old, ...rest } = obj;
+  const out: Record<string, unknown> = { apiVersion, ...cloneJson(rest) };
+  if (cs !== undefined) {
+    prune(out, cs.schema, true);
+    if (defaults) applyDefaults(out, cs.schema);
+  }
+  return out;
+}
+
+/**
  * Normalises `obj` in place (nulls, defaults, pruning) and validates it; `old` is the stored object on updates.
  * Returns the pruned paths and the validation errors (metadata validation is the caller's).
  */
