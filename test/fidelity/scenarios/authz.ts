@@ -10,7 +10,7 @@
  * (forbiddenMessage), pkg/endpoints/filters/impersonation.go, plugin/pkg/auth/authorizer/rbac/rbac.go,
  * pkg/registry/rbac/role/policybased/storage.go, pkg/registry/rbac/validation/rule.go.
  */
-import type { Scenario, Step } from '../scenario.ts';
+import type { Scenario } from '../scenario.ts';
 import { configMap, pod, role, roleBinding } from './objects.ts';
 
 const alice = { 'Impersonate-User': 'fid-alice' };

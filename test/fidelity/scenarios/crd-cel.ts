@@ -4,7 +4,8 @@
  * kube-apiserver words them. In v1.24 the rules exist only behind the CustomResourceValidationExpressions
  * feature gate (alpha), so these goldens were recorded from a v1.24 kube-apiserver started with
  * `--feature-gates=CustomResourceValidationExpressions=true,ServerSideFieldValidation=true`
- * (`npm run fidelity:record -- --kubeconfig <that cluster> --only '^crd-cel/'`).
+ * (`npm run fidelity:record -- --kubeconfig <that cluster> --only '^crd-cel/' --gates CustomResourceValidationExpressions`;
+ * a recording without `--gates` skips them).
  *
  * Upstream: staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/ (compilation.go,
  * validation.go), pkg/apis/apiextensions/validation/validation.go.
@@ -14,6 +15,7 @@ import type { Scenario, Step } from '../scenario.ts';
 type Obj = Record<string, unknown>;
 
 const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const gate = 'CustomResourceValidationExpressions';
 const group = '{{r}}.fidelity.kubeloom.test';
 const crdName = `ranges.${group}`;
 const ranges = `/apis/${group}/v1/namespaces/{{ns}}/ranges`;
@@ -66,6 +68,7 @@ const cleanup: Step[] = [{ req: `DELETE ${crds}/${crdName}` }];
 export const crdCel: Scenario[] = [
   {
     id: 'crd-cel/create-rules',
+    gate,
     title: 'CEL rules on create: object, scalar, list and map rules, default messages and custom ones, several failures at once',
     steps: [
       ...install,
@@ -83,6 +86,7 @@ export const crdCel: Scenario[] = [
   },
   {
     id: 'crd-cel/transition-rules',
+    gate,
     title: 'CEL transition rules (oldSelf): checked on update only, when the field is present in both; other rules on update',
     steps: [
       ...install,
@@ -100,6 +104,7 @@ export const crdCel: Scenario[] = [
   },
   {
     id: 'crd-cel/invalid-rules',
+    gate,
     title: 'CRDs with CEL rules refused: syntax errors, unknown fields, non-boolean results, empty rules, transition rules where there is no old value',
     namespace: false,
     steps: [

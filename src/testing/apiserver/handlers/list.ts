@@ -12,7 +12,7 @@ import { RevisionCompactedError, type StoredObject } from '../storage.ts';
 import { partialMetadata, toTable } from '../table.ts';
 import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
 import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
-import { checkMetadataShape, encodeInVersion, sendObject, tableOptions, withApiVersion, withoutTypeMeta, type Render } from './response.ts';
+import { checkMetadataShape, encodeInVersion, sendObject, tableOptions, withoutTypeMeta, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 
 /** Kube's continue token: base64 JSON {v, rv, start}. */

@@ -149,8 +149,8 @@ export function checkCustomResourceType(t: Target, obj: Obj): void {
   }
   // The create and update handlers compare the body's group-version with the URL's: a body of another
   // served version is refused, not converted (apiserver pkg/endpoints/handlers/create.go, update.go).
-  if (obj.apiVersion !== expected && splitApiVersion(String(obj.apiVersion)).group === t.r.group) {
-    throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`);
+  if (typeof obj.apiVersion === 'string' && obj.apiVersion !== expected && splitApiVersion(obj.apiVersion).group === t.r.group) {
+    throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${expected})`);
   }
 }
 

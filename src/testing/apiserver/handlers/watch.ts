@@ -13,7 +13,7 @@ import { partialMetadata, toTable } from '../table.ts';
 import { WatchStream, type ObjectEncoder } from '../watch-stream.ts';
 import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
 import { boolParam } from './request-info.ts';
-import { encodeInVersion, tableOptions, withApiVersion, type Render } from './response.ts';
+import { encodeInVersion, tableOptions, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 
 /** Serves a watch request; the stream registers itself in `scope.watches` until it closes. */
