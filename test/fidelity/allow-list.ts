@@ -127,6 +127,34 @@ export const allowances: readonly Allowance[] = [
     reason: 'Built-in schemas come from the API model generated from the v1.34 OpenAPI documents; some field descriptions were reworded after v1.24, and enum values are no longer listed for core/v1 ContainerPort.protocol.',
     upstream: 'src/codegen/model/kubernetes.json (Kubernetes 1.34 api/openapi-spec/v3)',
   },
+  {
+    id: 'too-long-message',
+    scenarios: /^crd-schema\/(value-rules|served-versions)$/,
+    path: /\/body\/(message|details\/causes\/0\/message)$/,
+    real: { pattern: /Too long: may not be longer than \d+/ },
+    embedded: { pattern: /Too long: may not be more than \d+ bytes/ },
+    reason: 'field.TooLong says "may not be more than N bytes" in v1.32; v1.24 said "may not be longer than N". Custom resource maxLength failures are reported through it.',
+    upstream: 'staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go TooLong (kubernetes/kubernetes 1.32); apiextensions-apiserver pkg/apiserver/validation/validation.go',
+  },
+  {
+    id: 'cr-pruned-field-warnings',
+    scenarios: /^crd-schema\/(pruning|served-versions)$/,
+    path: /^\/steps\/\d+\/warnings$/,
+    real: absent,
+    embedded: { test: (v) => Array.isArray(v) && v.every((w) => typeof w === 'string' && w.startsWith('unknown field ')) },
+    reason: 'The fields a custom resource write prunes are reported as unknown-field warnings since fieldValidation defaults to Warn (ServerSideFieldValidation GA, v1.27); v1.24 had the feature off and pruned silently.',
+    upstream: 'staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go (returnUnknownFieldPaths); apiserver pkg/endpoints/handlers/rest.go; KEP-2885',
+  },
+  {
+    id: 'cel-validation-rule-struct',
+    scenarios: /^crd-cel\/invalid-rules$/,
+    path: /^\/steps\/\d+\/body\/(message|details\/causes\/0\/message)$/,
+    real: { pattern: /apiextensions\.ValidationRule\{Rule:"(?:[^"\\]|\\.)*", Message:"(?:[^"\\]|\\.)*"\}/ },
+    embedded: { pattern: /apiextensions\.ValidationRule\{Rule:"(?:[^"\\]|\\.)*", Message:"(?:[^"\\]|\\.)*", MessageExpression:"(?:[^"\\]|\\.)*", Reason:\(\*apiextensions\.FieldValueErrorReason\)\(nil\), FieldPath:"(?:[^"\\]|\\.)*", OptionalOldSelf:\(\*bool\)\(nil\)\}/ },
+    reason:
+      'A rule that fails to compile is quoted with %#v of apiextensions.ValidationRule, which has gained MessageExpression (v1.27), Reason and FieldPath (v1.28) and OptionalOldSelf (v1.29); v1.24 printed Rule and Message only. Syntax errors are also worded by the cel-js parser rather than cel-go\'s ANTLR parser (v1.24: "mismatched input \'<EOF>\' expecting {...}").',
+    upstream: 'staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/types_jsonschema.go ValidationRule; pkg/apis/apiextensions/validation/validation.go; github.com/google/cel-go parser',
+  },
   // ---- Not modelled by the embedded server ----
   {
     id: 'openapi-parameter-descriptions',

@@ -6,11 +6,15 @@ import { apply } from './scenarios/apply.ts';
 import { apps } from './scenarios/apps.ts';
 import { batch } from './scenarios/batch.ts';
 import { core } from './scenarios/core.ts';
+import { authz } from './scenarios/authz.ts';
 import { crd } from './scenarios/crd.ts';
+import { crdCel } from './scenarios/crd-cel.ts';
+import { crdSchema } from './scenarios/crd-schema.ts';
 import { deleteScenarios } from './scenarios/delete.ts';
 import { discovery } from './scenarios/discovery.ts';
 import { kubectlCreate } from './scenarios/kubectl-create.ts';
 import { listWatch } from './scenarios/list-watch.ts';
+import { namespaceScenarios } from './scenarios/namespace.ts';
 import { patch } from './scenarios/patch.ts';
 import { protocol } from './scenarios/protocol.ts';
 import { rbacScenarios } from './scenarios/rbac.ts';
@@ -24,6 +28,8 @@ export const corpus: readonly Scenario[] = [
   ...batch,
   ...rbacScenarios,
   ...crd,
+  ...crdSchema,
+  ...crdCel,
   ...patch,
   ...apply,
   ...validation,
@@ -33,6 +39,8 @@ export const corpus: readonly Scenario[] = [
   ...kubectlCreate,
   ...discovery,
   ...protocol,
+  ...authz,
+  ...namespaceScenarios,
 ];
 
 const seen = new Set<string>();

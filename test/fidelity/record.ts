@@ -1,7 +1,7 @@
 /**
  * Records the fidelity corpus from a real cluster into the golden files:
  *
- *   npm run fidelity:record -- --kubeconfig K [--only REGEX] [--concurrency N] [--check]
+ *   npm run fidelity:record -- --kubeconfig K [--only REGEX] [--concurrency N] [--check] [--gates G1,G2]
  *
  * The kubeconfig may also come from KUBELOOM_TEST_KUBECONFIG. Every scenario runs in a namespace of its
  * own (`fid-…`), cluster-scoped objects carry the run token in their names, and everything is deleted
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     concurrency: { type: 'string', default: '4' },
     check: { type: 'boolean', default: false },
+    gates: { type: 'string', default: '' },
   },
 });
 
@@ -78,7 +79,11 @@ async function main(): Promise<void> {
   const kubectl = await findKubectl();
   if (kubectl === undefined) throw new Error('recording needs kubectl (set KUBECTL or put it on the PATH)');
   const only = values.only === undefined ? undefined : new RegExp(values.only);
-  const scenarios = corpus.filter((s) => only === undefined || only.test(s.id));
+  // Scenarios that need a feature gate are recorded only from a server started with it (--gates names it).
+  const gates = new Set(values.gates.split(',').filter((g) => g !== ''));
+  const scenarios = corpus.filter((s) => (only === undefined || only.test(s.id)) && (s.gate === undefined || gates.has(s.gate)));
+  const skipped = corpus.filter((s) => s.gate !== undefined && !gates.has(s.gate) && (only === undefined || only.test(s.id)));
+  if (skipped.length > 0) process.stdout.write(`skipped ${skipped.length} scenario(s) needing feature gates (--gates ${[...new Set(skipped.map((s) => s.gate))].join(',')}): ${skipped.map((s) => s.id).join(', ')}\n`);
   const options = (): RunOptions => ({ backend, kubectl, eventTimeoutMs: 10_000, userAgent: 'kubeloom-fidelity/v0.0.0' });
   const concurrency = Number(values.concurrency);
   try {

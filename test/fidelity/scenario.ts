@@ -131,6 +131,11 @@ export interface Scenario {
    * (`kubectl api-resources` fails when a CRD group vanishes between its discovery requests).
    */
   alone?: boolean;
+  /**
+   * A feature gate v1.24 has off by default that the scenario needs (`CustomResourceValidationExpressions`):
+   * the recorder runs it only when `--gates` names the gate, i.e. against a server started with it on.
+   */
+  gate?: string;
 }
 
 /** The area of a scenario: the part of its id before the slash. */

@@ -12,6 +12,7 @@ import { validateKubeFinalizerNames, validateObjectMetaAccessor, validateObjectM
 import { customResourceSchema, type CustomResourceSchema } from './registry/apiextensions/custom-resource-schema.ts';
 import { validateVersionSchema } from './registry/apiextensions/schema-props-validation.ts';
 import { validateScale } from './registry/apiextensions/scale.ts';
+import { registerCustomResourceMergeSchema, type StructuralMergeNode } from './patch/patch-merge-keys.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -177,6 +178,7 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
   if (causes.length > 0) return { entries: [], causes };
   const entries: ApiResource[] = [];
   const storageVersion = str(versions.find((v) => v.storage === true)?.name);
+  const storage = { version: storageVersion, schema: schemas.get(storageVersion) };
   for (const v of versions) {
     if (v.served !== true || typeof v.name !== 'string') continue;
     const subresourceSpec = isObject(v.subresources) ? v.subresources : {};
@@ -194,6 +196,7 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
       };
     });
     const selectableFields = (Array.isArray(v.selectableFields) ? v.selectableFields.filter(isObject) : []).map((f) => (typeof f.jsonPath === 'string' ? f.jsonPath : '').replace(/^\./, ''));
+    registerCustomResourceMergeSchema({ group, version: v.name, kind }, schemaOf(v) as StructuralMergeNode | undefined, isObject(subresourceSpec.status));
     entries.push({
       group,
       version: v.name,
@@ -206,6 +209,7 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
       categories: Array.isArray(names.categories) ? names.categories.map(String) : [],
       verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
       subresources,
+      storage,
       hasStatus: isObject(subresourceSpec.status),
       hasScale: isObject(subresourceSpec.scale),
       ...(isObject(subresourceSpec.scale) ? { scale: scaleOf(subresourceSpec.scale) } : {}),

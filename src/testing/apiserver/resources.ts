@@ -67,6 +67,8 @@ export interface ApiResource {
   readonly storageVersionHash: string;
   /** The structural schema of a custom resource version (pruning, defaulting, validation, CEL). */
   readonly schema?: CustomResourceSchema;
+  /** Custom resources: the version objects are stored in, and its schema (objects are converted to it on writes). */
+  readonly storage?: { readonly version: string; readonly schema: CustomResourceSchema | undefined };
 }
 
 /** A column of the server-side table for a custom resource. */

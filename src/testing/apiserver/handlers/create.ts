@@ -10,15 +10,15 @@ import { admit, validateAdmission, type PluginAttributes } from '../admission/pl
 import { acceptedCrdStatus, customResourcesOf, metaOf, validateCreateMeta } from '../object-meta.ts';
 import { admitWebhookConfiguration } from '../registry/admissionregistration/webhook-configuration.ts';
 import { trackUpdate } from '../patch/index.ts';
-import { beforeCreate, storageForm } from '../registry/rest.ts';
+import { beforeCreate, storageForm, toStorageVersion } from '../registry/rest.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { alreadyExists, badRequest, invalid, methodNotAllowed } from '../status.ts';
-import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
+import { admitCustomResource, decodeCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { serveCustomResource } from '../registry/apiextensions/serving-info.ts';
 import { toCauses } from '../registry/field-errors.ts';
 import { checkBodyFields } from './field-validation.ts';
 import { decodeObject, typedObject } from './request-body.ts';
-import { encodeStored, sendObject, type Render } from './response.ts';
+import { encodeInVersion, encodeStored, sendObject, type Render } from './response.ts';
 import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { createOptions } from './write-options.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
@@ -55,6 +55,7 @@ export function checkBodyNamespace(t: Target, obj: Obj): void {
 /** The first, mutating half of a create: body namespace, managed fields, the built-in mutating admission plugins. */
 function admitCreate(scope: RequestScope, t: Target, decoded: Obj, manage: Manage): Obj {
   checkBodyNamespace(t, decoded);
+  if (t.r.schema !== undefined) decodeCustomResource(t.r.schema, decoded);
   const obj = manage(decoded);
   admit(pluginAttributes(scope, t, obj));
   return obj;
@@ -113,14 +114,14 @@ export function commitCreate(scope: RequestScope, t: Target, name: string, obj: 
   scope.access.checkRbacWrite(scope.user, store, t.namespace, obj, undefined);
   const key = objectKey(t.namespace, name);
   if (scope.storage.get(store, key) !== undefined) throw alreadyExists(t.r, name);
-  const final = storageForm(t.r, obj);
+  const final = toStorageVersion(t.r, storageForm(t.r, obj));
   let crdEntries: ApiResource[] | undefined;
   if (store === crdGroupResource) {
     const { entries, causes } = customResourcesOf(final, scope.storage.revision + 1);
     if (causes.length > 0) throw invalid(t.r.group, t.r.kind, name, causes);
     crdEntries = entries;
   }
-  if (dryRun) return JSON.stringify(final);
+  if (dryRun) return encodeInVersion(t.r, JSON.stringify(final));
   const stored = scope.storage.write(store, key, 'ADDED', final);
   if (crdEntries !== undefined) {
     // The naming and establishing controllers accept the names and start serving right after the create,

@@ -19,7 +19,7 @@ import { apiVersionString } from '../resources.ts';
 import { parseGoJson, GoJsonSyntaxError } from '../schema/go-json.ts';
 import { badRequest, invalid, notFound, untypedError } from '../status.ts';
 import { objectFilter, parseSelectors } from './list-options.ts';
-import { encodeStored, sendObject, withApiVersion, withoutTypeMeta, type Render } from './response.ts';
+import { encodeInVersion, encodeStored, sendObject, withApiVersion, withoutTypeMeta, type Render } from './response.ts';
 import { objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunErrors } from './write-options.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
@@ -126,7 +126,7 @@ export async function deleteCollection(scope: RequestScope, t: Target, q: URLSea
   const items: string[] = [];
   for (const s of listed) {
     deleteStored(scope, t.r, s, opts, opts.dryRun);
-    const json = withApiVersion(s.json, apiVersion);
+    const json = encodeInVersion(t.r, s.json);
     // Items of a built-in kind's list carry no kind/apiVersion; custom resources are unstructured and keep theirs.
     items.push(t.r.custom ? json : withoutTypeMeta(json));
   }

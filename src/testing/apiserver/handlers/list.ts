@@ -12,7 +12,7 @@ import { RevisionCompactedError, type StoredObject } from '../storage.ts';
 import { partialMetadata, toTable } from '../table.ts';
 import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
 import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
-import { checkMetadataShape, sendObject, tableOptions, withApiVersion, withoutTypeMeta, type Render } from './response.ts';
+import { checkMetadataShape, encodeInVersion, sendObject, tableOptions, withoutTypeMeta, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 
 /** Kube's continue token: base64 JSON {v, rv, start}. */
@@ -130,6 +130,6 @@ export function listResource(scope: RequestScope, t: Target, q: URLSearchParams,
   }
   const apiVersion = apiVersionString(t.r.group, t.r.version);
   const head = `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;
-  const encoded = t.r.custom ? items.map((s) => withApiVersion(s.json, apiVersion)) : items.map((s) => withoutTypeMeta(s.json));
+  const encoded = t.r.custom ? items.map((s) => encodeInVersion(t.r, s.json)) : items.map((s) => withoutTypeMeta(s.json));
   sendObject(res, 200, `${head}${encoded.join(',')}]}`, render);
 }

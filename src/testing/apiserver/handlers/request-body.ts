@@ -147,6 +147,11 @@ export function checkCustomResourceType(t: Target, obj: Obj): void {
     const name = isObject(obj.metadata) && typeof obj.metadata.name === 'string' ? obj.metadata.name : '';
     throw invalid(t.r.group, display(obj.kind), name, [invalidCause('kind', obj.kind, `must be ${t.r.kind}`)]);
   }
+  // The create and update handlers compare the body's group-version with the URL's: a body of another
+  // served version is refused, not converted (apiserver pkg/endpoints/handlers/create.go, update.go).
+  if (typeof obj.apiVersion === 'string' && obj.apiVersion !== expected && splitApiVersion(obj.apiVersion).group === t.r.group) {
+    throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${expected})`);
+  }
 }
 
 /**
@@ -190,7 +195,11 @@ export function checkType(registry: ResourceRegistry, t: Target, obj: Obj): void
 export function typedObject(t: Target, obj: Obj): Obj {
   if (t.r.custom) return obj;
   const s = structOfKind(apiVersionString(t.r.group, t.r.version), t.r.kind);
-  if (s === undefined) return obj;
+  if (s === undefined) {
+    // Kinds without a struct in the API model still get their defaults when decoded.
+    setDefaults(t.r, obj);
+    return obj;
+  }
   let typed: Obj;
   try {
     typed = decodeTyped(s, obj);

@@ -12,7 +12,8 @@ import type { ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
 import { StatusError, newStatus, StatusReason } from '../../../apimachinery/errors.ts';
 import { canEncodeProtobuf, encodeKubernetesProtobuf, protobufMediaType } from '../protobuf.ts';
-import { apiVersionString } from '../resources.ts';
+import { convertCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
+import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, internalError, PageNotFound } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
 import { partialMetadata, toTable, type IncludeObject } from '../table.ts';
@@ -137,7 +138,19 @@ export function withoutTypeMeta(json: string): string {
 
 /** A stored object encoded in the version of the request's URL (custom resources convert with strategy None). */
 export function encodeStored(t: Target, s: StoredObject): string {
-  return withApiVersion(s.json, apiVersionString(t.r.group, t.r.version));
+  return encodeInVersion(t.r, s.json);
+}
+
+/**
+ * An encoded object in the version of resource `r`: custom resources stored in another version are
+ * converted (strategy None) and pruned to that version's schema, as the CR handler's converter does.
+ */
+export function encodeInVersion(r: ApiResource, json: string): string {
+  const apiVersion = apiVersionString(r.group, r.version);
+  if (!r.custom || r.schema === undefined) return withApiVersion(json, apiVersion);
+  const m = /^\{"apiVersion":("(?:[^"\\]|\\.)*")/.exec(json);
+  if (m !== null && m[1] === JSON.stringify(apiVersion)) return json;
+  return JSON.stringify(convertCustomResource(JSON.parse(json) as Obj, apiVersion, r.schema));
 }
 
 /**

@@ -7,12 +7,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { admit, validateAdmission, type PluginAttributes } from '../admission/plugins.ts';
-import { admitCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
+import { admitCustomResource, decodeCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
 import { acceptedCrdStatus, customResourcesOf, isNoop, metaOf, validateUpdateMeta } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
-import { beforeUpdate, storageForm } from '../registry/rest.ts';
+import { beforeUpdate, storageForm, toStorageVersion } from '../registry/rest.ts';
 import { strategyFor } from '../registry/strategy.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
@@ -25,7 +25,7 @@ import { shouldDeleteDuringUpdate } from '../registry/delete.ts';
 import { removeObject } from '../registry/generic/deletion.ts';
 import { applyOrThrow } from './patch-failure.ts';
 import { decodeObject, display, typedObject } from './request-body.ts';
-import { encodeStored, sendObject, type Render } from './response.ts';
+import { encodeInVersion, encodeStored, sendObject, type Render } from './response.ts';
 import { crdGroupResource, storeOf, objectKey, type Obj, type RequestScope, type Target } from './scope.ts';
 import { createOptions } from './write-options.ts';
 
@@ -93,6 +93,7 @@ function admitUpdate(scope: RequestScope, t: Target, existing: StoredObject, can
   const apiVersion = apiVersionString(t.r.group, t.r.version);
   const sub = o.managedFieldsSubresource ?? strategySubresource(t);
   const subresource = sub === undefined ? {} : { subresource: sub };
+  if (t.r.schema !== undefined && o.apply === undefined) decodeCustomResource(t.r.schema, candidate);
   const managed =
     o.apply !== undefined
       ? typedObject(t, applyOrThrow(old, candidate, { manager: o.manager, force: o.apply.force, now: scope.now(), apiVersion, ...subresource }))
@@ -129,7 +130,7 @@ function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, pre
   const old = existing.obj;
   scope.access.checkRbacWrite(scope.user, storeOf(t), t.namespace, prepared, old);
   metaOf(prepared).resourceVersion = metaOf(old).resourceVersion;
-  let next = storageForm(t.r, prepared);
+  let next = toStorageVersion(t.r, storageForm(t.r, prepared));
   let crdEntries: ApiResource[] | undefined;
   if (storeOf(t) === crdGroupResource) {
     const { entries, causes } = customResourcesOf(next, scope.storage.revision + 1);
@@ -138,7 +139,7 @@ function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, pre
     crdEntries = entries;
   }
   if (isNoop(old, next)) return encodeStored(t, existing);
-  if (dryRun) return JSON.stringify(next);
+  if (dryRun) return encodeInVersion(t.r, JSON.stringify(next));
   const store = storeOf(t);
   if (shouldDeleteDuringUpdate(store, next, old)) {
     // The delete event carries the last stored state; the write answers with the object as updated.

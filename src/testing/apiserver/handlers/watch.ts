@@ -13,7 +13,7 @@ import { partialMetadata, toTable } from '../table.ts';
 import { WatchStream, type ObjectEncoder } from '../watch-stream.ts';
 import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
 import { boolParam } from './request-info.ts';
-import { tableOptions, withApiVersion, type Render } from './response.ts';
+import { encodeInVersion, tableOptions, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 
 /** Serves a watch request; the stream registers itself in `scope.watches` until it closes. */
@@ -44,7 +44,7 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
     };
   } else if (render.as === 'metadata') encode = (s) => JSON.stringify(partialMetadata(s.obj));
   // Custom resources may be stored under another served version: convert (strategy None) per watcher.
-  else if (t.r.custom) encode = (s) => withApiVersion(s.json, apiVersion);
+  else if (t.r.custom) encode = (s) => encodeInVersion(t.r, s.json);
 
   // Decide the starting point before writing anything so that a too-old version still gets a 200 stream.
   // sendInitialEvents=false with no resourceVersion starts from now, without a replay.

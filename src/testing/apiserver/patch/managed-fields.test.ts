@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { trackUpdate } from './managed-fields.ts';
+import { registerCustomResourceMergeSchema } from './patch-merge-keys.ts';
 
 const t0 = '2024-01-01T00:00:00Z';
 const t1 = '2024-01-01T00:01:00Z';
@@ -156,4 +157,25 @@ test('property: after any sequence of updates, managers own only fields the obje
       for (const path of FieldSet.fromFieldsV1(entry.fieldsV1)) assert.ok(present.has(JSON.stringify(path)), `owned ${JSON.stringify(path)} is missing`);
     }
   }));
+});
+
+test('custom resources: ownership follows the registered structural schema (list-map keys, status without the status subresource)', () => {
+  registerCustomResourceMergeSchema(
+    { group: 'own.example.com', version: 'v1', kind: 'Dial' },
+    {
+      type: 'object',
+      properties: {
+        spec: { type: 'object', properties: { ports: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } } }, tags: { type: 'array', items: { type: 'string' } } } },
+        status: { type: 'object', properties: { phase: { type: 'string' } } },
+      },
+    },
+    false,
+  );
+  const dial = { apiVersion: 'own.example.com/v1', kind: 'Dial', metadata: { name: 'd', namespace: 'default' }, spec: { ports: [{ name: 'http', port: 80 }], tags: ['a'] }, status: { phase: 'Up' } };
+  const created = trackUpdate(undefined, dial, { manager: 'm', now: t0, apiVersion: 'own.example.com/v1' });
+  const fields = (managedFields(created) as Array<{ fieldsV1: unknown }>)[0]!.fieldsV1;
+  assert.deepEqual(fields, {
+    'f:spec': { '.': {}, 'f:ports': { '.': {}, 'k:{"name":"http"}': { '.': {}, 'f:name': {}, 'f:port': {} } }, 'f:tags': {} },
+    'f:status': { '.': {}, 'f:phase': {} },
+  });
 });

@@ -133,8 +133,9 @@ const systemMetadataFields: ReadonlySet<string> = new Set([
  * Drops the fields no manager may own: system metadata always, `status` on the main resource, and
  * everything but `status` on the status subresource (the strategies' reset fields).
  */
-export function withoutIgnoredFields(set: FieldSet, subresource: string | undefined): FieldSet {
+export function withoutIgnoredFields(set: FieldSet, subresource: string | undefined, ownsStatus = false): FieldSet {
   const main = subresource === undefined || subresource === '';
+  if (ownsStatus && main) return set.filter((path) => !systemRootFields.has(path[0] as string) && !(path[0] === 'f:metadata' && (path.length === 1 || systemMetadataFields.has(path[1] as string))));
   return set.filter((path) => {
     const first = path[0] as string;
     if (systemRootFields.has(first)) return false;
@@ -262,10 +263,10 @@ export function withManagedFields(object: JsonObject, entries: readonly ManagerE
 }
 
 /** The group/kind used to look up the merge schema of `object`. */
-export function groupKindOf(object: JsonObject, apiVersion: string): { group: string; kind: string } {
-  const version = typeof object.apiVersion === 'string' ? object.apiVersion : apiVersion;
-  const slash = version.indexOf('/');
-  return { group: slash < 0 ? '' : version.slice(0, slash), kind: typeof object.kind === 'string' ? object.kind : '' };
+export function groupKindOf(object: JsonObject, apiVersion: string): { group: string; version: string; kind: string } {
+  const gv = typeof object.apiVersion === 'string' ? object.apiVersion : apiVersion;
+  const slash = gv.indexOf('/');
+  return { group: slash < 0 ? '' : gv.slice(0, slash), version: gv.slice(slash + 1), kind: typeof object.kind === 'string' ? object.kind : '' };
 }
 
 /**
@@ -299,7 +300,7 @@ export function trackUpdate(
   if (previous !== undefined && entries.length === 0) return withManagedFields(updated, []);
 
   const comparison = compareObjects(stripped(previous), stripped(updated), schema);
-  const changed = withoutIgnoredFields(comparison.added.union(comparison.modified), options.subresource);
+  const changed = withoutIgnoredFields(comparison.added.union(comparison.modified), options.subresource, schema.ownsStatus === true);
   for (const entry of entries) {
     entry.set = entry.set.difference(comparison.removed).difference(changed);
   }

@@ -41,6 +41,11 @@ export interface MapSchema {
    * that a field manager gets ownership of (this is why `f:spec` has no `.` entry upstream).
    */
   readonly implicit?: boolean;
+  /**
+   * Of a kind's root: writes of the main resource own `status` (a custom resource without the status
+   * subresource, whose strategy resets no fields).
+   */
+  readonly ownsStatus?: boolean;
 }
 
 /** Schema of a field; `undefined` means a scalar or a field with default behaviour. */
@@ -223,8 +228,69 @@ export function hasBuiltinSchema(gvk: Pick<GroupVersionKind, 'group' | 'kind'>):
  * The merge schema for objects of `gvk`. Unknown kinds get a schema knowing only `metadata`,
  * which is what server-side apply needs for custom resources without a structural schema.
  */
-export function schemaFor(gvk: Pick<GroupVersionKind, 'group' | 'kind'>): MapSchema {
-  return schemas.get(`${gvk.group}/${gvk.kind}`) ?? fallback;
+export function schemaFor(gvk: Pick<GroupVersionKind, 'group' | 'kind'> & { version?: string }): MapSchema {
+  return schemas.get(`${gvk.group}/${gvk.kind}`) ?? (gvk.version === undefined ? undefined : customSchemas.get(`${gvk.group}/${gvk.version}/${gvk.kind}`)) ?? fallback;
+}
+
+// The merge schemas of served custom resource versions, from their structural schemas.
+const customSchemas = new Map<string, MapSchema>();
+
+/** A structural schema node as far as merging needs it (apiextensions JSONSchemaProps). */
+export interface StructuralMergeNode {
+  type?: string;
+  properties?: Record<string, StructuralMergeNode>;
+  additionalProperties?: StructuralMergeNode | boolean;
+  items?: StructuralMergeNode | StructuralMergeNode[];
+  default?: unknown;
+  'x-kubernetes-list-type'?: string;
+  'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-map-type'?: string;
+}
+
+function fromStructural(s: StructuralMergeNode | undefined): FieldSchema | undefined {
+  if (s === undefined || typeof s !== 'object') return undefined;
+  if (s.type === 'array') {
+    const itemNode = Array.isArray(s.items) ? s.items[0] : s.items;
+    const items = fromStructural(itemNode);
+    const listType = s['x-kubernetes-list-type'] === 'map' || s['x-kubernetes-list-type'] === 'set' ? s['x-kubernetes-list-type'] : 'atomic';
+    const keys = listType === 'map' ? (s['x-kubernetes-list-map-keys'] ?? []) : undefined;
+    const keyDefaults: Record<string, unknown> = {};
+    for (const k of keys ?? []) {
+      const d = itemNode?.properties?.[k]?.default;
+      if (d !== undefined) keyDefaults[k] = d;
+    }
+    return {
+      kind: 'list',
+      listType,
+      strategy: 'replace',
+      ...(keys === undefined ? {} : { keys }),
+      ...(Object.keys(keyDefaults).length > 0 ? { keyDefaults } : {}),
+      ...(items === undefined ? {} : { items }),
+    };
+  }
+  if (s.type !== 'object' && s.properties === undefined && s.additionalProperties === undefined) return undefined;
+  const fields: Record<string, FieldSchema> = {};
+  for (const [k, p] of Object.entries(s.properties ?? {})) {
+    const f = fromStructural(p);
+    if (f !== undefined) fields[k] = f;
+  }
+  const ap = s.additionalProperties;
+  const mapOf = typeof ap === 'object' ? (fromStructural(ap) ?? 'scalar') : undefined;
+  return { kind: 'map', fields, ...(mapOf === undefined ? {} : { mapOf }), ...(s['x-kubernetes-map-type'] === 'atomic' ? { atomic: true } : {}) };
+}
+
+/**
+ * Registers the merge schema of a served custom resource version from its structural schema: list types
+ * and map keys (x-kubernetes-list-type, x-kubernetes-list-map-keys), atomic maps, and whether the main
+ * resource owns status (no status subresource). Field ownership of custom resources follows it, as the
+ * field manager's type converter built from the CRD's schema does
+ * (apiextensions-apiserver pkg/apiserver/customresource_handler.go, managedfields TypeConverter).
+ */
+export function registerCustomResourceMergeSchema(gvk: GroupVersionKind, schema: StructuralMergeNode | undefined, hasStatusSubresource: boolean): void {
+  const root = fromStructural(schema);
+  const fields = root?.kind === 'map' ? { ...root.fields } : {};
+  fields.metadata = objectMeta;
+  customSchemas.set(`${gvk.group}/${gvk.version}/${gvk.kind}`, { kind: 'map', fields, ...(hasStatusSubresource ? {} : { ownsStatus: true }) });
 }
 
 /** The schema of field `name` inside an object of schema `parent`. */

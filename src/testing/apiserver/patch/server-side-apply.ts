@@ -148,15 +148,15 @@ function applyConfig(liveContent: JsonObject, decoded: readonly ManagerEntry[], 
   const identity = entryIdentity({ manager: options.manager, operation: 'Apply', apiVersion: options.apiVersion, subresource });
   const previous = entries.find((e) => entryIdentity(e) === identity);
   const others = entries.filter((e) => e !== previous);
-  const configSet = withoutIgnoredFields(applyFieldSet(config, schema), options.subresource);
+  const configSet = withoutIgnoredFields(applyFieldSet(config, schema), options.subresource, schema?.kind === 'map' && schema.ownsStatus === true);
 
   let merged = mergeValues(liveContent, config, schema) as JsonObject;
   if (previous !== undefined) merged = prune(merged, config, previous.set, configSet, others, schema);
 
   // Fields outside this endpoint's reach (status through the main resource, ...) neither conflict nor move.
   const comparison = compareObjects(liveContent, merged, schema);
-  const changed = withoutIgnoredFields(comparison.added.union(comparison.modified), options.subresource);
-  const removed = withoutIgnoredFields(comparison.removed, options.subresource);
+  const changed = withoutIgnoredFields(comparison.added.union(comparison.modified), options.subresource, schema?.kind === 'map' && schema.ownsStatus === true);
+  const removed = withoutIgnoredFields(comparison.removed, options.subresource, schema?.kind === 'map' && schema.ownsStatus === true);
   const conflicts: PathConflict[] = [];
   for (const entry of others) {
     for (const path of entry.set.intersection(changed)) {

@@ -292,11 +292,37 @@ const byResource: Readonly<Record<string, (o: Obj) => void>> = {
   'rolebindings.rbac.authorization.k8s.io': subjectDefaults,
   'clusterrolebindings.rbac.authorization.k8s.io': subjectDefaults,
   'customresourcedefinitions.apiextensions.k8s.io': (crd) => {
+    // SetDefaults_CustomResourceDefinitionSpec (apiextensions-apiserver pkg/apis/apiextensions/v1/defaults.go).
     const spec = child(crd, 'spec');
+    const names = child(spec, 'names');
+    const kind = typeof names.kind === 'string' ? names.kind : '';
+    if (typeof names.singular !== 'string' || names.singular === '') names.singular = kind.toLowerCase();
+    if ((typeof names.listKind !== 'string' || names.listKind === '') && kind !== '') names.listKind = `${kind}List`;
     if (!isObject(spec.conversion)) spec.conversion = { strategy: 'None' };
+    for (const v of list(spec.versions)) dropEmptyRuleStrings(v.schema);
   },
   'priorityclasses.scheduling.k8s.io': (o) => setIfUnset(o, 'preemptionPolicy', 'PreemptLowerPriority'),
 };
+
+/**
+ * The string fields of a ValidationRule are `omitempty` in Go: an empty message, messageExpression or
+ * fieldPath is the same as none and is not stored (apiextensions-apiserver pkg/apis/apiextensions/v1/types_jsonschema.go).
+ */
+function dropEmptyRuleStrings(schema: unknown): void {
+  if (Array.isArray(schema)) {
+    for (const x of schema) dropEmptyRuleStrings(x);
+    return;
+  }
+  if (!isObject(schema)) return;
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'x-kubernetes-validations' && Array.isArray(v)) {
+      for (const rule of v) {
+        if (!isObject(rule)) continue;
+        for (const f of ['message', 'messageExpression', 'fieldPath']) if (rule[f] === '') delete rule[f];
+      }
+    } else if (k !== 'default' && k !== 'enum' && k !== 'example') dropEmptyRuleStrings(v);
+  }
+}
 
 /** Applies the defaults of a built-in resource to an object (in place). Custom resources have none here. */
 export function setDefaults(r: ApiResource, obj: Obj): void {

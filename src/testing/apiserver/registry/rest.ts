@@ -12,6 +12,7 @@ import { apiVersionString } from '../resources.ts';
 import { structOfKind } from '../schema/scheme.ts';
 import { decodeTyped } from '../schema/typed-json.ts';
 import { setDefaults } from './defaults.ts';
+import { convertCustomResource } from './apiextensions/custom-resource-schema.ts';
 import { prepareNamespaceForUpdate, validateNamespaceCreate, validateNamespaceUpdate } from './core/namespace.ts';
 import { strategyFor, type StrategyContext } from './strategy.ts';
 import { causesOf, type FieldError } from './validation/field.ts';
@@ -135,6 +136,16 @@ export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subr
     if (causes.length > 0) throw invalid(r.group, r.kind, name, causes);
   }
   return next;
+}
+
+/**
+ * A custom resource written through another version than its storage version, converted to the storage
+ * version (strategy None): pruned to the storage version's schema and given its defaults, as the CR
+ * handler's storage codec does (apiextensions-apiserver pkg/apiserver/customresource_handler.go).
+ */
+export function toStorageVersion(r: ApiResource, obj: Obj): Obj {
+  if (!r.custom || r.storage === undefined || r.storage.version === '' || r.storage.version === r.version) return obj;
+  return convertCustomResource(obj, apiVersionString(r.group, r.storage.version), r.storage.schema, true);
 }
 
 /**

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StoredObject } from '../../storage.ts';
 import { compileSchema } from './cel/compilation.ts';
-import { customResourceDecoder, customResourceSchema, readView } from './custom-resource-schema.ts';
+import { convertCustomResource, customResourceDecoder, customResourceSchema, decodeCustomResource, readView } from './custom-resource-schema.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 
 const schema: JSONSchemaProps = {
@@ -39,4 +39,18 @@ test('the decoder views only objects written before the schema, once per stored 
   assert.equal(decode(before), view);
   assert.equal(view.rv, 4);
   assert.equal(view.json, JSON.stringify(view.obj));
+});
+
+test('convertCustomResource: another version gets its apiVersion and its schema prunes; storage writes also take its defaults', () => {
+  const obj = { apiVersion: 'example.com/v2', kind: 'Probe', metadata: { name: 'p' }, spec: { size: 1, shade: 'dark' } };
+  assert.deepEqual(convertCustomResource(obj, 'example.com/v1', cs(0)), { apiVersion: 'example.com/v1', kind: 'Probe', metadata: { name: 'p' }, spec: { size: 1 } });
+  assert.deepEqual(convertCustomResource(obj, 'example.com/v1', cs(0), true), { apiVersion: 'example.com/v1', kind: 'Probe', metadata: { name: 'p' }, spec: { size: 1, color: 'red' } });
+  assert.equal(convertCustomResource(obj, 'example.com/v2', cs(0)), obj);
+  assert.deepEqual(obj.spec, { size: 1, shade: 'dark' });
+});
+
+test('decodeCustomResource drops non-nullable nulls, defaults, then prunes, returning the pruned paths', () => {
+  const obj: Record<string, unknown> = { apiVersion: 'example.com/v1', kind: 'Probe', metadata: { name: 'p' }, spec: { size: 1, color: null, junk: true } };
+  assert.deepEqual(decodeCustomResource(cs(0), obj), ['spec.junk']);
+  assert.deepEqual(obj.spec, { size: 1, color: 'red' });
 });

@@ -49,13 +49,41 @@ export interface AdmitOptions {
 }
 
 /**
+ * What decoding a request body does to a custom resource, in place: non-nullable nulls dropped, defaults
+ * applied, unknown fields pruned. Upstream this happens in the decoder, before the managed fields are
+ * computed, so defaulted fields are owned by the writer and pruned ones never are. Returns the pruned paths.
+ */
+export function decodeCustomResource(cs: CustomResourceSchema, obj: Record<string, unknown>): string[] {
+  pruneNonNullableNulls(obj, cs.schema);
+  applyDefaults(obj, cs.schema);
+  return prune(obj, cs.schema, true);
+}
+
+/**
+ * Converts a custom resource (conversion strategy None) to the version `apiVersion` whose schema is `cs`:
+ * the apiVersion is replaced and fields that version does not know are pruned, as the CR handler's
+ * schemaCoercingConverter does after every conversion (apiextensions-apiserver
+ * pkg/apiserver/customresource_handler.go). On writes to the storage version the storage version's
+ * defaults are applied as well, which every read from storage would apply. Returns `obj` when it is
+ * already in that version.
+ */
+export function convertCustomResource(obj: Record<string, unknown>, apiVersion: string, cs: CustomResourceSchema | undefined, defaults = false): Record<string, unknown> {
+  if (obj.apiVersion === apiVersion) return obj;
+  const { apiVersion: _old, ...rest } = obj;
+  const out: Record<string, unknown> = { apiVersion, ...cloneJson(rest) };
+  if (cs !== undefined) {
+    prune(out, cs.schema, true);
+    if (defaults) applyDefaults(out, cs.schema);
+  }
+  return out;
+}
+
+/**
  * Normalises `obj` in place (nulls, defaults, pruning) and validates it; `old` is the stored object on updates.
  * Returns the pruned paths and the validation errors (metadata validation is the caller's).
  */
 export function admitCustomResource(cs: CustomResourceSchema, obj: Record<string, unknown>, old: Record<string, unknown> | undefined, options: AdmitOptions = {}): { unknown: string[]; errors: FieldError[] } {
-  pruneNonNullableNulls(obj, cs.schema);
-  applyDefaults(obj, cs.schema);
-  const unknown = prune(obj, cs.schema, true);
+  const unknown = decodeCustomResource(cs, obj);
   const errors = [...(options.objectMeta ?? [])];
   if (options.validate === false) return { unknown, errors };
   const body = withoutMeta(obj, cs.schema);

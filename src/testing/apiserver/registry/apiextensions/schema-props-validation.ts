@@ -101,9 +101,9 @@ function walk(s: JSONSchemaProps, _unused: string, path: string, errs: FieldErro
   (s['x-kubernetes-validations'] ?? []).forEach((r, i) => {
     const p = index(child(path, 'x-kubernetes-validations'), i);
     if (typeof r.rule !== 'string' || r.rule === '') errs.push(required(child(p, 'rule'), 'rule is not specified'));
-    if (r.message !== undefined && r.message.trim() === '') errs.push(invalidValue(child(p, 'message'), r.message, 'message must be non-empty if specified'));
+    if (r.message !== undefined && r.message !== '' && r.message.trim() === '') errs.push(invalidValue(child(p, 'message'), r.message, 'message must be non-empty if specified'));
     else if (r.message !== undefined && /[\n\r]/.test(r.message)) errs.push(invalidValue(child(p, 'message'), r.message, 'message must not contain line breaks'));
-    if (r.message === undefined && typeof r.rule === 'string' && /[\n\r]/.test(r.rule)) errs.push(required(child(p, 'message'), 'message must be specified if rule contains line breaks'));
+    if ((r.message === undefined || r.message === '') && typeof r.rule === 'string' && /[\n\r]/.test(r.rule)) errs.push(required(child(p, 'message'), 'message must be specified if rule contains line breaks'));
     if (r.reason !== undefined && !['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate'].includes(r.reason)) {
       errs.push(notSupported(child(p, 'reason'), r.reason, ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired']));
     }

@@ -117,15 +117,11 @@ function nested(v: JSONSchemaProps, skipAnyOf: boolean, lvl: Level, path: string
 }
 
 // complete.go: every property and items a junctor mentions must exist in the structural part too.
+// validateStructuralCompleteness starts from the root's value validation only: the allOf/anyOf/oneOf/not of
+// nested properties, items and additionalProperties are not checked for completeness (complete.go, v1.24 to
+// v1.32 alike).
 function completeness(s: JSONSchemaProps, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  errs.push(...junctorCompleteness(s, s, path, path));
-  const items = itemsOf(s);
-  if (items !== undefined) errs.push(...completeness(items, child(path, 'items')));
-  const ap = additionalOf(s);
-  if (ap !== undefined) errs.push(...completeness(ap, child(path, 'additionalProperties')));
-  for (const [k, p] of Object.entries(s.properties ?? {})) if (isObj(p)) errs.push(...completeness(p, key(child(path, 'properties'), k)));
-  return errs;
+  return junctorCompleteness(s, s, path, path);
 }
 
 function junctorCompleteness(v: JSONSchemaProps, s: JSONSchemaProps | undefined, sPath: string, vPath: string): FieldError[] {
