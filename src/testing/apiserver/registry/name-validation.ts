@@ -80,8 +80,11 @@ export function isValidLabelValue(v: string): string[] {
 /** A ValidateNameFunc: the problems of a name, or of a generateName when `prefix` is set. */
 export type NameValidator = (name: string, prefix: boolean) => string[];
 
-// maskTrailingDash: a generateName may end in '-', which the random suffix follows.
-function maskTrailingDash(name: string): string {
+/**
+ * maskTrailingDash: a generateName may end in '-', which the random suffix follows; upstream replaces its
+ * last two characters with 'a' before checking it.
+ */
+export function maskTrailingDash(name: string): string {
   return name.length > 1 && name.endsWith('-') ? `${name.slice(0, -2)}a` : name;
 }
 

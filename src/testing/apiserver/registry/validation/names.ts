@@ -1,25 +1,22 @@
 /**
- * The name and value checks of apimachinery's `pkg/util/validation` (IsDNS1123Subdomain,
- * IsDNS1123Label, IsDNS1035Label, IsQualifiedName, IsValidLabelValue, IsConfigMapKey, path segment
- * names), each returning the messages kube-apiserver puts after "Invalid value: …: ".
+ * The name and value checks of apimachinery's `pkg/util/validation` as the registries' strategies use them.
+ * The DNS-1123, qualified-name, label-value and path-segment checks and the metadata name validators are
+ * those of ../name-validation.ts (one implementation, re-exported under the strategies' names); this
+ * module adds IsDNS1035Label and IsConfigMapKey. Each check returns the messages kube-apiserver puts after
+ * "Invalid value: …: ".
  */
+import { isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue, isValidPathSegmentName, maskTrailingDash, nameIsDnsLabel, nameIsDnsSubdomain, pathSegmentName, type NameValidator } from '../name-validation.ts';
 
-const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
+export { isQualifiedName, isValidLabelValue, isValidPathSegmentName, type NameValidator };
+/** IsDNS1123Label. */
+export const isDNS1123Label = isDns1123Label;
+/** IsDNS1123Subdomain. */
+export const isDNS1123Subdomain = isDns1123Subdomain;
+
 const dns1035LabelFmt = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const qualifiedNameCharFmt = '[A-Za-z0-9]';
-const qualifiedNameExtCharFmt = '[-A-Za-z0-9_.]';
-const qualifiedNameFmt = `(${qualifiedNameCharFmt}${qualifiedNameExtCharFmt}*)?${qualifiedNameCharFmt}`;
-const labelValueFmt = `(${qualifiedNameFmt})?`;
 const configMapKeyFmt = '[-._a-zA-Z0-9]+';
-
-const full = (fmt: string): RegExp => new RegExp(`^${fmt}$`);
-const dns1123Label = full(dns1123LabelFmt);
-const dns1123Subdomain = full(dns1123SubdomainFmt);
-const dns1035Label = full(dns1035LabelFmt);
-const qualifiedName = full(qualifiedNameFmt);
-const labelValue = full(labelValueFmt);
-const configMapKey = full(configMapKeyFmt);
+const dns1035Label = new RegExp(`^${dns1035LabelFmt}$`);
+const configMapKey = new RegExp(`^${configMapKeyFmt}$`);
 
 /** validation.RegexError: the message with examples and the regex. */
 function regexError(msg: string, fmt: string, ...examples: string[]): string {
@@ -34,57 +31,11 @@ function maxLenError(n: number): string {
   return `must be no more than ${n} characters`;
 }
 
-/** IsDNS1123Label. */
-export function isDNS1123Label(v: string): string[] {
-  const out: string[] = [];
-  if (v.length > 63) out.push(maxLenError(63));
-  if (!dns1123Label.test(v)) out.push(regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, 'my-name', '123-abc'));
-  return out;
-}
-
-/** IsDNS1123Subdomain. */
-export function isDNS1123Subdomain(v: string): string[] {
-  const out: string[] = [];
-  if (v.length > 253) out.push(maxLenError(253));
-  if (!dns1123Subdomain.test(v)) out.push(regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", dns1123SubdomainFmt, 'example.com'));
-  return out;
-}
-
 /** IsDNS1035Label. */
 export function isDNS1035Label(v: string): string[] {
   const out: string[] = [];
   if (v.length > 63) out.push(maxLenError(63));
   if (!dns1035Label.test(v)) out.push(regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", dns1035LabelFmt, 'my-name', 'abc-123'));
-  return out;
-}
-
-/** IsQualifiedName: `[prefix/]name` with a DNS subdomain prefix. */
-export function isQualifiedName(v: string): string[] {
-  const out: string[] = [];
-  const parts = v.split('/');
-  let name: string;
-  if (parts.length === 1) name = parts[0]!;
-  else if (parts.length === 2) {
-    const prefix = parts[0]!;
-    name = parts[1]!;
-    if (prefix.length === 0) out.push('prefix part must be non-empty');
-    else for (const m of isDNS1123Subdomain(prefix)) out.push(`prefix part ${m}`);
-  } else {
-    return [
-      `${regexError("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qualifiedNameFmt, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
-    ];
-  }
-  if (name.length === 0) out.push('name part must be non-empty');
-  else if (name.length > 63) out.push(`name part ${maxLenError(63)}`);
-  if (!qualifiedName.test(name)) out.push(`name part ${regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qualifiedNameFmt, 'MyName', 'my.name', '123-abc')}`);
-  return out;
-}
-
-/** IsValidLabelValue. */
-export function isValidLabelValue(v: string): string[] {
-  const out: string[] = [];
-  if (v.length > 63) out.push(maxLenError(63));
-  if (!labelValue.test(v)) out.push(regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", labelValueFmt, 'MyValue', 'my_value', '12345'));
   return out;
 }
 
@@ -99,27 +50,16 @@ export function isConfigMapKey(v: string): string[] {
   return out;
 }
 
-/** path.IsValidPathSegmentName (RBAC names and the generic check of every name). */
-export function isValidPathSegmentName(v: string): string[] {
-  if (v === '.' || v === '..') return [`may not be '${v}'`];
-  const out: string[] = [];
-  for (const c of ['/', '%']) if (v.includes(c)) out.push(`may not contain '${c}'`);
-  return out;
-}
-
-/** A name checker: validates a name, or a generateName prefix (its trailing dash allowed). */
-export type NameValidator = (name: string, prefix: boolean) => string[];
-
 /** Makes a name validator whose prefix form tolerates a trailing '-' (maskTrailingDash). */
 export function nameValidator(check: (v: string) => string[]): NameValidator {
-  return (name, prefix) => check(prefix && name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name);
+  return (name, prefix) => check(prefix ? maskTrailingDash(name) : name);
 }
 
 /** NameIsDNSSubdomain: most resources. */
-export const nameIsDNSSubdomain = nameValidator(isDNS1123Subdomain);
+export const nameIsDNSSubdomain: NameValidator = nameIsDnsSubdomain;
 /** NameIsDNSLabel: namespaces. */
-export const nameIsDNSLabel = nameValidator(isDNS1123Label);
+export const nameIsDNSLabel: NameValidator = nameIsDnsLabel;
 /** NameIsDNS1035Label: services. */
 export const nameIsDNS1035Label = nameValidator(isDNS1035Label);
-/** ValidatePathSegmentName: RBAC objects. */
-export const namePathSegment: NameValidator = (name, prefix) => (prefix ? isValidPathSegmentName(name) : isValidPathSegmentName(name));
+/** ValidatePathSegmentName: RBAC objects (a generateName prefix only may not contain '/' or '%'). */
+export const namePathSegment: NameValidator = pathSegmentName;
