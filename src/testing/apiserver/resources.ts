@@ -67,7 +67,10 @@ export interface ApiResource {
   readonly storageVersionHash: string;
   /** The structural schema of a custom resource version (pruning, defaulting, validation, CEL). */
   readonly schema?: CustomResourceSchema;
-  /** Custom resources: the version objects are stored in, and its schema (objects are converted to it on writes). */
+  /**
+   * The version objects are stored in when it is not this entry's, and its schema for custom resources
+   * (objects are converted to it on writes and back on reads).
+   */
   readonly storage?: { readonly version: string; readonly schema: CustomResourceSchema | undefined };
 }
 
@@ -117,6 +120,7 @@ interface BuiltinSpec {
 const status = (kind: string): Subresource => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'] });
 const scale: Subresource = { name: 'scale', kind: 'Scale', verbs: ['get', 'patch', 'update'], group: 'autoscaling', version: 'v1' };
 const createOnly = ['create'];
+const hpaStorage = { g: 'autoscaling', v: 'v2', kind: 'HorizontalPodAutoscaler' };
 
 // The built-in table, in kube-apiserver's discovery order, as v1.32 publishes these resources.
 const builtins: readonly BuiltinSpec[] = [
@@ -157,6 +161,9 @@ const builtins: readonly BuiltinSpec[] = [
   { g: 'authorization.k8s.io', v: 'v1', r: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', ns: false, verbs: createOnly },
   { g: 'authorization.k8s.io', v: 'v1', r: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview', ns: false, verbs: createOnly },
   { g: 'authorization.k8s.io', v: 'v1', r: 'subjectaccessreviews', kind: 'SubjectAccessReview', ns: false, verbs: createOnly },
+  // HorizontalPodAutoscalers: served as v2 and v1, stored as v2 (v1.32's version priority, pkg/apis/autoscaling/install).
+  { g: 'autoscaling', v: 'v2', r: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', ns: true, short: ['hpa'], cat: ['all'], sub: [status('HorizontalPodAutoscaler')], storedAs: hpaStorage },
+  { g: 'autoscaling', v: 'v1', r: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', ns: true, short: ['hpa'], cat: ['all'], sub: [status('HorizontalPodAutoscaler')], storedAs: hpaStorage },
   { g: 'batch', v: 'v1', r: 'cronjobs', kind: 'CronJob', ns: true, short: ['cj'], cat: ['all'], generation: true, sub: [status('CronJob')] },
   { g: 'batch', v: 'v1', r: 'jobs', kind: 'Job', ns: true, cat: ['all'], generation: true, sub: [status('Job')] },
   { g: 'certificates.k8s.io', v: 'v1', r: 'certificatesigningrequests', kind: 'CertificateSigningRequest', ns: false, short: ['csr'], sub: [
@@ -203,6 +210,8 @@ function builtinResource(s: BuiltinSpec): ApiResource {
     printerColumns: [],
     selectableFields: [],
     storageVersionHash: verbs.includes('get') ? storageVersionHash(stored.g, stored.v, stored.kind) : '',
+    // A built-in kind served in several versions of its own group is stored in one of them.
+    ...(stored.g === s.g && stored.v !== s.v ? { storage: { version: stored.v, schema: undefined } } : {}),
   };
 }
 

@@ -81,6 +81,50 @@ function col(name: string, type: string, cell: Column['cell'], priority = 0): Co
   return { name, type, priority, description: name, cell };
 }
 
+/**
+ * formatHPAMetrics (pkg/printers/internalversion/printers.go): `current/target` per metric, the first
+ * two only (then `+ N more...`); utilization targets as percentages, others as quantities.
+ */
+function hpaTargets(specs: readonly Obj[], statuses: readonly Obj[]): string {
+  if (specs.length === 0) return '<none>';
+  const q = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '0');
+  const list = specs.map((spec, i) => {
+    const status = statuses[i];
+    const source = (key: string): Obj => (isObj(spec[key]) ? spec[key] : {});
+    const target = (key: string): Obj => (isObj(source(key).target) ? (source(key).target as Obj) : {});
+    const current = (key: string): Obj | undefined => {
+      const s = status?.[key];
+      return isObj(s) ? (isObj(s.current) ? s.current : {}) : undefined;
+    };
+    switch (spec.type) {
+      case 'External':
+      case 'Object': {
+        const key = spec.type === 'External' ? 'external' : 'object';
+        const c = current(key);
+        if (target(key).averageValue !== undefined) return `${c?.averageValue === undefined ? '<unknown>' : q(c.averageValue)}/${q(target(key).averageValue)} (avg)`;
+        return `${c === undefined ? '<unknown>' : q(c.value)}/${q(target(key).value)}`;
+      }
+      case 'Pods': {
+        const c = current('pods');
+        return `${c === undefined ? '<unknown>' : q(c.averageValue)}/${q(target('pods').averageValue)}`;
+      }
+      case 'Resource':
+      case 'ContainerResource': {
+        const key = spec.type === 'Resource' ? 'resource' : 'containerResource';
+        const c = current(key);
+        if (target(key).averageValue !== undefined) return `${c === undefined ? '<unknown>' : q(c.averageValue)}/${q(target(key).averageValue)}`;
+        const cur = typeof c?.averageUtilization === 'number' ? `${c.averageUtilization}%` : '<unknown>';
+        const util = target(key).averageUtilization;
+        return `${cur}/${typeof util === 'number' ? `${util}%` : '<auto>'}`;
+      }
+      default:
+        return '<unknown type>';
+    }
+  });
+  if (list.length <= 2) return list.join(', ');
+  return `${list.slice(0, 2).join(', ')} + ${list.length - 2} more...`;
+}
+
 /** extractCSRStatus (printers.go): Denied over Approved over Pending, then Failed and Issued. */
 function csrCondition(o: unknown): string {
   const conditions = (get(o, ['status', 'conditions']) as unknown[] | undefined) ?? [];
@@ -351,6 +395,18 @@ const columnsByResource: Record<string, Column[]> = {
       },
       1,
     ),
+  ],
+  'autoscaling/horizontalpodautoscalers': [
+    nameColumn,
+    col('Reference', 'string', (o) => `${str(get(o, ['spec', 'scaleTargetRef', 'kind']), '')}/${str(get(o, ['spec', 'scaleTargetRef', 'name']), '')}`),
+    col('Targets', 'string', (o) => hpaTargets(arr(get(o, ['spec', 'metrics'])), arr(get(o, ['status', 'currentMetrics'])))),
+    col('MinPods', 'string', (o) => {
+      const min = get(o, ['spec', 'minReplicas']);
+      return typeof min === 'number' ? String(min) : '<unset>';
+    }),
+    col('MaxPods', 'string', (o) => num(get(o, ['spec', 'maxReplicas']))),
+    col('Replicas', 'string', (o) => num(get(o, ['status', 'currentReplicas']))),
+    ageColumn,
   ],
   'apps/deployments': [
     nameColumn,

@@ -130,6 +130,6 @@ export function listResource(scope: RequestScope, t: Target, q: URLSearchParams,
   }
   const apiVersion = apiVersionString(t.r.group, t.r.version);
   const head = `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;
-  const encoded = t.r.custom ? items.map((s) => encodeInVersion(t.r, s.json)) : items.map((s) => withoutTypeMeta(s.json));
+  const encoded = t.r.custom ? items.map((s) => encodeInVersion(t.r, s.json)) : items.map((s) => withoutTypeMeta(t.r.storage === undefined ? s.json : encodeInVersion(t.r, s.json)));
   sendObject(res, 200, `${head}${encoded.join(',')}]}`, render);
 }

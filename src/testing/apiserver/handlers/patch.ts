@@ -13,7 +13,7 @@ import { checkBodyNamespace, createObject } from './create.ts';
 import { applyOrThrow, patchFailure } from './patch-failure.ts';
 import { checkAppliedFields, checkPatchFields } from './field-validation.ts';
 import { checkType, display, mediaType, parseKubeYaml, typedObject } from './request-body.ts';
-import { routerUnsupportedMediaType, sendObject, type Render } from './response.ts';
+import { routerUnsupportedMediaType, sendObject, storedInVersion, type Render } from './response.ts';
 import { objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { checkResourceVersion, commitUpdate } from './update.ts';
 import { createOptions } from './write-options.ts';
@@ -57,7 +57,8 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
   const type = patchTypeOf(t, req);
   const opts = createOptions(q, req, 'PatchOptions', { apply: type === patchTypes.apply });
   const name = t.name!;
-  const existing = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
+  const stored = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
+  const existing = stored === undefined ? undefined : storedInVersion(t, stored);
   if (type === patchTypes.apply) {
     let patch: unknown;
     try {

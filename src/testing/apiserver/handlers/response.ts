@@ -13,6 +13,7 @@ import { stringify as toYaml } from 'yaml';
 import { StatusError, newStatus, StatusReason } from '../../../apimachinery/errors.ts';
 import { canEncodeProtobuf, encodeKubernetesProtobuf, protobufMediaType } from '../protobuf.ts';
 import { convertCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
+import { convertBuiltin } from '../registry/rest.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, internalError, PageNotFound } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
@@ -142,11 +143,27 @@ export function encodeStored(t: Target, s: StoredObject): string {
 }
 
 /**
+ * A stored object as the request's version sees it, for writes that start from it (PATCH, PUT):
+ * built-in kinds stored in another version are converted; everything else is returned as stored.
+ */
+export function storedInVersion(t: Target, s: StoredObject): StoredObject {
+  if (t.r.custom || t.r.storage === undefined || t.r.storage.version === t.r.version) return s;
+  const obj = convertBuiltin(t.r, s.obj, t.r.version);
+  return { ...s, obj, json: JSON.stringify(obj) };
+}
+
+/**
  * An encoded object in the version of resource `r`: custom resources stored in another version are
  * converted (strategy None) and pruned to that version's schema, as the CR handler's converter does.
  */
 export function encodeInVersion(r: ApiResource, json: string): string {
   const apiVersion = apiVersionString(r.group, r.version);
+  if (!r.custom && r.storage !== undefined) {
+    // A built-in kind stored in another of its versions: converted to the request's.
+    const m = /^\{"apiVersion":("(?:[^"\\]|\\.)*")/.exec(json);
+    if (m !== null && m[1] === JSON.stringify(apiVersion)) return json;
+    return JSON.stringify(convertBuiltin(r, JSON.parse(json) as Obj, r.version));
+  }
   if (!r.custom || r.schema === undefined) return withApiVersion(json, apiVersion);
   const m = /^\{"apiVersion":("(?:[^"\\]|\\.)*")/.exec(json);
   if (m !== null && m[1] === JSON.stringify(apiVersion)) return json;

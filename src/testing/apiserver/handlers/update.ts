@@ -25,7 +25,7 @@ import { shouldDeleteDuringUpdate } from '../registry/delete.ts';
 import { removeObject } from '../registry/generic/deletion.ts';
 import { applyOrThrow } from './patch-failure.ts';
 import { decodeObject, display, typedObject } from './request-body.ts';
-import { encodeInVersion, encodeStored, sendObject, type Render } from './response.ts';
+import { encodeInVersion, encodeStored, sendObject, storedInVersion, type Render } from './response.ts';
 import { crdGroupResource, storeOf, objectKey, type Obj, type RequestScope, type Target } from './scope.ts';
 import { createOptions } from './write-options.ts';
 
@@ -56,7 +56,8 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
   const name = t.name!;
   if (meta.name !== undefined && meta.name !== '' && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
   checkBodyNamespace(t, obj);
-  const existing = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
+  const stored = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
+  const existing = stored === undefined ? undefined : storedInVersion(t, stored);
   if (existing === undefined) {
     if (t.subresource !== undefined || !strategyFor(t.r).allowCreateOnUpdate) throw notFound(t.r, name);
     meta.name = name;
@@ -138,7 +139,9 @@ function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, pre
     if (t.subresource !== 'status') next = { ...next, status: acceptedCrdStatus(next, scope.now()) };
     crdEntries = entries;
   }
-  if (isNoop(old, next)) return encodeStored(t, existing);
+  // A write through another version than the storage version compares with the stored form.
+  const storedOld = t.r.custom || t.r.storage === undefined ? old : (scope.storage.get(storeOf(t), existing.key)?.obj ?? old);
+  if (isNoop(storedOld, next)) return encodeStored(t, existing);
   if (dryRun) return encodeInVersion(t.r, JSON.stringify(next));
   const store = storeOf(t);
   if (shouldDeleteDuringUpdate(store, next, old)) {

@@ -44,7 +44,7 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
     };
   } else if (render.as === 'metadata') encode = (s) => JSON.stringify(partialMetadata(s.obj));
   // Custom resources may be stored under another served version: convert (strategy None) per watcher.
-  else if (t.r.custom) encode = (s) => encodeInVersion(t.r, s.json);
+  else if (t.r.custom || t.r.storage !== undefined) encode = (s) => encodeInVersion(t.r, s.json);
 
   // Decide the starting point before writing anything so that a too-old version still gets a 200 stream.
   // sendInitialEvents=false with no resourceVersion starts from now, without a replay.

@@ -7,6 +7,7 @@
  * The embedded server models Kubernetes 1.32: where defaults changed after 1.24 (Job
  * podReplacementPolicy, StatefulSet persistentVolumeClaimRetentionPolicy) it follows 1.32.
  */
+import { hpaV1Defaults, hpaV2Defaults } from './autoscaling/defaults.ts';
 import { isObject } from '../object-meta.ts';
 import type { ApiResource } from '../resources.ts';
 
@@ -327,6 +328,11 @@ function dropEmptyRuleStrings(schema: unknown): void {
 /** Applies the defaults of a built-in resource to an object (in place). Custom resources have none here. */
 export function setDefaults(r: ApiResource, obj: Obj): void {
   if (r.custom) return;
+  if (r.group === 'autoscaling' && r.resource === 'horizontalpodautoscalers') {
+    if (r.version === 'v1') hpaV1Defaults(obj);
+    else hpaV2Defaults(obj);
+    return;
+  }
   byResource[r.group === '' ? r.resource : `${r.resource}.${r.group}`]?.(obj);
 }
 

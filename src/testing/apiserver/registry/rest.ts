@@ -13,6 +13,7 @@ import { structOfKind } from '../schema/scheme.ts';
 import { decodeTyped } from '../schema/typed-json.ts';
 import { setDefaults } from './defaults.ts';
 import { convertCustomResource } from './apiextensions/custom-resource-schema.ts';
+import { convertHorizontalPodAutoscaler } from './autoscaling/conversion.ts';
 import { prepareNamespaceForUpdate, validateNamespaceCreate, validateNamespaceUpdate } from './core/namespace.ts';
 import { strategyFor, type StrategyContext } from './strategy.ts';
 import { causesOf, type FieldError } from './validation/field.ts';
@@ -144,8 +145,24 @@ export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subr
  * handler's storage codec does (apiextensions-apiserver pkg/apiserver/customresource_handler.go).
  */
 export function toStorageVersion(r: ApiResource, obj: Obj): Obj {
-  if (!r.custom || r.storage === undefined || r.storage.version === '' || r.storage.version === r.version) return obj;
+  if (r.storage === undefined || r.storage.version === '' || r.storage.version === r.version) return obj;
+  if (!r.custom) return convertBuiltin(r, obj, r.storage.version);
   return convertCustomResource(obj, apiVersionString(r.group, r.storage.version), r.storage.schema, true);
+}
+
+/**
+ * A built-in object converted to another served version of its kind, with that version's defaults and
+ * in its Go struct's encoding (the decode into the target version's struct upstream). Kinds served in
+ * a single version are returned as they are.
+ */
+export function convertBuiltin(r: ApiResource, obj: Obj, version: string): Obj {
+  const apiVersion = apiVersionString(r.group, version);
+  if (obj.apiVersion === apiVersion) return obj;
+  if (r.group !== 'autoscaling' || r.kind !== 'HorizontalPodAutoscaler') return obj;
+  const converted = convertHorizontalPodAutoscaler(obj, apiVersion);
+  setDefaults({ ...r, version }, converted);
+  const s = structOfKind(apiVersion, r.kind);
+  return s === undefined ? converted : decodeTyped(s, converted);
 }
 
 /**

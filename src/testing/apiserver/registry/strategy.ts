@@ -15,6 +15,7 @@ import { nameIsDNSLabel, nameIsDNSSubdomain, nameIsDNS1035Label, namePathSegment
 import * as core from './validation/core.ts';
 import * as workloads from './validation/workloads.ts';
 import * as policy from './validation/policy.ts';
+import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatusUpdate, validateHorizontalPodAutoscalerUpdate } from './validation/autoscaling.ts';
 import { allocateService, type ServiceAllocator } from './service-allocator.ts';
 import { prepareNamespaceForCreate, prepareNamespaceForUpdate } from './core/namespace.ts';
 import {
@@ -242,6 +243,11 @@ const strategies: Readonly<Record<string, Strategy>> = {
         validateUpdate: (csr, old) => validateCsrUpdate(csr, old, 'approval'),
       },
     },
+  }),
+  'horizontalpodautoscalers.autoscaling': strategy({
+    validate: validateHorizontalPodAutoscaler,
+    validateUpdate: validateHorizontalPodAutoscalerUpdate,
+    validateStatusUpdate: validateHorizontalPodAutoscalerStatusUpdate,
   }),
   'poddisruptionbudgets.policy': strategy({ validate: policy.validatePodDisruptionBudget, validateUpdate: policy.validatePodDisruptionBudget }),
   'ingresses.networking.k8s.io': strategy({ validate: policy.validateIngress, validateUpdate: policy.validateIngress }),

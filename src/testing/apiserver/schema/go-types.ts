@@ -127,6 +127,59 @@ export const goTypes: Readonly<Record<string, string>> = {
     resourceRules:1:[]authorization/v1.ResourceRule nonResourceRules:2:[]authorization/v1.NonResourceRule incomplete:3:bool
     evaluationError:4:string:o
   `,
+  'autoscaling/v1.CrossVersionObjectReference': 'kind:1:string name:2:string apiVersion:3:string:o',
+  'autoscaling/v1.HorizontalPodAutoscaler': `
+    ~TypeMeta metadata:1:meta/v1.ObjectMeta:o spec:2:autoscaling/v1.HorizontalPodAutoscalerSpec:o status:3:autoscaling/v1.HorizontalPodAutoscalerStatus:o
+  `,
+  'autoscaling/v1.HorizontalPodAutoscalerSpec': `
+    scaleTargetRef:1:autoscaling/v1.CrossVersionObjectReference minReplicas:2:int32:op maxReplicas:3:int32
+    targetCPUUtilizationPercentage:4:int32:op
+  `,
+  'autoscaling/v1.HorizontalPodAutoscalerStatus': `
+    observedGeneration:1:int64:op lastScaleTime:2:Time:op currentReplicas:3:int32 desiredReplicas:4:int32
+    currentCPUUtilizationPercentage:5:int32:op
+  `,
+  'autoscaling/v2.ContainerResourceMetricSource': 'name:1:string target:2:autoscaling/v2.MetricTarget container:3:string',
+  'autoscaling/v2.ContainerResourceMetricStatus': 'name:1:string current:2:autoscaling/v2.MetricValueStatus container:3:string',
+  'autoscaling/v2.CrossVersionObjectReference': 'kind:1:string name:2:string apiVersion:3:string:o',
+  'autoscaling/v2.ExternalMetricSource': 'metric:1:autoscaling/v2.MetricIdentifier target:2:autoscaling/v2.MetricTarget',
+  'autoscaling/v2.ExternalMetricStatus': 'metric:1:autoscaling/v2.MetricIdentifier current:2:autoscaling/v2.MetricValueStatus',
+  'autoscaling/v2.HPAScalingPolicy': 'type:1:string value:2:int32 periodSeconds:3:int32',
+  'autoscaling/v2.HPAScalingRules': `
+    stabilizationWindowSeconds:3:int32:op selectPolicy:1:string:op policies:2:[]autoscaling/v2.HPAScalingPolicy:o
+  `,
+  'autoscaling/v2.HorizontalPodAutoscaler': `
+    ~TypeMeta metadata:1:meta/v1.ObjectMeta:o spec:2:autoscaling/v2.HorizontalPodAutoscalerSpec:o status:3:autoscaling/v2.HorizontalPodAutoscalerStatus:o
+  `,
+  'autoscaling/v2.HorizontalPodAutoscalerBehavior': 'scaleUp:1:autoscaling/v2.HPAScalingRules:op scaleDown:2:autoscaling/v2.HPAScalingRules:op',
+  'autoscaling/v2.HorizontalPodAutoscalerCondition': 'type:1:string status:2:string lastTransitionTime:3:Time:o reason:4:string:o message:5:string:o',
+  'autoscaling/v2.HorizontalPodAutoscalerSpec': `
+    scaleTargetRef:1:autoscaling/v2.CrossVersionObjectReference minReplicas:2:int32:op maxReplicas:3:int32
+    metrics:4:[]autoscaling/v2.MetricSpec:o behavior:5:autoscaling/v2.HorizontalPodAutoscalerBehavior:op
+  `,
+  'autoscaling/v2.HorizontalPodAutoscalerStatus': `
+    observedGeneration:1:int64:op lastScaleTime:2:Time:op currentReplicas:3:int32:o desiredReplicas:4:int32
+    currentMetrics:5:[]autoscaling/v2.MetricStatus:o conditions:6:[]autoscaling/v2.HorizontalPodAutoscalerCondition:o
+  `,
+  'autoscaling/v2.MetricIdentifier': 'name:1:string selector:2:meta/v1.LabelSelector:op',
+  'autoscaling/v2.MetricSpec': `
+    type:1:string object:2:autoscaling/v2.ObjectMetricSource:op pods:3:autoscaling/v2.PodsMetricSource:op
+    resource:4:autoscaling/v2.ResourceMetricSource:op containerResource:7:autoscaling/v2.ContainerResourceMetricSource:op
+    external:5:autoscaling/v2.ExternalMetricSource:op
+  `,
+  'autoscaling/v2.MetricStatus': `
+    type:1:string object:2:autoscaling/v2.ObjectMetricStatus:op pods:3:autoscaling/v2.PodsMetricStatus:op
+    resource:4:autoscaling/v2.ResourceMetricStatus:op containerResource:7:autoscaling/v2.ContainerResourceMetricStatus:op
+    external:5:autoscaling/v2.ExternalMetricStatus:op
+  `,
+  'autoscaling/v2.MetricTarget': 'type:1:string value:2:Quantity:op averageValue:3:Quantity:op averageUtilization:4:int32:op',
+  'autoscaling/v2.MetricValueStatus': 'value:1:Quantity:op averageValue:2:Quantity:op averageUtilization:3:int32:op',
+  'autoscaling/v2.ObjectMetricSource': 'describedObject:1:autoscaling/v2.CrossVersionObjectReference target:2:autoscaling/v2.MetricTarget metric:3:autoscaling/v2.MetricIdentifier',
+  'autoscaling/v2.ObjectMetricStatus': 'metric:1:autoscaling/v2.MetricIdentifier current:2:autoscaling/v2.MetricValueStatus describedObject:3:autoscaling/v2.CrossVersionObjectReference',
+  'autoscaling/v2.PodsMetricSource': 'metric:1:autoscaling/v2.MetricIdentifier target:2:autoscaling/v2.MetricTarget',
+  'autoscaling/v2.PodsMetricStatus': 'metric:1:autoscaling/v2.MetricIdentifier current:2:autoscaling/v2.MetricValueStatus',
+  'autoscaling/v2.ResourceMetricSource': 'name:1:string target:2:autoscaling/v2.MetricTarget',
+  'autoscaling/v2.ResourceMetricStatus': 'name:1:string current:2:autoscaling/v2.MetricValueStatus',
   'autoscaling/v1.Scale': `
     ~TypeMeta metadata:1:meta/v1.ObjectMeta:o spec:2:autoscaling/v1.ScaleSpec:o status:3:autoscaling/v1.ScaleStatus:o
   `,

@@ -1,0 +1,181 @@
+/**
+ * Conversion of HorizontalPodAutoscalers between autoscaling/v1 and autoscaling/v2 (the storage
+ * version), as `pkg/apis/autoscaling/v1/conversion.go` converts through the internal type (whose
+ * shape is v2's):
+ * - v1 `spec.targetCPUUtilizationPercentage` is v2's Resource metric for cpu with a Utilization
+ *   target; a v1 object without one gets the default 80% metric;
+ * - v1 `status.currentCPUUtilizationPercentage` is v2's current Resource metric for cpu;
+ * - what v1 cannot express travels in annotations: the behavior (`autoscaling.alpha.kubernetes.io/behavior`,
+ *   the internal struct encoded without JSON tags, so with Go field names) and the status conditions
+ *   (`autoscaling.alpha.kubernetes.io/conditions`). Converting back to v2 reads them and drops every
+ *   round-trip annotation.
+ */
+import { isObject } from '../../object-meta.ts';
+
+type Obj = Record<string, unknown>;
+
+/** autoscaling.DefaultCPUUtilization. */
+export const defaultCpuUtilization = 80;
+
+const metricsAnnotation = 'autoscaling.alpha.kubernetes.io/metrics';
+const currentMetricsAnnotation = 'autoscaling.alpha.kubernetes.io/current-metrics';
+const conditionsAnnotation = 'autoscaling.alpha.kubernetes.io/conditions';
+const behaviorAnnotation = 'autoscaling.alpha.kubernetes.io/behavior';
+const roundTripAnnotations = [metricsAnnotation, currentMetricsAnnotation, conditionsAnnotation, behaviorAnnotation];
+
+function objects(v: unknown): Obj[] {
+  return Array.isArray(v) ? v.filter(isObject) : [];
+}
+
+/** The object's annotations without the round-trip ones (DropRoundTripHorizontalPodAutoscalerAnnotations). */
+function dropRoundTrip(meta: Obj): void {
+  if (!isObject(meta.annotations)) return;
+  const kept = Object.fromEntries(Object.entries(meta.annotations).filter(([k]) => !roundTripAnnotations.includes(k)));
+  if (Object.keys(kept).length === Object.keys(meta.annotations).length) return;
+  meta.annotations = kept;
+}
+
+function setAnnotation(meta: Obj, key: string, value: string): void {
+  meta.annotations = { ...(isObject(meta.annotations) ? meta.annotations : {}), [key]: value };
+}
+
+// The internal HorizontalPodAutoscalerBehavior has no JSON tags: the annotation spells Go field names.
+const goFieldNames: Readonly<Record<string, string>> = {
+  scaleUp: 'ScaleUp',
+  scaleDown: 'ScaleDown',
+  stabilizationWindowSeconds: 'StabilizationWindowSeconds',
+  selectPolicy: 'SelectPolicy',
+  policies: 'Policies',
+  type: 'Type',
+  value: 'Value',
+  periodSeconds: 'PeriodSeconds',
+};
+const jsonFieldNames: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(goFieldNames).map(([k, v]) => [v, k]));
+
+function rules(v: unknown, names: Readonly<Record<string, string>>, goForm: boolean): unknown {
+  if (!isObject(v)) return goForm ? null : undefined;
+  const out: Obj = {};
+  // encoding/json writes every field of the internal struct, nil pointers as null.
+  const fields = goForm ? ['stabilizationWindowSeconds', 'selectPolicy', 'policies'] : Object.keys(v);
+  for (const f of fields) {
+    const from = goForm ? f : f;
+    const value = v[from];
+    const key = names[f] ?? f;
+    if (f === 'policies' || f === 'Policies') {
+      out[key] = Array.isArray(value) ? objects(value).map((p) => Object.fromEntries((goForm ? ['type', 'value', 'periodSeconds'] : Object.keys(p)).map((k) => [names[k] ?? k, p[k] ?? (goForm ? (k === 'type' ? '' : 0) : undefined)]))) : null;
+    } else if (value === undefined || value === null) {
+      if (goForm) out[key] = null;
+    } else out[key] = value;
+  }
+  return out;
+}
+
+function behaviorToAnnotation(b: Obj): string {
+  return JSON.stringify({ ScaleUp: rules(b.scaleUp, goFieldNames, true), ScaleDown: rules(b.scaleDown, goFieldNames, true) });
+}
+
+function behaviorFromAnnotation(text: string): Obj | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(parsed)) return undefined;
+  const out: Obj = {};
+  for (const [goName, jsonName] of [['ScaleUp', 'scaleUp'], ['ScaleDown', 'scaleDown']] as const) {
+    const r = parsed[goName];
+    if (!isObject(r)) continue;
+    const converted: Obj = {};
+    for (const [k, v] of Object.entries(r)) {
+      const name = jsonFieldNames[k];
+      if (name === undefined || v === null || v === undefined) continue;
+      converted[name] = name === 'policies' ? objects(v).map((p) => Object.fromEntries(Object.entries(p).map(([pk, pv]) => [jsonFieldNames[pk] ?? pk, pv]))) : v;
+    }
+    out[jsonName] = converted;
+  }
+  // An empty behavior (both rules nil) is no behavior.
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+function isCpuUtilization(m: Obj): boolean {
+  return m.type === 'Resource' && isObject(m.resource) && m.resource.name === 'cpu' && isObject(m.resource.target) && typeof m.resource.target.averageUtilization === 'number';
+}
+
+/** An autoscaling/v1 HorizontalPodAutoscaler as autoscaling/v2 (a new object; the input is not changed). */
+export function hpaV1ToV2(obj: Obj): Obj {
+  const out = structuredClone(obj);
+  out.apiVersion = 'autoscaling/v2';
+  const meta: Obj = isObject(out.metadata) ? out.metadata : {};
+  const annotations: Obj = isObject(meta.annotations) ? meta.annotations : {};
+  const spec: Obj = isObject(out.spec) ? out.spec : {};
+  const next: Obj = {};
+  if (spec.scaleTargetRef !== undefined) next.scaleTargetRef = spec.scaleTargetRef;
+  if (spec.minReplicas !== undefined) next.minReplicas = spec.minReplicas;
+  if (spec.maxReplicas !== undefined) next.maxReplicas = spec.maxReplicas;
+  const target = typeof spec.targetCPUUtilizationPercentage === 'number' ? spec.targetCPUUtilizationPercentage : defaultCpuUtilization;
+  next.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: target } } }];
+  if (typeof annotations[behaviorAnnotation] === 'string') {
+    const behavior = behaviorFromAnnotation(annotations[behaviorAnnotation]);
+    if (behavior !== undefined) next.behavior = behavior;
+  }
+  if (out.spec !== undefined || Object.keys(next).length > 0) out.spec = next;
+  if (isObject(out.status)) {
+    const st = out.status;
+    const status: Obj = {};
+    for (const k of ['observedGeneration', 'lastScaleTime', 'currentReplicas', 'desiredReplicas']) if (st[k] !== undefined) status[k] = st[k];
+    if (typeof st.currentCPUUtilizationPercentage === 'number') {
+      status.currentMetrics = [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: st.currentCPUUtilizationPercentage } } }];
+    }
+    out.status = status;
+  }
+  if (typeof annotations[conditionsAnnotation] === 'string') {
+    try {
+      const conditions: unknown = JSON.parse(annotations[conditionsAnnotation]);
+      if (Array.isArray(conditions)) out.status = { ...(isObject(out.status) ? out.status : {}), conditions };
+    } catch {
+      // An unreadable annotation is ignored, as json.Unmarshal's error is upstream.
+    }
+  }
+  dropRoundTrip(meta);
+  return out;
+}
+
+/** An autoscaling/v2 HorizontalPodAutoscaler as autoscaling/v1 (a new object; the input is not changed). */
+export function hpaV2ToV1(obj: Obj): Obj {
+  const out = structuredClone(obj);
+  out.apiVersion = 'autoscaling/v1';
+  const meta: Obj = isObject(out.metadata) ? out.metadata : {};
+  out.metadata = meta;
+  dropRoundTrip(meta);
+  const spec: Obj = isObject(out.spec) ? out.spec : {};
+  const next: Obj = {};
+  if (spec.scaleTargetRef !== undefined) next.scaleTargetRef = spec.scaleTargetRef;
+  if (spec.minReplicas !== undefined) next.minReplicas = spec.minReplicas;
+  if (spec.maxReplicas !== undefined) next.maxReplicas = spec.maxReplicas;
+  const cpu = objects(spec.metrics).find(isCpuUtilization);
+  if (cpu !== undefined) next.targetCPUUtilizationPercentage = ((cpu.resource as Obj).target as Obj).averageUtilization;
+  if (out.spec !== undefined) out.spec = next;
+  if (isObject(spec.behavior)) setAnnotation(meta, behaviorAnnotation, behaviorToAnnotation(spec.behavior));
+  if (isObject(out.status)) {
+    const st = out.status;
+    const status: Obj = {};
+    for (const k of ['observedGeneration', 'lastScaleTime', 'currentReplicas', 'desiredReplicas']) if (st[k] !== undefined) status[k] = st[k];
+    for (const m of objects(st.currentMetrics)) {
+      if (m.type === 'Resource' && isObject(m.resource) && m.resource.name === 'cpu' && isObject(m.resource.current) && typeof m.resource.current.averageUtilization === 'number') {
+        status.currentCPUUtilizationPercentage = m.resource.current.averageUtilization;
+      }
+    }
+    const conditions = objects(st.conditions);
+    if (conditions.length > 0) setAnnotation(meta, conditionsAnnotation, JSON.stringify(conditions));
+    out.status = status;
+  }
+  return out;
+}
+
+/** Converts a HorizontalPodAutoscaler to the given apiVersion (autoscaling/v1 or autoscaling/v2). */
+export function convertHorizontalPodAutoscaler(obj: Obj, apiVersion: string): Obj {
+  if (obj.apiVersion === apiVersion) return obj;
+  if (apiVersion === 'autoscaling/v1') return hpaV2ToV1(obj.apiVersion === 'autoscaling/v1' ? obj : obj);
+  return hpaV1ToV2(obj);
+}
