@@ -31,8 +31,12 @@ function internal(hpa: Obj): Obj {
 
 /** The sign of a resource.Quantity in its string or number form. */
 function quantitySign(q: unknown): number {
-  const n = typeof q === 'number' ? q : Number.parseFloat(String(q).replace(/^([+-]?[0-9.]+(?:[eE][+-]?\d+)?).*$/, '$1'));
+  const n = typeof q === 'number' ? q : Number.parseFloat(quantityText(q).replace(/^([+-]?[0-9.]+(?:[eE][+-]?\d+)?).*$/, '$1'));
   return Number.isNaN(n) || n === 0 ? 0 : Math.sign(n);
+}
+
+function quantityText(q: unknown): string {
+  return typeof q === 'string' || typeof q === 'number' ? String(q) : JSON.stringify(q);
 }
 
 /** ValidateCrossVersionObjectReference. */
@@ -52,8 +56,8 @@ function validateMetricTarget(t: Obj, fld: FieldPath): FieldError[] {
   const type = text(t.type);
   if (type === '') out.push(required(fld.child('type'), 'must specify a metric target type'));
   if (type !== 'Utilization' && type !== 'Value' && type !== 'AverageValue') out.push(invalidValue(fld.child('type'), type, 'must be either Utilization, Value, or AverageValue'));
-  if (t.value !== undefined && t.value !== null && quantitySign(t.value) !== 1) out.push(invalidValue(fld.child('value'), new GoValue(String(t.value)), 'must be positive'));
-  if (t.averageValue !== undefined && t.averageValue !== null && quantitySign(t.averageValue) !== 1) out.push(invalidValue(fld.child('averageValue'), new GoValue(String(t.averageValue)), 'must be positive'));
+  if (t.value !== undefined && t.value !== null && quantitySign(t.value) !== 1) out.push(invalidValue(fld.child('value'), new GoValue(quantityText(t.value)), 'must be positive'));
+  if (t.averageValue !== undefined && t.averageValue !== null && quantitySign(t.averageValue) !== 1) out.push(invalidValue(fld.child('averageValue'), new GoValue(quantityText(t.averageValue)), 'must be positive'));
   if (typeof t.averageUtilization === 'number' && t.averageUtilization < 1) out.push(invalidValue(fld.child('averageUtilization'), t.averageUtilization, 'must be greater than 0'));
   return out;
 }
