@@ -58,8 +58,7 @@ function rules(v: unknown, names: Readonly<Record<string, string>>, goForm: bool
   // encoding/json writes every field of the internal struct, nil pointers as null.
   const fields = goForm ? ['stabilizationWindowSeconds', 'selectPolicy', 'policies'] : Object.keys(v);
   for (const f of fields) {
-    const from = goForm ? f : f;
-    const value = v[from];
+    const value = v[f];
     const key = names[f] ?? f;
     if (f === 'policies' || f === 'Policies') {
       out[key] = Array.isArray(value) ? objects(value).map((p) => Object.fromEntries((goForm ? ['type', 'value', 'periodSeconds'] : Object.keys(p)).map((k) => [names[k] ?? k, p[k] ?? (goForm ? (k === 'type' ? '' : 0) : undefined)]))) : null;
@@ -176,6 +175,6 @@ export function hpaV2ToV1(obj: Obj): Obj {
 /** Converts a HorizontalPodAutoscaler to the given apiVersion (autoscaling/v1 or autoscaling/v2). */
 export function convertHorizontalPodAutoscaler(obj: Obj, apiVersion: string): Obj {
   if (obj.apiVersion === apiVersion) return obj;
-  if (apiVersion === 'autoscaling/v1') return hpaV2ToV1(obj.apiVersion === 'autoscaling/v1' ? obj : obj);
+  if (apiVersion === 'autoscaling/v1') return hpaV2ToV1(obj);
   return hpaV1ToV2(obj);
 }
