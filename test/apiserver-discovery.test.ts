@@ -55,6 +55,7 @@ test('GET /apis lists every built-in group with its preferred version', async ()
     'apps:apps/v1',
     'authentication.k8s.io:authentication.k8s.io/v1',
     'authorization.k8s.io:authorization.k8s.io/v1',
+    'autoscaling:autoscaling/v2',
     'batch:batch/v1',
     'certificates.k8s.io:certificates.k8s.io/v1',
     'coordination.k8s.io:coordination.k8s.io/v1',
