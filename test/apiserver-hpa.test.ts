@@ -15,6 +15,35 @@ const ref = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' };
 const cpu = (percent: number): Json => ({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: percent } } });
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+test('v2 metrics that v1 cannot express travel in the metrics annotation, so a v1 read-modify-write keeps them', async () => {
+  const s = await startApiServer();
+  try {
+    const others: Json[] = [
+      { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '500Mi' } } },
+      { type: 'Pods', pods: { metric: { name: 'packets-per-second', selector: { matchLabels: { a: 'b' } } }, target: { type: 'AverageValue', averageValue: '1k' } } },
+      { type: 'Object', object: { describedObject: { kind: 'Ingress', name: 'main-route', apiVersion: 'networking.k8s.io/v1' }, target: { type: 'Value', value: '10k' }, metric: { name: 'requests-per-second' } } },
+      { type: 'External', external: { metric: { name: 'queue_messages_ready', selector: { matchLabels: { queue: 'worker_tasks' } } }, target: { type: 'AverageValue', averageValue: '30' } } },
+    ];
+    const spec = { scaleTargetRef: ref, minReplicas: 2, maxReplicas: 10, metrics: [cpu(60), ...others] };
+    assert.equal((await call(s, 'POST', v2, { body: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'multi' }, spec } })).status, 201);
+    const asV1 = (await call(s, 'GET', `${v1}/multi`)).body as Body;
+    assert.deepEqual(asV1.spec, { scaleTargetRef: ref, minReplicas: 2, maxReplicas: 10, targetCPUUtilizationPercentage: 60 });
+    // The v1 MetricSpecs' encoding, byte for byte as kube-apiserver v1.24 answered for the same object.
+    assert.deepEqual(asV1.metadata.annotations, {
+      'autoscaling.alpha.kubernetes.io/metrics': "[{\"type\":\"Resource\",\"resource\":{\"name\":\"memory\",\"targetAverageValue\":\"500Mi\"}},{\"type\":\"Pods\",\"pods\":{\"metricName\":\"packets-per-second\",\"targetAverageValue\":\"1k\",\"selector\":{\"matchLabels\":{\"a\":\"b\"}}}},{\"type\":\"Object\",\"object\":{\"target\":{\"kind\":\"Ingress\",\"name\":\"main-route\",\"apiVersion\":\"networking.k8s.io/v1\"},\"metricName\":\"requests-per-second\",\"targetValue\":\"10k\"}},{\"type\":\"External\",\"external\":{\"metricName\":\"queue_messages_ready\",\"metricSelector\":{\"matchLabels\":{\"queue\":\"worker_tasks\"}},\"targetAverageValue\":\"30\"}}]",
+    });
+    asV1.spec.maxReplicas = 12;
+    assert.equal((await call(s, 'PUT', `${v1}/multi`, { body: asV1 })).status, 200);
+    const again = (await call(s, 'GET', `${v2}/multi`)).body as Body;
+    // As upstream converts it back: the annotation's metrics first, then v1's cpu target.
+    assert.deepEqual(again.spec.metrics, [...others, cpu(60)]);
+    assert.equal(again.spec.maxReplicas, 12);
+    assert.equal(again.metadata.annotations, undefined);
+  } finally {
+    await s.stop();
+  }
+});
+
 test('an autoscaling/v1 HPA reads back as autoscaling/v2 with its cpu target as a Resource metric, and back', async () => {
   const s = await startApiServer();
   try {

@@ -5,10 +5,11 @@
  * - v1 `spec.targetCPUUtilizationPercentage` is v2's Resource metric for cpu with a Utilization
  *   target; a v1 object without one gets the default 80% metric;
  * - v1 `status.currentCPUUtilizationPercentage` is v2's current Resource metric for cpu;
- * - what v1 cannot express travels in annotations: the behavior (`autoscaling.alpha.kubernetes.io/behavior`,
- *   the internal struct encoded without JSON tags, so with Go field names) and the status conditions
- *   (`autoscaling.alpha.kubernetes.io/conditions`). Converting back to v2 reads them and drops every
- *   round-trip annotation.
+ * - what v1 cannot express travels in annotations: every other metric of the spec
+ *   (`autoscaling.alpha.kubernetes.io/metrics`, as autoscaling/v1 MetricSpecs), the behavior
+ *   (`autoscaling.alpha.kubernetes.io/behavior`, the internal struct encoded without JSON tags, so with Go
+ *   field names) and the status conditions (`autoscaling.alpha.kubernetes.io/conditions`). Converting back
+ *   to v2 reads them and drops every round-trip annotation, so a v1 read-modify-write keeps v2's metrics.
  */
 import { isObject } from '../../object-meta.ts';
 
@@ -97,6 +98,109 @@ function behaviorFromAnnotation(text: string): Obj | undefined {
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
+// What a v1 MetricSpec writes: encoding/json of k8s.io/api/autoscaling/v1's structs, fields in declaration
+// order, `omitempty` pointers left out, non-pointer Quantities as "0" when unset.
+function put(out: Obj, key: string, value: unknown): void {
+  if (value !== undefined && value !== null) out[key] = value;
+}
+
+function crossVersionRef(v: unknown): Obj {
+  const r: Obj = isObject(v) ? v : {};
+  const out: Obj = { kind: r.kind ?? '', name: r.name ?? '' };
+  if (typeof r.apiVersion === 'string' && r.apiVersion !== '') out.apiVersion = r.apiVersion;
+  return out;
+}
+
+/** Convert_autoscaling_MetricSpec_To_v1_MetricSpec, for a v2 metric (the internal shape). */
+function metricSpecToV1(m: Obj): Obj {
+  const out: Obj = { type: m.type ?? '' };
+  const target = (src: Obj): Obj => (isObject(src.target) ? src.target : {});
+  const metric = (src: Obj): Obj => (isObject(src.metric) ? src.metric : {});
+  if (isObject(m.object)) {
+    const o = m.object;
+    const v1: Obj = { target: crossVersionRef(o.describedObject), metricName: metric(o).name ?? '', targetValue: target(o).value ?? '0' };
+    put(v1, 'selector', metric(o).selector);
+    put(v1, 'averageValue', target(o).averageValue);
+    out.object = v1;
+  }
+  if (isObject(m.pods)) {
+    const p = m.pods;
+    const v1: Obj = { metricName: metric(p).name ?? '', targetAverageValue: target(p).averageValue ?? '0' };
+    put(v1, 'selector', metric(p).selector);
+    out.pods = v1;
+  }
+  if (isObject(m.resource)) {
+    const r = m.resource;
+    const v1: Obj = { name: r.name ?? '' };
+    put(v1, 'targetAverageUtilization', target(r).averageUtilization);
+    put(v1, 'targetAverageValue', target(r).averageValue);
+    out.resource = v1;
+  }
+  if (isObject(m.containerResource)) {
+    const r = m.containerResource;
+    const v1: Obj = { name: r.name ?? '' };
+    put(v1, 'targetAverageUtilization', target(r).averageUtilization);
+    put(v1, 'targetAverageValue', target(r).averageValue);
+    v1.container = r.container ?? '';
+    out.containerResource = v1;
+  }
+  if (isObject(m.external)) {
+    const e = m.external;
+    const v1: Obj = { metricName: metric(e).name ?? '' };
+    put(v1, 'metricSelector', metric(e).selector);
+    put(v1, 'targetValue', target(e).value);
+    put(v1, 'targetAverageValue', target(e).averageValue);
+    out.external = v1;
+  }
+  return out;
+}
+
+function metricIdentifier(name: unknown, selector: unknown): Obj {
+  const out: Obj = { name: name ?? '' };
+  put(out, 'selector', selector);
+  return out;
+}
+
+function metricTarget(type: string, value: unknown, averageValue: unknown, averageUtilization: unknown): Obj {
+  const out: Obj = { type };
+  put(out, 'value', value);
+  put(out, 'averageValue', averageValue);
+  put(out, 'averageUtilization', averageUtilization);
+  return out;
+}
+
+/** Convert_v1_MetricSpec_To_autoscaling_MetricSpec, giving a v2 metric. */
+function metricSpecFromV1(m: Obj): Obj {
+  const out: Obj = { type: m.type ?? '' };
+  if (isObject(m.object)) {
+    const o = m.object;
+    const targetValue = o.targetValue ?? '0';
+    out.object = {
+      describedObject: crossVersionRef(o.target),
+      target: metricTarget(o.averageValue === undefined || o.averageValue === null ? 'Value' : 'AverageValue', targetValue, o.averageValue, undefined),
+      metric: metricIdentifier(o.metricName, o.selector),
+    };
+  }
+  if (isObject(m.pods)) {
+    const p = m.pods;
+    out.pods = { metric: metricIdentifier(p.metricName, p.selector), target: metricTarget('AverageValue', undefined, p.targetAverageValue ?? '0', undefined) };
+  }
+  for (const key of ['resource', 'containerResource'] as const) {
+    const r = m[key];
+    if (!isObject(r)) continue;
+    const utilization = r.targetAverageUtilization;
+    const converted: Obj = { name: r.name ?? '', target: metricTarget(utilization === undefined || utilization === null ? 'AverageValue' : 'Utilization', undefined, r.targetAverageValue, utilization) };
+    if (key === 'containerResource') converted.container = r.container ?? '';
+    out[key] = converted;
+  }
+  if (isObject(m.external)) {
+    const e = m.external;
+    const value = e.targetValue;
+    out.external = { metric: metricIdentifier(e.metricName, e.metricSelector), target: metricTarget(value === undefined || value === null ? 'AverageValue' : 'Value', value, e.targetAverageValue, undefined) };
+  }
+  return out;
+}
+
 function isCpuUtilization(m: Obj): boolean {
   return m.type === 'Resource' && isObject(m.resource) && m.resource.name === 'cpu' && isObject(m.resource.target) && typeof m.resource.target.averageUtilization === 'number';
 }
@@ -112,8 +216,21 @@ export function hpaV1ToV2(obj: Obj): Obj {
   if (spec.scaleTargetRef !== undefined) next.scaleTargetRef = spec.scaleTargetRef;
   if (spec.minReplicas !== undefined) next.minReplicas = spec.minReplicas;
   if (spec.maxReplicas !== undefined) next.maxReplicas = spec.maxReplicas;
-  const target = typeof spec.targetCPUUtilizationPercentage === 'number' ? spec.targetCPUUtilizationPercentage : defaultCpuUtilization;
-  next.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: target } } }];
+  // The other metrics first (from the annotation), then v1's own cpu target; with neither, the 80% default.
+  const metrics: Obj[] = [];
+  if (typeof annotations[metricsAnnotation] === 'string') {
+    try {
+      const others: unknown = JSON.parse(annotations[metricsAnnotation]);
+      if (Array.isArray(others)) for (const m of objects(others)) metrics.push(metricSpecFromV1(m));
+    } catch {
+      // An unreadable annotation is ignored, as json.Unmarshal's error is upstream.
+    }
+  }
+  if (typeof spec.targetCPUUtilizationPercentage === 'number') {
+    metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } } });
+  }
+  if (metrics.length === 0) metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: defaultCpuUtilization } } });
+  next.metrics = metrics;
   if (typeof annotations[behaviorAnnotation] === 'string') {
     const behavior = behaviorFromAnnotation(annotations[behaviorAnnotation]);
     if (behavior !== undefined) next.behavior = behavior;
@@ -155,6 +272,8 @@ export function hpaV2ToV1(obj: Obj): Obj {
   const cpu = objects(spec.metrics).find(isCpuUtilization);
   if (cpu !== undefined) next.targetCPUUtilizationPercentage = ((cpu.resource as Obj).target as Obj).averageUtilization;
   if (out.spec !== undefined) out.spec = next;
+  const others = objects(spec.metrics).filter((m) => !isCpuUtilization(m));
+  if (others.length > 0) setAnnotation(meta, metricsAnnotation, JSON.stringify(others.map(metricSpecToV1)));
   if (isObject(spec.behavior)) setAnnotation(meta, behaviorAnnotation, behaviorToAnnotation(spec.behavior));
   if (isObject(out.status)) {
     const st = out.status;
