@@ -44,6 +44,26 @@ test('v2 metrics that v1 cannot express travel in the metrics annotation, so a v
   }
 });
 
+test('every current metric travels in the current-metrics annotation; through v1 the annotation wins over the cpu percentage', async () => {
+  const s = await startApiServer();
+  try {
+    assert.equal((await call(s, 'POST', v2, { body: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'cur' }, spec: { scaleTargetRef: ref, maxReplicas: 10 } } })).status, 201);
+    const stored = (await call(s, 'GET', `${v2}/cur`)).body as Body;
+    const written = await call(s, 'PUT', `${v2}/cur/status`, { body: { ...stored, status: {"currentReplicas": 3, "desiredReplicas": 4, "currentMetrics": [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageValue": "250m", "averageUtilization": 55}}}, {"type": "Resource", "resource": {"name": "memory", "current": {"averageValue": "400Mi"}}}, {"type": "Pods", "pods": {"metric": {"name": "packets-per-second", "selector": {"matchLabels": {"a": "b"}}}, "current": {"averageValue": "900"}}}, {"type": "Object", "object": {"metric": {"name": "requests-per-second"}, "current": {"value": "8k"}, "describedObject": {"kind": "Ingress", "name": "main-route", "apiVersion": "networking.k8s.io/v1"}}}, {"type": "External", "external": {"metric": {"name": "queue_messages_ready", "selector": {"matchLabels": {"queue": "worker_tasks"}}}, "current": {"averageValue": "25"}}}]} } });
+    assert.equal(written.status, 200, JSON.stringify(written.body));
+    // As kube-apiserver v1.24 answered for the same status (v1 MetricStatuses; Go's zero Quantity "0" where v1 has no pointer).
+    const asV1 = (await call(s, 'GET', `${v1}/cur`)).body as Body;
+    assert.deepEqual(asV1.status, { currentReplicas: 3, desiredReplicas: 4, currentCPUUtilizationPercentage: 55 });
+    assert.equal(asV1.metadata.annotations['autoscaling.alpha.kubernetes.io/current-metrics'], "[{\"type\":\"Resource\",\"resource\":{\"name\":\"cpu\",\"currentAverageUtilization\":55,\"currentAverageValue\":\"250m\"}},{\"type\":\"Resource\",\"resource\":{\"name\":\"memory\",\"currentAverageValue\":\"400Mi\"}},{\"type\":\"Pods\",\"pods\":{\"metricName\":\"packets-per-second\",\"currentAverageValue\":\"900\",\"selector\":{\"matchLabels\":{\"a\":\"b\"}}}},{\"type\":\"Object\",\"object\":{\"target\":{\"kind\":\"Ingress\",\"name\":\"main-route\",\"apiVersion\":\"networking.k8s.io/v1\"},\"metricName\":\"requests-per-second\",\"currentValue\":\"8k\"}},{\"type\":\"External\",\"external\":{\"metricName\":\"queue_messages_ready\",\"metricSelector\":{\"matchLabels\":{\"queue\":\"worker_tasks\"}},\"currentValue\":\"0\",\"currentAverageValue\":\"25\"}}]");
+    // A v1 status write: the annotation's metrics replace the status's (the new cpu percentage is not taken).
+    asV1.status = { ...asV1.status, currentReplicas: 5, currentCPUUtilizationPercentage: 60 };
+    assert.equal((await call(s, 'PUT', `${v1}/cur/status`, { body: asV1 })).status, 200);
+    assert.deepEqual(((await call(s, 'GET', `${v2}/cur`)).body as Body).status, {"currentReplicas": 5, "desiredReplicas": 4, "currentMetrics": [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageValue": "250m", "averageUtilization": 55}}}, {"type": "Resource", "resource": {"name": "memory", "current": {"averageValue": "400Mi"}}}, {"type": "Pods", "pods": {"metric": {"name": "packets-per-second", "selector": {"matchLabels": {"a": "b"}}}, "current": {"averageValue": "900"}}}, {"type": "Object", "object": {"metric": {"name": "requests-per-second"}, "current": {"value": "8k"}, "describedObject": {"kind": "Ingress", "name": "main-route", "apiVersion": "networking.k8s.io/v1"}}}, {"type": "External", "external": {"metric": {"name": "queue_messages_ready", "selector": {"matchLabels": {"queue": "worker_tasks"}}}, "current": {"value": "0", "averageValue": "25"}}}]});
+  } finally {
+    await s.stop();
+  }
+});
+
 test('an autoscaling/v1 HPA reads back as autoscaling/v2 with its cpu target as a Resource metric, and back', async () => {
   const s = await startApiServer();
   try {

@@ -6,7 +6,8 @@
  *   target; a v1 object without one gets the default 80% metric;
  * - v1 `status.currentCPUUtilizationPercentage` is v2's current Resource metric for cpu;
  * - what v1 cannot express travels in annotations: every other metric of the spec
- *   (`autoscaling.alpha.kubernetes.io/metrics`, as autoscaling/v1 MetricSpecs), the behavior
+ *   (`autoscaling.alpha.kubernetes.io/metrics`, as autoscaling/v1 MetricSpecs), every current metric of the
+ *   status (`.../current-metrics`, as v1 MetricStatuses), the behavior
  *   (`autoscaling.alpha.kubernetes.io/behavior`, the internal struct encoded without JSON tags, so with Go
  *   field names) and the status conditions (`autoscaling.alpha.kubernetes.io/conditions`). Converting back
  *   to v2 reads them and drops every round-trip annotation, so a v1 read-modify-write keeps v2's metrics.
@@ -201,6 +202,77 @@ function metricSpecFromV1(m: Obj): Obj {
   return out;
 }
 
+/** Convert_autoscaling_MetricStatus_To_v1_MetricStatus, for a v2 current metric. */
+function metricStatusToV1(m: Obj): Obj {
+  const out: Obj = { type: m.type ?? '' };
+  const current = (src: Obj): Obj => (isObject(src.current) ? src.current : {});
+  const metric = (src: Obj): Obj => (isObject(src.metric) ? src.metric : {});
+  if (isObject(m.object)) {
+    const o = m.object;
+    const v1: Obj = { target: crossVersionRef(o.describedObject), metricName: metric(o).name ?? '', currentValue: current(o).value ?? '0' };
+    put(v1, 'selector', metric(o).selector);
+    put(v1, 'averageValue', current(o).averageValue);
+    out.object = v1;
+  }
+  if (isObject(m.pods)) {
+    const p = m.pods;
+    const v1: Obj = { metricName: metric(p).name ?? '', currentAverageValue: current(p).averageValue ?? '0' };
+    put(v1, 'selector', metric(p).selector);
+    out.pods = v1;
+  }
+  for (const key of ['resource', 'containerResource'] as const) {
+    const r = m[key];
+    if (!isObject(r)) continue;
+    const v1: Obj = { name: r.name ?? '' };
+    put(v1, 'currentAverageUtilization', current(r).averageUtilization);
+    v1.currentAverageValue = current(r).averageValue ?? '0';
+    if (key === 'containerResource') v1.container = r.container ?? '';
+    out[key] = v1;
+  }
+  if (isObject(m.external)) {
+    const e = m.external;
+    const v1: Obj = { metricName: metric(e).name ?? '' };
+    put(v1, 'metricSelector', metric(e).selector);
+    v1.currentValue = current(e).value ?? '0';
+    put(v1, 'currentAverageValue', current(e).averageValue);
+    out.external = v1;
+  }
+  return out;
+}
+
+function metricValueStatus(value: unknown, averageValue: unknown, averageUtilization: unknown): Obj {
+  const out: Obj = {};
+  put(out, 'value', value);
+  put(out, 'averageValue', averageValue);
+  put(out, 'averageUtilization', averageUtilization);
+  return out;
+}
+
+/** Convert_v1_MetricStatus_To_autoscaling_MetricStatus, giving a v2 current metric. */
+function metricStatusFromV1(m: Obj): Obj {
+  const out: Obj = { type: m.type ?? '' };
+  if (isObject(m.object)) {
+    const o = m.object;
+    out.object = { metric: metricIdentifier(o.metricName, o.selector), current: metricValueStatus(o.currentValue ?? '0', o.averageValue, undefined), describedObject: crossVersionRef(o.target) };
+  }
+  if (isObject(m.pods)) {
+    const p = m.pods;
+    out.pods = { metric: metricIdentifier(p.metricName, p.selector), current: metricValueStatus(undefined, p.currentAverageValue ?? '0', undefined) };
+  }
+  for (const key of ['resource', 'containerResource'] as const) {
+    const r = m[key];
+    if (!isObject(r)) continue;
+    const converted: Obj = { name: r.name ?? '', current: metricValueStatus(undefined, r.currentAverageValue ?? '0', r.currentAverageUtilization) };
+    if (key === 'containerResource') converted.container = r.container ?? '';
+    out[key] = converted;
+  }
+  if (isObject(m.external)) {
+    const e = m.external;
+    out.external = { metric: metricIdentifier(e.metricName, e.metricSelector), current: metricValueStatus(e.currentValue ?? '0', e.currentAverageValue, undefined) };
+  }
+  return out;
+}
+
 function isCpuUtilization(m: Obj): boolean {
   return m.type === 'Resource' && isObject(m.resource) && m.resource.name === 'cpu' && isObject(m.resource.target) && typeof m.resource.target.averageUtilization === 'number';
 }
@@ -245,6 +317,15 @@ export function hpaV1ToV2(obj: Obj): Obj {
     }
     out.status = status;
   }
+  if (typeof annotations[currentMetricsAnnotation] === 'string') {
+    // The annotation's current metrics replace the status's: they carry more.
+    try {
+      const current: unknown = JSON.parse(annotations[currentMetricsAnnotation]);
+      if (Array.isArray(current)) out.status = { ...(isObject(out.status) ? out.status : {}), currentMetrics: objects(current).map(metricStatusFromV1) };
+    } catch {
+      // An unreadable annotation is ignored, as json.Unmarshal's error is upstream.
+    }
+  }
   if (typeof annotations[conditionsAnnotation] === 'string') {
     try {
       const conditions: unknown = JSON.parse(annotations[conditionsAnnotation]);
@@ -284,6 +365,9 @@ export function hpaV2ToV1(obj: Obj): Obj {
         status.currentCPUUtilizationPercentage = m.resource.current.averageUtilization;
       }
     }
+    // Every current metric is kept, the cpu one too, for the raw value it may carry.
+    const currentMetrics = objects(st.currentMetrics);
+    if (currentMetrics.length > 0) setAnnotation(meta, currentMetricsAnnotation, JSON.stringify(currentMetrics.map(metricStatusToV1)));
     const conditions = objects(st.conditions);
     if (conditions.length > 0) setAnnotation(meta, conditionsAnnotation, JSON.stringify(conditions));
     out.status = status;
