@@ -4,12 +4,8 @@
  * kubectl gets a copy of the kubeconfig whose context namespace is the scenario's.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { Agent, type Dispatcher } from 'undici';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-
-const run = promisify(execFile);
 
 /** A server under test. */
 export interface Backend {
@@ -95,16 +91,5 @@ export async function backendFromKubeconfig(name: Backend['name'], text: string)
   };
 }
 
-/** The kubectl binary to use: `$KUBECTL`, then `kubectl` on the PATH, then /usr/bin and /usr/local/bin; undefined when there is none. */
-export async function findKubectl(): Promise<string | undefined> {
-  for (const candidate of [process.env.KUBECTL, 'kubectl', '/usr/bin/kubectl', '/usr/local/bin/kubectl']) {
-    if (candidate === undefined || candidate === '') continue;
-    try {
-      await run(candidate, ['version', '--client'], { timeout: 20_000 });
-      return candidate;
-    } catch {
-      // try the next one
-    }
-  }
-  return undefined;
-}
+/** The kubectl binary to use (test/support/kubectl.ts). */
+export { findKubectl } from '../support/kubectl.ts';

@@ -62,6 +62,15 @@ const loopbackPortPattern = /\b(127\.0\.0\.1|localhost):\d+/g;
 // Numbers after "resource version", "ResourceVersion in ...", "resourceVersion:" in messages.
 const rvInTextPattern = /(resource ?version(?: in [a-z ]+)?[:= (]*"?)(\d+)/gi;
 // kubectl's human-readable durations in tables (5s, 2m3s, 10m, 3h, 2d5h, 45d).
+/**
+ * kubectl's last words on a failed command come in two forms, by build: `error: <message>` (cmdutil's
+ * fatal printer) and, from builds that log it, a klog line `"command failed" err="<message>"`. Both are
+ * the client's, not the server's: the klog form (after the header is masked) is rewritten to the plain one.
+ */
+export function plainKubectlFailure(text: string): string {
+  return text.replace(/^\{klog\} "command failed" err="((?:[^"\\]|\\.)*)"$/gm, (_m, message: string) => `error: ${JSON.parse(`"${message}"`) as string}`);
+}
+
 // kubectl's (klog) log line header: severity, date, time, pid, file:line.
 const klogPattern = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+:\d+\]/gm;
 // Go pointer values printed with %#v.
@@ -146,7 +155,7 @@ class Context {
       });
     }
     for (const [value, placeholder] of this.#exact) if (value !== '') out = out.split(value).join(placeholder);
-    out = out.replace(klogPattern, '{klog}');
+    out = plainKubectlFailure(out.replace(klogPattern, '{klog}'));
     out = out.replace(pointerPattern, '{pointer}');
     out = out.replace(rfc1123Pattern, '{time}');
     out = out.replace(nodePortPattern, '$1:{nodePort}/$2');
