@@ -14,8 +14,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import { call, type Json } from './apiserver-helpers.ts';
+import { findKubectl } from './support/kubectl.ts';
 
 const run = promisify(execFile);
+// These tests need kubectl: without one they fail (they do not skip).
+const kubectlBin = (await findKubectl()) ?? 'kubectl';
 const admin = 'admin-token';
 const users = [
   { name: 'alice', token: 'alice-token', groups: ['dev'] },
@@ -212,7 +215,7 @@ test('client certificates from the client CA authenticate CN as the user and O a
   t.after(() => rm(dir, { recursive: true, force: true }));
   const kc = join(dir, 'carol');
   await writeFile(kc, s.userKubeconfig({ certificate: cert }));
-  const out = await run('kubectl', ['--kubeconfig', kc, 'auth', 'can-i', 'list', 'pods']).catch((e: { stdout: string; code: number }) => e);
+  const out = await run(kubectlBin, ['--kubeconfig', kc, 'auth', 'can-i', 'list', 'pods']).catch((e: { stdout: string; code: number }) => e);
   assert.equal(out.stdout.trim(), 'no');
 });
 
@@ -223,7 +226,7 @@ test('kubectl auth can-i, can-i --list, can-i --as and create token work against
   const kc = join(dir, 'admin');
   await s.writeKubeconfig(kc);
   const kubectl = async (...args: string[]): Promise<string> => {
-    const r = await run('kubectl', ['--kubeconfig', kc, ...args]).catch((e: { stdout: string; stderr: string }) => e);
+    const r = await run(kubectlBin, ['--kubeconfig', kc, ...args]).catch((e: { stdout: string; stderr: string }) => e);
     return (r.stdout.trim() === '' ? r.stderr : r.stdout).trim();
   };
   await kubectl('create', 'namespace', 'ns');
@@ -238,6 +241,6 @@ test('kubectl auth can-i, can-i --list, can-i --as and create token work against
   assert.match(token, /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
   const kcBot = join(dir, 'bot');
   await writeFile(kcBot, s.userKubeconfig({ token }));
-  const r = await run('kubectl', ['--kubeconfig', kcBot, 'get', 'pods', '-n', 'ns']).catch((e: { stderr: string }) => e);
+  const r = await run(kubectlBin, ['--kubeconfig', kcBot, 'get', 'pods', '-n', 'ns']).catch((e: { stderr: string }) => e);
   assert.match(r.stderr, /pods is forbidden: User "system:serviceaccount:ns:bot" cannot list resource "pods" in API group "" in the namespace "ns"/);
 });

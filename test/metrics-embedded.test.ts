@@ -14,8 +14,10 @@ import { RestClient } from '../src/rest/client.ts';
 import { isNotFound, statusOf } from '../src/apimachinery/errors.ts';
 import { MetricsClient } from '../src/metrics/index.ts';
 import { call } from './apiserver-helpers.ts';
+import { findKubectl } from './support/kubectl.ts';
 
 const run = promisify(execFile);
+const kubectl = await findKubectl();
 let server: ApiServer;
 let rest: RestClient;
 let metrics: MetricsClient;
@@ -79,26 +81,17 @@ test('NodeMetrics and PodMetrics are listed, fetched and summed as kubectl top d
   assert.deepEqual((await metrics.topNodes()).map((n) => [n.name, n.cpuMillicores]), [['node-a', 2000]]);
 });
 
-test('kubectl top node and top pod read the same metrics', { skip: await kubectlMissing() }, async () => {
+test('kubectl top node and top pod read the same metrics', { skip: kubectl === undefined ? 'kubectl is not installed (set KUBECTL, or run npm run tools)' : false }, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'kubeloom-top-'));
   try {
     await server.writeKubeconfig(join(dir, 'kubeconfig'));
     const env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
     server.setPodMetrics([{ namespace: 'default', name: 'web', containers: [{ name: 'app', usage: { cpu: '250m', memory: '64Mi' } }] }]);
-    const pods = await run('kubectl', ['top', 'pod', '-n', 'default'], { env });
+    const pods = await run(kubectl!, ['top', 'pod', '-n', 'default'], { env });
     assert.match(pods.stdout, /^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)\s*\nweb\s+250m\s+64Mi\s*\n$/);
-    const nodes = await run('kubectl', ['top', 'node', 'node-a'], { env });
+    const nodes = await run(kubectl!, ['top', 'node', 'node-a'], { env });
     assert.match(nodes.stdout, /node-a\s+2000m\s+50%\s+2048Mi\s+25%/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 });
-
-async function kubectlMissing(): Promise<string | false> {
-  try {
-    await run('kubectl', ['version', '--client'], { timeout: 20_000 });
-    return false;
-  } catch {
-    return 'kubectl is not installed';
-  }
-}
