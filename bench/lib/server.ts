@@ -9,10 +9,10 @@ import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { stringify as toYaml } from 'yaml';
 import { realClock } from '../../src/util/clock/clock.ts';
-import { ResourceRegistry, storageKey } from '../../src/testing/apiserver/resources.ts';
-import { Storage } from '../../src/testing/apiserver/storage.ts';
-import { Faults } from '../../src/testing/apiserver/faults.ts';
-import { ApiHandler } from '../../src/testing/apiserver/handler.ts';
+import { ResourceRegistry, storageKey } from '../../src/apiserver/resources.ts';
+import { Storage } from '../../src/apiserver/storage.ts';
+import { Faults } from '../../src/apiserver/faults.ts';
+import { ApiHandler } from '../../src/apiserver/handler.ts';
 import { benchPod, modifiedPod, type BenchPod } from './workload.ts';
 
 /** What {@link BenchServer.modifyPods} measured on the server side. */

@@ -1,7 +1,7 @@
 /**
  * Stands in for the kubelet from the client side, for clusters that run none (a bare kube-apiserver used
  * for tests): every new pod is marked Running and Ready through the pods/status subresource, with the
- * status the embedded server's own kubelet stand-in writes (testing/apiserver/controllers/fake-kubelet.ts).
+ * status the embedded server's own kubelet stand-in writes (apiserver/controllers/fake-kubelet.ts).
  * Without it readyReplicas would stay 0. Against the embedded server, use its stand-ins instead
  * (`startApiServer({ controllers: { scheduler: true, kubelet: true } })`), as the demo does.
  */
@@ -15,7 +15,7 @@ import { RateLimitingQueue } from '../util/workqueue/rate-limiting-queue.ts';
 import { runWorkers } from '../util/workqueue/run-workers.ts';
 import { splitMetaNamespaceKey } from '../tools/cache/key-functions.ts';
 import type { DemoInformer } from './informer.ts';
-import { runningPodStatus } from '../testing/apiserver/controllers/fake-kubelet.ts';
+import { runningPodStatus } from '../apiserver/controllers/fake-kubelet.ts';
 
 /** The pod status writes the fake kubelet makes. */
 export interface PodStatusClient {

@@ -17,7 +17,7 @@ import { RestClient } from '../rest/client.ts';
 import type { RestConfig } from '../rest/config.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
-import type { ApiServer } from './apiserver/server.ts';
+import type { ApiServer } from '../apiserver/server.ts';
 
 /** Options of {@link installCrds} (envtest's CRDInstallOptions). */
 export interface CrdInstallOptions {

@@ -48,7 +48,7 @@ export const allowances: readonly Allowance[] = [
     real: { equals: '24' },
     embedded: { equals: '32' },
     reason: 'The embedded server reports the version it models, v1.32.',
-    upstream: 'src/testing/apiserver/handlers/non-resource.ts',
+    upstream: 'src/apiserver/handlers/non-resource.ts',
   },
   {
     id: 'statefulset-pvc-retention-default',
@@ -162,7 +162,7 @@ export const allowances: readonly Allowance[] = [
     path: /\/patch\/parameters\/\d+\/description$/,
     embedded: absent,
     reason: 'The query parameters of path operations carry no descriptions (the API model has schemas, not operations).',
-    upstream: 'src/testing/apiserver/openapi.ts',
+    upstream: 'src/apiserver/openapi.ts',
   },
   {
     id: 'table-column-descriptions',

@@ -16,7 +16,7 @@
  * Traversal visits object keys in sorted order, so numbering does not depend on either server's key order.
  */
 import { parse as parseYaml } from 'yaml';
-import { decodeKubernetesProtobuf } from '../../src/testing/apiserver/protobuf.ts';
+import { decodeKubernetesProtobuf } from '../../src/apiserver/protobuf.ts';
 import { splitArgs, type Scenario } from './scenario.ts';
 import type { Observation, Run } from './runner.ts';
 

@@ -1,0 +1,171 @@
+/**
+ * The admission webhook dispatchers (apiserver/pkg/admission/plugin/webhook/mutating and validating):
+ * configurations in name order, webhooks in their order. Mutating webhooks run one after another, each
+ * seeing the previous one's JSONPatch applied; with reinvocationPolicy IfNeeded a webhook is called once
+ * more when a later webhook changed the object. Validating webhooks run concurrently and the first
+ * rejection wins. A webhook that cannot be called (refused, timed out, wrong CA, garbage answer) is
+ * skipped under failurePolicy Ignore and fails the request with a 500 under Fail (the v1 default); a
+ * denial is the webhook's Status prefixed with `admission webhook "<name>" denied the request`. Dry-run
+ * requests only reach webhooks whose sideEffects are None or NoneOnDryRun.
+ */
+import { randomUUID } from 'node:crypto';
+import type { MutatingWebhook, ValidatingWebhook } from '../../../api/admissionregistration/v1.ts';
+import { StatusError, newStatus } from '../../../apimachinery/errors.ts';
+import type { Clock } from '../../../util/clock/clock.ts';
+import { applyJsonPatch } from '../../patch/index.ts';
+import { badRequest, internalError, reasonForCode } from '../../status.ts';
+import type { AdmissionAttributes } from '../attributes.ts';
+import { callWebhook, WebhookCallError, type AdmissionResponse, type ServiceResolver } from './call.ts';
+import { matchingVersion, selectorsMatch } from './matching.ts';
+import { patchApplyError, patchDecodeError } from './patch-errors.ts';
+
+type Obj = Record<string, unknown>;
+
+/** What the dispatchers need from the server. */
+export interface DispatcherContext {
+  clock: Clock;
+  resolveService: ServiceResolver;
+  /** The served versions of a group/resource (for matchPolicy Equivalent). */
+  servedVersions(group: string, resource: string): string[];
+  /** Reports a Warning header value. */
+  warn(text: string): void;
+}
+
+/** ToStatusErr: the rejection Status of a webhook that answered allowed: false. */
+export function rejection(name: string, result: AdmissionResponse['status']): StatusError {
+  const deniedBy = `admission webhook ${JSON.stringify(name)} denied the request`;
+  const code = typeof result?.code === 'number' && result.code >= 400 ? result.code : 400;
+  let message: string;
+  if (result?.message !== undefined && result.message !== '') message = `${deniedBy}: ${result.message}`;
+  else if (result?.reason !== undefined && result.reason !== '') message = `${deniedBy}: ${result.reason}`;
+  else message = `${deniedBy} without explanation`;
+  const status = newStatus(code, result?.reason ?? '', message);
+  // An empty reason is left out of the Status, as Go's omitempty leaves it.
+  if (status.reason === '') delete status.reason;
+  if (result?.details !== undefined) status.details = result.details as object;
+  return new StatusError(status);
+}
+
+function userInfoOf(a: AdmissionAttributes): Obj {
+  const u: Obj = { username: a.user.name };
+  if (a.user.uid !== '') u.uid = a.user.uid;
+  if (a.user.groups.length > 0) u.groups = [...a.user.groups];
+  if (Object.keys(a.user.extra).length > 0) u.extra = a.user.extra;
+  return u;
+}
+
+// The object as the webhook's version sees it (versions convert with strategy None: only apiVersion changes).
+function inVersion(o: Obj | undefined, group: string, version: string): Obj | null {
+  if (o === undefined) return null;
+  return { ...o, apiVersion: group === '' ? version : `${group}/${version}` };
+}
+
+/** The AdmissionReview v1 sent for a request, in the webhook's version. */
+export function admissionReview(a: AdmissionAttributes, version: string, object: Obj | undefined): Obj {
+  const request: Obj = {
+    uid: randomUUID(),
+    kind: a.kindGroupVersion === undefined ? { group: a.group, version, kind: a.kind } : { ...a.kindGroupVersion, kind: a.kind },
+    resource: { group: a.group, version, resource: a.resource },
+    ...(a.subresource === '' ? {} : { subResource: a.subresource }),
+    requestKind: { ...(a.kindGroupVersion ?? { group: a.group, version: a.version }), kind: a.kind },
+    requestResource: { group: a.group, version: a.version, resource: a.resource },
+    ...(a.subresource === '' ? {} : { requestSubResource: a.subresource }),
+    ...(a.name === '' ? {} : { name: a.name }),
+    ...(a.namespace === '' ? {} : { namespace: a.namespace }),
+    operation: a.operation,
+    userInfo: userInfoOf(a),
+    object: a.kindGroupVersion === undefined ? inVersion(object, a.group, version) : (object ?? null),
+    oldObject: a.kindGroupVersion === undefined ? inVersion(a.oldObject, a.group, version) : (a.oldObject ?? null),
+    dryRun: a.dryRun,
+    options: a.options,
+  };
+  return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request };
+}
+
+type Hook = (MutatingWebhook | ValidatingWebhook) & { reinvocationPolicy?: string };
+
+// Calls one webhook; returns its response, or undefined when it failed open. Throws for fail-closed errors.
+async function invoke(hook: Hook, a: AdmissionAttributes, version: string, object: Obj | undefined, mutating: boolean, ctx: DispatcherContext): Promise<AdmissionResponse | undefined> {
+  if (a.dryRun && hook.sideEffects !== 'None' && hook.sideEffects !== 'NoneOnDryRun') throw badRequest(`admission webhook ${JSON.stringify(hook.name)} does not support dry run`);
+  try {
+    return await callWebhook(hook.clientConfig, hook.timeoutSeconds, admissionReview(a, version, object), mutating, ctx.resolveService, ctx.clock);
+  } catch (err) {
+    if (!(err instanceof WebhookCallError)) throw err;
+    if ((hook.failurePolicy ?? 'Fail') === 'Ignore') return undefined;
+    throw internalError(`failed calling webhook ${JSON.stringify(hook.name)}: ${err.message}`);
+  }
+}
+
+function applies(hook: Hook, a: AdmissionAttributes, ctx: DispatcherContext): string | undefined {
+  const version = matchingVersion(hook, a, ctx.servedVersions(a.group, a.resource));
+  if (version === undefined) return undefined;
+  return selectorsMatch(hook, a) ? version : undefined;
+}
+
+/**
+ * Runs the mutating webhooks; returns the object after their patches (the input when nothing changed).
+ * Throws the Status of a rejection or of a fail-closed call failure.
+ */
+export async function runMutatingWebhooks(hooks: readonly MutatingWebhook[], a: AdmissionAttributes, ctx: DispatcherContext): Promise<Obj | undefined> {
+  let object = a.object;
+  const invokedReinvocable: MutatingWebhook[] = [];
+  const toReinvoke = new Set<MutatingWebhook>();
+  const round = async (list: readonly MutatingWebhook[], reinvoking: boolean): Promise<void> => {
+    for (const hook of list) {
+      if (reinvoking && !toReinvoke.has(hook)) continue;
+      const attrs = { ...a, object };
+      const version = applies(hook, attrs, ctx);
+      if (version === undefined) continue;
+      const r = await invoke(hook, attrs, version, object, true, ctx);
+      let changed = false;
+      if (r !== undefined) {
+        for (const w of r.warnings ?? []) ctx.warn(w);
+        if (!r.allowed) throw rejection(hook.name, r.status);
+        if (r.patch !== undefined && r.patch !== '') {
+          if (object === undefined) throw internalError(`admission webhook ${JSON.stringify(hook.name)} attempted to modify the object, which is not supported for this operation`);
+          let ops: unknown;
+          try {
+            ops = JSON.parse(Buffer.from(r.patch, 'base64').toString('utf8'));
+          } catch (err) {
+            throw internalError(`failed calling webhook ${JSON.stringify(hook.name)}: ${(err as Error).message}`);
+          }
+          const decodeError = patchDecodeError(ops);
+          if (decodeError !== undefined) throw internalError(decodeError);
+          const target = a.kindGroupVersion === undefined ? inVersion(object, a.group, version) : object;
+          let patched: unknown;
+          try {
+            patched = applyJsonPatch(target, ops as unknown[]);
+          } catch (err) {
+            throw internalError(patchApplyError(target, ops as unknown[]) ?? (err as Error).message);
+          }
+          const next = { ...(patched as Obj), apiVersion: object.apiVersion };
+          changed = JSON.stringify(next) !== JSON.stringify(object);
+          object = next;
+        }
+      }
+      if (changed && !reinvoking) for (const h of invokedReinvocable) toReinvoke.add(h);
+      if (!reinvoking && hook.reinvocationPolicy === 'IfNeeded') invokedReinvocable.push(hook);
+    }
+  };
+  await round(hooks, false);
+  if (toReinvoke.size > 0) await round(hooks, true);
+  return object;
+}
+
+/** Runs the validating webhooks concurrently; throws the first rejection or fail-closed failure. */
+export async function runValidatingWebhooks(hooks: readonly ValidatingWebhook[], a: AdmissionAttributes, ctx: DispatcherContext): Promise<void> {
+  const results = await Promise.allSettled(
+    hooks.map(async (hook) => {
+      const version = applies(hook, a, ctx);
+      if (version === undefined) return;
+      const r = await invoke(hook, a, version, a.object, false, ctx);
+      if (r === undefined) return;
+      for (const w of r.warnings ?? []) ctx.warn(w);
+      if (!r.allowed) throw rejection(hook.name, r.status);
+    }),
+  );
+  for (const r of results) if (r.status === 'rejected') throw r.reason;
+}
+
+/** The reason matching a webhook-supplied code, for callers that build Statuses. */
+export { reasonForCode };

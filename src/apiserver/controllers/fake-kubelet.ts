@@ -1,0 +1,282 @@
+/**
+ * A stand-in for kubelets, so that workload controllers can be tested end to end without containers: it
+ * registers its Nodes (Ready, with capacity, addresses and node info as a kubelet reports them) and, for
+ * every pod bound to one of them, writes the status a kubelet would through pods/status: Running and
+ * Ready with running containers and a pod IP, then — when {@link FakeKubeletOptions.podOutcome} says so —
+ * Succeeded (exit code 0, Completed) or Failed (Error), after a delay on the server's clock. By default the
+ * pods of Jobs succeed at once and every other pod keeps running, so a Job controller sees its pods finish.
+ *
+ * Nothing runs: no images are pulled, no probes, restarts or logs (see `setPodLogs`), no node heartbeats.
+ */
+import { createHash } from 'node:crypto';
+import type { Container, Node, Pod } from '../../api/core/v1.ts';
+import type { Clock } from '../../util/clock/clock.ts';
+import { formatTime } from '../handlers/scope.ts';
+import { isObject } from '../object-meta.ts';
+import type { ControllerStats, ServerController } from './controller.ts';
+import type { LoopbackClient } from './loopback-client.ts';
+import { QueueWorker } from './queue-worker.ts';
+
+type Obj = Record<string, unknown>;
+
+/** What happens to a pod bound to one of the stand-in's nodes. */
+export type PodOutcome =
+  | {
+      /** The pod keeps running. */
+      phase: 'Running';
+    }
+  | {
+      /** The pod's containers terminate, with exit code 0 (Succeeded) or not (Failed). */
+      phase: 'Succeeded' | 'Failed';
+      /** Time it runs first (default 0). */
+      afterMs?: number;
+      /** Default 0 for Succeeded, 1 for Failed. */
+      exitCode?: number;
+    };
+
+/** Options of the kubelet stand-in. */
+export interface FakeKubeletOptions {
+  /** The nodes it registers and runs pods for (default `['kubeloom-node']`). */
+  nodes?: readonly string[];
+  /** Decides each pod's fate when it starts (default: {@link defaultPodOutcome}). */
+  podOutcome?: (pod: Pod) => PodOutcome;
+}
+
+/** The node the stand-in registers when none are named. */
+export const defaultNodeName = 'kubeloom-node';
+
+/** The default fate: pods owned by a Job succeed at once, every other pod keeps running. */
+export function defaultPodOutcome(pod: Pod): PodOutcome {
+  const ownedByJob = pod.metadata?.ownerReferences?.some((r) => r.controller === true && r.kind === 'Job' && r.apiVersion === 'batch/v1') ?? false;
+  return ownedByJob ? { phase: 'Succeeded' } : { phase: 'Running' };
+}
+
+// The version the stand-in reports, matching the API server's.
+const kubeletVersion = 'v1.32.0';
+
+/** The Node a kubelet registers, Ready. */
+export function nodeObject(name: string, index: number, now: string): Obj {
+  const condition = (type: string, status: string, reason: string, message: string): Obj => ({ type, status, lastHeartbeatTime: now, lastTransitionTime: now, reason, message });
+  const quantities = { cpu: '4', 'ephemeral-storage': '100Gi', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '16Gi', pods: '110' };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: { 'beta.kubernetes.io/arch': 'amd64', 'beta.kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux' },
+      annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+    },
+    spec: { podCIDR: `10.244.${index}.0/24`, podCIDRs: [`10.244.${index}.0/24`] },
+    status: {
+      capacity: quantities,
+      allocatable: quantities,
+      conditions: [
+        condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+        condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+        condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+        condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+      ],
+      addresses: [
+        { type: 'InternalIP', address: `172.18.0.${index + 2}` },
+        { type: 'Hostname', address: name },
+      ],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      nodeInfo: {
+        machineID: '',
+        systemUUID: '',
+        bootID: '',
+        kernelVersion: '',
+        osImage: 'kubeloom',
+        containerRuntimeVersion: 'kubeloom://0.1.0',
+        kubeletVersion,
+        kubeProxyVersion: kubeletVersion,
+        operatingSystem: 'linux',
+        architecture: 'amd64',
+      },
+    },
+  };
+}
+
+const hex = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+function containerStatus(c: Container, podUid: string, state: Obj, ready: boolean, started: boolean): Obj {
+  const image = c.image ?? '';
+  return {
+    containerID: `kubeloom://${hex(`${podUid}/${c.name}`)}`,
+    image,
+    imageID: `${image.split(':')[0]}@sha256:${hex(image)}`,
+    lastState: {},
+    name: c.name,
+    ready,
+    restartCount: 0,
+    started,
+    state,
+  };
+}
+
+/**
+ * The status a kubelet reports once a pod's containers run: phase Running, the Ready conditions, host and
+ * pod IPs, start time, init containers completed and containers running and ready. The conditions are
+ * meant to replace those of the same types.
+ */
+export function runningPodStatus(pod: Pod, where: { hostIP: string; podIP: string; now: string }): Obj {
+  const { hostIP, podIP, now } = where;
+  const uid = pod.metadata?.uid ?? '';
+  const condition = (type: string): Obj => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now });
+  const inits = pod.spec?.initContainers ?? [];
+  return {
+    phase: 'Running',
+    conditions: [condition('PodReadyToStartContainers'), condition('Initialized'), condition('Ready'), condition('ContainersReady')],
+    hostIP,
+    hostIPs: [{ ip: hostIP }],
+    podIP,
+    podIPs: [{ ip: podIP }],
+    startTime: now,
+    ...(inits.length > 0
+      ? { initContainerStatuses: inits.map((c) => containerStatus(c, uid, { terminated: { exitCode: 0, reason: 'Completed', startedAt: now, finishedAt: now, containerID: `kubeloom://${hex(`${uid}/${c.name}`)}` } }, true, false)) }
+      : {}),
+    containerStatuses: (pod.spec?.containers ?? []).map((c) => containerStatus(c, uid, { running: { startedAt: now } }, true, true)),
+  };
+}
+
+/** Replaces (or adds) conditions by type, keeping the others. */
+function withConditions(existing: unknown, conditions: Obj[]): Obj[] {
+  const kept = (Array.isArray(existing) ? existing.filter(isObject) : []).filter((c) => !conditions.some((n) => n.type === c.type));
+  return [...conditions, ...kept];
+}
+
+/** The node without the `node.kubernetes.io/not-ready` taint; undefined when it has none (nothing to write). */
+function withoutNotReadyTaint(node: Obj): Obj | undefined {
+  const spec = isObject(node.spec) ? node.spec : {};
+  const taints = Array.isArray(spec.taints) ? spec.taints : [];
+  const kept = taints.filter((t) => !(isObject(t) && t.key === 'node.kubernetes.io/not-ready'));
+  if (kept.length === taints.length) return undefined;
+  const next: Obj = { ...spec, taints: kept };
+  if (kept.length === 0) delete next.taints;
+  return { ...node, spec: next };
+}
+
+/** The kubelet stand-in; see the file comment. */
+export class FakeKubelet implements ServerController {
+  readonly #client: LoopbackClient;
+  readonly #clock: Clock;
+  readonly #nodes: readonly string[];
+  readonly #outcome: (pod: Pod) => PodOutcome;
+  readonly #worker: QueueWorker<string>;
+  // Pod uid → when it finishes and how, for pods with a terminal outcome.
+  readonly #finishing = new Map<string, { at: number; outcome: PodOutcome & { phase: 'Succeeded' | 'Failed' } }>();
+  readonly #nextIp = new Map<string, number>();
+  readonly #stats: ControllerStats;
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(options: { client: LoopbackClient; clock: Clock; stats: ControllerStats; onError: (error: unknown) => void } & FakeKubeletOptions) {
+    this.#client = options.client;
+    this.#stats = options.stats;
+    this.#clock = options.clock;
+    this.#nodes = options.nodes ?? [defaultNodeName];
+    this.#outcome = options.podOutcome ?? defaultPodOutcome;
+    this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#sync(key), onError: (err) => options.onError(err) });
+  }
+
+  start(): void {
+    const nodes = this.#client.resourceFor('v1', 'Node');
+    this.#nodes.forEach((name, i) => {
+      if (this.#client.get(nodes, '', name) !== undefined) return;
+      this.#client.create(nodes, '', nodeObject(name, i, formatTime(this.#clock.now())));
+      // TaintNodesByCondition admission taints a new node not-ready; for a Ready node the node lifecycle
+      // controller (pkg/controller/nodelifecycle) takes that taint off again.
+      this.#client.update(nodes, '', name, (o) => withoutNotReadyTaint(o));
+    });
+    const storage = this.#client.scope.storage;
+    this.#unsubscribe = storage.subscribe('pods', (c) => {
+      if (c.type === 'DELETED') this.#finishing.delete(String((c.object.obj.metadata as Obj).uid));
+      else if (this.#isMine(c.object.obj as Pod)) this.#worker.queue.add(c.key);
+    });
+    for (const s of storage.listAt('pods', storage.revision)) if (this.#isMine(s.obj as Pod)) this.#worker.queue.add(s.key);
+    this.#worker.start();
+  }
+
+  async stop(): Promise<void> {
+    this.#unsubscribe?.();
+    await this.#worker.stop();
+  }
+
+  idle(): boolean {
+    return this.#worker.idle();
+  }
+
+  #isMine(pod: Pod): boolean {
+    const node = pod.spec?.nodeName;
+    return node !== undefined && this.#nodes.includes(node) && pod.metadata?.deletionTimestamp === undefined;
+  }
+
+  #sync(key: string): void {
+    const pod = this.#client.scope.storage.get('pods', key)?.obj as Pod | undefined;
+    if (pod === undefined || !this.#isMine(pod)) return;
+    const phase = pod.status?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed') return;
+    const uid = pod.metadata?.uid ?? '';
+    if (phase !== 'Running') {
+      this.#run(pod);
+      const outcome = this.#outcome(pod);
+      if (outcome.phase !== 'Running') {
+        const afterMs = outcome.afterMs ?? 0;
+        this.#finishing.set(uid, { at: this.#clock.now() + afterMs, outcome });
+        this.#worker.queue.addAfter(key, afterMs);
+      }
+      return;
+    }
+    const due = this.#finishing.get(uid);
+    if (due === undefined) return;
+    const wait = due.at - this.#clock.now();
+    if (wait > 0) {
+      this.#worker.queue.addAfter(key, wait);
+      return;
+    }
+    this.#finishing.delete(uid);
+    this.#finish(pod, due.outcome);
+  }
+
+  #podIp(node: string): string {
+    const n = (this.#nextIp.get(node) ?? 1) + 1;
+    this.#nextIp.set(node, n);
+    return `10.244.${Math.max(0, this.#nodes.indexOf(node))}.${n}`;
+  }
+
+  #writeStatus(pod: Pod, status: (current: Obj) => Obj): void {
+    this.#client.update(this.#client.resourceFor('v1', 'Pod'), pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (o) => ({ ...o, status: status(isObject(o.status) ? o.status : {}) }), 'status');
+  }
+
+  #run(pod: Pod): void {
+    const node = pod.spec?.nodeName ?? '';
+    const nodeObj = this.#client.get(this.#client.resourceFor('v1', 'Node'), '', node) as Node | undefined;
+    const hostIP = nodeObj?.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '127.0.0.1';
+    const started = runningPodStatus(pod, { hostIP, podIP: this.#podIp(node), now: formatTime(this.#clock.now()) });
+    this.#writeStatus(pod, (current) => ({ ...current, ...started, conditions: withConditions(current.conditions, started.conditions as Obj[]) }));
+    this.#stats.podsStarted++;
+  }
+
+  #finish(pod: Pod, outcome: { phase: 'Succeeded' | 'Failed'; exitCode?: number }): void {
+    const now = formatTime(this.#clock.now());
+    const uid = pod.metadata?.uid ?? '';
+    const succeeded = outcome.phase === 'Succeeded';
+    const exitCode = outcome.exitCode ?? (succeeded ? 0 : 1);
+    const reason = succeeded ? 'PodCompleted' : 'PodFailed';
+    const notReady = (type: string): Obj => ({ type, status: 'False', lastProbeTime: null, lastTransitionTime: now, reason });
+    this.#writeStatus(pod, (current) => {
+      const running = new Map((Array.isArray(current.containerStatuses) ? current.containerStatuses.filter(isObject) : []).map((s) => [s.name, s]));
+      return {
+        ...current,
+        phase: outcome.phase,
+        conditions: withConditions(current.conditions, [{ type: 'PodReadyToStartContainers', status: 'False', lastProbeTime: null, lastTransitionTime: now }, notReady('Ready'), notReady('ContainersReady')]),
+        containerStatuses: (pod.spec?.containers ?? []).map((c) => {
+          const prev = running.get(c.name);
+          const startedAt = isObject(prev?.state) && isObject(prev.state.running) ? prev.state.running.startedAt : now;
+          const terminated = { containerID: `kubeloom://${hex(`${uid}/${c.name}`)}`, exitCode, finishedAt: now, reason: succeeded ? 'Completed' : 'Error', startedAt };
+          return containerStatus(c, uid, { terminated }, false, false);
+        }),
+      };
+    });
+    this.#stats.podsFinished++;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * A stand-in for kube-scheduler, so that workload controllers can be tested end to end: every pending pod
+ * for `default-scheduler` (no spec.nodeName, not being deleted) is bound through pods/binding — as the
+ * scheduler binds — to a node that is Ready, schedulable, matches the pod's nodeSelector and whose
+ * NoSchedule/NoExecute taints the pod tolerates (a node that is not Ready counts as tainted
+ * `node.kubernetes.io/not-ready`, as the node lifecycle controller would taint it); among those, the one running the fewest pods (then by
+ * name). A pod no node fits gets PodScheduled=False, reason Unschedulable, with a message in the
+ * scheduler's words, and is retried when a node changes. No scoring, affinity, resources or preemption.
+ */
+import type { Node, Pod, Taint, Toleration } from '../../api/core/v1.ts';
+import { isForbidden } from '../../apimachinery/errors.ts';
+import type { Clock } from '../../util/clock/clock.ts';
+import { formatTime } from '../handlers/scope.ts';
+import { isObject, metaOf } from '../object-meta.ts';
+import { bindPod, updatePodCondition } from '../registry/core/pod-binding.ts';
+import { admitNamespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import type { ControllerStats, ServerController } from './controller.ts';
+import type { LoopbackClient } from './loopback-client.ts';
+import { QueueWorker } from './queue-worker.ts';
+
+type Obj = Record<string, unknown>;
+
+/** The scheduler name pods get by default (and the only one this stand-in serves). */
+export const defaultSchedulerName = 'default-scheduler';
+
+/** Whether the scheduler should place `pod`. */
+function needsScheduling(pod: Pod): boolean {
+  if (pod.metadata?.deletionTimestamp !== undefined) return false;
+  if ((pod.spec?.nodeName ?? '') !== '') return false;
+  if ((pod.spec?.schedulerName ?? defaultSchedulerName) !== defaultSchedulerName) return false;
+  const phase = pod.status?.phase;
+  return phase !== 'Succeeded' && phase !== 'Failed';
+}
+
+function isReady(node: Node): boolean {
+  return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+/** TolerationsTolerateTaint. */
+function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
+  return tolerations.some((t) => {
+    if (t.effect !== undefined && t.effect !== '' && t.effect !== taint.effect) return false;
+    if (t.key !== undefined && t.key !== '' && t.key !== taint.key) return false;
+    if (t.operator === 'Exists') return true;
+    return (t.key ?? '') !== '' && (t.value ?? '') === (taint.value ?? '');
+  });
+}
+
+// v1.TaintNodeNotReady with the NoSchedule effect.
+const notReadyTaint: Taint = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' };
+
+/** Why `node` does not fit `pod`, in the words of the scheduler's filter plugins, or undefined when it fits. */
+function unfitReason(pod: Pod, node: Node): string | undefined {
+  if (node.spec?.unschedulable === true) return 'node(s) were unschedulable';
+  const labels = node.metadata?.labels ?? {};
+  for (const [k, v] of Object.entries(pod.spec?.nodeSelector ?? {})) if (labels[k] !== v) return "node(s) didn't match Pod's node affinity/selector";
+  // The node lifecycle controller taints a node that is not Ready; this server has none, so the taint is implied.
+  const taints = [...(node.spec?.taints ?? []), ...(isReady(node) ? [] : [notReadyTaint])];
+  for (const taint of taints) {
+    if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
+    if (!tolerates(pod.spec?.tolerations ?? [], taint)) return `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`;
+  }
+  return undefined;
+}
+
+/** FitError.Error(): "0/N nodes are available: <count> <reason>, ...". */
+function fitErrorMessage(total: number, reasons: ReadonlyMap<string, number>): string {
+  if (total === 0) return 'no nodes available to schedule pods';
+  const parts = [...reasons].map(([r, n]) => `${n} ${r}`).sort();
+  return `0/${total} nodes are available: ${parts.join(', ')}. preemption: 0/${total} nodes are available: ${total} Preemption is not helpful for scheduling.`;
+}
+
+/** The scheduler stand-in; see the file comment. */
+export class FakeScheduler implements ServerController {
+  readonly #client: LoopbackClient;
+  readonly #clock: Clock;
+  readonly #worker: QueueWorker<string>;
+  readonly #unsubscribe: (() => void)[] = [];
+  // Pods found unschedulable, retried when a node changes.
+  readonly #unschedulable = new Set<string>();
+  readonly #stats: ControllerStats;
+
+  constructor(options: { client: LoopbackClient; clock: Clock; stats: ControllerStats; onError: (error: unknown) => void }) {
+    this.#client = options.client;
+    this.#stats = options.stats;
+    this.#clock = options.clock;
+    this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#schedule(key), onError: (err) => options.onError(err) });
+  }
+
+  start(): void {
+    const storage = this.#client.scope.storage;
+    this.#unsubscribe.push(
+      storage.subscribe('pods', (c) => {
+        if (c.type === 'DELETED') this.#unschedulable.delete(c.key);
+        else if (needsScheduling(c.object.obj as Pod)) this.#worker.queue.add(c.key);
+      }),
+      storage.subscribe('nodes', () => {
+        for (const key of this.#unschedulable) this.#worker.queue.add(key);
+      }),
+    );
+    for (const s of storage.listAt('pods', storage.revision)) if (needsScheduling(s.obj as Pod)) this.#worker.queue.add(s.key);
+    this.#worker.start();
+  }
+
+  async stop(): Promise<void> {
+    for (const u of this.#unsubscribe) u();
+    await this.#worker.stop();
+  }
+
+  idle(): boolean {
+    return this.#worker.idle();
+  }
+
+  #schedule(key: string): void {
+    const storage = this.#client.scope.storage;
+    const pod = storage.get('pods', key)?.obj as Pod | undefined;
+    if (pod === undefined || !needsScheduling(pod)) {
+      this.#unschedulable.delete(key);
+      return;
+    }
+    const nodes = storage.listAt('nodes', storage.revision).map((s) => s.obj as Node);
+    const reasons = new Map<string, number>();
+    const fits: Node[] = [];
+    for (const node of nodes) {
+      const why = unfitReason(pod, node);
+      if (why === undefined) fits.push(node);
+      else reasons.set(why, (reasons.get(why) ?? 0) + 1);
+    }
+    const namespace = pod.metadata?.namespace ?? '';
+    const name = pod.metadata?.name ?? '';
+    if (fits.length === 0) {
+      this.#unschedulable.add(key);
+      const message = fitErrorMessage(nodes.length, reasons);
+      this.#client.update(
+        this.#client.resourceFor('v1', 'Pod'),
+        namespace,
+        name,
+        (o) => {
+          const status: Obj = isObject(o.status) ? o.status : {};
+          const changed = updatePodCondition(status, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }, formatTime(this.#clock.now()));
+          return changed ? { ...o, status } : undefined;
+        },
+        'status',
+      );
+      return;
+    }
+    this.#unschedulable.delete(key);
+    const load = new Map<string, number>();
+    for (const s of storage.listAt('pods', storage.revision)) {
+      const p = s.obj as Pod;
+      const phase = p.status?.phase;
+      if (p.spec?.nodeName !== undefined && phase !== 'Succeeded' && phase !== 'Failed') load.set(p.spec.nodeName, (load.get(p.spec.nodeName) ?? 0) + 1);
+    }
+    const nodeName = (n: Node): string => n.metadata?.name ?? '';
+    fits.sort((a, b) => (load.get(nodeName(a)) ?? 0) - (load.get(nodeName(b)) ?? 0) || (nodeName(a) < nodeName(b) ? -1 : nodeName(a) > nodeName(b) ? 1 : 0));
+    const target = nodeName(fits[0]!);
+    const scope = this.#client.scope;
+    try {
+      admitNamespaceLifecycle(scope.storage, { operation: 'CREATE', group: '', resource: 'pods', namespace, name, object: { metadata: { name } } });
+    } catch (err) {
+      // The namespace is being terminated: the pod is about to go.
+      if (isForbidden(err)) return;
+      throw err;
+    }
+    bindPod(scope, namespace, name, { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid: metaOf(pod as Obj).uid }, target: { apiVersion: 'v1', kind: 'Node', name: target } }, false);
+    this.#stats.podsBound++;
+  }
+}

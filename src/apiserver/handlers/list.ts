@@ -1,0 +1,135 @@
+/**
+ * LIST: a consistent snapshot of one resource at a revision, filtered by selectors and cut into pages
+ * with continue tokens, as the etcd3 store serves it — including its 410s for compacted revisions and
+ * its 504 for a resourceVersion from the future.
+ */
+import type { ServerResponse } from 'node:http';
+import { StatusError, newStatus, StatusReason } from '../../apimachinery/errors.ts';
+import { isObject } from '../object-meta.ts';
+import { apiVersionString } from '../resources.ts';
+import { badRequest, expired } from '../status.ts';
+import { RevisionCompactedError, type StoredObject } from '../storage.ts';
+import { partialMetadata, toTable } from '../table.ts';
+import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
+import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
+import { checkMetadataShape, encodeInVersion, sendObject, tableOptions, withoutTypeMeta, type Render } from './response.ts';
+import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+
+/** Kube's continue token: base64 JSON {v, rv, start}. */
+interface ContinueToken {
+  rv: number;
+  start: string;
+}
+
+function encodeContinue(rv: number, lastKey: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start: `${lastKey}\u0000` })).toString('base64url');
+}
+
+/** Decodes a continue token; rv -1 (handed out with a 410 for a compacted snapshot) means "continue at the latest revision". */
+function decodeContinue(token: string): ContinueToken {
+  // storage.DecodeContinue's errors wrapped by the etcd3 store's GetList.
+  const fail = (why: string): never => {
+    throw badRequest(`invalid continue token: continue key is not valid: ${why}`);
+  };
+  let o: unknown;
+  try {
+    o = parseGoJson(Buffer.from(token, 'base64url').toString('latin1'));
+  } catch (err) {
+    if (err instanceof GoJsonSyntaxError) fail(err.message);
+    throw err;
+  }
+  if (isObject(o) && o.v === 'meta.k8s.io/v1' && typeof o.rv === 'number' && o.rv !== 0 && typeof o.start === 'string') return { rv: o.rv, start: o.start };
+  return fail('incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+}
+
+// etcd3 store's messages for lists at a compacted revision (apiserver/pkg/storage/etcd3/store.go).
+const expiredListMessage = 'The resourceVersion for the provided list is too old.';
+const inconsistentContinueMessage =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+/** Serves GET on a collection without `watch`: one page of the list, in the negotiated encoding. */
+export function listResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): void {
+  const { storage } = scope;
+  const sel = parseSelectors(t, q);
+  const filter = objectFilter(t, sel);
+  const store = storeOf(t);
+  const rvParam = q.get('resourceVersion') ?? '';
+  const match = q.get('resourceVersionMatch') ?? '';
+  const cont = q.get('continue') ?? '';
+  let limit = intParam(q, 'limit') ?? 0;
+  if (limit < 0) limit = 0;
+  intParam(q, 'timeoutSeconds');
+  validateListOptions(q, false);
+  const includeObject = tableOptions(q, render);
+  checkMetadataShape(t, render, true);
+  parseResourceVersion(rvParam, match);
+  if (cont !== '' && rvParam !== '' && rvParam !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+  let snapshot = storage.revision;
+  let startKey: string | undefined;
+  if (cont !== '') {
+    const token = decodeContinue(cont);
+    if (token.rv > 0 && token.rv <= storage.compactedRevision && token.rv < storage.revision) {
+      // As handleCompactedErrorForPaginatedList: 410 Expired carrying a token that continues at the latest revision.
+      const status = newStatus(410, StatusReason.Expired, inconsistentContinueMessage);
+      const latest = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: -1, start: token.start })).toString('base64url');
+      throw new StatusError({ ...status, metadata: { continue: latest } });
+    }
+    snapshot = token.rv < 0 ? storage.revision : token.rv;
+    // Tokens carry the key relative to the list's prefix (the namespace's, for a list in a namespace).
+    startKey = t.namespace === '' ? token.start : `${t.namespace}/${token.start}`;
+  } else if (rvParam !== '') {
+    const n = Number(rvParam);
+    if (n > storage.revision) {
+      const status = newStatus(504, StatusReason.Timeout, `Timeout: Too large resource version: ${n}, current: ${storage.revision}`, {
+        causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+        retryAfterSeconds: 1,
+      });
+      throw new StatusError(status);
+    }
+    if (match === 'Exact') {
+      if (n < storage.compactedRevision) throw expired(expiredListMessage);
+      snapshot = n;
+    }
+    // "0" (any) is served from the latest state, like the watch cache, and ignores limit.
+    if (n === 0 && match !== 'Exact') limit = 0;
+  }
+  let scan: { total: number; items: Iterable<StoredObject> };
+  try {
+    scan = storage.scan(store, snapshot, { namespace: t.namespace, ...(startKey === undefined ? {} : { startKey }) });
+  } catch (err) {
+    if (err instanceof RevisionCompactedError) throw expired(expiredListMessage);
+    throw err;
+  }
+  const noSelectors = sel.label === undefined && sel.field === undefined;
+  const items: StoredObject[] = [];
+  let continueToken: string | undefined;
+  let remaining: number | undefined;
+  let seen = 0;
+  for (const c of scan.items) {
+    seen++;
+    if (!noSelectors && !filter(c.obj)) continue;
+    if (limit > 0 && items.length === limit) {
+      const lastKey = items[items.length - 1]!.key;
+      continueToken = encodeContinue(snapshot, t.namespace === '' ? lastKey : lastKey.slice(t.namespace.length + 1));
+      if (noSelectors) remaining = scan.total - seen + 1;
+      break;
+    }
+    items.push(c);
+  }
+  // Lists of custom resources are unstructured: their ListMeta always carries continue.
+  const listMeta: Obj = t.r.custom && render.as === 'object' ? { continue: '', resourceVersion: String(snapshot) } : { resourceVersion: String(snapshot) };
+  if (continueToken !== undefined) listMeta.continue = continueToken;
+  if (remaining !== undefined) listMeta.remainingItemCount = remaining;
+  if (render.as === 'table') {
+    sendObject(res, 200, JSON.stringify({ ...toTable(t.r, items, { includeObject, noHeaders: false, now: scope.config.clock.now(), listMeta }), apiVersion: render.apiVersion }), render);
+    return;
+  }
+  if (render.as === 'metadata') {
+    sendObject(res, 200, JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: items.map((s) => partialMetadata(s.obj)) }), render);
+    return;
+  }
+  const apiVersion = apiVersionString(t.r.group, t.r.version);
+  const head = `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;
+  const encoded = t.r.custom ? items.map((s) => encodeInVersion(t.r, s.json)) : items.map((s) => withoutTypeMeta(t.r.storage === undefined ? s.json : encodeInVersion(t.r, s.json)));
+  sendObject(res, 200, `${head}${encoded.join(',')}]}`, render);
+}

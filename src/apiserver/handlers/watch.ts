@@ -1,0 +1,106 @@
+/**
+ * WATCH: a {@link WatchStream} that starts with a replay (history since a resourceVersion, or the
+ * current state for resourceVersion 0 / sendInitialEvents) and then follows the store's changes,
+ * with bookmarks, the watch timeout and a 410 ERROR event for a compacted resourceVersion.
+ */
+import type { ServerResponse } from 'node:http';
+import { newStatus, StatusReason } from '../../apimachinery/errors.ts';
+import { InitialEventsEndAnnotation } from '../../apimachinery/watch.ts';
+import { apiVersionString } from '../resources.ts';
+import { invalid, requiredCause } from '../status.ts';
+import { RevisionCompactedError, type Storage } from '../storage.ts';
+import { partialMetadata, toTable } from '../table.ts';
+import { WatchStream, type ObjectEncoder } from '../watch-stream.ts';
+import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
+import { boolParam } from './request-info.ts';
+import { encodeInVersion, tableOptions, type Render } from './response.ts';
+import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+
+/** Serves a watch request; the stream registers itself in `scope.watches` until it closes. */
+export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): void {
+  const { storage, config } = scope;
+  const sel = parseSelectors(t, q);
+  const filter = objectFilter(t, sel, t.name);
+  const store = storeOf(t);
+  const rvParam = q.get('resourceVersion') ?? '';
+  const bookmarks = boolParam(q, 'allowWatchBookmarks');
+  const sendInitial = q.get('sendInitialEvents');
+  validateListOptions(q, true);
+  if (sendInitial === 'true' && !bookmarks) throw invalid('meta.k8s.io', 'ListOptions', '', [requiredCause('allowWatchBookmarks', 'sendInitialEvents requires setting allowWatchBookmarks to true')]);
+  const timeoutParam = intParam(q, 'timeoutSeconds');
+  parseResourceVersion(rvParam, '');
+  const n = rvParam === '' ? 0 : Number(rvParam);
+  const timeoutSeconds = timeoutParam !== undefined && timeoutParam > 0 ? timeoutParam : config.defaultWatchTimeoutSeconds;
+  const apiVersion = apiVersionString(t.r.group, t.r.version);
+
+  let encode: ObjectEncoder | undefined;
+  if (render.as === 'table') {
+    let first = true;
+    const includeObject = tableOptions(q, render);
+    encode = (s) => {
+      const table = toTable(t.r, [s], { includeObject, noHeaders: !first, now: config.clock.now(), listMeta: { resourceVersion: String(s.rv) } });
+      first = false;
+      return JSON.stringify({ ...table, apiVersion: render.apiVersion });
+    };
+  } else if (render.as === 'metadata') encode = (s) => JSON.stringify(partialMetadata(s.obj));
+  // Custom resources may be stored under another served version: convert (strategy None) per watcher.
+  else if (t.r.custom || t.r.storage !== undefined) encode = (s) => encodeInVersion(t.r, s.json);
+
+  // Decide the starting point before writing anything so that a too-old version still gets a 200 stream.
+  // sendInitialEvents=false with no resourceVersion starts from now, without a replay.
+  const initial = sendInitial === 'true' || (sendInitial === null && n === 0);
+  const fromNow = sendInitial === 'false' && n === 0;
+  let replay: ReturnType<Storage['changesSince']> = [];
+  let tooOld: RevisionCompactedError | undefined;
+  if (!initial) {
+    try {
+      replay = fromNow || n >= storage.revision ? [] : storage.changesSince(store, n);
+    } catch (err) {
+      if (!(err instanceof RevisionCompactedError)) throw err;
+      tooOld = err;
+    }
+  }
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.flushHeaders();
+  const kind = t.r.kind;
+  const bookmarkLine = (end: boolean): string => {
+    const metadata: Obj = { resourceVersion: String(storage.revision) };
+    if (end) metadata.annotations = { [InitialEventsEndAnnotation]: 'true' };
+    // Built-in kinds encode their typed (empty) object: its zero creationTimestamp is null.
+    if (!t.r.custom) metadata.creationTimestamp = null;
+    const object = render.as === 'metadata' ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata } : { kind, apiVersion, metadata };
+    return JSON.stringify({ type: 'BOOKMARK', object });
+  };
+  let unsubscribe = (): void => {};
+  const stream = new WatchStream({
+    res,
+    resource: t.r.resource,
+    store,
+    filter,
+    encode,
+    faults: scope.faults,
+    clock: config.clock,
+    timeoutMs: timeoutSeconds * 1000,
+    bookmarkIntervalMs: bookmarks ? config.bookmarkIntervalMs : undefined,
+    bookmark: bookmarkLine,
+    onClose: () => {
+      unsubscribe();
+      scope.watches.delete(stream);
+    },
+  });
+  scope.watches.add(stream);
+  if (scope.faults.takeMalformed(t.r.resource)) stream.enqueueRaw('{"type":"MODIFIED","object":{this is not json');
+  if (tooOld !== undefined) {
+    const status = newStatus(410, StatusReason.Expired, `too old resource version: ${n} (${tooOld.compacted})`);
+    stream.enqueueRaw(JSON.stringify({ type: 'ERROR', object: status }));
+    stream.end();
+    return;
+  }
+  if (initial) {
+    for (const s of storage.listAt(store, storage.revision, { namespace: t.namespace })) if (filter(s.obj)) stream.enqueueObject('ADDED', s);
+    if (sendInitial === 'true') stream.enqueueRaw(bookmarkLine(true));
+  } else {
+    for (const c of replay) stream.enqueueChange(c);
+  }
+  unsubscribe = storage.subscribe(store, (c) => stream.enqueueChange(c));
+}

@@ -1,0 +1,20 @@
+/**
+ * kubeloom/apiserver: an in-process Kubernetes API server. It serves the built-in API and custom
+ * resources over real HTTP (kubectl works against it), with kube-apiserver's request pipeline
+ * (authentication, authorization, admission, validation, defaulting, server-side apply, watch) and the
+ * background loops a control plane runs beside it. `kubeloom/testing` re-exports it with the
+ * conveniences tests need around it.
+ */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../node-version.ts';
+export { startApiServer } from './server.ts';
+export type { ApiServer, ApiServerOptions, ClientCertificate } from './server.ts';
+export type { StaticUser } from './authn/authenticator.ts';
+export type { ApiServerFaults, FailSpec, DelaySpec, Verb } from './faults.ts';
+export { controllerNames } from './controllers/controller-manager.ts';
+export type { ControllerName, ControllerOptions, ControllerStats, ServerControllers } from './controllers/controller-manager.ts';
+export { defaultNodeName, defaultPodOutcome } from './controllers/fake-kubelet.ts';
+export type { FakeKubeletOptions, PodOutcome } from './controllers/fake-kubelet.ts';
+export type { PodHandlers, PodHandler, ContainerHandler, ExecSession, PortTarget, TerminalSize } from './streaming/pod-handlers.ts';
+export { loadPodHandlers } from './streaming/pod-handlers.ts';
+export type { NodeMetricsInput, PodMetricsInput, ResourceUsage } from './metrics-api.ts';

@@ -1,0 +1,434 @@
+/**
+ * The embedded Kubernetes API server: an in-process HTTP(S) server on loopback that speaks the
+ * Kubernetes REST and watch protocol closely enough for kubectl and kubeloom's own clients.
+ * See docs/apiserver.md for what is and is not implemented.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { writeFile, chmod } from 'node:fs/promises';
+import { stringify as toYaml } from 'yaml';
+import { randomBytes } from 'node:crypto';
+import { realClock, type Clock, type Ticker } from '../util/clock/clock.ts';
+import { ResourceRegistry } from './resources.ts';
+import { Storage } from './storage.ts';
+import { Faults, type ApiServerFaults } from './faults.ts';
+import { ApiHandler, formatTime } from './handler.ts';
+import { StreamingHandler } from './streaming/upgrade.ts';
+import { MetricsApi, type NodeMetricsInput, type PodMetricsInput } from './metrics-api.ts';
+import type { PodHandler, PodHandlers } from './streaming/pod-handlers.ts';
+import type { StaticUser } from './authn/authenticator.ts';
+import { ClusterRoleAggregationController } from './controllers/clusterrole-aggregation.ts';
+import { ControllerManager, type ControllerOptions, type ServerControllers } from './controllers/controller-manager.ts';
+
+/** Options of {@link startApiServer}. */
+export interface ApiServerOptions {
+  /** Address to listen on (default '127.0.0.1'). */
+  host?: string;
+  /** Port to listen on (default 0: any free port). */
+  port?: number;
+  /** Serve HTTPS with a self-signed certificate for 127.0.0.1/localhost made at start (default false). */
+  tls?: boolean;
+  /**
+   * Bearer token of the built-in admin user (`admin`, group system:masters), which the kubeconfig uses.
+   * Without `rbac`, every request must then carry it or another user's credentials (401 otherwise).
+   */
+  token?: string;
+  /**
+   * Authorize requests with RBAC, as kube-apiserver's --authorization-mode=RBAC (default false: every
+   * request is allowed, as if everyone were cluster-admin). The bootstrap ClusterRoles and bindings are
+   * written at start, aggregated ClusterRoles are filled by an aggregation controller, requests without
+   * credentials are `system:anonymous`, and the kubeconfig authenticates as `admin` (system:masters)
+   * with `token`, or a token made at start. See docs/apiserver.md, "Authentication and authorization".
+   */
+  rbac?: boolean;
+  /** Users authenticated by bearer token, as a --token-auth-file (name, token, optional uid and groups). */
+  users?: StaticUser[];
+  /** Whether requests without credentials are `system:anonymous` (default: true, false when `token` is set without `rbac`). */
+  anonymous?: boolean;
+  /**
+   * Where admission webhooks given as clientConfig.service are reached, since there is no cluster network:
+   * `"<namespace>/<name>"` (or `"<namespace>/<name>:<port>"`) → base URL such as `https://127.0.0.1:9443`;
+   * the service's path is appended and its certificate must name `<name>.<namespace>.svc`.
+   */
+  webhookServices?: Record<string, string>;
+  /** The `iss` of ServiceAccount tokens (default https://kubernetes.default.svc; also the API audience). */
+  serviceAccountIssuer?: string;
+  /** Changes kept for watch resumption and paginated lists (default 100,000). */
+  watchHistorySize?: number;
+  /** Period of BOOKMARK events on watches that allow them (default 60,000 ms, about what kube-apiserver sends). */
+  bookmarkIntervalMs?: number;
+  /** Watch timeout when the client sends no timeoutSeconds (default 1800; kube picks in [1800, 3600)). */
+  defaultWatchTimeoutSeconds?: number;
+  /** Largest accepted request body (default 3 MiB, kube-apiserver's limit); larger bodies get 413. */
+  maxRequestBodyBytes?: number;
+  /** Time source for timestamps, bookmarks, watch timeouts and injected delays (default: the real clock). */
+  clock?: Clock;
+  /**
+   * Compact the history periodically, as kube-apiserver's `--etcd-compaction-interval` does (default 0:
+   * only on demand, through `faults.compact()`). Each tick compacts up to the revision the previous tick
+   * saw, so the newest interval's history always stays (apiserver/pkg/storage/etcd3/compact.go).
+   */
+  compactionIntervalMs?: number;
+  /**
+   * Validate custom resources against their CRD's openAPIV3Schema and x-kubernetes-validations rules
+   * (default true, as kube-apiserver). Off, objects are still pruned and defaulted but never refused by the schema.
+   */
+  crdSchemaValidation?: boolean;
+  /**
+   * The background loops running inside the server: kube-controller-manager's garbage collector and
+   * namespace controller (on by default) and stand-ins for kube-scheduler and kubelets (off by default).
+   * See docs/apiserver.md.
+   */
+  controllers?: ControllerOptions;
+  /** What serves pods/exec, pods/attach and pods/portforward (see docs/remotecommand.md). */
+  podHandlers?: PodHandlers;
+}
+
+/** A client certificate and its private key, in PEM. */
+export interface ClientCertificate {
+  /** The certificate, signed by the server's client CA. */
+  certPem: string;
+  /** Its private key. */
+  keyPem: string;
+}
+
+/** A running embedded API server. */
+export interface ApiServer {
+  /** Base URL, e.g. `http://127.0.0.1:40123`. */
+  readonly url: string;
+  /** A kubeconfig (YAML) for this server: cluster, user and context all named 'kubeloom', current-context set. */
+  readonly kubeconfig: string;
+  /** The PEM of the serving certificate (which is its own CA), when `tls` is on. */
+  readonly caCertPem?: string;
+  /** The PEM of the client CA whose certificates authenticate users (CN = name, O = groups), when `tls` is on. */
+  readonly clientCaCertPem?: string;
+  /**
+   * Issues a client certificate for a user (CN = name, O = each group) signed by the client CA; `tls` only.
+   * @example
+   * const cert = await server.issueClientCertificate({ name: 'alice', groups: ['dev'] });
+   * await writeFile(path, server.userKubeconfig({ certificate: cert }));
+   */
+  issueClientCertificate(user: { name: string; groups?: readonly string[] }): Promise<ClientCertificate>;
+  /** A kubeconfig for this server that authenticates with a bearer token or a client certificate. */
+  userKubeconfig(credentials: { token: string } | { certificate: ClientCertificate }): string;
+  /** Writes {@link ApiServer.kubeconfig} to `path` with mode 0600. */
+  writeKubeconfig(path: string): Promise<void>;
+  /** Fault injection for tests. */
+  readonly faults: ApiServerFaults;
+  /** The background loops (garbage collector, namespace controller, scheduler and kubelet stand-ins): stop, start, wait until idle. */
+  readonly controllers: ServerControllers;
+  /** The current global resourceVersion counter. */
+  revision(): number;
+  /** Sets the log lines served at GET .../pods/{pod}/log (optionally per container). */
+  setPodLogs(namespace: string, pod: string, lines: string[], container?: string): void;
+  /** Appends log lines; open `follow=true` streams receive them at once. */
+  appendPodLogs(namespace: string, pod: string, lines: string[], container?: string): void;
+  /** Replaces the handlers serving pods/exec, attach and portforward for every pod. */
+  setPodHandlers(handlers: PodHandlers | undefined): void;
+  /** Sets (undefined: removes) the handler of one pod; it wins over {@link ApiServer.setPodHandlers}'. */
+  setPodHandler(namespace: string, pod: string, handler: PodHandler | undefined): void;
+  /** Replaces the metrics.k8s.io NodeMetrics; the first metrics set makes the server serve that API. */
+  setNodeMetrics(nodes: readonly NodeMetricsInput[]): void;
+  /** Replaces the metrics.k8s.io PodMetrics; the first metrics set makes the server serve that API. */
+  setPodMetrics(pods: readonly PodMetricsInput[]): void;
+  /** Closes every connection (watches included) and the listener. */
+  stop(): Promise<void>;
+}
+
+// The priority classes kube-apiserver creates at start: name, value, description.
+const systemPriorityClasses: ReadonlyArray<[string, number, string]> = [
+  ['system-node-critical', 2000001000, 'Used for system critical pods that must not be moved from their current node.'],
+  ['system-cluster-critical', 2000000000, 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.'],
+];
+
+// kube-apiserver's default request body limit (3 MiB).
+const defaultMaxRequestBodyBytes = 3 * 1024 * 1024;
+// kube-apiserver sends bookmarks about once a minute.
+const defaultBookmarkIntervalMs = 60_000;
+// kube-apiserver's minimum watch timeout (it picks randomly in [1800, 3600) seconds).
+const defaultWatchTimeoutSeconds = 1800;
+const defaultWatchHistorySize = 100_000;
+
+// The certificate generator (and its crypto dependencies) loads only when TLS is asked for.
+async function generate(...args: Parameters<typeof import('selfsigned').generate>): ReturnType<typeof import('selfsigned').generate> {
+  return (await import('selfsigned')).generate(...args);
+}
+
+async function selfSignedCertificate(): Promise<{ key: string; cert: string }> {
+  const pems = await generate([{ name: 'commonName', value: 'kubeloom' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, keyCertSign: true, critical: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
+    ],
+  });
+  return { key: pems.private, cert: pems.cert };
+}
+
+// The CA of client certificates (kube-apiserver's --client-ca-file), made at start.
+async function clientCertificateAuthority(): Promise<{ key: string; cert: string }> {
+  const pems = await generate([{ name: 'commonName', value: 'kubeloom-client-ca' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', digitalSignature: true, keyCertSign: true, critical: true },
+    ],
+  });
+  return { key: pems.private, cert: pems.cert };
+}
+
+function kubeconfigYaml(url: string, caPem: string | undefined, token: string | undefined, certificate?: ClientCertificate): string {
+  const cluster: Record<string, unknown> = { server: url };
+  if (caPem !== undefined) cluster['certificate-authority-data'] = Buffer.from(caPem).toString('base64');
+  return toYaml({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'kubeloom', cluster }],
+    users: [
+      {
+        name: 'kubeloom',
+        user:
+          certificate !== undefined
+            ? { 'client-certificate-data': Buffer.from(certificate.certPem).toString('base64'), 'client-key-data': Buffer.from(certificate.keyPem).toString('base64') }
+            : token === undefined
+              ? {}
+              : { token },
+      },
+    ],
+    contexts: [{ name: 'kubeloom', context: { cluster: 'kubeloom', user: 'kubeloom', namespace: 'default' } }],
+    'current-context': 'kubeloom',
+    preferences: {},
+  });
+}
+
+class EmbeddedApiServer implements ApiServer {
+  url = '';
+  kubeconfig = '';
+  caCertPem?: string;
+  clientCaCertPem?: string;
+  readonly faults: Faults;
+  readonly controllers: ControllerManager;
+  readonly #clientCa: { key: string; cert: string } | undefined;
+  readonly #aggregation: ClusterRoleAggregationController | undefined;
+  readonly #handler: ApiHandler;
+  readonly #streaming: StreamingHandler;
+  readonly #metrics: MetricsApi;
+  readonly #storage: Storage;
+  readonly #server: Server;
+  readonly #host: string;
+  readonly #token: string | undefined;
+  readonly #sockets = new Set<Socket>();
+  #compactor: Ticker | undefined;
+  #port: number;
+  #listening = false;
+
+  constructor(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined) {
+    const clock = options.clock ?? realClock;
+    this.#host = options.host ?? '127.0.0.1';
+    const rbac = options.rbac === true;
+    // With RBAC the kubeconfig must name a user: the admin, with the given token or one made now.
+    this.#token = options.token ?? (rbac ? randomBytes(24).toString('hex') : undefined);
+    this.#clientCa = clientCa;
+    this.#port = options.port ?? 0;
+    this.#storage = new Storage(options.watchHistorySize ?? defaultWatchHistorySize);
+    this.faults = new Faults({
+      closeWatches: (r) => this.#handler.closeWatches(r),
+      injectMalformedLine: (r) => this.#handler.injectMalformedLine(r),
+      compact: (rv) => this.#storage.compact(rv),
+      restart: () => this.#restart(),
+    });
+    this.#handler = new ApiHandler(new ResourceRegistry(), this.#storage, this.faults, {
+      token: this.#token,
+      schemaValidation: options.crdSchemaValidation ?? true,
+      rbac,
+      users: options.users ?? [],
+      ...(options.anonymous === undefined ? {} : { anonymous: options.anonymous }),
+      serviceAccountIssuer: options.serviceAccountIssuer,
+      webhookServices: (namespace, name, port) => options.webhookServices?.[`${namespace}/${name}:${port}`] ?? options.webhookServices?.[`${namespace}/${name}`],
+      bookmarkIntervalMs: options.bookmarkIntervalMs ?? defaultBookmarkIntervalMs,
+      defaultWatchTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? defaultWatchTimeoutSeconds,
+      maxRequestBodyBytes: options.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes,
+      clock,
+    });
+    const compactionIntervalMs = options.compactionIntervalMs ?? 0;
+    if (compactionIntervalMs > 0) {
+      let seen = 0;
+      this.#compactor = clock.newTicker(compactionIntervalMs, () => {
+        if (seen > 0) this.#storage.compact(seen);
+        seen = this.#storage.revision;
+      });
+    }
+    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      this.#handler.seed('', 'v1', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    }
+    // The scheduling bootstrap's system priority classes (pkg/apis/scheduling/types.go SystemPriorityClasses).
+    for (const [name, value, description] of systemPriorityClasses) {
+      this.#handler.seed('scheduling.k8s.io', 'v1', 'priorityclasses', { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description });
+    }
+    if (rbac) {
+      this.#handler.seedBootstrapPolicy();
+      this.#aggregation = new ClusterRoleAggregationController(this.#storage, () => formatTime(clock.now()));
+    }
+    this.controllers = new ControllerManager(this.#handler.internalScope(), clock, options.controllers);
+    this.controllers.startEnabled();
+    this.#metrics = new MetricsApi(this.#handler.registry, this.#storage, () => formatTime(clock.now()));
+    this.#streaming = new StreamingHandler({ storage: this.#storage, access: this.#handler.access, ...(options.podHandlers === undefined ? {} : { handlers: options.podHandlers }) });
+    const listener = (req: IncomingMessage, res: ServerResponse): void => {
+      if (!this.#streaming.handleRequest(req, res)) this.#handler.handle(req, res);
+    };
+    // Only the streaming subresources are upgraded; any other request asking for an upgrade (h2c from
+    // curl --http2) is served as a plain request (Node >= 24.9; older versions send them all to 'upgrade').
+    const upgrades = { shouldUpgradeCallback: (req: IncomingMessage): boolean => this.#streaming.wantsUpgrade(req) };
+    if (tls !== undefined) {
+      this.caCertPem = tls.cert;
+      this.clientCaCertPem = clientCa?.cert;
+      // Client certificates are asked for and checked against the client CA; one that does not verify
+      // is refused by the authenticator (401), not by the handshake, as kube-apiserver does.
+      this.#server = createHttpsServer({ key: tls.key, cert: tls.cert, requestCert: true, rejectUnauthorized: false, ...(clientCa === undefined ? {} : { ca: clientCa.cert }), ...upgrades }, listener);
+    } else {
+      this.#server = createHttpServer(upgrades, listener);
+    }
+    // Watches and log streams stay open for as long as the client wants; no server-side socket timeout.
+    this.#server.timeout = 0;
+    this.#server.requestTimeout = 0;
+    this.#server.on('connection', (socket: Socket) => {
+      this.#sockets.add(socket);
+      socket.on('close', () => this.#sockets.delete(socket));
+    });
+    this.#server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.#streaming.handleUpgrade(req, socket, head));
+    this.#server.on('clientError', (_err, socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+      else socket.destroy();
+    });
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error): void => reject(err);
+      this.#server.once('error', onError);
+      this.#server.listen(this.#port, this.#host, () => {
+        this.#server.off('error', onError);
+        resolve();
+      });
+    });
+    this.#listening = true;
+    const address = this.#server.address();
+    if (address === null || typeof address === 'string') throw new Error('the API server did not get a TCP address');
+    this.#port = address.port;
+    const host = this.#host.includes(':') ? `[${this.#host}]` : this.#host;
+    this.url = `${this.caCertPem === undefined ? 'http' : 'https'}://${host}:${this.#port}`;
+    this.#handler.setServerAddress(`${host}:${this.#port}`);
+    this.kubeconfig = kubeconfigYaml(this.url, this.caCertPem, this.#token);
+  }
+
+  async issueClientCertificate(user: { name: string; groups?: readonly string[] }): Promise<ClientCertificate> {
+    if (this.#clientCa === undefined) throw new Error('client certificates need a server started with tls: true');
+    const escape = (v: string): string => v.replace(/([,+"\\<>;=])/g, '\\$1');
+    const attrs = [{ name: 'commonName', value: escape(user.name) }, ...(user.groups ?? []).map((g) => ({ name: 'organizationName', value: escape(g) }))];
+    const pems = await generate(attrs, {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      ca: this.#clientCa,
+      extensions: [
+        { name: 'basicConstraints', cA: false },
+        { name: 'keyUsage', digitalSignature: true, critical: true },
+        { name: 'extKeyUsage', clientAuth: true },
+      ],
+    });
+    return { certPem: pems.cert, keyPem: pems.private };
+  }
+
+  userKubeconfig(credentials: { token: string } | { certificate: ClientCertificate }): string {
+    return 'token' in credentials ? kubeconfigYaml(this.url, this.caCertPem, credentials.token) : kubeconfigYaml(this.url, this.caCertPem, undefined, credentials.certificate);
+  }
+
+  async writeKubeconfig(path: string): Promise<void> {
+    await writeFile(path, this.kubeconfig, { mode: 0o600 });
+    await chmod(path, 0o600);
+  }
+
+  revision(): number {
+    return this.#storage.revision;
+  }
+
+  setPodLogs(namespace: string, pod: string, lines: string[], container?: string): void {
+    this.#handler.logs.set(namespace, pod, lines, container);
+  }
+
+  appendPodLogs(namespace: string, pod: string, lines: string[], container?: string): void {
+    this.#handler.logs.append(namespace, pod, lines, container);
+  }
+
+  setNodeMetrics(nodes: readonly NodeMetricsInput[]): void {
+    this.#metrics.setNodeMetrics(nodes);
+  }
+
+  setPodMetrics(pods: readonly PodMetricsInput[]): void {
+    this.#metrics.setPodMetrics(pods);
+  }
+
+  setPodHandlers(handlers: PodHandlers | undefined): void {
+    this.#streaming.setPodHandlers(handlers);
+  }
+
+  setPodHandler(namespace: string, pod: string, handler: PodHandler | undefined): void {
+    this.#streaming.setPodHandler(namespace, pod, handler);
+  }
+
+  async #close(): Promise<void> {
+    if (!this.#listening) return;
+    this.#listening = false;
+    this.#handler.destroyStreams();
+    this.#streaming.destroyAll();
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    for (const s of this.#sockets) s.destroy();
+    this.#sockets.clear();
+    await closed;
+  }
+
+  async #restart(): Promise<void> {
+    await this.#close();
+    await this.listen();
+  }
+
+  async stop(): Promise<void> {
+    this.#compactor?.stop();
+    this.#aggregation?.stop();
+    await this.controllers.stopAll();
+    await this.#close();
+  }
+}
+
+/**
+ * Starts an embedded Kubernetes API server on loopback. Namespaces default, kube-system, kube-public and
+ * kube-node-lease exist at start; every built-in resource listed in docs/apiserver.md is served, and
+ * CustomResourceDefinitions add their resources.
+ *
+ * @example
+ * const server = await startApiServer();
+ * await server.writeKubeconfig('/tmp/kubeconfig'); // then: KUBECONFIG=/tmp/kubeconfig kubectl get ns
+ * await server.stop();
+ */
+export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
+  const tls = options.tls === true ? await selfSignedCertificate() : undefined;
+  const clientCa = options.tls === true ? await clientCertificateAuthority() : undefined;
+  const server = new EmbeddedApiServer(options, tls, clientCa);
+  await server.listen();
+  return server;
+}
