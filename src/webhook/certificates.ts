@@ -1,0 +1,90 @@
+/**
+ * Development certificates for the webhook server: a CA and a serving certificate it signs, written
+ * into the server's certificate folder as `tls.crt`/`tls.key` (and `ca.crt`), so that an API server
+ * given the CA as `caBundle` trusts the local server. controller-runtime leaves this to cert-manager
+ * or to envtest (sigs.k8s.io/controller-runtime/pkg/envtest/webhook.go, which makes a CA with
+ * pkg/internal/testing/certs/tinyca.go and a serving certificate for `localhost`/127.0.0.1); this is
+ * the same idea for `npm start` against any cluster. Certificates are ECDSA P-256 / SHA-256 with the
+ * names as subjectAltNames (Go ≥ 1.15 ignores the common name), valid for one year.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import path from 'node:path';
+import { realClock, type Clock } from '../util/clock/clock.ts';
+import { defaultCertDir } from './server.ts';
+
+// The certificate generator loads only when certificates are made.
+async function generate(...args: Parameters<typeof import('selfsigned').generate>): ReturnType<typeof import('selfsigned').generate> {
+  return (await import('selfsigned')).generate(...args);
+}
+
+// tinyca.go: certificates valid for a year (its CA for ten; a development CA needs no more than its leaf).
+const validityMs = 365 * 24 * 3600 * 1000;
+
+/** Options of {@link generateServingCertificates}. */
+export interface ServingCertificateOptions {
+  /** Folder written (created if missing): tls.crt, tls.key, ca.crt (default the webhook server's default certDir). */
+  certDir?: string;
+  /** DNS names and IP addresses the serving certificate is valid for (default localhost, 127.0.0.1, ::1). */
+  hosts?: readonly string[];
+  /** File name of the certificate (default 'tls.crt'). */
+  certName?: string;
+  /** File name of the key (default 'tls.key'). */
+  keyName?: string;
+  /** Time source of the validity period (default the real clock). */
+  clock?: Clock;
+}
+
+/** What {@link generateServingCertificates} made. */
+export interface ServingCertificates {
+  /** The folder the files were written to. */
+  certDir: string;
+  /** The CA certificate (PEM). */
+  caCert: string;
+  /** The CA certificate, base64 of its PEM: the `caBundle` of webhook configurations and CRDs. */
+  caBundle: string;
+  /** The serving certificate (PEM). */
+  cert: string;
+  /** The serving key (PEM). */
+  key: string;
+}
+
+/** Makes a CA and a serving certificate signed by it, and writes them into `certDir`. */
+export async function generateServingCertificates(options: ServingCertificateOptions = {}): Promise<ServingCertificates> {
+  const certDir = options.certDir ?? defaultCertDir();
+  const hosts = options.hosts ?? ['localhost', '127.0.0.1', '::1'];
+  const clock = options.clock ?? realClock;
+  const notBeforeDate = new Date(clock.now() - 60_000);
+  const notAfterDate = new Date(clock.now() + validityMs);
+  const ca = await generate([{ name: 'commonName', value: 'kubeloom-webhook-ca' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate,
+    notAfterDate,
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', digitalSignature: true, keyCertSign: true, cRLSign: true, critical: true },
+    ],
+  });
+  const leaf = await generate([{ name: 'commonName', value: hosts[0] ?? 'localhost' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate,
+    notAfterDate,
+    ca: { key: ca.private, cert: ca.cert },
+    extensions: [
+      { name: 'basicConstraints', cA: false, critical: true },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: hosts.map((h) => (isIP(h) === 0 ? { type: 2 as const, value: h } : { type: 7 as const, ip: h })) },
+    ],
+  });
+  await mkdir(certDir, { recursive: true });
+  // The key first, then the certificate: a watcher that sees the new certificate finds its key.
+  await writeFile(path.join(certDir, options.keyName ?? 'tls.key'), leaf.private, { mode: 0o600 });
+  await writeFile(path.join(certDir, options.certName ?? 'tls.crt'), leaf.cert);
+  await writeFile(path.join(certDir, 'ca.crt'), ca.cert);
+  return { certDir, caCert: ca.cert, caBundle: Buffer.from(ca.cert).toString('base64'), cert: leaf.cert, key: leaf.private };
+}

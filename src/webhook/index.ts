@@ -1,0 +1,14 @@
+/**
+ * kubeloom/webhook: the webhook server of an operator (controller-runtime pkg/webhook and
+ * pkg/certwatcher) — HTTPS with certificates reloaded from disk, a runnable for the Manager — and the
+ * development certificates. Admission and conversion webhooks are in kubeloom/webhook/admission and
+ * kubeloom/webhook/conversion.
+ */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../node-version.ts';
+export { WebhookServer, WebhookServerError, defaultCertDir, defaultWebhookPort } from './server.ts';
+export type { HealthChecker, HttpServable, WebhookHandler, WebhookServerOptions } from './server.ts';
+export { CertWatcher, CertificateReadError } from './certwatcher.ts';
+export type { CertificatePair, CertWatcherOptions } from './certwatcher.ts';
+export { generateServingCertificates } from './certificates.ts';
+export type { ServingCertificateOptions, ServingCertificates } from './certificates.ts';
