@@ -12,6 +12,7 @@ import { validateKubeFinalizerNames, validateObjectMetaAccessor, validateObjectM
 import { customResourceSchema, type CustomResourceSchema } from './registry/apiextensions/custom-resource-schema.ts';
 import { validateVersionSchema } from './registry/apiextensions/schema-props-validation.ts';
 import { validateScale } from './registry/apiextensions/scale.ts';
+import { conversionWebhookOf } from './registry/apiextensions/webhook-converter.ts';
 import { registerCustomResourceMergeSchema, type StructuralMergeNode } from './patch/patch-merge-keys.ts';
 
 type Obj = Record<string, unknown>;
@@ -179,6 +180,7 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
   const entries: ApiResource[] = [];
   const storageVersion = str(versions.find((v) => v.storage === true)?.name);
   const storage = { version: storageVersion, schema: schemas.get(storageVersion) };
+  const conversionWebhook = conversionWebhookOf(crd);
   for (const v of versions) {
     if (v.served !== true || typeof v.name !== 'string') continue;
     const subresourceSpec = isObject(v.subresources) ? v.subresources : {};
@@ -219,6 +221,7 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
       selectableFields,
       storageVersionHash: storageVersionHash(group, storageVersion, kind),
       ...(schemas.has(v.name) ? { schema: schemas.get(v.name)! } : {}),
+      ...(conversionWebhook === undefined ? {} : { conversionWebhook }),
     });
   }
   return { entries, causes };

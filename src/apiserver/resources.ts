@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CustomResourceSchema } from './registry/apiextensions/custom-resource-schema.ts';
+import type { ConversionWebhookConfig } from './registry/apiextensions/webhook-converter.ts';
 
 /** The verbs of a fully writable resource, in the order kube-apiserver lists them. */
 export const allVerbs: readonly string[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -72,6 +73,8 @@ export interface ApiResource {
    * (objects are converted to it on writes and back on reads).
    */
   readonly storage?: { readonly version: string; readonly schema: CustomResourceSchema | undefined };
+  /** A custom resource's conversion webhook (CRD `spec.conversion.strategy: Webhook`); absent for strategy None. */
+  readonly conversionWebhook?: ConversionWebhookConfig;
 }
 
 /** A column of the server-side table for a custom resource. */

@@ -36,6 +36,11 @@ export interface WatchStreamOptions {
   bookmark: (initialEventsEnd: boolean) => string;
   /** Called once when the stream ends for any reason. */
   onClose: () => void;
+  /**
+   * An asynchronous step before encoding (a CRD's conversion webhook). Events keep their order; when it
+   * fails the stream ends, as kube-apiserver's watch handler stops on an object it cannot encode.
+   */
+  convert?: ((object: StoredObject) => Promise<StoredObject>) | undefined;
 }
 
 /** The state an object that left a watch's selection is reported with: its previous one, at the change's revision. */
@@ -132,7 +137,33 @@ export class WatchStream {
     this.#o.res.destroy();
   }
 
+  // With `convert`: the items waiting for earlier conversions, so that nothing overtakes them.
+  #converting = 0;
+  #converted: Promise<void> = Promise.resolve();
+
   #push(item: Item): void {
+    if (this.#closed) return;
+    const convert = this.#o.convert;
+    if (convert !== undefined && (this.#converting > 0 || typeof item === 'object')) {
+      this.#converting++;
+      // Conversions start at once and run concurrently; their results are queued in order.
+      const ready = typeof item === 'object' ? convert(item.object).then((object) => ({ ...item, object, change: undefined })) : Promise.resolve(item);
+      ready.catch(() => undefined);
+      this.#converted = this.#converted.then(async () => {
+        try {
+          this.#enqueue(await ready);
+        } catch {
+          this.#enqueue(endOfStream);
+        } finally {
+          this.#converting--;
+        }
+      });
+      return;
+    }
+    this.#enqueue(item);
+  }
+
+  #enqueue(item: Item): void {
     if (this.#closed) return;
     this.#queue.push(item);
     // Write on the next microtask so a burst of synchronous changes leaves as one chunk.

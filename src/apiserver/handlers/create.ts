@@ -11,6 +11,7 @@ import { acceptedCrdStatus, customResourcesOf, metaOf, validateCreateMeta } from
 import { admitWebhookConfiguration } from '../registry/admissionregistration/webhook-configuration.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { beforeCreate, storageForm, toStorageVersion } from '../registry/rest.ts';
+import { converterContext, convertsWithWebhook, encodedInRequestVersion, objectInVersion } from '../registry/apiextensions/webhook-converter.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { alreadyExists, badRequest, invalid, methodNotAllowed } from '../status.ts';
 import { admitCustomResource, decodeCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
@@ -99,7 +100,11 @@ export async function createObject(scope: RequestScope, t: Target, decoded: Obj,
   }
   const name = validateCreate(scope, t, obj);
   if (rq !== undefined) await validateWrite(scope, t, 'CREATE', rq.q, rq.res, obj, undefined);
-  return commitCreate(scope, t, name, obj, o.dryRun);
+  if (!convertsWithWebhook(t.r)) return commitCreate(scope, t, name, obj, o.dryRun);
+  // A conversion webhook converts to the storage version on the way in and back on the way out.
+  const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
+  const stored = commitCreate(scope, t, name, await objectInVersion(t.r, storageForm(t.r, obj), t.r.storage!.version, ctx), o.dryRun);
+  return encodedInRequestVersion(t.r, stored, ctx);
 }
 
 /** The server's own creates (seeding): every step of {@link createObject} but the webhooks and fieldValidation. */

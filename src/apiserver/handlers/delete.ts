@@ -19,6 +19,7 @@ import { apiVersionString } from '../resources.ts';
 import { parseGoJson, GoJsonSyntaxError } from '../schema/go-json.ts';
 import { badRequest, invalid, notFound, untypedError } from '../status.ts';
 import { objectFilter, parseSelectors } from './list-options.ts';
+import { converterContext, convertsWithWebhook, encodedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
 import { encodeInVersion, encodeStored, sendObject, withApiVersion, withoutTypeMeta, type Render } from './response.ts';
 import { objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunErrors } from './write-options.ts';
@@ -102,7 +103,8 @@ export async function deleteResource(scope: RequestScope, t: Target, q: URLSearc
   const out = deleteStored(scope, t.r, existing, opts, opts.dryRun);
   // The object stays (finalizers pending) or the registry returns deleted objects: answer with it.
   if (out.pending || strategyFor(t.r).returnsDeletedObject) {
-    sendObject(res, 200, encodeResult(t, out), render);
+    const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
+    sendObject(res, 200, convertsWithWebhook(t.r) ? await encodedInRequestVersion(t.r, out.stored?.json ?? JSON.stringify(out.object), ctx) : encodeResult(t, out), render);
     return;
   }
   // Otherwise the generic registry answers with a Success Status naming what went (details.kind is the plural).
@@ -124,9 +126,10 @@ export async function deleteCollection(scope: RequestScope, t: Target, q: URLSea
   const listed = scope.storage.listAt(store, listedAt, { namespace: t.namespace }).filter((s) => filter(s.obj));
   const apiVersion = apiVersionString(t.r.group, t.r.version);
   const items: string[] = [];
+  const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
   for (const s of listed) {
+    const json = convertsWithWebhook(t.r) ? await encodedInRequestVersion(t.r, s.json, ctx) : encodeInVersion(t.r, s.json);
     deleteStored(scope, t.r, s, opts, opts.dryRun);
-    const json = encodeInVersion(t.r, s.json);
     // Items of a built-in kind's list carry no kind/apiVersion; custom resources are unstructured and keep theirs.
     items.push(t.r.custom ? json : withoutTypeMeta(json));
   }

@@ -6,14 +6,17 @@ import { notFound } from '../status.ts';
 import { boolParam } from './request-info.ts';
 import { checkMetadataShape, renderOne, sendObject, tableOptions, type Render } from './response.ts';
 import { objectKey, storeOf, type RequestScope, type Target } from './scope.ts';
+import { converterContext, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
 
 /** Serves GET of a named object in the negotiated encoding; 404 when it does not exist. */
-export function getResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): void {
+export async function getResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): Promise<void> {
   const includeObject = tableOptions(q, render);
   checkMetadataShape(t, render, false);
   const s = scope.storage.get(storeOf(t), objectKey(t.namespace, t.name!));
   if (s === undefined) throw notFound(t.r, t.name!);
-  sendObject(res, 200, renderOne(scope, t, s, render, includeObject), render);
+  // Metadata-only reads need no conversion (upstream's PartialObjectMetadata has no version to convert).
+  const inVersion = render.as === 'metadata' ? s : await storedInRequestVersion(t.r, s, converterContext(scope.config.clock, scope.config.webhookServices));
+  sendObject(res, 200, renderOne(scope, t, inVersion, render, includeObject), render);
 }
 
 /**

@@ -12,6 +12,7 @@ import { RevisionCompactedError, type StoredObject } from '../storage.ts';
 import { partialMetadata, toTable } from '../table.ts';
 import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
 import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
+import { converterContext, convertsWithWebhook, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
 import { checkMetadataShape, encodeInVersion, sendObject, tableOptions, withoutTypeMeta, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 
@@ -48,7 +49,7 @@ const inconsistentContinueMessage =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
 /** Serves GET on a collection without `watch`: one page of the list, in the negotiated encoding. */
-export function listResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): void {
+export async function listResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): Promise<void> {
   const { storage } = scope;
   const sel = parseSelectors(t, q);
   const filter = objectFilter(t, sel);
@@ -127,6 +128,11 @@ export function listResource(scope: RequestScope, t: Target, q: URLSearchParams,
   if (render.as === 'metadata') {
     sendObject(res, 200, JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: items.map((s) => partialMetadata(s.obj)) }), render);
     return;
+  }
+  if (convertsWithWebhook(t.r)) {
+    // One webhook call per item, in order, as kube-apiserver v1.24 converts a list (checked against it).
+    const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
+    for (let i = 0; i < items.length; i++) items[i] = await storedInRequestVersion(t.r, items[i]!, ctx);
   }
   const apiVersion = apiVersionString(t.r.group, t.r.version);
   const head = `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;

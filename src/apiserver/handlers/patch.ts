@@ -14,6 +14,7 @@ import { applyOrThrow, patchFailure } from './patch-failure.ts';
 import { checkAppliedFields, checkPatchFields } from './field-validation.ts';
 import { checkType, display, mediaType, parseKubeYaml, typedObject } from './request-body.ts';
 import { routerUnsupportedMediaType, sendObject, storedInVersion, type Render } from './response.ts';
+import { converterContext, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
 import { objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { checkResourceVersion, commitUpdate } from './update.ts';
 import { createOptions } from './write-options.ts';
@@ -58,7 +59,7 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
   const opts = createOptions(q, req, 'PatchOptions', { apply: type === patchTypes.apply });
   const name = t.name!;
   const stored = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
-  const existing = stored === undefined ? undefined : storedInVersion(t, stored);
+  const existing = stored === undefined ? undefined : await storedInRequestVersion(t.r, storedInVersion(t, stored), converterContext(scope.config.clock, scope.config.webhookServices));
   if (type === patchTypes.apply) {
     let patch: unknown;
     try {

@@ -13,6 +13,7 @@ import { mutateWrite, validateWrite } from './admit.ts';
 import { acceptedCrdStatus, customResourcesOf, isNoop, metaOf, validateUpdateMeta } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { beforeUpdate, storageForm, toStorageVersion } from '../registry/rest.ts';
+import { converterContext, convertsWithWebhook, encodedInRequestVersion, objectInVersion, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
 import { strategyFor } from '../registry/strategy.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
@@ -57,7 +58,7 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
   if (meta.name !== undefined && meta.name !== '' && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
   checkBodyNamespace(t, obj);
   const stored = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
-  const existing = stored === undefined ? undefined : storedInVersion(t, stored);
+  const existing = stored === undefined ? undefined : await storedInRequestVersion(t.r, storedInVersion(t, stored), converterContext(scope.config.clock, scope.config.webhookServices));
   if (existing === undefined) {
     if (t.subresource !== undefined || !strategyFor(t.r).allowCreateOnUpdate) throw notFound(t.r, name);
     meta.name = name;
@@ -140,7 +141,7 @@ function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, pre
     crdEntries = entries;
   }
   // A write through another version than the storage version compares with the stored form.
-  const storedOld = t.r.custom || t.r.storage === undefined ? old : (scope.storage.get(storeOf(t), existing.key)?.obj ?? old);
+  const storedOld = (t.r.custom && !convertsWithWebhook(t.r)) || t.r.storage === undefined ? old : (scope.storage.get(storeOf(t), existing.key)?.obj ?? old);
   if (isNoop(storedOld, next)) return encodeStored(t, existing);
   if (dryRun) return encodeInVersion(t.r, JSON.stringify(next));
   const store = storeOf(t);
@@ -165,7 +166,11 @@ async function updateObject(scope: RequestScope, t: Target, existing: StoredObje
   }
   const prepared = validateUpdate(scope, t, existing, managed, admitted.attrs);
   if (rq !== undefined) await validateWrite(scope, t, 'UPDATE', rq.q, rq.res, prepared, old);
-  return storeUpdate(scope, t, existing, prepared, o.dryRun);
+  if (!convertsWithWebhook(t.r)) return storeUpdate(scope, t, existing, prepared, o.dryRun);
+  // A conversion webhook converts to the storage version on the way in and back on the way out.
+  const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
+  const stored = storeUpdate(scope, t, existing, await objectInVersion(t.r, prepared, t.r.storage!.version, ctx), o.dryRun);
+  return encodedInRequestVersion(t.r, stored, ctx);
 }
 
 /** The server's own updates (the controllers running inside it): every step of {@link commitUpdate} but the webhooks and fieldValidation. */

@@ -13,6 +13,7 @@ import { partialMetadata, toTable } from '../table.ts';
 import { WatchStream, type ObjectEncoder } from '../watch-stream.ts';
 import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
 import { boolParam } from './request-info.ts';
+import { converterContext, convertsWithWebhook, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
 import { encodeInVersion, tableOptions, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 
@@ -83,6 +84,7 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
     timeoutMs: timeoutSeconds * 1000,
     bookmarkIntervalMs: bookmarks ? config.bookmarkIntervalMs : undefined,
     bookmark: bookmarkLine,
+    convert: convertsWithWebhook(t.r) && render.as === 'object' ? (s) => storedInRequestVersion(t.r, s, converterContext(config.clock, config.webhookServices)) : undefined,
     onClose: () => {
       unsubscribe();
       scope.watches.delete(stream);

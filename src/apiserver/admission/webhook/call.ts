@@ -40,20 +40,24 @@ export interface AdmissionResponse {
 // The v1 default of timeoutSeconds.
 const defaultTimeoutSeconds = 10;
 
-/** The URL a webhook is called at (with upstream's `?timeout=<n>s`), and the host name its certificate must carry. */
-export function webhookUrl(config: WebhookClientConfig, timeoutSeconds: number, resolve: ServiceResolver): { url: URL; serverName: string | undefined } {
+/**
+ * The URL a webhook is called at (with upstream's `?timeout=<n>s` when a timeout is given: admission
+ * webhooks have one, conversion webhooks do not), and the host name its certificate must carry.
+ */
+export function webhookUrl(config: WebhookClientConfig, timeoutSeconds: number | undefined, resolve: ServiceResolver): { url: URL; serverName: string | undefined } {
+  const timeout = timeoutSeconds === undefined ? '' : `?timeout=${timeoutSeconds}s`;
   if (config.url !== undefined) {
     const url = new URL(config.url);
-    url.searchParams.set('timeout', `${timeoutSeconds}s`);
+    if (timeoutSeconds !== undefined) url.searchParams.set('timeout', `${timeoutSeconds}s`);
     return { url, serverName: undefined };
   }
   const svc = config.service;
   if (svc === undefined) throw new WebhookCallError('webhook has no clientConfig.url or clientConfig.service');
   const port = svc.port ?? 443;
   const base = resolve(svc.namespace, svc.name, port);
-  if (base === undefined) throw new WebhookCallError(`Post "https://${svc.name}.${svc.namespace}.svc:${port}${svc.path ?? ''}?timeout=${timeoutSeconds}s": service "${svc.name}" not found`);
+  if (base === undefined) throw new WebhookCallError(`Post "https://${svc.name}.${svc.namespace}.svc:${port}${svc.path ?? ''}${timeout}": service "${svc.name}" not found`);
   const url = new URL(`${base.replace(/\/+$/, '')}${svc.path ?? ''}`);
-  url.searchParams.set('timeout', `${timeoutSeconds}s`);
+  if (timeoutSeconds !== undefined) url.searchParams.set('timeout', `${timeoutSeconds}s`);
   return { url, serverName: `${svc.name}.${svc.namespace}.svc` };
 }
 
@@ -78,20 +82,19 @@ function describe(err: NodeJS.ErrnoException, url: URL): string {
 }
 
 /**
- * POSTs an AdmissionReview and returns the verified response. `review` must carry `request.uid`.
+ * POSTs a JSON body to a webhook over HTTPS, verifying its certificate against `caBundle` (base64 PEM;
+ * the system roots when empty) and, for a Service, the name `serverName`; aborts after `timeoutMs` on
+ * `clock`. Returns the HTTP status and body; transport failures throw a {@link WebhookCallError} whose
+ * message is Go's `Post "<url>": <reason>` (context deadline exceeded on timeout). Shared by admission
+ * and CRD conversion webhooks, as apiserver/pkg/util/webhook's client is upstream.
  */
-export async function callWebhook(config: WebhookClientConfig, timeoutSeconds: number | undefined, review: Record<string, unknown>, mutating: boolean, resolve: ServiceResolver, clock: Clock): Promise<AdmissionResponse> {
-  const seconds = timeoutSeconds ?? defaultTimeoutSeconds;
-  const { url, serverName } = webhookUrl(config, seconds, resolve);
-  const ca = config.caBundle === undefined || config.caBundle === '' ? undefined : Buffer.from(config.caBundle, 'base64').toString('utf8');
-  const body = JSON.stringify(review);
+export async function postToWebhook(url: URL, serverName: string | undefined, caBundle: string | undefined, body: string, timeoutMs: number, clock: Clock): Promise<{ status: number; text: string }> {
+  const ca = caBundle === undefined || caBundle === '' ? undefined : Buffer.from(caBundle, 'base64').toString('utf8');
   const controller = new AbortController();
-  const timer = clock.afterFunc(seconds * 1000, () => controller.abort());
+  const timer = clock.afterFunc(timeoutMs, () => controller.abort());
   const post = `Post "${url.toString()}"`;
-  let text: string;
-  let status: number;
   try {
-    ({ status, text } = await new Promise<{ status: number; text: string }>((resolveCall, reject) => {
+    return await new Promise<{ status: number; text: string }>((resolveCall, reject) => {
       const req = request(
         url,
         {
@@ -111,12 +114,28 @@ export async function callWebhook(config: WebhookClientConfig, timeoutSeconds: n
       );
       req.on('error', reject);
       req.end(body);
-    }));
+    });
   } catch (err) {
-    if (controller.signal.aborted) throw new WebhookCallError(`failed to call webhook: ${post}: context deadline exceeded`);
-    throw new WebhookCallError(`failed to call webhook: ${post}: ${describe(err as NodeJS.ErrnoException, url)}`);
+    if (controller.signal.aborted) throw new WebhookCallError(`${post}: context deadline exceeded`);
+    throw new WebhookCallError(`${post}: ${describe(err as NodeJS.ErrnoException, url)}`);
   } finally {
     timer.stop();
+  }
+}
+
+/**
+ * POSTs an AdmissionReview and returns the verified response. `review` must carry `request.uid`.
+ */
+export async function callWebhook(config: WebhookClientConfig, timeoutSeconds: number | undefined, review: Record<string, unknown>, mutating: boolean, resolve: ServiceResolver, clock: Clock): Promise<AdmissionResponse> {
+  const seconds = timeoutSeconds ?? defaultTimeoutSeconds;
+  const { url, serverName } = webhookUrl(config, seconds, resolve);
+  let text: string;
+  let status: number;
+  try {
+    ({ status, text } = await postToWebhook(url, serverName, config.caBundle, JSON.stringify(review), seconds * 1000, clock));
+  } catch (err) {
+    if (err instanceof WebhookCallError) throw new WebhookCallError(`failed to call webhook: ${err.message}`);
+    throw err;
   }
   if (status < 200 || status > 299) {
     throw new WebhookCallError(`failed to call webhook: an error on the server (${JSON.stringify(text.trim())}) has prevented the request from succeeding`);
