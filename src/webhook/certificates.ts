@@ -7,7 +7,8 @@
  * the same idea for `npm start` against any cluster. Certificates are ECDSA P-256 / SHA-256 with the
  * names as subjectAltNames (Go ≥ 1.15 ignores the common name), valid for one year.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { realClock, type Clock } from '../util/clock/clock.ts';
@@ -87,4 +88,34 @@ export async function generateServingCertificates(options: ServingCertificateOpt
   await writeFile(path.join(certDir, options.certName ?? 'tls.crt'), leaf.cert);
   await writeFile(path.join(certDir, 'ca.crt'), ca.cert);
   return { certDir, caCert: ca.cert, caBundle: Buffer.from(ca.cert).toString('base64'), cert: leaf.cert, key: leaf.private };
+}
+
+// Certificates closer than this to their end are made again rather than reused.
+const renewBeforeMs = 24 * 3600 * 1000;
+
+/**
+ * The certificates of `certDir` when they can serve again (a CA in ca.crt that signed tls.crt, tls.crt
+ * valid for every host and for at least another day, tls.key present), else new ones from
+ * {@link generateServingCertificates}. Reusing them keeps the CA bundle of webhook configurations
+ * written by an earlier run valid across restarts.
+ */
+export async function ensureServingCertificates(options: ServingCertificateOptions = {}): Promise<ServingCertificates> {
+  const certDir = options.certDir ?? defaultCertDir();
+  const hosts = options.hosts ?? ['localhost', '127.0.0.1', '::1'];
+  const clock = options.clock ?? realClock;
+  try {
+    const [caCert, cert, key] = await Promise.all([
+      readFile(path.join(certDir, 'ca.crt'), 'utf8'),
+      readFile(path.join(certDir, options.certName ?? 'tls.crt'), 'utf8'),
+      readFile(path.join(certDir, options.keyName ?? 'tls.key'), 'utf8'),
+    ]);
+    const ca = new X509Certificate(caCert);
+    const leaf = new X509Certificate(cert);
+    const fresh = Date.parse(leaf.validTo) - clock.now() > renewBeforeMs && Date.parse(leaf.validFrom) <= clock.now();
+    const names = hosts.every((h) => (isIP(h) === 0 ? leaf.checkHost(h) !== undefined : leaf.checkIP(h) !== undefined));
+    if (fresh && names && leaf.verify(ca.publicKey)) return { certDir, caCert, caBundle: Buffer.from(caCert).toString('base64'), cert, key };
+  } catch {
+    // missing or unreadable: made anew
+  }
+  return generateServingCertificates(options);
 }

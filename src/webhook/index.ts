@@ -10,5 +10,7 @@ export { WebhookServer, WebhookServerError, defaultCertDir, defaultWebhookPort }
 export type { HealthChecker, HttpServable, WebhookHandler, WebhookServerOptions } from './server.ts';
 export { CertWatcher, CertificateReadError } from './certwatcher.ts';
 export type { CertificatePair, CertWatcherOptions } from './certwatcher.ts';
-export { generateServingCertificates } from './certificates.ts';
+export { ensureServingCertificates, generateServingCertificates } from './certificates.ts';
+export { DevWebhookError, setupDevWebhooks } from './dev.ts';
+export type { DevConversion, DevMutatingWebhook, DevValidatingWebhook, DevWebhookOptions, DevWebhooks } from './dev.ts';
 export type { ServingCertificateOptions, ServingCertificates } from './certificates.ts';

@@ -141,6 +141,11 @@ export class WebhookServer {
     return false;
   }
 
+  /** The address the server listens on, or undefined when it is not serving. */
+  address(): { host: string; port: number } | undefined {
+    return this.#address;
+  }
+
   /** Resolves with the bound address once the server listens; rejects when {@link WebhookServer.start} failed. */
   whenStarted(): Promise<{ host: string; port: number }> {
     return this.#started;
