@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import type { ConfigMap } from '../src/api/core/v1.ts';
 import type { CustomResourceDefinition } from '../src/api/apiextensions/v1.ts';
-import { statusOf } from '../src/apimachinery/errors.ts';
+import { newStatus, statusOf, StatusError } from '../src/apimachinery/errors.ts';
+import { newClientset } from '../src/kubernetes/index.ts';
 import { DynamicClient } from '../src/dynamic/index.ts';
 import { RestClient } from '../src/rest/index.ts';
 import { noopLogger } from '../src/tools/events/logger.ts';
@@ -50,7 +51,12 @@ e2eTest('setupDevWebhooks points the API server at a local webhook server: defau
       withCustomValidator<ConfigMap>({
         validateCreate(cm) {
           if (cm.data?.['forbidden'] !== undefined) throw new Error('data.forbidden is not allowed');
-          return [];
+          const size = cm.data?.['size'];
+          if (size !== undefined && !/^\d+$/.test(size)) {
+            const causes = [{ reason: 'FieldValueInvalid', message: `Invalid value: "${size}": must be a number`, field: 'data.size' }];
+            throw new StatusError(newStatus(422, 'Invalid', `ConfigMap "${cm.metadata?.name}" is invalid: data.size: Invalid value: "${size}": must be a number`, { name: cm.metadata?.name, kind: 'ConfigMap', causes }));
+          }
+          return cm.data?.['warn'] === undefined ? [] : ['data.warn is deprecated'];
         },
       }),
     ),
@@ -119,6 +125,21 @@ e2eTest('setupDevWebhooks points the API server at a local webhook server: defau
   });
   const status = statusOf(denied);
   assert.deepEqual([status?.code, status?.reason, status?.message], [403, 'Forbidden', 'admission webhook "vcm.kubeloom.dev" denied the request: data.forbidden is not allowed']);
+
+  // A validator's StatusError keeps its code, reason and causes; the API server prefixes the message.
+  const invalid = statusOf(await cms.create({ metadata: { name: 'd' }, data: { size: 'big' } }).catch((err: unknown) => err));
+  assert.deepEqual([invalid?.code, invalid?.reason, invalid?.message, invalid?.details?.causes], [
+    422,
+    'Invalid',
+    'admission webhook "vcm.kubeloom.dev" denied the request: ConfigMap "d" is invalid: data.size: Invalid value: "big": must be a number',
+    [{ reason: 'FieldValueInvalid', message: 'Invalid value: "big": must be a number', field: 'data.size' }],
+  ]);
+  // Warnings reach the client as Warning headers.
+  const warnings: string[] = [];
+  const warned = newClientset(env.restConfig(), { warningHandler: { handleWarning: (w) => warnings.push(w.text) } });
+  env.defer(() => warned.close());
+  await warned.coreV1().configMaps(env.namespace).create({ metadata: { name: 'e' }, data: { warn: 'x' } });
+  assert.deepEqual(warnings, ['data.warn is deprecated']);
 
   const rest = new RestClient(env.restConfig());
   env.defer(() => rest.close());
