@@ -20,10 +20,25 @@ import type { Clientset } from '../kubernetes/clientset.ts';
 import { ensureServingCertificates, type ServingCertificates } from './certificates.ts';
 import type { WebhookServer } from './server.ts';
 
-/** A webhook of a configuration, served by the local server at `path` (its clientConfig is written by {@link setupDevWebhooks}). */
-export type DevMutatingWebhook = Omit<MutatingWebhook, 'clientConfig'> & { path: string };
-/** A validating webhook served by the local server at `path`. */
-export type DevValidatingWebhook = Omit<ValidatingWebhook, 'clientConfig'> & { path: string };
+/** A mutating webhook served by the local server (its clientConfig is written by {@link setupDevWebhooks}). */
+export interface DevMutatingWebhook extends Omit<MutatingWebhook, 'clientConfig'> {
+  /** The path the local server serves it at. */
+  path: string;
+}
+
+/** A validating webhook served by the local server. */
+export interface DevValidatingWebhook extends Omit<ValidatingWebhook, 'clientConfig'> {
+  /** The path the local server serves it at. */
+  path: string;
+}
+
+/** A webhook configuration to write: its name and its webhooks. */
+export interface DevWebhookConfiguration<W> {
+  /** The configuration's name. */
+  name: string;
+  /** Its webhooks, in order. */
+  webhooks: W[];
+}
 
 /** A CRD whose conversion the local server performs. */
 export interface DevConversion {
@@ -46,9 +61,9 @@ export interface DevWebhookOptions {
   /** Other names the serving certificate must carry besides `host` (default none). */
   hosts?: string[];
   /** MutatingWebhookConfigurations to write, by name. */
-  mutating?: { name: string; webhooks: DevMutatingWebhook[] }[];
+  mutating?: DevWebhookConfiguration<DevMutatingWebhook>[];
   /** ValidatingWebhookConfigurations to write, by name. */
-  validating?: { name: string; webhooks: DevValidatingWebhook[] }[];
+  validating?: DevWebhookConfiguration<DevValidatingWebhook>[];
   /** CRDs to convert through the local server. */
   conversions?: DevConversion[];
 }

@@ -7,10 +7,10 @@
 // First: a clear error on unsupported Node.js versions, before any dependency loads.
 import '../node-version.ts';
 export { WebhookServer, WebhookServerError, defaultCertDir, defaultWebhookPort } from './server.ts';
-export type { HealthChecker, HttpServable, WebhookHandler, WebhookServerOptions } from './server.ts';
+export type { HealthChecker, HttpServable, ResolvedWebhookServerOptions, ServerAddress, WebhookHandler, WebhookServerOptions } from './server.ts';
 export { CertWatcher, CertificateReadError } from './certwatcher.ts';
 export type { CertificatePair, CertWatcherOptions } from './certwatcher.ts';
 export { ensureServingCertificates, generateServingCertificates } from './certificates.ts';
 export { DevWebhookError, setupDevWebhooks } from './dev.ts';
-export type { DevConversion, DevMutatingWebhook, DevValidatingWebhook, DevWebhookOptions, DevWebhooks } from './dev.ts';
+export type { DevConversion, DevMutatingWebhook, DevValidatingWebhook, DevWebhookConfiguration, DevWebhookOptions, DevWebhooks } from './dev.ts';
 export type { ServingCertificateOptions, ServingCertificates } from './certificates.ts';

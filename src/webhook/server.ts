@@ -73,6 +73,32 @@ export interface WebhookServerOptions {
   logger?: Logger;
 }
 
+/** Where a webhook server listens. */
+export interface ServerAddress {
+  /** The host it was asked to listen on ('' for all addresses). */
+  readonly host: string;
+  /** The bound port (the chosen one when the options said 0). */
+  readonly port: number;
+}
+
+/** {@link WebhookServerOptions} with their defaults applied. */
+export interface ResolvedWebhookServerOptions {
+  /** Address to listen on ('' for all). */
+  readonly host: string;
+  /** Port (0: a free one). */
+  readonly port: number;
+  /** Folder of the certificate and key. */
+  readonly certDir: string;
+  /** File name of the certificate. */
+  readonly certName: string;
+  /** File name of the key. */
+  readonly keyName: string;
+  /** How often the certificate files are re-read. */
+  readonly certWatchIntervalMs: number;
+  /** File name of the client CA, if clients must present certificates. */
+  readonly clientCAName: string | undefined;
+}
+
 /** Errors of the webhook server (duplicate path, start failures). */
 export class WebhookServerError extends KubeloomError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -92,15 +118,15 @@ export class WebhookServerError extends KubeloomError {
  */
 export class WebhookServer {
   /** The options with their defaults applied. */
-  readonly options: Readonly<Required<Omit<WebhookServerOptions, 'clientCAName' | 'tlsOptions' | 'clock' | 'logger'>>> & { readonly clientCAName: string | undefined };
+  readonly options: ResolvedWebhookServerOptions;
   readonly #hooks = new Map<string, WebhookHandler>();
   readonly #tlsOptions: SecureContextOptions;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  #address: { host: string; port: number } | undefined;
+  #address: ServerAddress | undefined;
   #starting = false;
-  readonly #started: Promise<{ host: string; port: number }>;
-  #resolveStarted!: (a: { host: string; port: number }) => void;
+  readonly #started: Promise<ServerAddress>;
+  #resolveStarted!: (a: ServerAddress) => void;
   #rejectStarted!: (err: unknown) => void;
 
   constructor(options: WebhookServerOptions = {}) {
@@ -142,12 +168,12 @@ export class WebhookServer {
   }
 
   /** The address the server listens on, or undefined when it is not serving. */
-  address(): { host: string; port: number } | undefined {
+  address(): ServerAddress | undefined {
     return this.#address;
   }
 
   /** Resolves with the bound address once the server listens; rejects when {@link WebhookServer.start} failed. */
-  whenStarted(): Promise<{ host: string; port: number }> {
+  whenStarted(): Promise<ServerAddress> {
     return this.#started;
   }
 

@@ -57,7 +57,7 @@ class DecodeError extends Error {
 
 /**
  * An admission webhook: {@link AdmissionWebhook.handle} runs the handler on a request,
- * {@link AdmissionWebhook.serveHTTP} serves it on a {@link WebhookServer} path.
+ * {@link AdmissionWebhook.serveHTTP} serves it on a webhook server's path.
  *
  * @example
  * ```ts

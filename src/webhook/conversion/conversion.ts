@@ -18,7 +18,7 @@ import { defaultLogger, type Logger } from '../../tools/events/logger.ts';
 type Obj = Record<string, unknown>;
 
 /** A spoke version's conversions to and from the hub version (controller-runtime conversion.Convertible). */
-export interface Convertible<Spoke = Obj, Hub = Obj> {
+export interface Convertible<Spoke = Record<string, unknown>, Hub = Record<string, unknown>> {
   /** Converts an object of this version to the hub version. */
   convertTo(src: Spoke): Hub | Promise<Hub>;
   /** Converts an object of the hub version to this version. */
@@ -61,7 +61,7 @@ export interface ConversionRequest {
   /** The version to convert to, `<group>/<version>`. */
   desiredAPIVersion: string;
   /** The objects to convert. */
-  objects: Obj[];
+  objects: Record<string, unknown>[];
 }
 
 /** A ConversionResponse (apiextensions/v1). */
@@ -69,9 +69,19 @@ export interface ConversionResponse {
   /** The request's uid. */
   uid: string;
   /** The converted objects, in request order (null on failure). */
-  convertedObjects: Obj[] | null;
+  convertedObjects: Record<string, unknown>[] | null;
   /** `status` Success or Failure, with a message on failure. */
-  result: { metadata: Record<string, never>; status: 'Success' | 'Failure'; message?: string };
+  result: ConversionResult;
+}
+
+/** The result Status of a conversion (metav1.Status as the webhook answers it). */
+export interface ConversionResult {
+  /** Always empty (Go encodes the Status's ListMeta). */
+  metadata: Record<string, never>;
+  /** Success or Failure. */
+  status: 'Success' | 'Failure';
+  /** Why it failed. */
+  message?: string;
 }
 
 const splitApiVersion = (apiVersion: string): [string, string] => {

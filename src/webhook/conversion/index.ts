@@ -5,4 +5,4 @@
 // First: a clear error on unsupported Node.js versions, before any dependency loads.
 import '../../node-version.ts';
 export { ConversionError, ConversionWebhook } from './conversion.ts';
-export type { ConversionRequest, ConversionResponse, ConversionWebhookOptions, Convertible, KindConversion } from './conversion.ts';
+export type { ConversionRequest, ConversionResponse, ConversionResult, ConversionWebhookOptions, Convertible, KindConversion } from './conversion.ts';
