@@ -96,3 +96,32 @@ test('convertWithWebhook: v1beta1 reviews are not checked for apiVersion or uid;
     message: 'conversion webhook for example.com/v1, Kind=Widget failed: expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got , Kind=',
   });
 });
+
+test('convertWithWebhook gives up after the client timeout of 30 s on the server clock', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'kubeloom-conv-'));
+  const certs = await generateServingCertificates({ certDir: dir, hosts: ['127.0.0.1'] });
+  let received!: () => void;
+  const arrived = new Promise<void>((r) => (received = r));
+  const server: Server = createServer({ key: certs.key, cert: certs.cert }, () => received()); // never answers
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+    await rm(dir, { recursive: true, force: true });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const clock = new FakeClock();
+  const config: ConversionWebhookConfig = { crdName: 'widgets.example.com', clientConfig: { url: `https://127.0.0.1:${port}/convert`, caBundle: certs.caBundle }, conversionReviewVersions: ['v1'] };
+  const call = convertWithWebhook(config, [widget('v1', 'a')], 'example.com/v2', { clock, resolveService: () => undefined });
+  let settled: unknown;
+  const outcome = call.then(
+    () => (settled = 'resolved'),
+    (err: unknown) => (settled = err),
+  );
+  await arrived;
+  await clock.step(29_999);
+  assert.equal(settled, undefined, 'still waiting before 30 s');
+  await clock.step(1);
+  await outcome;
+  assert.equal((settled as Error).message, `conversion webhook for example.com/v1, Kind=Widget failed: Post "https://127.0.0.1:${port}/convert?timeout=30s": context deadline exceeded`);
+});
