@@ -228,3 +228,44 @@ e2eTest('a CRD with a conversion webhook: reads and writes in a version other th
   });
   assert.deepEqual(down, { code: 500, reason: undefined, message: `conversion webhook for ${gvk('v1')} failed: Post "https://127.0.0.1:1/convert?timeout=30s": dial tcp 127.0.0.1:1: connect: connection refused` });
 });
+
+e2eTest('a CRD\'s spec.conversion is validated as kube-apiserver v1.24 validates it (field names of the internal type)', async (env) => {
+  const sfx = env.suffix;
+  const crds = env.cs.apiextensionsV1().customResourceDefinitions();
+  const cases: [unknown, string][] = [
+    [{ strategy: 'Webhook' }, '[spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook, spec.conversion.conversionReviewVersions: Required value]'],
+    [
+      { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v9'], clientConfig: { url: 'http://x/y?z=1' } } },
+      `[spec.conversion.webhookClientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path], spec.conversion.webhookClientConfig.url: Invalid value: "z=1": query parameters are not permitted in the URL, spec.conversion.conversionReviewVersions: Invalid value: []string{"v9"}: must include at least one of v1, v1beta1]`,
+    ],
+    [
+      { strategy: 'None', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://x/y' } } },
+      '[spec.conversion.webhookClientConfig: Forbidden: should not be set when strategy is not set to Webhook, spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook]',
+    ],
+    [{ strategy: 'Other' }, 'spec.conversion.strategy: Unsupported value: "Other": supported values: "None", "Webhook"'],
+    [
+      { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1', 'v1'], clientConfig: { url: 'https://x/y', service: { namespace: 'a', name: 'b' } } } },
+      '[spec.conversion.webhookClientConfig: Required value: exactly one of url or service is required, spec.conversion.conversionReviewVersions[1]: Invalid value: "v1": duplicate version]',
+    ],
+    [
+      { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { namespace: 'a', name: 'b', path: 'noslash', port: 0 } } } },
+      `[spec.conversion.webhookClientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive, spec.conversion.webhookClientConfig.service.path: Invalid value: "noslash": must start with a '/']`,
+    ],
+  ];
+  const name = `things${sfx}.${sfx}.example.com`;
+  for (const [conversion, message] of cases) {
+    const crd = widgetCrd(sfx, 'https://127.0.0.1/convert', '');
+    crd.metadata = { name };
+    crd.spec.names = { plural: `things${sfx}`, kind: `Thing${sfx}` };
+    crd.spec.conversion = conversion as never;
+    const f = await failureOf(crds.create(crd, { dryRun: ['All'] }));
+    assert.deepEqual(f, { code: 422, reason: 'Invalid', message: `CustomResourceDefinition.apiextensions.k8s.io "${name}" is invalid: ${message}` });
+  }
+  // A Service's port defaults to 443.
+  const crd = widgetCrd(sfx, 'https://127.0.0.1/convert', '');
+  crd.metadata = { name };
+  crd.spec.names = { plural: `things${sfx}`, kind: `Thing${sfx}` };
+  crd.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { namespace: 'a', name: 'b' } } } };
+  const created = await crds.create(crd, { dryRun: ['All'] });
+  assert.deepEqual(created.spec.conversion?.webhook?.clientConfig?.service, { namespace: 'a', name: 'b', port: 443 });
+});

@@ -13,6 +13,7 @@ import { customResourceSchema, type CustomResourceSchema } from './registry/apie
 import { validateVersionSchema } from './registry/apiextensions/schema-props-validation.ts';
 import { validateScale } from './registry/apiextensions/scale.ts';
 import { conversionWebhookOf } from './registry/apiextensions/webhook-converter.ts';
+import { validateCustomResourceConversion } from './registry/apiextensions/conversion-validation.ts';
 import { registerCustomResourceMergeSchema, type StructuralMergeNode } from './patch/patch-merge-keys.ts';
 
 type Obj = Record<string, unknown>;
@@ -175,6 +176,7 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
     if (isObject(sub.scale)) causes.push(...toCauses(validateScale(sub.scale, `spec.versions[${i}].subresources.scale`)));
   });
   // v1 CRDs cannot keep unknown fields at the spec level (only v1beta1 could, and no CRD here predates v1).
+  causes.push(...toCauses(validateCustomResourceConversion(spec.conversion)));
   if (spec.preserveUnknownFields === true) causes.push(invalidCause('spec.preserveUnknownFields', true, 'cannot set to true, set x-preserve-unknown-fields to true in spec.versions[*].schema instead'));
   if (causes.length > 0) return { entries: [], causes };
   const entries: ApiResource[] = [];

@@ -300,6 +300,10 @@ const byResource: Readonly<Record<string, (o: Obj) => void>> = {
     if (typeof names.singular !== 'string' || names.singular === '') names.singular = kind.toLowerCase();
     if ((typeof names.listKind !== 'string' || names.listKind === '') && kind !== '') names.listKind = `${kind}List`;
     if (!isObject(spec.conversion)) spec.conversion = { strategy: 'None' };
+    // SetDefaults_ServiceReference: a conversion webhook's Service port is 443.
+    const conversionWebhook = isObject(spec.conversion) ? spec.conversion.webhook : undefined;
+    const conversionClient = isObject(conversionWebhook) ? conversionWebhook.clientConfig : undefined;
+    if (isObject(conversionClient) && isObject(conversionClient.service)) conversionClient.service.port ??= 443;
     for (const v of list(spec.versions)) dropEmptyRuleStrings(v.schema);
   },
   'priorityclasses.scheduling.k8s.io': (o) => setIfUnset(o, 'preemptionPolicy', 'PreemptLowerPriority'),

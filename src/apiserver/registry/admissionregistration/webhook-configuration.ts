@@ -108,8 +108,8 @@ function validateRule(rule: Obj, path: string): FieldError[] {
   return errs;
 }
 
-// ValidateWebhookURL.
-function validateUrl(path: string, raw: string): FieldError[] {
+/** ValidateWebhookURL (apiserver/pkg/util/webhook/validation.go), https required; also used for CRD conversion webhooks. */
+export function validateUrl(path: string, raw: string): FieldError[] {
   const form = '; desired format: https://host[/path]';
   let u: URL;
   try {
@@ -127,8 +127,8 @@ function validateUrl(path: string, raw: string): FieldError[] {
   return errs;
 }
 
-// ValidateWebhookService.
-function validateService(path: string, svc: Obj): FieldError[] {
+/** ValidateWebhookService (apiserver/pkg/util/webhook/validation.go); also used for CRD conversion webhooks. */
+export function validateService(path: string, svc: Obj): FieldError[] {
   const errs: FieldError[] = [];
   if (typeof svc.name !== 'string' || svc.name === '') errs.push(required(child(path, 'name'), 'service name is required'));
   if (typeof svc.namespace !== 'string' || svc.namespace === '') errs.push(required(child(path, 'namespace'), 'service namespace is required'));
