@@ -148,3 +148,28 @@ test('CertWatcher polls on its clock, keeps the last good pair when the files ar
   ac.abort();
   await running;
 });
+
+test('WebhookServer with a registry counts requests by path and status code, with their latency, as controller-runtime', async (t) => {
+  const { Registry } = await import('prom-client');
+  const registry = new Registry();
+  const dir = await tempDir(t);
+  const certs = await generateServingCertificates({ certDir: dir });
+  const server = new WebhookServer({ certDir: dir, port: 0, host: '127.0.0.1', logger: noopLogger, metrics: registry });
+  server.register('/ok', (_req, res) => res.end('ok'));
+  server.register('/boom', () => {
+    throw new Error('boom');
+  });
+  const ac = new AbortController();
+  const running = server.start(ac.signal);
+  const { port } = await server.whenStarted();
+  await get(port, '/ok', certs.caCert);
+  await get(port, '/ok', certs.caCert);
+  await get(port, '/boom', certs.caCert);
+  ac.abort();
+  await running;
+  const text = await registry.metrics();
+  assert.match(text, /^controller_runtime_webhook_requests_total\{webhook="\/ok",code="200"\} 2$/m);
+  assert.match(text, /^controller_runtime_webhook_requests_total\{webhook="\/boom",code="500"\} 1$/m);
+  assert.match(text, /^controller_runtime_webhook_latency_seconds_count\{webhook="\/ok"\} 2$/m);
+  assert.match(text, /^controller_runtime_webhook_requests_in_flight\{webhook="\/ok"\} 0$/m);
+});

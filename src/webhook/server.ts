@@ -23,7 +23,9 @@ import path from 'node:path';
 import { KubeloomError } from '../apimachinery/errors.ts';
 import { defaultLogger, type Logger } from '../tools/events/logger.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
+import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import { CertWatcher } from './certwatcher.ts';
+import { webhookMetrics, type WebhookMetrics } from './metrics.ts';
 
 /** webhook.DefaultPort. */
 export const defaultWebhookPort = 9443;
@@ -71,6 +73,11 @@ export interface WebhookServerOptions {
   clock?: Clock;
   /** Log sink (default: errors to stderr). */
   logger?: Logger;
+  /**
+   * A prom-client registry for controller-runtime's webhook metrics (`controller_runtime_webhook_latency_seconds`,
+   * `_requests_total{webhook,code}`, `_requests_in_flight`); default none.
+   */
+  metrics?: PrometheusRegistry;
 }
 
 /** Where a webhook server listens. */
@@ -123,6 +130,7 @@ export class WebhookServer {
   readonly #tlsOptions: SecureContextOptions;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #metrics: WebhookMetrics | undefined;
   #address: ServerAddress | undefined;
   #starting = false;
   readonly #started: Promise<ServerAddress>;
@@ -142,6 +150,7 @@ export class WebhookServer {
     this.#tlsOptions = options.tlsOptions ?? {};
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? defaultLogger;
+    this.#metrics = options.metrics === undefined ? undefined : webhookMetrics(options.metrics);
     this.#started = new Promise((resolve, reject) => {
       this.#resolveStarted = resolve;
       this.#rejectStarted = reject;
@@ -153,7 +162,8 @@ export class WebhookServer {
   /** Serves `hook` at `path`; throws when the path already has one (upstream panics). */
   register(path: string, hook: WebhookHandler | HttpServable): void {
     if (this.#hooks.has(path)) throw new WebhookServerError(`can't register duplicate path: ${path}`);
-    this.#hooks.set(path, typeof hook === 'function' ? hook : (req, res) => hook.serveHTTP(req, res));
+    const handler: WebhookHandler = typeof hook === 'function' ? hook : (req, res) => hook.serveHTTP(req, res);
+    this.#hooks.set(path, this.#metrics === undefined ? handler : this.#instrumented(path, handler, this.#metrics));
     this.#logger.info('Registering webhook', { path });
   }
 
@@ -265,6 +275,20 @@ export class WebhookServer {
     });
     this.#address = undefined;
     await watching;
+  }
+
+  // metrics.InstrumentedHook: in flight until the response is done, then its latency and status code.
+  #instrumented(path: string, handler: WebhookHandler, m: WebhookMetrics): WebhookHandler {
+    return (req, res) => {
+      const start = this.#clock.now();
+      m.inFlight.inc({ webhook: path });
+      res.once('close', () => {
+        m.inFlight.dec({ webhook: path });
+        m.latency.observe({ webhook: path }, (this.#clock.now() - start) / 1000);
+        m.total.inc({ webhook: path, code: String(res.statusCode) });
+      });
+      return handler(req, res);
+    };
   }
 
   async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
