@@ -173,3 +173,43 @@ test('WebhookServer with a registry counts requests by path and status code, wit
   assert.match(text, /^controller_runtime_webhook_latency_seconds_count\{webhook="\/ok"\} 2$/m);
   assert.match(text, /^controller_runtime_webhook_requests_in_flight\{webhook="\/ok"\} 0$/m);
 });
+
+test('WebhookServer shuts down gracefully: an in-flight request finishes, one that hangs is cut after a minute on the clock', async (t) => {
+  const dir = await tempDir(t);
+  const certs = await generateServingCertificates({ certDir: dir });
+  const clock = new FakeClock();
+  const server = new WebhookServer({ certDir: dir, port: 0, host: '127.0.0.1', clock, logger: noopLogger });
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let arrivedSlow!: () => void;
+  const slowArrived = new Promise<void>((r) => (arrivedSlow = r));
+  let arrivedHung!: () => void;
+  const hungArrived = new Promise<void>((r) => (arrivedHung = r));
+  server.register('/slow', async (_req, res) => {
+    arrivedSlow();
+    await released;
+    res.end('done');
+  });
+  server.register('/hang', () => arrivedHung());
+  const ac = new AbortController();
+  let stopped = false;
+  const running = server.start(ac.signal).then(() => (stopped = true));
+  const { port } = await server.whenStarted();
+  const slow = get(port, '/slow', certs.caCert);
+  const hung = get(port, '/hang', certs.caCert).then(
+    () => 'answered',
+    () => 'cut',
+  );
+  await slowArrived;
+  await hungArrived;
+  ac.abort();
+  await clock.step(0);
+  release();
+  assert.equal((await slow).body, 'done', 'the in-flight request got its answer');
+  assert.equal(stopped, false, 'still waiting for the hung request');
+  await clock.step(59_999);
+  assert.equal(stopped, false);
+  await clock.step(1);
+  await running;
+  assert.equal(await hung, 'cut');
+});
