@@ -97,7 +97,7 @@ function widgetCrd(sfx: string, url: string, caBundle: string): CustomResourceDe
       names: { plural, singular: `widget${sfx}`, kind: `Widget${sfx}`, listKind: `Widget${sfx}List` },
       versions: [
         { name: 'v1', served: true, storage: true, schema: schema('integer') },
-        { name: 'v2', served: true, storage: false, schema: schema('string') },
+        { name: 'v2', served: true, storage: false, schema: schema('string'), additionalPrinterColumns: [{ name: 'Version', type: 'string', jsonPath: '.apiVersion' }] },
       ],
       conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url, caBundle } } },
     },
@@ -148,11 +148,15 @@ e2eTest('a CRD with a conversion webhook: reads and writes in a version other th
   assert.equal(createCalls[0], 'v2:a->v1');
   assert.deepEqual([...new Set(createCalls.slice(1))], ['v1:a->v2']);
   assert.ok(createReviews.every((c) => c.apiVersion === 'apiextensions.k8s.io/v1'));
-  // Reads in the storage version call nothing; reads in v2 convert the stored object.
+  // Reads in the storage version call nothing; reads in v2 convert the stored object. kube-apiserver may
+  // still be making a late v1 → v2 call of the create (it makes them asynchronously), which is tolerated there.
+  const late = (calls: string[]): string[] => (env.backend === 'real' ? calls.filter((c) => c !== 'v1:a->v2') : calls);
   assert.deepEqual((await v1.get('a'))['spec'], { size: 3 });
-  assert.deepEqual(pairs(hook.calls.splice(0)), []);
+  assert.deepEqual(late(pairs(hook.calls.splice(0))), []);
   assert.deepEqual((await v2.get('a'))['spec'], { size: '3' });
-  assert.deepEqual(pairs(hook.calls.splice(0)), ['v1:a->v2']);
+  const getCalls = pairs(hook.calls.splice(0));
+  if (env.backend === 'real') assert.ok(getCalls.length >= 1 && late(getCalls).length === 0, getCalls.join(' '));
+  else assert.deepEqual(getCalls, ['v1:a->v2']);
   // A list converts item by item (one review per object, v1.24 as well).
   await v1.create({ apiVersion: `${group}/v1`, kind, metadata: { name: 'b' }, spec: { size: 5 } });
   hook.calls.splice(0);
@@ -166,6 +170,14 @@ e2eTest('a CRD with a conversion webhook: reads and writes in a version other th
   );
   const listCalls = pairs(hook.calls.splice(0));
   assert.deepEqual([...new Set(listCalls)].sort(), ['v1:a->v2', 'v1:b->v2']);
+  // A table (kubectl get) shows the v2 printer column of the converted objects.
+  const table = await rest.do({ verb: 'GET', path: `/apis/${group}/v2/namespaces/${ns}/widgets${sfx}`, query: [], headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+  const rows = (JSON.parse(table.body.toString()) as { rows: { cells: unknown[] }[] }).rows.map((r) => r.cells.slice(0, 2));
+  assert.deepEqual(rows, [
+    ['a', `${group}/v2`],
+    ['b', `${group}/v2`],
+  ]);
+  hook.calls.splice(0);
 
   // A webhook that fails makes reads and writes in v2 fail with a 500 without reason, worded as v1.24 words it;
   // reads in the storage version are unaffected.

@@ -121,6 +121,12 @@ export async function listResource(scope: RequestScope, t: Target, q: URLSearchP
   const listMeta: Obj = t.r.custom && render.as === 'object' ? { continue: '', resourceVersion: String(snapshot) } : { resourceVersion: String(snapshot) };
   if (continueToken !== undefined) listMeta.continue = continueToken;
   if (remaining !== undefined) listMeta.remainingItemCount = remaining;
+  if (convertsWithWebhook(t.r) && render.as !== 'metadata') {
+    // One webhook call per item, in order, as kube-apiserver v1.24 converts a list (checked against it);
+    // tables too: printer columns are the request version's.
+    const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
+    for (let i = 0; i < items.length; i++) items[i] = await storedInRequestVersion(t.r, items[i]!, ctx);
+  }
   if (render.as === 'table') {
     sendObject(res, 200, JSON.stringify({ ...toTable(t.r, items, { includeObject, noHeaders: false, now: scope.config.clock.now(), listMeta }), apiVersion: render.apiVersion }), render);
     return;
@@ -128,11 +134,6 @@ export async function listResource(scope: RequestScope, t: Target, q: URLSearchP
   if (render.as === 'metadata') {
     sendObject(res, 200, JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: items.map((s) => partialMetadata(s.obj)) }), render);
     return;
-  }
-  if (convertsWithWebhook(t.r)) {
-    // One webhook call per item, in order, as kube-apiserver v1.24 converts a list (checked against it).
-    const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
-    for (let i = 0; i < items.length; i++) items[i] = await storedInRequestVersion(t.r, items[i]!, ctx);
   }
   const apiVersion = apiVersionString(t.r.group, t.r.version);
   const head = `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;

@@ -84,7 +84,7 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
     timeoutMs: timeoutSeconds * 1000,
     bookmarkIntervalMs: bookmarks ? config.bookmarkIntervalMs : undefined,
     bookmark: bookmarkLine,
-    convert: convertsWithWebhook(t.r) && render.as === 'object' ? (s) => storedInRequestVersion(t.r, s, converterContext(config.clock, config.webhookServices)) : undefined,
+    convert: convertsWithWebhook(t.r) && render.as !== 'metadata' ? (s) => storedInRequestVersion(t.r, s, converterContext(config.clock, config.webhookServices)) : undefined,
     onClose: () => {
       unsubscribe();
       scope.watches.delete(stream);
