@@ -2,10 +2,12 @@
  * An admission webhook over HTTP (controller-runtime pkg/webhook/admission/webhook.go and http.go):
  * the body is read (7 MiB at most: 413 beyond), its Content-Type must be exactly application/json,
  * it is decoded as an AdmissionReview of admission.k8s.io/v1 or v1beta1 (a review without apiVersion
- * and kind is taken as v1, as the decoder's defaults do), the handler's response is completed (uid
+ * and kind is taken as v1, as the decoder's defaults do; one without a request gets an empty request,
+ * as upstream's decoder into a preallocated request does), the handler's response is completed (uid
  * echoed, a code in its Status, patches encoded) and written back as an AdmissionReview of the
- * version received. Failures before the handler runs are `errored(400, …)` answers in a v1 review
- * without uid, as upstream's writeResponse sends them; the HTTP status is always 200. An exception
+ * version received. Failures before the handler runs are `errored(400, …)` answers without uid and
+ * without apiVersion or kind (`{"response":{…}}`), as upstream's writeResponse sends them; the HTTP
+ * status is always 200. An exception
  * thrown by the handler is recovered into `errored(500, "panic: <message> [recovered]")` (upstream's
  * RecoverPanic, on by default), so a bug in a handler never brings the server down.
  *
@@ -101,12 +103,13 @@ export class AdmissionWebhook {
     } catch (err) {
       const e = err instanceof DecodeError ? err : new DecodeError(400, (err as Error).message);
       this.#logger.error('unable to decode the request', { error: e.message });
-      write(res, { apiVersion: `${admissionGroup}/v1`, kind: 'AdmissionReview', response: completeResponse(errored(e.status, e.message), '') });
+      write(res, { response: completeResponse(errored(e.status, e.message), '') });
       return;
     }
     const request = review.request!;
     const response = await this.handle(request, ac.signal);
-    write(res, { apiVersion: review.apiVersion, kind: review.kind, response: completeResponse(response, request.uid) });
+    // Go's TypeMeta order: kind, then apiVersion.
+    write(res, { kind: review.kind, apiVersion: review.apiVersion, response: completeResponse(response, request.uid) });
   }
 }
 
@@ -145,7 +148,6 @@ export function decodeReview(body: string): AdmissionReview {
   if (kind !== 'AdmissionReview' || (apiVersion !== `${admissionGroup}/v1` && apiVersion !== `${admissionGroup}/v1beta1`)) {
     throw new DecodeError(400, `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)}`);
   }
-  const request = r.request;
-  if (typeof request !== 'object' || request === null) throw new DecodeError(400, 'got an empty AdmissionRequest');
-  return { apiVersion, kind, request: request as AdmissionRequest };
+  const request = typeof r.request === 'object' && r.request !== null && !Array.isArray(r.request) ? (r.request as AdmissionRequest) : ({} as AdmissionRequest);
+  return { apiVersion, kind, request: { ...request, uid: typeof request.uid === 'string' ? request.uid : '' } };
 }
