@@ -53,6 +53,10 @@ test('any failing object fails the whole review with status Failure and the mess
     return r.result.message;
   };
   assert.equal(await fail('example.com/v1', obj('v2', { size: 'big' })), 'spec.size "big" is not a number');
+  assert.equal(
+    await fail('example.com/v1', obj('v3', { dimensions: { size: 'big' } })),
+    'example.com/v1, Kind=Widget failed to convert from hub version example.com/v2, Kind=Widget : spec.size "big" is not a number',
+  );
   assert.equal(await fail('example.com/v1', obj('v9', {})), 'no kind "Widget" is registered for version "example.com/v9"');
   assert.equal(await fail('example.com/v7', obj('v2', {})), 'no kind "Widget" is registered for version "example.com/v7"');
   assert.equal(await fail('example.com/v1', { ...obj('v1', {}), kind: 'Gadget' }), 'no kind "Gadget" is registered for version "example.com/v1"');

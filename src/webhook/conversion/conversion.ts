@@ -155,8 +155,19 @@ export class ConversionWebhook {
     } else if (to.spoke === undefined && from.spoke !== undefined) {
       out = (await from.spoke.convertTo(structuredClone(src))) as Obj;
     } else if (from.spoke !== undefined && to.spoke !== undefined) {
-      const hub = { ...((await from.spoke.convertTo(structuredClone(src))) as Obj), apiVersion: hubApiVersion, kind: kindName };
-      out = (await to.spoke.convertFrom(hub)) as Obj;
+      // convertViaHub, which names both ends of the failing step.
+      const hubName = `${hubApiVersion}, Kind=${kindName}`;
+      let hub: Obj;
+      try {
+        hub = { ...((await from.spoke.convertTo(structuredClone(src))) as Obj), apiVersion: hubApiVersion, kind: kindName };
+      } catch (err) {
+        throw new ConversionError(`${srcName} failed to convert to hub version ${hubName} : ${(err as Error).message}`, { cause: err });
+      }
+      try {
+        out = (await to.spoke.convertFrom(hub)) as Obj;
+      } catch (err) {
+        throw new ConversionError(`${dstName} failed to convert from hub version ${hubName} : ${(err as Error).message}`, { cause: err });
+      }
     } else {
       throw new ConversionError(`${srcName} is not convertible to ${dstName}`);
     }
