@@ -252,3 +252,62 @@ test('watch in Table form (kubectl get -w) sends column definitions once', async
     await w.close();
   });
 });
+
+test('the watch cache window: a watch from before it gets 410 Expired without any compaction, as kube-apiserver answers', async () => {
+  const clock = new FakeClock(Date.parse('2024-05-01T10:00:00Z'));
+  await withServer(
+    async (s) => {
+      const started = s.revision();
+      // Before the server started: older than any cache (upstream: the revision its cacher listed at).
+      const before = await watch(s, `${cms}?watch=true&resourceVersion=1`);
+      const gone = await before.next();
+      assert.equal(gone.type, 'ERROR');
+      assert.equal(gone.object.code, 410);
+      assert.equal(gone.object.message, `too old resource version: 1 (${started})`);
+      const base = s.revision();
+      for (let i = 0; i < 4; i++) await create(s, cms, configMap(`c${i}`));
+      // The window (4 events) is full of events younger than 75 s: it grows instead of dropping one.
+      await create(s, cms, configMap('c4'));
+      const fresh = await watch(s, `${cms}?watch=true&resourceVersion=${base}`);
+      assert.equal(brief(await fresh.next()), `ADDED c0 ${base + 1}`);
+      await fresh.close();
+      // Once its oldest event is older than 75 s, a full window drops one event per write.
+      await clock.step(76_000);
+      for (let i = 5; i < 9; i++) await create(s, cms, configMap(`c${i}`));
+      const stale = await watch(s, `${cms}?watch=true&resourceVersion=${base}`);
+      const e = await stale.next();
+      assert.equal(e.object.code, 410);
+      assert.equal(e.object.message, `too old resource version: ${base} (${base + 1})`);
+      assert.equal(await stale.next(), undefined);
+      // Other resources have windows of their own.
+      const secrets = await watch(s, `/api/v1/namespaces/default/secrets?watch=true&resourceVersion=${base}`);
+      await create(s, '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } });
+      assert.equal(brief(await secrets.next()), `ADDED s ${s.revision()}`);
+      await secrets.close();
+    },
+    { clock, watchCache: { lowerBoundCapacity: 4, upperBoundCapacity: 8 } },
+  );
+});
+
+test('watchCache: false lets a watch start from any revision the history holds', async () => {
+  await withServer(
+    async (s) => {
+      const w = await watch(s, `${cms}?watch=true&resourceVersion=1`);
+      await create(s, cms, configMap('a'));
+      assert.equal(brief(await w.next()), `ADDED a ${s.revision()}`);
+      await w.close();
+    },
+    { watchCache: false },
+  );
+});
+
+test('a watch from a resourceVersion in the future sends only the events after it', async () => {
+  await withServer(async (s) => {
+    const w = await watch(s, `${cms}?watch=true&resourceVersion=${s.revision() + 2}`);
+    await create(s, cms, configMap('a'));
+    await create(s, cms, configMap('b'));
+    await create(s, cms, configMap('c'));
+    assert.equal(brief(await w.next()), `ADDED c ${s.revision()}`);
+    await w.close();
+  });
+});

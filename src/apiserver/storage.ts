@@ -10,7 +10,11 @@
  * A store may have a {@link StorageDecoder}: what kube-apiserver's storage codec does when it decodes an
  * object read back from etcd (custom resources are pruned and defaulted by their current schema there).
  * Every read — get, list, history, the previous state of a change — goes through it.
+ *
+ * A store may also have a {@link WatchCache}: the window of recent events kube-apiserver's watch cache keeps
+ * per resource, which decides how far back a watch may start (watch-cache.ts). Every write is recorded there.
  */
+import type { WatchCache } from './watch-cache.ts';
 
 /** The watch event types a change produces. */
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -126,6 +130,8 @@ export class Storage {
   #head = 0;
   // Every revision <= #compacted is no longer reconstructable from the history.
   #compacted = 0;
+  /** The watch cache's event windows, when the server models them (undefined: any retained revision may be watched). */
+  watchCache: WatchCache | undefined;
 
   /** @param historySize how many changes to keep for watch resumption and paginated lists. */
   constructor(historySize: number, startRevision = 0) {
@@ -223,6 +229,7 @@ export class Storage {
     }
     const change: Change = { rv, store, type, key, object: stored, prev };
     this.#record(change);
+    this.watchCache?.record(store, rv);
     const listeners = this.#listeners.get(store);
     if (listeners !== undefined) for (const l of [...listeners]) l(change);
     for (const l of [...this.#allListeners]) l(change);

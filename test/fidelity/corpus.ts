@@ -18,6 +18,7 @@ import { namespaceScenarios } from './scenarios/namespace.ts';
 import { patch } from './scenarios/patch.ts';
 import { protocol } from './scenarios/protocol.ts';
 import { rbacScenarios } from './scenarios/rbac.ts';
+import { revisions } from './scenarios/revisions.ts';
 import { tables } from './scenarios/tables.ts';
 import { validation } from './scenarios/validation.ts';
 
@@ -41,6 +42,7 @@ export const corpus: readonly Scenario[] = [
   ...protocol,
   ...authz,
   ...namespaceScenarios,
+  ...revisions,
 ];
 
 const seen = new Set<string>();
