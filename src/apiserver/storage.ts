@@ -58,6 +58,22 @@ export class RevisionCompactedError extends Error {
   }
 }
 
+/** etcd's default `--max-request-bytes` (1.5 MiB): the largest write it accepts, key and value together. */
+export const etcdMaxRequestBytes = 1.5 * 1024 * 1024;
+
+/**
+ * Thrown by {@link Storage.write} for an object whose stored form is over {@link etcdMaxRequestBytes}.
+ * kube-apiserver passes etcd's error through untyped: 500 `etcdserver: request is too large`.
+ */
+export class EtcdRequestTooLargeError extends Error {
+  /** Stable identifier of this error. */
+  readonly code = 'ERR_ETCD_REQUEST_TOO_LARGE';
+  constructor() {
+    super('etcdserver: request is too large');
+    this.name = 'EtcdRequestTooLargeError';
+  }
+}
+
 /** The objects of one resource (all versions share it). */
 class ObjectStore {
   readonly items = new Map<string, StoredObject>();
@@ -217,9 +233,13 @@ export class Storage {
   write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>): StoredObject {
     const s = this.#store(store);
     const prev = this.#decode(store, s.items.get(key));
-    const rv = ++this.#revision;
+    const rv = this.#revision + 1;
     const stamped = withRevision(obj, rv);
-    const stored: StoredObject = { obj: stamped, json: JSON.stringify(stamped), rv, key };
+    const json = JSON.stringify(stamped);
+    // etcd refuses a request larger than its --max-request-bytes before anything is written.
+    if (type !== 'DELETED' && json.length + key.length > etcdMaxRequestBytes && Buffer.byteLength(json) + key.length > etcdMaxRequestBytes) throw new EtcdRequestTooLargeError();
+    this.#revision = rv;
+    const stored: StoredObject = { obj: stamped, json, rv, key };
     if (type === 'DELETED') {
       s.items.delete(key);
       s.invalidate();

@@ -21,6 +21,7 @@ import { rbacScenarios } from './scenarios/rbac.ts';
 import { revisions } from './scenarios/revisions.ts';
 import { tables } from './scenarios/tables.ts';
 import { validation } from './scenarios/validation.ts';
+import { validationDetails } from './scenarios/validation-details.ts';
 
 /** Every scenario, in a stable order. */
 export const corpus: readonly Scenario[] = [
@@ -43,6 +44,7 @@ export const corpus: readonly Scenario[] = [
   ...authz,
   ...namespaceScenarios,
   ...revisions,
+  ...validationDetails,
 ];
 
 const seen = new Set<string>();

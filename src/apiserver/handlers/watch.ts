@@ -6,7 +6,7 @@
  * events after the requested revision, also when that revision is still in the future.
  */
 import type { ServerResponse } from 'node:http';
-import { newStatus, StatusReason } from '../../apimachinery/errors.ts';
+import { newStatus, StatusError, StatusReason } from '../../apimachinery/errors.ts';
 import { InitialEventsEndAnnotation } from '../../apimachinery/watch.ts';
 import { apiVersionString } from '../resources.ts';
 import { invalid, requiredCause } from '../status.ts';
@@ -21,6 +21,9 @@ import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 /** Serves a watch request; the stream registers itself in `scope.watches` until it closes. */
 export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): void {
   const { storage, config } = scope;
+  // NegotiateOutputMediaTypeStream negotiates among every media type, then refuses one without a stream
+  // serializer (YAML): 406, the Status itself in YAML.
+  if (render.format === 'yaml') throw new StatusError(newStatus(406, StatusReason.NotAcceptable, 'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch'));
   const sel = parseSelectors(t, q);
   const filter = objectFilter(t, sel, t.name);
   const store = storeOf(t);

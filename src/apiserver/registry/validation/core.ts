@@ -5,6 +5,7 @@
  * meet; docs/apiserver-fidelity.md lists what is checked.
  */
 import { compareQuantities, parseQuantity, QuantityFormatError } from '../../../apimachinery/quantity.ts';
+import { isIP } from 'node:net';
 import { isObject } from '../../object-meta.ts';
 import { duplicate, FieldPath, forbiddenField, invalidValue, notFoundField, notSupported, path, required, tooLong, type FieldError } from './field.ts';
 import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isDNS1035Label, isQualifiedName } from './names.ts';
@@ -252,6 +253,12 @@ export function validateService(svc: Obj): FieldError[] {
     else if (typeof target === 'string' && (target.length > 15 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(target))) out.push(invalidValue(pf.child('targetPort'), target, 'must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)'));
     if (typeof p.nodePort === 'number' && p.nodePort !== 0 && type !== 'NodePort' && type !== 'LoadBalancer') out.push(forbiddenField(pf.child('nodePort'), 'may not be used when `type` is \'ClusterIP\''));
   });
+  // validateServiceClusterIPsRelatedFields: every cluster IP but None must be an IP (the allocator checks the range).
+  if (type !== 'ExternalName') {
+    (Array.isArray(spec.clusterIPs) ? (spec.clusterIPs as unknown[]) : []).forEach((ip, i) => {
+      if (ip !== 'None' && (typeof ip !== 'string' || isIP(ip) === 0)) out.push(invalidValue(fld.child('clusterIPs').index(i), ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    });
+  }
   if (isObject(spec.selector)) out.push(...validateLabels(spec.selector as Record<string, string>, fld.child('selector')));
   return out;
 }
