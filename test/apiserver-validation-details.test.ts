@@ -99,3 +99,35 @@ test('a watch asked for in YAML is 406, the Status in YAML', async () => {
     assert.match(r.text, /only the following media types are accepted: application\/json;stream=watch, application\/vnd.kubernetes.protobuf;stream=watch/);
   });
 });
+
+test("custom resources are written with their keys in Go's map order at every level, lists too", async () => {
+  await withServer(async (s) => {
+    await create(s, crds, crd({ plural: 'gizmos', kind: 'Gizmo' }));
+    const gizmos = '/apis/example.com/v1/namespaces/default/gizmos';
+    const body = { kind: 'Gizmo', apiVersion: 'example.com/v1', metadata: { name: 'g', labels: { z: '1', a: '2' } }, zeta: 1, spec: { b: 1, a: { d: 1, c: 2 } }, data: 'x' };
+    const created = await call(s, 'POST', gizmos, { body });
+    const got = await call(s, 'GET', `${gizmos}/g`);
+    for (const text of [created.text, got.text]) {
+      assert.match(text, /^\{"apiVersion":"example.com\/v1","data":"x","kind":"Gizmo","metadata":\{"creationTimestamp":"[^"]+","generation":1,"labels":\{"a":"2","z":"1"\},"managedFields":\[\{"apiVersion":/);
+      assert.match(text, /"name":"g","namespace":"default","resourceVersion":"\d+","uid":"[^"]+"\},"spec":\{"a":\{"c":2,"d":1\},"b":1\},"zeta":1\}\n?$/);
+    }
+    const list = await call(s, 'GET', `${gizmos}?limit=5`);
+    assert.match(list.text, /^\{"apiVersion":"example.com\/v1","items":\[\{"apiVersion":/);
+    assert.match(list.text, /\],"kind":"GizmoList","metadata":\{"continue":"","resourceVersion":"\d+"\}\}\n?$/);
+  });
+});
+
+test('a pod spec update is refused at the path upstream names: containers added, then everything but images, deadlines and added tolerations', async () => {
+  await withServer(async (s) => {
+    await create(s, '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'app', image: 'nginx:1.25' }] } });
+    const patch = async (body: unknown, type = 'application/merge-patch+json'): Promise<string[]> => {
+      const r = await call(s, 'PATCH', '/api/v1/namespaces/default/pods/p', { body, contentType: type });
+      return r.status === 200 ? [] : r.body.details.causes.map((c: Json) => `${c.field}: ${c.message.slice(0, 40)}`);
+    };
+    assert.deepEqual(await patch([{ op: 'add', path: '/spec/containers/-', value: { name: 'two', image: 'x' } }], 'application/json-patch+json'), ['spec.containers: Forbidden: pod updates may not add or re']);
+    assert.deepEqual(await patch({ spec: { terminationGracePeriodSeconds: 5 } }), ['spec: Forbidden: pod updates may not change fi']);
+    assert.deepEqual(await patch({ spec: { activeDeadlineSeconds: 100 } }), []);
+    assert.deepEqual(await patch({ spec: { activeDeadlineSeconds: 200 } }), ['spec.activeDeadlineSeconds: Invalid value: 200: must be less than or']);
+    assert.deepEqual(await patch([{ op: 'replace', path: '/spec/containers/0/image', value: 'nginx:1.26' }], 'application/json-patch+json'), []);
+  });
+});

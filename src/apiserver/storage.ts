@@ -115,6 +115,24 @@ export type StorageDecoder = (stored: StoredObject) => StoredObject;
 /** A listener for the changes of one resource. */
 export type ChangeListener = (change: Change) => void;
 
+/**
+ * Every map's keys in byte order, at every level: how Go's encoding/json writes a map, and so how
+ * kube-apiserver writes unstructured objects (custom resources), whose fields are maps.
+ */
+export function sortKeysDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeysDeep);
+  if (v === null || typeof v !== 'object') return v;
+  const o = v as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o).sort(compareKeys)) out[k] = sortKeysDeep(o[k]);
+  return out;
+}
+
+function sortedStored(s: StoredObject): StoredObject {
+  const obj = sortKeysDeep(s.obj) as Record<string, unknown>;
+  return { obj, json: JSON.stringify(obj), rv: s.rv, key: s.key };
+}
+
 /** Puts apiVersion, kind and metadata first, as the API server encodes objects. */
 function canonical(obj: Record<string, unknown>): Record<string, unknown> {
   const { apiVersion, kind, metadata, ...rest } = obj;
@@ -140,6 +158,8 @@ export class Storage {
   readonly #listeners = new Map<string, Set<ChangeListener>>();
   readonly #allListeners = new Set<ChangeListener>();
   readonly #decoders = new Map<string, StorageDecoder>();
+  // Stores of unstructured objects (custom resources): written with sorted keys (see sortKeysDeep).
+  readonly #unstructured = new Set<string>();
   readonly #capacity: number;
   // Ring buffer of changes in revision order: #history[#head..] are live entries.
   #history: Change[] = [];
@@ -178,7 +198,23 @@ export class Storage {
   /** Sets (or, with undefined, removes) the decoder of a store's reads. */
   setDecoder(store: string, decoder: StorageDecoder | undefined): void {
     if (decoder === undefined) this.#decoders.delete(store);
-    else this.#decoders.set(store, decoder);
+    else if (this.#unstructured.has(store)) {
+      // What a decoder changes keeps Go's map order too.
+      this.#decoders.set(store, (s) => {
+        const d = decoder(s);
+        return d === s ? d : sortedStored(d);
+      });
+    } else this.#decoders.set(store, decoder);
+  }
+
+  /**
+   * Marks a store as holding unstructured objects (custom resources), or unmarks it: objects are then
+   * stored with their keys in Go's map order at every level, as kube-apiserver writes them (set before
+   * the store's decoder).
+   */
+  setUnstructured(store: string, unstructured: boolean): void {
+    if (unstructured) this.#unstructured.add(store);
+    else this.#unstructured.delete(store);
   }
 
   #decode(store: string, s: StoredObject | undefined): StoredObject | undefined {
@@ -234,7 +270,7 @@ export class Storage {
     const s = this.#store(store);
     const prev = this.#decode(store, s.items.get(key));
     const rv = this.#revision + 1;
-    const stamped = withRevision(obj, rv);
+    const stamped = this.#unstructured.has(store) ? (sortKeysDeep(withRevision(obj, rv)) as Record<string, unknown>) : withRevision(obj, rv);
     const json = JSON.stringify(stamped);
     // etcd refuses a request larger than its --max-request-bytes before anything is written.
     if (type !== 'DELETED' && json.length + key.length > etcdMaxRequestBytes && Buffer.byteLength(json) + key.length > etcdMaxRequestBytes) throw new EtcdRequestTooLargeError();

@@ -11,7 +11,7 @@ import { StatusError, newStatus, StatusReason } from '../../apimachinery/errors.
 import { isObject } from '../object-meta.ts';
 import { apiVersionString } from '../resources.ts';
 import { badRequest, expired, untypedError } from '../status.ts';
-import { RevisionCompactedError, type StoredObject } from '../storage.ts';
+import { RevisionCompactedError, sortKeysDeep, type StoredObject } from '../storage.ts';
 import { partialMetadata, toTable } from '../table.ts';
 import { waitUntilFresh } from '../watch-cache.ts';
 import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
@@ -148,7 +148,14 @@ export async function listResource(scope: RequestScope, t: Target, q: URLSearchP
     return;
   }
   const apiVersion = apiVersionString(t.r.group, t.r.version);
+  if (t.r.custom) {
+    // An unstructured list is a map too: apiVersion, items, kind, metadata (continue, remainingItemCount, resourceVersion).
+    const meta = JSON.stringify(sortKeysDeep(listMeta));
+    const encoded = items.map((s) => encodeInVersion(t.r, s.json));
+    sendObject(res, 200, `{"apiVersion":${JSON.stringify(apiVersion)},"items":[${encoded.join(',')}],"kind":${JSON.stringify(t.r.listKind)},"metadata":${meta}}`, render);
+    return;
+  }
   const head = `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;
-  const encoded = t.r.custom ? items.map((s) => encodeInVersion(t.r, s.json)) : items.map((s) => withoutTypeMeta(t.r.storage === undefined ? s.json : encodeInVersion(t.r, s.json)));
+  const encoded = items.map((s) => withoutTypeMeta(t.r.storage === undefined ? s.json : encodeInVersion(t.r, s.json)));
   sendObject(res, 200, `${head}${encoded.join(',')}]}`, render);
 }

@@ -5,7 +5,7 @@
  * for in YAML.
  */
 import type { Scenario } from '../scenario.ts';
-import { configMap, pod, secret, service, widgetCrd } from './objects.ts';
+import { configMap, pod, podSpec, secret, service, widgetCrd } from './objects.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -105,19 +105,33 @@ export const validationDetails: Scenario[] = [
     id: 'validation/pod-spec-update-forbidden',
     title: 'Updating an immutable pod spec field: the Forbidden field path and message',
     steps: [
-      { req: 'POST /api/v1/namespaces/{{ns}}/pods', body: pod('p'), save: { rv: 'metadata.resourceVersion' }, keep: 'status' },
+      { req: 'POST /api/v1/namespaces/{{ns}}/pods', body: pod('p', { spec: podSpec({ tolerations: [{ key: 'a', operator: 'Equal', value: 'x', effect: 'NoSchedule' }] }) }), keep: 'status' },
       { req: 'PATCH /api/v1/namespaces/{{ns}}/pods/p', type: 'merge', body: { spec: { restartPolicy: 'Never' } }, pick: ['code', 'reason', 'details.causes.*.field', 'details.causes.*.reason'] },
       { req: 'PATCH /api/v1/namespaces/{{ns}}/pods/p', type: 'jsonpatch', body: [{ op: 'add', path: '/spec/containers/0/ports', value: [{ containerPort: 80 }] }], pick: ['code', 'reason', 'details.causes.*.field', 'details.causes.*.reason'] },
+      { req: 'PATCH /api/v1/namespaces/{{ns}}/pods/p', type: 'jsonpatch', body: [{ op: 'add', path: '/spec/containers/-', value: { name: 'two', image: 'nginx:1.25' } }] },
+      { req: 'PATCH /api/v1/namespaces/{{ns}}/pods/p', type: 'merge', body: { spec: { terminationGracePeriodSeconds: 5 } }, pick: ['code', 'reason', 'details.causes.*.field', 'details.causes.*.reason'] },
+      { req: 'PATCH /api/v1/namespaces/{{ns}}/pods/p', type: 'jsonpatch', body: [{ op: 'replace', path: '/spec/containers/0/image', value: '' }] },
+      { req: 'PATCH /api/v1/namespaces/{{ns}}/pods/p', type: 'merge', body: { spec: { activeDeadlineSeconds: -5 } } },
+      { req: 'PATCH /api/v1/namespaces/{{ns}}/pods/p', type: 'merge', body: { spec: { activeDeadlineSeconds: 100 } }, pick: ['spec.activeDeadlineSeconds'] },
+      { req: 'PATCH /api/v1/namespaces/{{ns}}/pods/p', type: 'merge', body: { spec: { activeDeadlineSeconds: 200 } } },
+      { req: 'PATCH /api/v1/namespaces/{{ns}}/pods/p', type: 'jsonpatch', body: [{ op: 'replace', path: '/spec/tolerations/0/value', value: 'y' }] },
+      { req: 'PATCH /api/v1/namespaces/{{ns}}/pods/p', type: 'jsonpatch', body: [{ op: 'add', path: '/spec/tolerations/-', value: { key: 'k', operator: 'Exists' } }], pick: ['spec.tolerations'] },
     ],
   },
   {
     id: 'validation/secret-type-change',
-    title: "Changing a Secret's type: the causes in upstream's order",
+    title: "Changing a Secret's type (and an immutable Secret's or ConfigMap's data): the causes in upstream's order",
     steps: [
       { req: 'POST /api/v1/namespaces/{{ns}}/secrets', body: secret('s'), keep: 'status' },
       { req: 'PUT /api/v1/namespaces/{{ns}}/secrets/s', body: secret('s', { k: 'dmFsdWU=' }, 'kubernetes.io/tls') },
       { req: 'PUT /api/v1/namespaces/{{ns}}/secrets/s', body: secret('s', { 'tls.crt': 'eA==', 'tls.key': 'eA==' }, 'kubernetes.io/tls') },
       { req: 'PUT /api/v1/namespaces/{{ns}}/secrets/s', body: secret('s', {}, 'kubernetes.io/service-account-token') },
+      { req: 'PUT /api/v1/namespaces/{{ns}}/secrets/s', body: secret('s', { k: 'dmFsdWU=' }, 'kubernetes.io/basic-auth') },
+      { req: 'PUT /api/v1/namespaces/{{ns}}/secrets/s', body: secret('s', { k: 'dmFsdWU=' }, 'kubernetes.io/dockerconfigjson') },
+      { req: 'POST /api/v1/namespaces/{{ns}}/secrets', body: { ...secret('im'), immutable: true }, keep: 'status' },
+      { req: 'PUT /api/v1/namespaces/{{ns}}/secrets/im', body: { ...secret('im', { k: 'eA==' }, 'kubernetes.io/tls'), immutable: false } },
+      { req: 'POST /api/v1/namespaces/{{ns}}/configmaps', body: { ...configMap('im'), immutable: true }, keep: 'status' },
+      { req: 'PUT /api/v1/namespaces/{{ns}}/configmaps/im', body: { ...configMap('im', { a: '2' }), immutable: false, binaryData: { b: 'eA==' } } },
     ],
   },
   {

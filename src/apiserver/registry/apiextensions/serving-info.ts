@@ -26,6 +26,8 @@ export function serveCustomResource(registry: ResourceRegistry, storage: Storage
   const store = storageKey(first.group, first.resource);
   // A custom resource's watch cache starts when it is first served (upstream: its first request).
   storage.watchCache?.startResource(store, storage.revision);
+  // Custom resources are unstructured: kube-apiserver writes their keys in Go's map order.
+  storage.setUnstructured(store, true);
   storage.setDecoder(store, schemas.size === 0 ? undefined : customResourceDecoder(schemas, schemas.values().next().value));
 }
 
@@ -35,6 +37,7 @@ export function stopServingCustomResource(registry: ResourceRegistry, storage: S
   const first = entries[0];
   if (first !== undefined) {
     storage.setDecoder(storageKey(first.group, first.resource), undefined);
+    storage.setUnstructured(storageKey(first.group, first.resource), false);
     storage.watchCache?.stopResource(storageKey(first.group, first.resource));
   }
   return entries;
