@@ -311,3 +311,39 @@ test('a watch from a resourceVersion in the future sends only the events after i
     await w.close();
   });
 });
+
+test('with upstream sizing, 100 writes then one more after 77 s drop the oldest event: the sequence observed on kube-apiserver v1.24', async () => {
+  // On v1.24: list at L, create at L+1, 99 patches, 77 s, one more patch → a watch from L gets
+  // "too old resource version: L (L+1)", from L+1 its events, and an Exact list at L still answers (etcd).
+  const clock = new FakeClock(Date.parse('2024-05-01T10:00:00Z'));
+  await withServer(
+    async (s) => {
+      const list = s.revision();
+      await create(s, cms, configMap('g'));
+      for (let i = 1; i <= 99; i++) await call(s, 'PATCH', `${cms}/g`, { body: { data: { n: String(i) } }, contentType: 'application/merge-patch+json' });
+      await clock.step(77_000);
+      await call(s, 'PATCH', `${cms}/g`, { body: { data: { n: '100' } }, contentType: 'application/merge-patch+json' });
+      const old = await watch(s, `${cms}?watch=true&resourceVersion=${list}`);
+      assert.equal((await old.next()).object.message, `too old resource version: ${list} (${list + 1})`);
+      const kept = await watch(s, `${cms}?watch=true&resourceVersion=${list + 1}`);
+      assert.equal(brief(await kept.next()), `MODIFIED g ${list + 2}`);
+      await kept.close();
+      assert.equal((await call(s, 'GET', `${cms}?resourceVersion=${list}&resourceVersionMatch=Exact`)).status, 200);
+    },
+    { clock },
+  );
+});
+
+test('after faults.restart() the watch caches start again at the current revision, as a restarted kube-apiserver lists afresh', async () => {
+  await withServer(async (s) => {
+    const before = s.revision();
+    await create(s, cms, configMap('a'));
+    await s.faults.restart();
+    const old = await watch(s, `${cms}?watch=true&resourceVersion=${before}`);
+    assert.equal((await old.next()).object.message, `too old resource version: ${before} (${s.revision()})`);
+    const now = await watch(s, `${cms}?watch=true&resourceVersion=${s.revision()}`);
+    await create(s, cms, configMap('b'));
+    assert.equal(brief(await now.next()), `ADDED b ${s.revision()}`);
+    await now.close();
+  });
+});

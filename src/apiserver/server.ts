@@ -417,6 +417,8 @@ class EmbeddedApiServer implements ApiServer {
 
   async #restart(): Promise<void> {
     await this.#close();
+    // A restarted kube-apiserver's watch caches list afresh at the current revision.
+    this.#storage.watchCache?.restart(this.#storage.revision);
     await this.listen();
   }
 

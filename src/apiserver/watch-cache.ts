@@ -21,6 +21,7 @@
  * (upstream's start when each cacher first lists, at about the same time); a custom resource's cache
  * starts when its CRD is first served (upstream's on the first request to it) and is not restarted when
  * the CRD changes (upstream builds new storage, and with it a new cache, on most CRD updates).
+ * `faults.restart()` starts every cache again at the current revision, as a restarted server does.
  */
 import type { Clock } from '../util/clock/index.ts';
 import type { Storage } from './storage.ts';
@@ -154,6 +155,15 @@ export class WatchCache {
   /** Starts the caches at `revision` (the server's, once its bootstrap objects are written); writes before are not recorded. */
   begin(revision: number): void {
     this.#startRevision ??= revision;
+  }
+
+  /**
+   * Starts every cache again at `revision`, as a restarted kube-apiserver lists afresh: a watch from an older
+   * resourceVersion then gets 410 and its client relists.
+   */
+  restart(revision: number): void {
+    this.#windows.clear();
+    this.#startRevision = revision;
   }
 
   /** Starts the window of one resource at `revision` unless it has one (a custom resource being served). */
