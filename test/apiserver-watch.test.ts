@@ -347,3 +347,24 @@ test('after faults.restart() the watch caches start again at the current revisio
     await now.close();
   });
 });
+
+test('a watch whose client went away while the request was held leaves no timers behind', async () => {
+  const clock = new FakeClock(Date.parse('2024-05-01T10:00:00Z'));
+  await withServer(
+    async (s) => {
+      s.faults.delay({ verb: 'watch', resource: 'configmaps', ms: 1_000 });
+      const idle = clock.waiterCount();
+      const aborted = new AbortController();
+      const pending = fetch(`${s.url}${cms}?watch=true&allowWatchBookmarks=true`, { signal: aborted.signal }).catch(() => undefined);
+      await clock.waitForWaiters(idle + 1);
+      aborted.abort();
+      await pending;
+      // Let the server see the connection close before the delay ends.
+      for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+      await clock.step(1_000);
+      for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+      assert.equal(clock.waiterCount(), idle);
+    },
+    { clock, bookmarkIntervalMs: 200 },
+  );
+});
