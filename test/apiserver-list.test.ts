@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { FakeClock } from '../src/util/clock/index.ts';
 import { startApiServer, type ApiServer } from '../src/testing/index.ts';
 import { call, create, pod, configMap, type Json } from './apiserver-helpers.ts';
 
@@ -200,6 +201,7 @@ test('history eviction also expires continue tokens', async () => {
 });
 
 test('resourceVersion semantics: unset, "0", Exact and NotOlderThan', async () => {
+  const clock = new FakeClock(Date.parse('2024-05-01T10:00:00Z'));
   await withServer(async (s) => {
     const a = await create(s, cms, configMap('a', { v: '1' }));
     const atA = Number(a.metadata.resourceVersion);
@@ -218,8 +220,14 @@ test('resourceVersion semantics: unset, "0", Exact and NotOlderThan', async () =
     const notOlder = await call(s, 'GET', `${cms}?resourceVersion=${atA}&resourceVersionMatch=NotOlderThan`);
     assert.equal(notOlder.body.metadata.resourceVersion, String(current));
     assert.deepEqual(names(notOlder), ['a', 'b']);
-    const future = await call(s, 'GET', `${cms}?resourceVersion=${current + 100}&resourceVersionMatch=NotOlderThan`);
+    // The watch cache waits three seconds for a revision it has not reached, then answers 504.
+    const timers = clock.waiterCount();
+    const pending = call(s, 'GET', `${cms}?resourceVersion=${current + 100}&resourceVersionMatch=NotOlderThan`);
+    await clock.waitForWaiters(timers + 1);
+    await clock.step(3_000);
+    const future = await pending;
     assert.equal(future.status, 504);
+    assert.equal(future.body.details.retryAfterSeconds, 1);
     assert.equal(future.body.reason, 'Timeout');
     assert.equal(future.body.message, `Timeout: Too large resource version: ${current + 100}, current: ${current}`);
     s.faults.compact();
@@ -229,7 +237,73 @@ test('resourceVersion semantics: unset, "0", Exact and NotOlderThan', async () =
     assert.equal(gone.body.message, 'The resourceVersion for the provided list is too old.');
     const badMatch = await call(s, 'GET', `${cms}?resourceVersionMatch=Exact`);
     assert.equal(badMatch.status, 422);
+  }, { clock });
+});
+
+test('legacy resourceVersion=N&limit=M reads exactly at N and its continue token stays there; NotOlderThan with a limit reads the latest', async () => {
+  await withServer(async (s) => {
+    for (const n of ['a', 'b', 'c']) await create(s, cms, configMap(n, { v: n }));
+    const at = s.revision();
+    await call(s, 'PATCH', `${cms}/a`, { body: { data: { v: 'a2' } }, contentType: 'application/merge-patch+json' });
+    await call(s, 'DELETE', `${cms}/c`);
+    const first = await call(s, 'GET', `${cms}?resourceVersion=${at}&limit=2`);
+    assert.equal(first.body.metadata.resourceVersion, String(at));
+    assert.deepEqual(first.body.items.map((i: Json) => i.data.v), ['a', 'b']);
+    assert.equal(first.body.metadata.remainingItemCount, 1);
+    const rest = await call(s, 'GET', `${cms}?limit=2&continue=${encodeURIComponent(first.body.metadata.continue)}`);
+    assert.deepEqual(names(rest), ['c']);
+    const latest = await call(s, 'GET', `${cms}?resourceVersion=${at}&resourceVersionMatch=NotOlderThan&limit=2`);
+    assert.deepEqual(latest.body.items.map((i: Json) => i.data.v), ['a2', 'b']);
+    assert.equal(latest.body.metadata.continue, undefined);
   });
+});
+
+test('a full page gets a continue token when any key follows it, even one the selector drops', async () => {
+  await withServer(async (s) => {
+    for (const n of ['a', 'b', 'c']) await create(s, cms, configMap(n, {}, { idx: n }));
+    const first = await call(s, 'GET', `${cms}?limit=2&labelSelector=idx+in+(a,b)`);
+    assert.deepEqual(names(first), ['a', 'b']);
+    assert.equal(first.body.metadata.remainingItemCount, undefined);
+    const next = await call(s, 'GET', `${cms}?limit=2&labelSelector=idx+in+(a,b)&continue=${encodeURIComponent(first.body.metadata.continue)}`);
+    assert.deepEqual(next.body.items, []);
+    assert.equal(next.body.metadata.continue, undefined);
+    const exact = await call(s, 'GET', `${cms}?limit=3`);
+    assert.equal(exact.body.metadata.continue, undefined);
+  });
+});
+
+test('resourceVersions past the current revision: etcd reads fail at once, NotOlderThan with a limit is 504 without retry advice', async () => {
+  await withServer(async (s) => {
+    const future = s.revision() + 1000;
+    for (const q of [`resourceVersion=${future}&resourceVersionMatch=Exact`, `resourceVersion=${future}&limit=1`]) {
+      const r = await call(s, 'GET', `${cms}?${q}`);
+      assert.equal(r.status, 500);
+      assert.equal(r.body.message, 'etcdserver: mvcc: required revision is a future revision');
+      assert.equal(r.body.reason, undefined);
+    }
+    const r = await call(s, 'GET', `${cms}?resourceVersion=${future}&resourceVersionMatch=NotOlderThan&limit=1`);
+    assert.equal(r.status, 504);
+    assert.equal(r.body.details.causes[0].reason, 'ResourceVersionTooLarge');
+    assert.equal(r.body.details.retryAfterSeconds, undefined);
+  });
+});
+
+test('a list or GET waiting for a future resourceVersion is answered once a write reaches it', async () => {
+  const clock = new FakeClock(Date.parse('2024-05-01T10:00:00Z'));
+  await withServer(async (s) => {
+    const next = s.revision() + 1;
+    const timers = clock.waiterCount();
+    const list = call(s, 'GET', `${cms}?resourceVersion=${next}`);
+    const get = call(s, 'GET', `${cms}/a?resourceVersion=${next}`);
+    await clock.waitForWaiters(timers + 2);
+    await clock.step(2_999);
+    await create(s, cms, configMap('a'));
+    assert.deepEqual(names(await list), ['a']);
+    assert.equal((await get).status, 200);
+    const bad = await call(s, 'GET', `${cms}/a?resourceVersion=abc`);
+    assert.equal(bad.status, 500);
+    assert.equal(bad.body.message, 'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax');
+  }, { clock });
 });
 
 test('100 objects list identically whether paged or not', async () => {

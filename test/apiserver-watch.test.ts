@@ -252,3 +252,119 @@ test('watch in Table form (kubectl get -w) sends column definitions once', async
     await w.close();
   });
 });
+
+test('the watch cache window: a watch from before it gets 410 Expired without any compaction, as kube-apiserver answers', async () => {
+  const clock = new FakeClock(Date.parse('2024-05-01T10:00:00Z'));
+  await withServer(
+    async (s) => {
+      const started = s.revision();
+      // Before the server started: older than any cache (upstream: the revision its cacher listed at).
+      const before = await watch(s, `${cms}?watch=true&resourceVersion=1`);
+      const gone = await before.next();
+      assert.equal(gone.type, 'ERROR');
+      assert.equal(gone.object.code, 410);
+      assert.equal(gone.object.message, `too old resource version: 1 (${started})`);
+      const base = s.revision();
+      for (let i = 0; i < 4; i++) await create(s, cms, configMap(`c${i}`));
+      // The window (4 events) is full of events younger than 75 s: it grows instead of dropping one.
+      await create(s, cms, configMap('c4'));
+      const fresh = await watch(s, `${cms}?watch=true&resourceVersion=${base}`);
+      assert.equal(brief(await fresh.next()), `ADDED c0 ${base + 1}`);
+      await fresh.close();
+      // Once its oldest event is older than 75 s, a full window drops one event per write.
+      await clock.step(76_000);
+      for (let i = 5; i < 9; i++) await create(s, cms, configMap(`c${i}`));
+      const stale = await watch(s, `${cms}?watch=true&resourceVersion=${base}`);
+      const e = await stale.next();
+      assert.equal(e.object.code, 410);
+      assert.equal(e.object.message, `too old resource version: ${base} (${base + 1})`);
+      assert.equal(await stale.next(), undefined);
+      // Other resources have windows of their own.
+      const secrets = await watch(s, `/api/v1/namespaces/default/secrets?watch=true&resourceVersion=${base}`);
+      await create(s, '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } });
+      assert.equal(brief(await secrets.next()), `ADDED s ${s.revision()}`);
+      await secrets.close();
+    },
+    { clock, watchCache: { lowerBoundCapacity: 4, upperBoundCapacity: 8 } },
+  );
+});
+
+test('watchCache: false lets a watch start from any revision the history holds', async () => {
+  await withServer(
+    async (s) => {
+      const w = await watch(s, `${cms}?watch=true&resourceVersion=1`);
+      await create(s, cms, configMap('a'));
+      assert.equal(brief(await w.next()), `ADDED a ${s.revision()}`);
+      await w.close();
+    },
+    { watchCache: false },
+  );
+});
+
+test('a watch from a resourceVersion in the future sends only the events after it', async () => {
+  await withServer(async (s) => {
+    const w = await watch(s, `${cms}?watch=true&resourceVersion=${s.revision() + 2}`);
+    await create(s, cms, configMap('a'));
+    await create(s, cms, configMap('b'));
+    await create(s, cms, configMap('c'));
+    assert.equal(brief(await w.next()), `ADDED c ${s.revision()}`);
+    await w.close();
+  });
+});
+
+test('with upstream sizing, 100 writes then one more after 77 s drop the oldest event: the sequence observed on kube-apiserver v1.24', async () => {
+  // On v1.24: list at L, create at L+1, 99 patches, 77 s, one more patch → a watch from L gets
+  // "too old resource version: L (L+1)", from L+1 its events, and an Exact list at L still answers (etcd).
+  const clock = new FakeClock(Date.parse('2024-05-01T10:00:00Z'));
+  await withServer(
+    async (s) => {
+      const list = s.revision();
+      await create(s, cms, configMap('g'));
+      for (let i = 1; i <= 99; i++) await call(s, 'PATCH', `${cms}/g`, { body: { data: { n: String(i) } }, contentType: 'application/merge-patch+json' });
+      await clock.step(77_000);
+      await call(s, 'PATCH', `${cms}/g`, { body: { data: { n: '100' } }, contentType: 'application/merge-patch+json' });
+      const old = await watch(s, `${cms}?watch=true&resourceVersion=${list}`);
+      assert.equal((await old.next()).object.message, `too old resource version: ${list} (${list + 1})`);
+      const kept = await watch(s, `${cms}?watch=true&resourceVersion=${list + 1}`);
+      assert.equal(brief(await kept.next()), `MODIFIED g ${list + 2}`);
+      await kept.close();
+      assert.equal((await call(s, 'GET', `${cms}?resourceVersion=${list}&resourceVersionMatch=Exact`)).status, 200);
+    },
+    { clock },
+  );
+});
+
+test('after faults.restart() the watch caches start again at the current revision, as a restarted kube-apiserver lists afresh', async () => {
+  await withServer(async (s) => {
+    const before = s.revision();
+    await create(s, cms, configMap('a'));
+    await s.faults.restart();
+    const old = await watch(s, `${cms}?watch=true&resourceVersion=${before}`);
+    assert.equal((await old.next()).object.message, `too old resource version: ${before} (${s.revision()})`);
+    const now = await watch(s, `${cms}?watch=true&resourceVersion=${s.revision()}`);
+    await create(s, cms, configMap('b'));
+    assert.equal(brief(await now.next()), `ADDED b ${s.revision()}`);
+    await now.close();
+  });
+});
+
+test('a watch whose client went away while the request was held leaves no timers behind', async () => {
+  const clock = new FakeClock(Date.parse('2024-05-01T10:00:00Z'));
+  await withServer(
+    async (s) => {
+      s.faults.delay({ verb: 'watch', resource: 'configmaps', ms: 1_000 });
+      const idle = clock.waiterCount();
+      const aborted = new AbortController();
+      const pending = fetch(`${s.url}${cms}?watch=true&allowWatchBookmarks=true`, { signal: aborted.signal }).catch(() => undefined);
+      await clock.waitForWaiters(idle + 1);
+      aborted.abort();
+      await pending;
+      // Let the server see the connection close before the delay ends.
+      for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+      await clock.step(1_000);
+      for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+      assert.equal(clock.waiterCount(), idle);
+    },
+    { clock, bookmarkIntervalMs: 200 },
+  );
+});

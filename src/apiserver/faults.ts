@@ -51,7 +51,10 @@ export interface ApiServerFaults {
   malformedNextWatchLine(resource?: string): void;
   /** Drops watch history up to `revision` (default: current) and invalidates continue tokens at or below it. */
   compact(revision?: number): void;
-  /** Stops listening (destroying every connection) and listens again on the same port with the same data. */
+  /**
+   * Stops listening (destroying every connection) and listens again on the same port with the same data; the
+   * watch caches start again at the current revision, so a watch from an older resourceVersion gets 410.
+   */
   restart(): Promise<void>;
   /** Clears pending failNext/delay rules (and pending watch faults). */
   reset(): void;

@@ -25,6 +25,7 @@ import { createInternal, createResource, createTracker } from './handlers/create
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
 import { getLog, getResource } from './handlers/get.ts';
 import { listResource } from './handlers/list.ts';
+import { addWarnings } from './handlers/field-validation.ts';
 import { serveNonResource } from './handlers/non-resource.ts';
 import { patchResource } from './handlers/patch.ts';
 import { readBody, typedObject } from './handlers/request-body.ts';
@@ -143,6 +144,8 @@ export class ApiHandler {
     useFormat(res, negotiate(req.headers.accept, { protobuf: true }, true).format);
     const render = negotiate(req.headers.accept, { protobuf: !target.r.custom });
     useFormat(res, render.format);
+    // A deprecated CRD version warns on every request (customresource_handler.go ServeHTTP).
+    if (target.r.deprecationWarning !== undefined) addWarnings(res, [`299 - ${JSON.stringify(target.r.deprecationWarning)}`]);
     const delay = this.faults.takeDelay(verb, target.r.resource);
     if (delay > 0) await config.clock.sleep(delay);
     const failure = this.faults.takeFailure(verb, target.r.resource);

@@ -14,6 +14,8 @@ import { validateVersionSchema } from './registry/apiextensions/schema-props-val
 import { validateScale } from './registry/apiextensions/scale.ts';
 import { conversionWebhookOf } from './registry/apiextensions/webhook-converter.ts';
 import { validateCustomResourceConversion } from './registry/apiextensions/conversion-validation.ts';
+import { validateCustomResourceDefinitionNames } from './registry/apiextensions/names-validation.ts';
+import { compareKubeVersions } from '../discovery/builtin-mappings.ts';
 import { registerCustomResourceMergeSchema, type StructuralMergeNode } from './patch/patch-merge-keys.ts';
 
 type Obj = Record<string, unknown>;
@@ -145,6 +147,7 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
   if (scope !== 'Namespaced' && scope !== 'Cluster') causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(scope ?? '')}: supported values: "Cluster", "Namespaced"`, field: 'spec.scope' });
   const name = isObject(crd.metadata) ? crd.metadata.name : undefined;
   if (plural !== '' && group !== '' && name !== `${plural}.${group}`) causes.push(invalidCause('metadata.name', name ?? '', `must be spec.names.plural+"."+spec.group`));
+  causes.push(...validateCustomResourceDefinitionNames(names, 'spec.names'));
   const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [];
   const storageVersions = versions.filter((v) => v.storage === true).length;
   // The value is printed with %#v: only the empty list is reproduced exactly.
@@ -219,6 +222,7 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
       ...(isObject(subresourceSpec.scale) ? { scale: scaleOf(subresourceSpec.scale) } : {}),
       tracksGeneration: true,
       custom: true,
+      ...(v.deprecated === true ? { deprecationWarning: typeof v.deprecationWarning === 'string' ? v.deprecationWarning : defaultDeprecationWarning(String(v.name), group, kind, versions) } : {}),
       printerColumns,
       selectableFields,
       storageVersionHash: storageVersionHash(group, storageVersion, kind),
@@ -227,6 +231,20 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
     });
   }
   return { entries, causes };
+}
+
+/**
+ * apiextensions-apiserver's defaultDeprecationWarning (customresource_handler.go): `<group>/<version> <Kind> is
+ * deprecated`, and `; use <group>/<version> <Kind>` naming the highest-priority served, non-deprecated version
+ * that ranks above the deprecated one (version.CompareKubeAwareVersionStrings).
+ */
+function defaultDeprecationWarning(version: string, group: string, kind: string, versions: readonly Obj[]): string {
+  const msg = `${group}/${version} ${kind} is deprecated`;
+  const better = versions
+    .filter((v) => v.served === true && v.deprecated !== true && typeof v.name === 'string' && compareKubeVersions(v.name, version) < 0)
+    .map((v) => String(v.name))
+    .sort(compareKubeVersions);
+  return better.length === 0 ? msg : `${msg}; use ${group}/${better[0]!} ${kind}`;
 }
 
 function scaleOf(s: Obj): { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } {

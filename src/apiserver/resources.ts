@@ -60,6 +60,8 @@ export interface ApiResource {
   readonly tracksGeneration: boolean;
   /** True for resources defined by a CustomResourceDefinition (strategic merge patch is refused). */
   readonly custom: boolean;
+  /** The Warning every request through this version gets: a CRD version marked `deprecated`. */
+  readonly deprecationWarning?: string;
   /** Additional printer columns declared by a CRD (name, type, jsonPath, priority). */
   readonly printerColumns: readonly PrinterColumn[];
   /** Extra field selectors a CRD declares (`selectableFields`). */

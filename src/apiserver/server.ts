@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { realClock, type Clock, type Ticker } from '../util/clock/clock.ts';
 import { ResourceRegistry } from './resources.ts';
 import { Storage } from './storage.ts';
+import { WatchCache, type WatchCacheOptions } from './watch-cache.ts';
 import { Faults, type ApiServerFaults } from './faults.ts';
 import { ApiHandler, formatTime } from './handler.ts';
 import { StreamingHandler } from './streaming/upgrade.ts';
@@ -55,8 +56,17 @@ export interface ApiServerOptions {
   webhookServices?: Record<string, string>;
   /** The `iss` of ServiceAccount tokens (default https://kubernetes.default.svc; also the API audience). */
   serviceAccountIssuer?: string;
-  /** Changes kept for watch resumption and paginated lists (default 100,000). */
+  /** Changes kept for watch resumption and paginated lists (default 100,000): etcd's history, which a compaction cuts. */
   watchHistorySize?: number;
+  /**
+   * The window of recent events kube-apiserver's watch cache keeps per resource (default: upstream's sizing,
+   * 100 to 102,400 events, grown while they are younger than 75 s): a watch from a resourceVersion older
+   * than the window gets 410 Expired (`too old resource version`), as it does from kube-apiserver even
+   * without an etcd compaction, and from a revision before the server started. `false` lets a watch start
+   * from any revision the history still holds. A test that resumes watches from old revisions on purpose
+   * can widen it, e.g. `{ lowerBoundCapacity: 100_000 }`. See docs/apiserver.md, "The watch cache window".
+   */
+  watchCache?: WatchCacheOptions | false;
   /** Period of BOOKMARK events on watches that allow them (default 60,000 ms, about what kube-apiserver sends). */
   bookmarkIntervalMs?: number;
   /** Watch timeout when the client sends no timeoutSeconds (default 1800; kube picks in [1800, 3600)). */
@@ -246,6 +256,7 @@ class EmbeddedApiServer implements ApiServer {
     this.#clientCa = clientCa;
     this.#port = options.port ?? 0;
     this.#storage = new Storage(options.watchHistorySize ?? defaultWatchHistorySize);
+    if (options.watchCache !== false) this.#storage.watchCache = new WatchCache(options.watchCache ?? {}, () => clock.now());
     this.faults = new Faults({
       closeWatches: (r) => this.#handler.closeWatches(r),
       injectMalformedLine: (r) => this.#handler.injectMalformedLine(r),
@@ -284,6 +295,8 @@ class EmbeddedApiServer implements ApiServer {
       this.#handler.seedBootstrapPolicy();
       this.#aggregation = new ClusterRoleAggregationController(this.#storage, () => formatTime(clock.now()));
     }
+    // The watch caches start once the bootstrap objects are written (upstream's list when the server starts).
+    this.#storage.watchCache?.begin(this.#storage.revision);
     this.controllers = new ControllerManager(this.#handler.internalScope(), clock, options.controllers);
     this.controllers.startEnabled();
     this.#metrics = new MetricsApi(this.#handler.registry, this.#storage, () => formatTime(clock.now()));
@@ -404,6 +417,8 @@ class EmbeddedApiServer implements ApiServer {
 
   async #restart(): Promise<void> {
     await this.#close();
+    // A restarted kube-apiserver's watch caches list afresh at the current revision.
+    this.#storage.watchCache?.restart(this.#storage.revision);
     await this.listen();
   }
 

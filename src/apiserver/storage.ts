@@ -10,7 +10,11 @@
  * A store may have a {@link StorageDecoder}: what kube-apiserver's storage codec does when it decodes an
  * object read back from etcd (custom resources are pruned and defaulted by their current schema there).
  * Every read — get, list, history, the previous state of a change — goes through it.
+ *
+ * A store may also have a {@link WatchCache}: the window of recent events kube-apiserver's watch cache keeps
+ * per resource, which decides how far back a watch may start (watch-cache.ts). Every write is recorded there.
  */
+import type { WatchCache } from './watch-cache.ts';
 
 /** The watch event types a change produces. */
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -51,6 +55,22 @@ export class RevisionCompactedError extends Error {
     this.name = 'RevisionCompactedError';
     this.revision = revision;
     this.compacted = compacted;
+  }
+}
+
+/** etcd's default `--max-request-bytes` (1.5 MiB): the largest write it accepts, key and value together. */
+export const etcdMaxRequestBytes = 1.5 * 1024 * 1024;
+
+/**
+ * Thrown by {@link Storage.write} for an object whose stored form is over {@link etcdMaxRequestBytes}.
+ * kube-apiserver passes etcd's error through untyped: 500 `etcdserver: request is too large`.
+ */
+export class EtcdRequestTooLargeError extends Error {
+  /** Stable identifier of this error. */
+  readonly code = 'ERR_ETCD_REQUEST_TOO_LARGE';
+  constructor() {
+    super('etcdserver: request is too large');
+    this.name = 'EtcdRequestTooLargeError';
   }
 }
 
@@ -95,6 +115,24 @@ export type StorageDecoder = (stored: StoredObject) => StoredObject;
 /** A listener for the changes of one resource. */
 export type ChangeListener = (change: Change) => void;
 
+/**
+ * Every map's keys in byte order, at every level: how Go's encoding/json writes a map, and so how
+ * kube-apiserver writes unstructured objects (custom resources), whose fields are maps.
+ */
+export function sortKeysDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeysDeep);
+  if (v === null || typeof v !== 'object') return v;
+  const o = v as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o).sort(compareKeys)) out[k] = sortKeysDeep(o[k]);
+  return out;
+}
+
+function sortedStored(s: StoredObject): StoredObject {
+  const obj = sortKeysDeep(s.obj) as Record<string, unknown>;
+  return { obj, json: JSON.stringify(obj), rv: s.rv, key: s.key };
+}
+
 /** Puts apiVersion, kind and metadata first, as the API server encodes objects. */
 function canonical(obj: Record<string, unknown>): Record<string, unknown> {
   const { apiVersion, kind, metadata, ...rest } = obj;
@@ -120,12 +158,16 @@ export class Storage {
   readonly #listeners = new Map<string, Set<ChangeListener>>();
   readonly #allListeners = new Set<ChangeListener>();
   readonly #decoders = new Map<string, StorageDecoder>();
+  // Stores of unstructured objects (custom resources): written with sorted keys (see sortKeysDeep).
+  readonly #unstructured = new Set<string>();
   readonly #capacity: number;
   // Ring buffer of changes in revision order: #history[#head..] are live entries.
   #history: Change[] = [];
   #head = 0;
   // Every revision <= #compacted is no longer reconstructable from the history.
   #compacted = 0;
+  /** The watch cache's event windows, when the server models them (undefined: any retained revision may be watched). */
+  watchCache: WatchCache | undefined;
 
   /** @param historySize how many changes to keep for watch resumption and paginated lists. */
   constructor(historySize: number, startRevision = 0) {
@@ -156,7 +198,23 @@ export class Storage {
   /** Sets (or, with undefined, removes) the decoder of a store's reads. */
   setDecoder(store: string, decoder: StorageDecoder | undefined): void {
     if (decoder === undefined) this.#decoders.delete(store);
-    else this.#decoders.set(store, decoder);
+    else if (this.#unstructured.has(store)) {
+      // What a decoder changes keeps Go's map order too.
+      this.#decoders.set(store, (s) => {
+        const d = decoder(s);
+        return d === s ? d : sortedStored(d);
+      });
+    } else this.#decoders.set(store, decoder);
+  }
+
+  /**
+   * Marks a store as holding unstructured objects (custom resources), or unmarks it: objects are then
+   * stored with their keys in Go's map order at every level, as kube-apiserver writes them (set before
+   * the store's decoder).
+   */
+  setUnstructured(store: string, unstructured: boolean): void {
+    if (unstructured) this.#unstructured.add(store);
+    else this.#unstructured.delete(store);
   }
 
   #decode(store: string, s: StoredObject | undefined): StoredObject | undefined {
@@ -211,9 +269,13 @@ export class Storage {
   write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>): StoredObject {
     const s = this.#store(store);
     const prev = this.#decode(store, s.items.get(key));
-    const rv = ++this.#revision;
-    const stamped = withRevision(obj, rv);
-    const stored: StoredObject = { obj: stamped, json: JSON.stringify(stamped), rv, key };
+    const rv = this.#revision + 1;
+    const stamped = this.#unstructured.has(store) ? (sortKeysDeep(withRevision(obj, rv)) as Record<string, unknown>) : withRevision(obj, rv);
+    const json = JSON.stringify(stamped);
+    // etcd refuses a request larger than its --max-request-bytes before anything is written.
+    if (type !== 'DELETED' && json.length + key.length > etcdMaxRequestBytes && Buffer.byteLength(json) + key.length > etcdMaxRequestBytes) throw new EtcdRequestTooLargeError();
+    this.#revision = rv;
+    const stored: StoredObject = { obj: stamped, json, rv, key };
     if (type === 'DELETED') {
       s.items.delete(key);
       s.invalidate();
@@ -223,6 +285,7 @@ export class Storage {
     }
     const change: Change = { rv, store, type, key, object: stored, prev };
     this.#record(change);
+    this.watchCache?.record(store, rv);
     const listeners = this.#listeners.get(store);
     if (listeners !== undefined) for (const l of [...listeners]) l(change);
     for (const l of [...this.#allListeners]) l(change);

@@ -90,6 +90,9 @@ export class WatchStream {
         if (options.timeoutMs - before > 0) this.#preTimeout.push(options.clock.afterFunc(options.timeoutMs - before, () => this.enqueueRaw(options.bookmark(false))));
       }
     }
+    // The client may have gone while the request waited (an injected delay, a restart): its 'close' has
+    // fired already, so nothing else would stop the timers. (After the caller has registered the stream.)
+    if (res.destroyed) queueMicrotask(() => this.#cleanup());
   }
 
   readonly #preTimeout: Timer[] = [];

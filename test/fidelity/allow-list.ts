@@ -204,14 +204,6 @@ export const allowances: readonly Allowance[] = [
     upstream: 'staging/src/k8s.io/component-base/metrics/legacyregistry',
   },
   {
-    id: 'watch-compaction',
-    scenarios: /^watch\/too-old-resource-version$/,
-    path: /^\/steps\/1\/events\/0$/,
-    embedded: absent,
-    reason: 'kube-apiserver compacts etcd every 5 minutes, so an old resourceVersion is gone (410 Expired); the embedded server keeps its last 100,000 changes (watchHistorySize) and compacts only when a test asks.',
-    upstream: 'staging/src/k8s.io/apiserver/pkg/storage/etcd3/compact.go',
-  },
-  {
     id: 'yaml-error-text',
     scenarios: /^(negotiation\/yaml|apply\/field-manager-required)$/,
     path: /\/body\/message$/,

@@ -18,8 +18,10 @@ import { namespaceScenarios } from './scenarios/namespace.ts';
 import { patch } from './scenarios/patch.ts';
 import { protocol } from './scenarios/protocol.ts';
 import { rbacScenarios } from './scenarios/rbac.ts';
+import { revisions } from './scenarios/revisions.ts';
 import { tables } from './scenarios/tables.ts';
 import { validation } from './scenarios/validation.ts';
+import { validationDetails } from './scenarios/validation-details.ts';
 
 /** Every scenario, in a stable order. */
 export const corpus: readonly Scenario[] = [
@@ -41,6 +43,8 @@ export const corpus: readonly Scenario[] = [
   ...protocol,
   ...authz,
   ...namespaceScenarios,
+  ...revisions,
+  ...validationDetails,
 ];
 
 const seen = new Set<string>();

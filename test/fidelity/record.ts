@@ -1,7 +1,7 @@
 /**
  * Records the fidelity corpus from a real cluster into the golden files:
  *
- *   npm run fidelity:record -- --kubeconfig K [--only REGEX] [--concurrency N] [--check] [--gates G1,G2]
+ *   npm run fidelity:record -- --kubeconfig K [--only REGEX] [--concurrency N] [--check] [--gates G1,G2] [--no-sweep]
  *
  * The kubeconfig may also come from KUBELOOM_TEST_KUBECONFIG. Every scenario runs in a namespace of its
  * own (`fid-…`), cluster-scoped objects carry the run token in their names, and everything is deleted
@@ -29,6 +29,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     check: { type: 'boolean', default: false },
     gates: { type: 'string', default: '' },
+    // Skip the sweep of leftovers (fid-* namespaces), e.g. while someone else records against the same cluster.
+    'no-sweep': { type: 'boolean', default: false },
   },
 });
 
@@ -87,7 +89,7 @@ async function main(): Promise<void> {
   const options = (): RunOptions => ({ backend, kubectl, eventTimeoutMs: 10_000, userAgent: 'kubeloom-fidelity/v0.0.0' });
   const concurrency = Number(values.concurrency);
   try {
-    await sweep(options());
+    if (!values['no-sweep']) await sweep(options());
     const recordedFrom = await versions(backend, kubectl);
     const first = await runAll(scenarios, options(), concurrency, (r) => process.stdout.write(`${r.error === undefined ? 'ok  ' : 'ERR '} ${r.scenario.id}${r.error === undefined ? '' : `: ${r.error}`}\n`));
     if (values.check) {

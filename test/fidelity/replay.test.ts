@@ -2,7 +2,7 @@
  * The differential test: replays the fidelity corpus against the embedded API server and compares the
  * normalised answers with the golden files recorded from a real kube-apiserver. Any difference that the
  * allow-list does not explain fails the scenario; an allowance that explains nothing fails too, so the
- * list only holds differences that exist.
+ * list only holds differences that exist. `KUBELOOM_FIDELITY_ONLY=<regex>` replays only the matching scenarios.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +17,9 @@ import { normaliseRun, type Normalised } from './normalise.ts';
 import { runAll, type Run } from './runner.ts';
 
 const kubectl = await findKubectl();
+// KUBELOOM_FIDELITY_ONLY=<regex> replays only the scenarios whose id matches (while working on a few of them).
+const only = process.env.KUBELOOM_FIDELITY_ONLY === undefined || process.env.KUBELOOM_FIDELITY_ONLY === '' ? undefined : new RegExp(process.env.KUBELOOM_FIDELITY_ONLY);
+const scenarios = only === undefined ? corpus : corpus.filter((s) => only.test(s.id));
 let server: ApiServer;
 let backend: Backend;
 const runs = new Map<string, Run>();
@@ -27,7 +30,7 @@ before(async () => {
   // kubeconfig's user is in system:masters), and no kube-controller-manager: no namespace controller, no garbage collector.
   server = await startApiServer({ tls: true, rbac: true, controllers: { namespace: false, garbageCollector: false } });
   backend = await backendFromKubeconfig('embedded', server.kubeconfig);
-  const results = await runAll(corpus, { backend, kubectl, eventTimeoutMs: 5_000, userAgent: 'kubeloom-fidelity/v0.0.0' }, 8);
+  const results = await runAll(scenarios, { backend, kubectl, eventTimeoutMs: 5_000, userAgent: 'kubeloom-fidelity/v0.0.0' }, 8);
   for (const r of results) runs.set(r.scenario.id, r);
 });
 
@@ -47,7 +50,7 @@ function withoutSkipped(golden: Normalised, replay: Normalised): [Normalised, No
   ];
 }
 
-for (const scenario of corpus) {
+for (const scenario of scenarios) {
   test(`fidelity: ${scenario.id} — ${scenario.title}`, async (t) => {
     const golden = await readGolden(scenario.id);
     assert.ok(golden !== undefined, `${scenario.id} has no golden file: run npm run fidelity:record -- --kubeconfig K`);
@@ -67,7 +70,7 @@ for (const scenario of corpus) {
 }
 
 test('fidelity: every allowance explains at least one difference', () => {
-  if (kubectl === undefined) return;
+  if (kubectl === undefined || only !== undefined) return;
   const idle = allowances.filter((a) => !used.has(a)).map((a) => a.id);
   assert.deepEqual(idle, [], 'allow-list entries that match no difference (remove them from allow-list.ts and docs/apiserver-fidelity.md)');
 });

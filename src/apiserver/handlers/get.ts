@@ -1,8 +1,13 @@
 /**
- * GET of one object, and of a pod's log (canned lines from `PodLogs`, optionally followed).
+ * GET of one object, and of a pod's log (canned lines from `PodLogs`, optionally followed). A GET with a
+ * resourceVersion is the watch cache's (cacher.go Get): the value must parse (an untyped 500 otherwise), a
+ * revision the cache has not reached is waited for and then answered 504, and the latest state is served.
  */
 import type { ServerResponse } from 'node:http';
 import { notFound } from '../status.ts';
+import { waitUntilFresh } from '../watch-cache.ts';
+import { tooLargeResourceVersion } from './list.ts';
+import { parseResourceVersion } from './list-options.ts';
 import { boolParam } from './request-info.ts';
 import { checkMetadataShape, renderOne, sendObject, tableOptions, type Render } from './response.ts';
 import { objectKey, storeOf, type RequestScope, type Target } from './scope.ts';
@@ -12,6 +17,9 @@ import { converterContext, storedInRequestVersion } from '../registry/apiextensi
 export async function getResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): Promise<void> {
   const includeObject = tableOptions(q, render);
   checkMetadataShape(t, render, false);
+  const rv = q.get('resourceVersion') ?? '';
+  parseResourceVersion(rv, '');
+  if (rv !== '' && !(await waitUntilFresh(scope.storage, scope.config.clock, Number(rv)))) throw tooLargeResourceVersion(Number(rv), scope.storage.revision, 1);
   const s = scope.storage.get(storeOf(t), objectKey(t.namespace, t.name!));
   if (s === undefined) throw notFound(t.r, t.name!);
   // Metadata-only reads need no conversion (upstream's PartialObjectMetadata has no version to convert).

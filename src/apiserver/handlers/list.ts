@@ -1,15 +1,19 @@
 /**
  * LIST: a consistent snapshot of one resource at a revision, filtered by selectors and cut into pages
- * with continue tokens, as the etcd3 store serves it — including its 410s for compacted revisions and
- * its 504 for a resourceVersion from the future.
+ * with continue tokens, as kube-apiserver serves it: from the watch cache (its latest state, after waiting
+ * for a resourceVersion it has not reached, then 504) unless the request needs etcd (cacher.go
+ * shouldDelegateList: no resourceVersion, Exact, a continue token, or a limit with a resourceVersion other
+ * than "0"), which reads an exact revision for Exact and the legacy `resourceVersion=N&limit=M` (410 when
+ * compacted, etcd's "future revision" error past the current one) and the latest for NotOlderThan.
  */
 import type { ServerResponse } from 'node:http';
 import { StatusError, newStatus, StatusReason } from '../../apimachinery/errors.ts';
 import { isObject } from '../object-meta.ts';
 import { apiVersionString } from '../resources.ts';
-import { badRequest, expired } from '../status.ts';
-import { RevisionCompactedError, type StoredObject } from '../storage.ts';
+import { badRequest, expired, untypedError } from '../status.ts';
+import { RevisionCompactedError, sortKeysDeep, type StoredObject } from '../storage.ts';
 import { partialMetadata, toTable } from '../table.ts';
+import { waitUntilFresh } from '../watch-cache.ts';
 import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
 import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
 import { converterContext, convertsWithWebhook, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
@@ -48,6 +52,16 @@ const expiredListMessage = 'The resourceVersion for the provided list is too old
 const inconsistentContinueMessage =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
+/** storage.NewTooLargeResourceVersionError: 504 Timeout with the ResourceVersionTooLarge cause (retryAfterSeconds left out when 0). */
+export function tooLargeResourceVersion(rv: number, current: number, retryAfterSeconds: number): StatusError {
+  return new StatusError(
+    newStatus(504, StatusReason.Timeout, `Timeout: Too large resource version: ${rv}, current: ${current}`, {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      ...(retryAfterSeconds > 0 ? { retryAfterSeconds } : {}),
+    }),
+  );
+}
+
 /** Serves GET on a collection without `watch`: one page of the list, in the negotiated encoding. */
 export async function listResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): Promise<void> {
   const { storage } = scope;
@@ -80,19 +94,23 @@ export async function listResource(scope: RequestScope, t: Target, q: URLSearchP
     startKey = t.namespace === '' ? token.start : `${t.namespace}/${token.start}`;
   } else if (rvParam !== '') {
     const n = Number(rvParam);
-    if (n > storage.revision) {
-      const status = newStatus(504, StatusReason.Timeout, `Timeout: Too large resource version: ${n}, current: ${storage.revision}`, {
-        causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-        retryAfterSeconds: 1,
-      });
-      throw new StatusError(status);
-    }
-    if (match === 'Exact') {
+    // The cacher serves a list unless it needs etcd (shouldDelegateList): Exact, or a limit with a resourceVersion other than "0".
+    const fromEtcd = match === 'Exact' || (limit > 0 && n !== 0);
+    if (!fromEtcd) {
+      // The watch cache waits for a revision it has not reached yet, then gives up (waitUntilFreshAndBlock).
+      if (!(await waitUntilFresh(storage, scope.config.clock, n))) throw tooLargeResourceVersion(n, storage.revision, 1);
+      // It serves its latest state, and ignores limit.
+      snapshot = storage.revision;
+      limit = 0;
+    } else if (match === 'NotOlderThan') {
+      // etcd reads the latest revision and then checks it (validateMinimumResourceVersion), with no retry advice.
+      if (n > storage.revision) throw tooLargeResourceVersion(n, storage.revision, 0);
+    } else {
+      // Exact, and the legacy resourceVersion=N&limit=M, read etcd at revision N exactly.
+      if (n > storage.revision) throw untypedError(500, 'etcdserver: mvcc: required revision is a future revision');
       if (n < storage.compactedRevision) throw expired(expiredListMessage);
       snapshot = n;
     }
-    // "0" (any) is served from the latest state, like the watch cache, and ignores limit.
-    if (n === 0 && match !== 'Exact') limit = 0;
   }
   let scan: { total: number; items: Iterable<StoredObject> };
   try {
@@ -108,13 +126,14 @@ export async function listResource(scope: RequestScope, t: Target, q: URLSearchP
   let seen = 0;
   for (const c of scan.items) {
     seen++;
-    if (!noSelectors && !filter(c.obj)) continue;
+    // Like etcd3's GetList, any key after a full page means more, whether or not it matches the selectors.
     if (limit > 0 && items.length === limit) {
       const lastKey = items[items.length - 1]!.key;
       continueToken = encodeContinue(snapshot, t.namespace === '' ? lastKey : lastKey.slice(t.namespace.length + 1));
       if (noSelectors) remaining = scan.total - seen + 1;
       break;
     }
+    if (!noSelectors && !filter(c.obj)) continue;
     items.push(c);
   }
   // Lists of custom resources are unstructured: their ListMeta always carries continue.
@@ -136,7 +155,14 @@ export async function listResource(scope: RequestScope, t: Target, q: URLSearchP
     return;
   }
   const apiVersion = apiVersionString(t.r.group, t.r.version);
+  if (t.r.custom) {
+    // An unstructured list is a map too: apiVersion, items, kind, metadata (continue, remainingItemCount, resourceVersion).
+    const meta = JSON.stringify(sortKeysDeep(listMeta));
+    const encoded = items.map((s) => encodeInVersion(t.r, s.json));
+    sendObject(res, 200, `{"apiVersion":${JSON.stringify(apiVersion)},"items":[${encoded.join(',')}],"kind":${JSON.stringify(t.r.listKind)},"metadata":${meta}}`, render);
+    return;
+  }
   const head = `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;
-  const encoded = t.r.custom ? items.map((s) => encodeInVersion(t.r, s.json)) : items.map((s) => withoutTypeMeta(t.r.storage === undefined ? s.json : encodeInVersion(t.r, s.json)));
+  const encoded = items.map((s) => withoutTypeMeta(t.r.storage === undefined ? s.json : encodeInVersion(t.r, s.json)));
   sendObject(res, 200, `${head}${encoded.join(',')}]}`, render);
 }

@@ -15,8 +15,8 @@ import { canEncodeProtobuf, encodeKubernetesProtobuf, protobufMediaType } from '
 import { convertCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { convertBuiltin } from '../registry/rest.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
-import { badRequest, internalError, PageNotFound } from '../status.ts';
-import type { StoredObject } from '../storage.ts';
+import { badRequest, internalError, PageNotFound, untypedError } from '../status.ts';
+import { EtcdRequestTooLargeError, type StoredObject } from '../storage.ts';
 import { partialMetadata, toTable, type IncludeObject } from '../table.ts';
 import type { Obj, RequestScope, Target } from './scope.ts';
 
@@ -247,7 +247,8 @@ export function sendObject(res: ServerResponse, code: number, json: string, rend
  * already under way is cut off instead.
  */
 export function sendError(res: ServerResponse, err: unknown): void {
-  const e = err instanceof StatusError ? err : internalError(err instanceof Error ? err.message : String(err));
+  // etcd's own errors reach the client untyped (no reason), as kube-apiserver passes them through.
+  const e = err instanceof StatusError ? err : err instanceof EtcdRequestTooLargeError ? untypedError(500, err.message) : internalError(err instanceof Error ? err.message : String(err));
   if (res.headersSent) {
     res.destroy();
     return;

@@ -16,7 +16,7 @@ import { beforeUpdate, storageForm, toStorageVersion } from '../registry/rest.ts
 import { converterContext, convertsWithWebhook, encodedInRequestVersion, objectInVersion, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
 import { strategyFor } from '../registry/strategy.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
-import { badRequest, conflict, invalid, notFound, optimisticLockMessage } from '../status.ts';
+import { badRequest, conflict, invalid, notFound, optimisticLockMessage, untypedError } from '../status.ts';
 import type { StoredObject } from '../storage.ts';
 import { checkBodyNamespace, createObject, createTracker, type WriteRequest } from './create.ts';
 import { checkBodyFields } from './field-validation.ts';
@@ -42,9 +42,13 @@ export interface CommitUpdateOptions {
   managedFieldsSubresource?: string;
 }
 
-/** 409 when the candidate carries a resourceVersion other than the stored one. */
+/**
+ * 409 when the candidate carries a resourceVersion other than the stored one; an untyped 500 when it is not
+ * a number at all (the registry's Update parses it with the storage versioner before comparing: store.go).
+ */
 export function checkResourceVersion(t: Target, existing: StoredObject, candidate: Obj): void {
   const rv = metaOf(candidate).resourceVersion;
+  if (typeof rv === 'string' && rv !== '' && !/^\d+$/.test(rv)) throw untypedError(500, `strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
   if (typeof rv === 'string' && rv !== '' && rv !== String(existing.rv)) throw conflict(t.r, t.name!, optimisticLockMessage);
 }
 

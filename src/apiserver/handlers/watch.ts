@@ -1,10 +1,12 @@
 /**
  * WATCH: a {@link WatchStream} that starts with a replay (history since a resourceVersion, or the
  * current state for resourceVersion 0 / sendInitialEvents) and then follows the store's changes,
- * with bookmarks, the watch timeout and a 410 ERROR event for a compacted resourceVersion.
+ * with bookmarks, the watch timeout and a 410 ERROR event for a resourceVersion older than the watch
+ * cache's window (watch-cache.ts) or than the compacted history. As the cacher's watchers, it sends only
+ * events after the requested revision, also when that revision is still in the future.
  */
 import type { ServerResponse } from 'node:http';
-import { newStatus, StatusReason } from '../../apimachinery/errors.ts';
+import { newStatus, StatusError, StatusReason } from '../../apimachinery/errors.ts';
 import { InitialEventsEndAnnotation } from '../../apimachinery/watch.ts';
 import { apiVersionString } from '../resources.ts';
 import { invalid, requiredCause } from '../status.ts';
@@ -20,6 +22,9 @@ import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 /** Serves a watch request; the stream registers itself in `scope.watches` until it closes. */
 export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): void {
   const { storage, config } = scope;
+  // NegotiateOutputMediaTypeStream negotiates among every media type, then refuses one without a stream
+  // serializer (YAML): 406, the Status itself in YAML.
+  if (render.format === 'yaml') throw new StatusError(newStatus(406, StatusReason.NotAcceptable, 'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch'));
   const sel = parseSelectors(t, q);
   const filter = objectFilter(t, sel, t.name);
   const store = storeOf(t);
@@ -52,13 +57,17 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
   const initial = sendInitial === 'true' || (sendInitial === null && n === 0);
   const fromNow = sendInitial === 'false' && n === 0;
   let replay: ReturnType<Storage['changesSince']> = [];
-  let tooOld: RevisionCompactedError | undefined;
-  if (!initial) {
-    try {
-      replay = fromNow || n >= storage.revision ? [] : storage.changesSince(store, n);
-    } catch (err) {
-      if (!(err instanceof RevisionCompactedError)) throw err;
-      tooOld = err;
+  // The revision the 410 names: the oldest one the window (or the history) can start from.
+  let tooOld: number | undefined;
+  if (!initial && !fromNow) {
+    tooOld = storage.watchCache?.tooOld(store, n);
+    if (tooOld === undefined) {
+      try {
+        replay = n >= storage.revision ? [] : storage.changesSince(store, n);
+      } catch (err) {
+        if (!(err instanceof RevisionCompactedError)) throw err;
+        tooOld = err.compacted;
+      }
     }
   }
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
@@ -93,7 +102,7 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
   scope.watches.add(stream);
   if (scope.faults.takeMalformed(t.r.resource)) stream.enqueueRaw('{"type":"MODIFIED","object":{this is not json');
   if (tooOld !== undefined) {
-    const status = newStatus(410, StatusReason.Expired, `too old resource version: ${n} (${tooOld.compacted})`);
+    const status = newStatus(410, StatusReason.Expired, `too old resource version: ${n} (${tooOld})`);
     stream.enqueueRaw(JSON.stringify({ type: 'ERROR', object: status }));
     stream.end();
     return;
@@ -104,5 +113,9 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
   } else {
     for (const c of replay) stream.enqueueChange(c);
   }
-  unsubscribe = storage.subscribe(store, (c) => stream.enqueueChange(c));
+  // A watch from a revision still in the future gets only what comes after it (cacheWatcher's filter).
+  const after = initial || fromNow ? 0 : n;
+  unsubscribe = storage.subscribe(store, (c) => {
+    if (c.rv > after) stream.enqueueChange(c);
+  });
 }

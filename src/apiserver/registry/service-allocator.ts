@@ -3,12 +3,13 @@
  * (`pkg/registry/core/service/ipallocator` and `portallocator`), sequentially here.
  */
 import { isObject } from '../object-meta.ts';
+import { invalid } from '../status.ts';
 
 type Obj = Record<string, unknown>;
 
 /** Hands out service cluster IPs and node ports. */
 export class ServiceAllocator {
-  // kube-apiserver's default service CIDR is 10.96.0.0/12; 10.96.0.1 belongs to the `kubernetes` service.
+  // Within serviceClusterIPRange; 10.96.0.1 belongs to the `kubernetes` service.
   #nextIp = 10;
   // The default node port range is 30000-32767.
   #nextNodePort = 30000;
@@ -24,6 +25,37 @@ export class ServiceAllocator {
     const p = this.#nextNodePort;
     this.#nextNodePort = p === 32767 ? 30000 : p + 1;
     return p;
+  }
+}
+
+/** The service CIDR the embedded server allocates from (kubeadm's default; kube-apiserver's own default is 10.0.0.0/24). */
+export const serviceClusterIPRange = '10.96.0.0/12';
+
+function ipv4(text: string): number | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (m === null) return undefined;
+  const parts = m.slice(1).map(Number);
+  if (parts.some((p) => p > 255)) return undefined;
+  return ((parts[0]! << 24) >>> 0) + (parts[1]! << 16) + (parts[2]! << 8) + parts[3]!;
+}
+
+/**
+ * Refuses requested cluster IPs outside the service CIDR, as the allocator does when a Service is created
+ * (pkg/registry/core/service/storage/alloc.go allocClusterIPs; ipallocator's ErrNotInRange): 422 on
+ * `spec.clusterIPs`, the value printed as Go's `%#v` of the list. What does not parse as an IP is left to
+ * validation, as upstream; IPv6 addresses are not checked (the embedded server allocates IPv4 only).
+ */
+export function checkRequestedClusterIPs(spec: Obj, name: string): void {
+  const ips = Array.isArray(spec.clusterIPs) && spec.clusterIPs.length > 0 ? spec.clusterIPs : typeof spec.clusterIP === 'string' && spec.clusterIP !== '' ? [spec.clusterIP] : [];
+  const [base, bits] = serviceClusterIPRange.split('/') as [string, string];
+  const mask = (~0 << (32 - Number(bits))) >>> 0;
+  for (const ip of ips) {
+    if (typeof ip !== 'string' || ip === 'None') continue;
+    const n = ipv4(ip);
+    if (n === undefined || ((n & mask) >>> 0) === ipv4(base)) continue;
+    const value = `[]string{${ips.map((i) => JSON.stringify(i)).join(', ')}}`;
+    const detail = `failed to allocate IP ${ip}: the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${serviceClusterIPRange}`;
+    throw invalid('', 'Service', name, [{ reason: 'FieldValueInvalid', field: 'spec.clusterIPs', message: `Invalid value: ${value}: ${detail}` }]);
   }
 }
 

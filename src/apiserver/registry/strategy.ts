@@ -16,7 +16,7 @@ import * as core from './validation/core.ts';
 import * as workloads from './validation/workloads.ts';
 import * as policy from './validation/policy.ts';
 import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatusUpdate, validateHorizontalPodAutoscalerUpdate } from './validation/autoscaling.ts';
-import { allocateService, type ServiceAllocator } from './service-allocator.ts';
+import { allocateService, checkRequestedClusterIPs, type ServiceAllocator } from './service-allocator.ts';
 import { prepareNamespaceForCreate, prepareNamespaceForUpdate } from './core/namespace.ts';
 import {
   prepareCsrForApprovalUpdate,
@@ -167,6 +167,7 @@ const strategies: Readonly<Record<string, Strategy>> = {
     returnsDeletedObject: true,
     prepareForCreate: (svc, ctx) => {
       svc.status = { loadBalancer: {} };
+      checkRequestedClusterIPs(child(svc, 'spec'), str(isObject(svc.metadata) ? svc.metadata.name : undefined));
       allocateService(child(svc, 'spec'), ctx.allocator, undefined);
     },
     prepareForUpdate: (svc, old, ctx) => {

@@ -24,6 +24,10 @@ export function serveCustomResource(registry: ResourceRegistry, storage: Storage
   const schemas = new Map<string, CustomResourceSchema>();
   for (const e of kept) if (e.schema !== undefined) schemas.set(e.version, e.schema);
   const store = storageKey(first.group, first.resource);
+  // A custom resource's watch cache starts when it is first served (upstream: its first request).
+  storage.watchCache?.startResource(store, storage.revision);
+  // Custom resources are unstructured: kube-apiserver writes their keys in Go's map order.
+  storage.setUnstructured(store, true);
   storage.setDecoder(store, schemas.size === 0 ? undefined : customResourceDecoder(schemas, schemas.values().next().value));
 }
 
@@ -31,6 +35,10 @@ export function serveCustomResource(registry: ResourceRegistry, storage: Storage
 export function stopServingCustomResource(registry: ResourceRegistry, storage: Storage, crdName: string): ApiResource[] {
   const entries = registry.removeCustomResource(crdName);
   const first = entries[0];
-  if (first !== undefined) storage.setDecoder(storageKey(first.group, first.resource), undefined);
+  if (first !== undefined) {
+    storage.setDecoder(storageKey(first.group, first.resource), undefined);
+    storage.setUnstructured(storageKey(first.group, first.resource), false);
+    storage.watchCache?.stopResource(storageKey(first.group, first.resource));
+  }
   return entries;
 }

@@ -5,7 +5,8 @@
  * meet; docs/apiserver-fidelity.md lists what is checked.
  */
 import { compareQuantities, parseQuantity, QuantityFormatError } from '../../../apimachinery/quantity.ts';
-import { isObject } from '../../object-meta.ts';
+import { isIP } from 'node:net';
+import { deepEqual, isObject } from '../../object-meta.ts';
 import { duplicate, FieldPath, forbiddenField, invalidValue, notFoundField, notSupported, path, required, tooLong, type FieldError } from './field.ts';
 import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isDNS1035Label, isQualifiedName } from './names.ts';
 import { validateLabels } from './object-meta.ts';
@@ -195,27 +196,67 @@ export function validatePod(pod: Obj): FieldError[] {
   return validatePodSpec(isObject(pod.spec) ? pod.spec : {}, path('spec'));
 }
 
-/** ValidatePodUpdate: besides images and a few fields, a pod's spec is immutable. */
+const podUpdateForbidden =
+  'pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+/**
+ * ValidatePodUpdate (pkg/apis/core/validation/validation.go): besides images and a few fields, a pod's spec
+ * is immutable. In upstream's order: the pod's own validation; containers added or removed
+ * (`spec.containers: Forbidden`, and nothing more is checked) and empty images; activeDeadlineSeconds
+ * (0..MaxInt32, only lowered, never unset); tolerations (only additions); scheduling gates (only removals, as
+ * v1.27+); then every other change, `spec: Forbidden` (upstream appends a Go diff of the spec, left out here).
+ */
 export function validatePodUpdate(pod: Obj, old: Obj): FieldError[] {
   const out = validatePod(pod);
-  const spec = structuredClone(isObject(pod.spec) ? pod.spec : {});
+  const newSpec = isObject(pod.spec) ? pod.spec : {};
   const oldSpec = isObject(old.spec) ? old.spec : {};
-  // Copy what may change from the old spec, then compare.
-  for (const key of ['containers', 'initContainers', 'ephemeralContainers']) {
-    const now = list(spec[key]);
+  const specPath = path('spec');
+  for (const key of ['containers', 'initContainers']) {
+    const now = list(newSpec[key]);
     const before = list(oldSpec[key]);
+    if (now.length !== before.length) return [...out, forbiddenField(specPath.child(key), 'pod updates may not add or remove containers')];
     now.forEach((c, i) => {
-      if (before[i] !== undefined) c.image = before[i]!.image;
+      if (typeof c.image !== 'string' || c.image === '') out.push(required(specPath.child(key).index(i).child('image')));
     });
   }
-  spec.activeDeadlineSeconds = oldSpec.activeDeadlineSeconds;
-  spec.terminationGracePeriodSeconds = oldSpec.terminationGracePeriodSeconds;
-  const oldTolerations = list(oldSpec.tolerations);
-  if (list(spec.tolerations).length >= oldTolerations.length && JSON.stringify(list(spec.tolerations).slice(0, oldTolerations.length)) === JSON.stringify(oldTolerations)) spec.tolerations = oldSpec.tolerations;
-  if (JSON.stringify(spec) !== JSON.stringify(oldSpec)) {
-    out.push(forbiddenField(path('spec'), 'pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)'));
+  const deadline = newSpec.activeDeadlineSeconds;
+  if (typeof deadline === 'number') {
+    if (deadline < 0 || deadline > 2147483647) return [...out, invalidValue(specPath.child('activeDeadlineSeconds'), deadline, 'must be between 0 and 2147483647, inclusive')];
+    if (typeof oldSpec.activeDeadlineSeconds === 'number' && oldSpec.activeDeadlineSeconds < deadline) return [...out, invalidValue(specPath.child('activeDeadlineSeconds'), deadline, 'must be less than or equal to previous value')];
+  } else if (typeof oldSpec.activeDeadlineSeconds === 'number') out.push(invalidValue(specPath.child('activeDeadlineSeconds'), null, 'must not update from a positive integer to nil value'));
+  // validateOnlyAddedTolerations: every old toleration is still there (its tolerationSeconds may change).
+  const newTolerations = list(newSpec.tolerations);
+  for (const t of list(oldSpec.tolerations)) {
+    const found = newTolerations.some((n) => deepEqual(withoutUndefined({ ...t, tolerationSeconds: n.tolerationSeconds }), withoutUndefined(n)));
+    if (!found) {
+      out.push(forbiddenField(specPath.child('tolerations'), 'existing toleration can not be modified except its tolerationSeconds'));
+      break;
+    }
   }
+  // validateOnlyDeletedSchedulingGates (v1.27+): no gate may be added.
+  const oldGates = new Set(list(oldSpec.schedulingGates).map((g) => g.name));
+  list(newSpec.schedulingGates).forEach((g, i) => {
+    if (!oldGates.has(g.name)) out.push(forbiddenField(specPath.child('schedulingGates').index(i).child('name'), `only deletion is allowed, but found new scheduling gate '${String(g.name)}'`));
+  });
+  // Munge what may change to its old value, then compare.
+  const munged = structuredClone(newSpec);
+  for (const key of ['containers', 'initContainers']) {
+    const before = list(oldSpec[key]);
+    list(munged[key]).forEach((c, i) => {
+      c.image = before[i]!.image;
+    });
+  }
+  munged.activeDeadlineSeconds = oldSpec.activeDeadlineSeconds;
+  munged.tolerations = oldSpec.tolerations;
+  munged.schedulingGates = oldSpec.schedulingGates;
+  // terminationGracePeriodSeconds may only go from a negative value to 1.
+  if (typeof oldSpec.terminationGracePeriodSeconds === 'number' && oldSpec.terminationGracePeriodSeconds < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = oldSpec.terminationGracePeriodSeconds;
+  if (!deepEqual(withoutUndefined(munged), withoutUndefined(oldSpec))) out.push(forbiddenField(specPath, podUpdateForbidden));
   return out;
+}
+
+function withoutUndefined(o: Obj): Obj {
+  return JSON.parse(JSON.stringify(o)) as Obj;
 }
 
 const serviceTypes = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
@@ -252,6 +293,12 @@ export function validateService(svc: Obj): FieldError[] {
     else if (typeof target === 'string' && (target.length > 15 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(target))) out.push(invalidValue(pf.child('targetPort'), target, 'must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)'));
     if (typeof p.nodePort === 'number' && p.nodePort !== 0 && type !== 'NodePort' && type !== 'LoadBalancer') out.push(forbiddenField(pf.child('nodePort'), 'may not be used when `type` is \'ClusterIP\''));
   });
+  // validateServiceClusterIPsRelatedFields: every cluster IP but None must be an IP (the allocator checks the range).
+  if (type !== 'ExternalName') {
+    (Array.isArray(spec.clusterIPs) ? (spec.clusterIPs as unknown[]) : []).forEach((ip, i) => {
+      if (ip !== 'None' && (typeof ip !== 'string' || isIP(ip) === 0)) out.push(invalidValue(fld.child('clusterIPs').index(i), ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    });
+  }
   if (isObject(spec.selector)) out.push(...validateLabels(spec.selector as Record<string, string>, fld.child('selector')));
   return out;
 }
@@ -290,11 +337,12 @@ export function validateConfigMap(cm: Obj): FieldError[] {
   return out;
 }
 
+// ValidateConfigMapUpdate / ValidateSecretUpdate: once immutable, `immutable` itself first, then each data field.
 function immutableData(obj: Obj, old: Obj, keys: readonly string[]): FieldError[] {
   if (old.immutable !== true) return [];
   const out: FieldError[] = [];
-  for (const k of keys) if (JSON.stringify(obj[k] ?? null) !== JSON.stringify(old[k] ?? null)) out.push(forbiddenField(path(k), 'field is immutable when `immutable` is set'));
   if (obj.immutable !== true) out.push(forbiddenField(path('immutable'), 'field is immutable when `immutable` is set'));
+  for (const k of keys) if (JSON.stringify(obj[k] ?? null) !== JSON.stringify(old[k] ?? null)) out.push(forbiddenField(path(k), 'field is immutable when `immutable` is set'));
   return out;
 }
 
@@ -326,7 +374,8 @@ export function validateSecret(secret: Obj): FieldError[] {
       if (!('.dockerconfigjson' in data)) out.push(required(path('data').key('.dockerconfigjson')));
       break;
     case 'kubernetes.io/basic-auth':
-      if (!('username' in data) && !('password' in data)) out.push(required(path('data').key('username')));
+      // Either may be empty, but one must be there; without both, both are required.
+      if (!('username' in data) && !('password' in data)) out.push(required(path('data').key('username')), required(path('data').key('password')));
       break;
     case 'kubernetes.io/ssh-auth':
       if (!('ssh-privatekey' in data)) out.push(required(path('data').key('ssh-privatekey')));
