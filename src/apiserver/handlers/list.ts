@@ -14,6 +14,7 @@ import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
 import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
 import { checkMetadataShape, encodeInVersion, sendObject, tableOptions, withoutTypeMeta, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+import { shardSelectionOf, withShard } from '../sharding.ts';
 
 /** Kube's continue token: base64 JSON {v, rv, start}. */
 interface ContinueToken {
@@ -51,7 +52,8 @@ const inconsistentContinueMessage =
 export function listResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): void {
   const { storage } = scope;
   const sel = parseSelectors(t, q);
-  const filter = objectFilter(t, sel);
+  const shard = shardSelectionOf(scope.config.featureGates, q);
+  const filter = withShard(objectFilter(t, sel), shard);
   const store = storeOf(t);
   const rvParam = q.get('resourceVersion') ?? '';
   const match = q.get('resourceVersionMatch') ?? '';
@@ -100,7 +102,7 @@ export function listResource(scope: RequestScope, t: Target, q: URLSearchParams,
     if (err instanceof RevisionCompactedError) throw expired(expiredListMessage);
     throw err;
   }
-  const noSelectors = sel.label === undefined && sel.field === undefined;
+  const noSelectors = sel.label === undefined && sel.field === undefined && shard === undefined;
   const items: StoredObject[] = [];
   let continueToken: string | undefined;
   let remaining: number | undefined;
@@ -120,6 +122,7 @@ export function listResource(scope: RequestScope, t: Target, q: URLSearchParams,
   const listMeta: Obj = t.r.custom && render.as === 'object' ? { continue: '', resourceVersion: String(snapshot) } : { resourceVersion: String(snapshot) };
   if (continueToken !== undefined) listMeta.continue = continueToken;
   if (remaining !== undefined) listMeta.remainingItemCount = remaining;
+  if (shard !== undefined) listMeta.shardInfo = shard.info;
   if (render.as === 'table') {
     sendObject(res, 200, JSON.stringify({ ...toTable(t.r, items, { includeObject, noHeaders: false, now: scope.config.clock.now(), listMeta }), apiVersion: render.apiVersion }), render);
     return;

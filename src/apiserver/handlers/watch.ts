@@ -15,12 +15,13 @@ import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateL
 import { boolParam } from './request-info.ts';
 import { encodeInVersion, tableOptions, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+import { shardSelectionOf, withShard } from '../sharding.ts';
 
 /** Serves a watch request; the stream registers itself in `scope.watches` until it closes. */
 export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): void {
   const { storage, config } = scope;
   const sel = parseSelectors(t, q);
-  const filter = objectFilter(t, sel, t.name);
+  const filter = withShard(objectFilter(t, sel, t.name), shardSelectionOf(scope.config.featureGates, q));
   const store = storeOf(t);
   const rvParam = q.get('resourceVersion') ?? '';
   const bookmarks = boolParam(q, 'allowWatchBookmarks');
