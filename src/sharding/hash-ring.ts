@@ -2,8 +2,8 @@
  * Consistent hashing with virtual nodes over the 64-bit FNV-1a space of KEP-5866 (the ring of
  * timebertt/kubernetes-controller-sharding pkg/sharding/consistenthash/ring.go: each member places
  * `virtualNodes` tokens at hash(`<member>-<i>`), 100 by default, and a key belongs to the first token
- * at or after its hash, wrapping around). Differences: tokens are hashed with FNV-1a 64 rather than
- * xxhash, and the ring also answers the other way round — the hash ranges a member owns — which is
+ * at or after its hash, wrapping around). Differences: tokens are placed by FNV-1a 64 with a MurmurHash3
+ * finalizer rather than xxhash, and the ring also answers the other way round — the hash ranges a member owns — which is
  * what a shard selector needs.
  *
  * Why consistent hashing (see docs/sharding.md): the assignment is a pure function of the member
@@ -13,6 +13,23 @@
  */
 import { fnv1a64BigInt } from '../apimachinery/sharding/hash.ts';
 import { HASH_SPACE_END, normalizeRanges, type ShardRange } from '../apimachinery/sharding/selector.ts';
+
+const MASK64 = (1n << 64n) - 1n;
+
+/**
+ * A token's place: FNV-1a of `<member>-<i>` followed by MurmurHash3's 64-bit finalizer. FNV-1a alone
+ * mixes its last bytes poorly, so the tokens of one member (names differing only at the end) would
+ * cluster; the finalizer spreads them (kubernetes-controller-sharding uses xxhash for this).
+ */
+export function tokenOf(name: string): bigint {
+  let k = fnv1a64BigInt(name);
+  k ^= k >> 33n;
+  k = (k * 0xff51afd7ed558ccdn) & MASK64;
+  k ^= k >> 33n;
+  k = (k * 0xc4ceb9fe1a85ec53n) & MASK64;
+  k ^= k >> 33n;
+  return k;
+}
 
 /** Tokens per member (kubernetes-controller-sharding's DefaultTokensPerNode). */
 export const defaultVirtualNodes = 100;
@@ -36,7 +53,7 @@ export class HashRing {
     this.members = [...new Set(members)].sort();
     const placed: Array<{ token: bigint; member: string }> = [];
     for (const member of this.members) {
-      for (let i = 0; i < virtualNodes; i++) placed.push({ token: fnv1a64BigInt(`${member}-${i}`), member });
+      for (let i = 0; i < virtualNodes; i++) placed.push({ token: tokenOf(`${member}-${i}`), member });
     }
     // Equal tokens (vanishingly rare): the smaller member name keeps it, on every replica alike.
     placed.sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : a.member < b.member ? -1 : a.member > b.member ? 1 : 0));

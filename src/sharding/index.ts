@@ -8,7 +8,7 @@ import '../node-version.ts';
 export * from '../apimachinery/sharding/index.ts';
 export { ShardedListWatch } from '../tools/cache/sharded-listwatch.ts';
 export type { ShardedListWatchOptions } from '../tools/cache/sharded-listwatch.ts';
-export { HashRing, defaultVirtualNodes } from './hash-ring.ts';
+export { HashRing, defaultVirtualNodes, tokenOf } from './hash-ring.ts';
 export { formatRanges, intersectRanges, parseRanges, rangesFraction, sameRanges, subtractRanges, unionRanges } from './ranges.ts';
 export {
   ClaimsAnnotation,

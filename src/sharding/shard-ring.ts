@@ -30,6 +30,7 @@ import type { ShardRange } from '../apimachinery/sharding/selector.ts';
 import { realClock, type Clock, type Timer } from '../util/clock/clock.ts';
 import { formatMicroTime } from '../tools/events/meta-time.ts';
 import { newListWatchFromClient } from '../tools/cache/listwatch.ts';
+import { isDeletedFinalStateUnknown } from '../tools/cache/key-functions.ts';
 import { SharedIndexInformer } from '../tools/cache/shared-informer.ts';
 import { defaultLogger, type Logger } from '../tools/events/logger.ts';
 import { HashRing, defaultVirtualNodes } from './hash-ring.ts';
@@ -212,7 +213,12 @@ export class ShardRing {
     this.#informer.addEventHandler({
       onAdd: (l) => this.#observe(l),
       onUpdate: (_o, l) => this.#observe(l),
-      onDelete: () => this.#poke(),
+      onDelete: (l) => {
+        // A deleted Lease is a member that left (or was cleaned up): its claims are gone with it.
+        const name = isDeletedFinalStateUnknown(l) ? l.key.slice(l.key.indexOf('/') + 1) : (l.metadata?.name ?? '');
+        if (name !== this.leaseName) this.#observed.delete(name);
+        this.#poke();
+      },
     });
   }
 
