@@ -429,7 +429,8 @@ export class ShardRing {
   async #write(signal: AbortSignal): Promise<void> {
     const attempt = this.#clock.now();
     const abort = new AbortController();
-    const timer = this.#clock.afterFunc(this.#retryMs, () => abort.abort(new KubeloomError('ERR_SHARD_RING_TIMEOUT', 'lease write timed out')));
+    // As leader election, one attempt may take up to the renew deadline (the fence acts regardless).
+    const timer = this.#clock.afterFunc(this.#renewDeadlineMs, () => abort.abort(new KubeloomError('ERR_SHARD_RING_TIMEOUT', 'lease write timed out')));
     const opts = { signal: AbortSignal.any([signal, abort.signal]) };
     try {
       const desired = (base: Lease | undefined): Lease => ({
