@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { fnv1a64BigInt } from '../apimachinery/sharding/hash.ts';
 import { HASH_SPACE_END, ShardKeyField, ShardSelector } from '../apimachinery/sharding/selector.ts';
 import { HashRing } from './hash-ring.ts';
-import { formatRanges, intersectRanges, parseRanges, rangesFraction, subtractRanges, unionRanges } from './ranges.ts';
+import { coarsenRanges, formatRanges, intersectRanges, parseRanges, rangesFraction, subtractRanges, unionRanges } from './ranges.ts';
 
 test('the ranges of a ring partition the hash space and agree with ownerOf', () => {
   const ring = new HashRing(['r-0', 'r-1', 'r-2']);
@@ -44,4 +44,14 @@ test('range sets round-trip through their annotation text', () => {
   assert.deepEqual(parseRanges(formatRanges(ranges)), ranges);
   assert.deepEqual(parseRanges(''), []);
   assert.deepEqual(parseRanges('zz-1,5-3'), []);
+});
+
+test('coarsenRanges fills the smallest gaps until at most max ranges remain, covering everything it was given', () => {
+  const ranges = new HashRing(['a', 'b', 'c', 'd', 'e']).rangesOf('c');
+  assert.ok(ranges.length > 64);
+  const coarse = coarsenRanges(ranges, 64);
+  assert.equal(coarse.length, 64);
+  assert.deepEqual(subtractRanges(ranges, coarse), []);
+  assert.ok(rangesFraction(coarse) - rangesFraction(ranges) < 0.03);
+  assert.deepEqual(coarsenRanges([{ start: 0n, end: 10n }, { start: 20n, end: 30n }, { start: 31n, end: 40n }], 2), [{ start: 0n, end: 10n }, { start: 20n, end: 40n }]);
 });

@@ -9,7 +9,7 @@ export * from '../apimachinery/sharding/index.ts';
 export { ShardedListWatch } from '../tools/cache/sharded-listwatch.ts';
 export type { ShardedListWatchOptions } from '../tools/cache/sharded-listwatch.ts';
 export { HashRing, defaultVirtualNodes, tokenOf } from './hash-ring.ts';
-export { formatRanges, intersectRanges, parseRanges, rangesFraction, sameRanges, subtractRanges, unionRanges } from './ranges.ts';
+export { coarsenRanges, formatRanges, intersectRanges, parseRanges, rangesFraction, sameRanges, subtractRanges, unionRanges } from './ranges.ts';
 export {
   ClaimsAnnotation,
   RingLabel,
@@ -20,5 +20,5 @@ export {
   defaultRingRetryPeriodMs,
 } from './shard-ring.ts';
 export type { RingLeaseClient, RingMember, ShardRingListener, ShardRingOptions, ShardRingStatus } from './shard-ring.ts';
-export { ShardNotReadyError, ShardedController, controllerShardKey } from './sharded-controller.ts';
+export { ShardNotReadyError, ShardedController, controllerShardKey, defaultMaxSelectorRanges } from './sharded-controller.ts';
 export type { OwnedOptions, ShardedControllerOptions, ShardingStatus } from './sharded-controller.ts';

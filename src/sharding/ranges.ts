@@ -67,3 +67,24 @@ export function parseRanges(text: string | undefined): ShardRange[] {
   }
   return normalizeRanges(out);
 }
+
+/**
+ * At most `max` ranges covering `ranges`: the smallest gaps are filled first. A shard selector with
+ * fewer terms keeps list and watch URLs short (each term is about 100 bytes URL-encoded, and Node's
+ * HTTP server refuses request heads over 16 KiB); the cache then also holds the objects of the
+ * filled gaps, which the controller does not work on.
+ */
+export function coarsenRanges(ranges: readonly ShardRange[], max: number): ShardRange[] {
+  const out = normalizeRanges(ranges);
+  if (max < 1 || out.length <= max) return out;
+  const gaps = out.slice(1).map((r, i) => ({ i, size: r.start - out[i]!.end }));
+  gaps.sort((a, b) => (a.size < b.size ? -1 : a.size > b.size ? 1 : a.i - b.i));
+  const fill = new Set(gaps.slice(0, out.length - max).map((g) => g.i));
+  const merged: ShardRange[] = [];
+  for (let i = 0; i < out.length; i++) {
+    const r = out[i]!;
+    if (i > 0 && fill.has(i - 1)) merged[merged.length - 1] = { start: merged[merged.length - 1]!.start, end: r.end };
+    else merged.push(r);
+  }
+  return merged;
+}

@@ -20,13 +20,21 @@ import { Controller, type ControllerOptions, type ReconcileContext, type Reconci
 import { isDeletedFinalStateUnknown, type DeletedFinalStateUnknown } from '../tools/cache/key-functions.ts';
 import type { ResourceEventHandlerRegistration, SharedIndexInformer } from '../tools/cache/shared-informer.ts';
 import { KubeloomError } from '../apimachinery/errors.ts';
-import { formatRanges, rangesFraction } from './ranges.ts';
+import { coarsenRanges, formatRanges, rangesFraction } from './ranges.ts';
+
+/** Default {@link ShardedControllerOptions.maxSelectorRanges}: selectors of about 6 KiB URL-encoded. */
+export const defaultMaxSelectorRanges = 64;
 import type { ShardRing } from './shard-ring.ts';
 
 /** Options of a {@link ShardedController}: a controller's options and its ring. */
 export interface ShardedControllerOptions extends ControllerOptions {
   /** The ring this replica is a member of (shared by the controllers of one process). */
   ring: ShardRing;
+  /**
+   * Most `shardRange` terms in the informers' selectors (default 64): beyond, the smallest gaps
+   * between ranges are cached too (see {@link coarsenRanges}). 0 = no limit.
+   */
+  maxSelectorRanges?: number;
 }
 
 /** How owned objects map to their owner (the owner's kind, as `enqueueForOwner`). */
@@ -105,7 +113,7 @@ export class ShardedController {
       onRevoke: (ranges) => this.#revoke(ranges),
       onGrant: (ranges) => this.#grant(ranges),
       onCoverage: (ranges) => {
-        const sel = new ShardSelector(ShardKeyField.UID, ranges);
+        const sel = new ShardSelector(ShardKeyField.UID, coarsenRanges(ranges, options.maxSelectorRanges ?? defaultMaxSelectorRanges));
         for (const i of [...this.#primary, ...this.#followers]) i.setShardSelector(sel);
       },
     });
