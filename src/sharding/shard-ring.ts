@@ -177,6 +177,8 @@ export class ShardRing {
   #own: Lease | undefined;
   #desired: ShardRange[] = [];
   #claimed: ShardRange[] = [];
+  /** The claims the last successful Lease write carried: only those are visible to the others. */
+  #written: ShardRange[] = [];
   #active: ShardRange[] = [];
   #coverage: ShardRange[] = [];
   #members: string[] = [];
@@ -376,7 +378,8 @@ export class ShardRing {
       this.#claimed = unionRanges(this.#claimed, free);
       await this.#renew(signal);
     }
-    const pending = subtractRanges(intersectRanges(this.#claimed, this.#desired), this.#active);
+    // Only claims a successful write published may be verified: the others cannot see the rest.
+    const pending = subtractRanges(intersectRanges(intersectRanges(this.#claimed, this.#written), this.#desired), this.#active);
     if (pending.length === 0 || this.#lastRenewal === undefined) return;
     const fresh = await this.#client.list({ labelSelector: `${RingLabel}=${this.name}`, resourceVersion: '', signal });
     for (const l of fresh.items) this.#observe(l);
@@ -433,7 +436,7 @@ export class ShardRing {
     const timer = this.#clock.afterFunc(this.#renewDeadlineMs, () => abort.abort(new KubeloomError('ERR_SHARD_RING_TIMEOUT', 'lease write timed out')));
     const opts = { signal: AbortSignal.any([signal, abort.signal]) };
     try {
-      const desired = (base: Lease | undefined): Lease => ({
+      const desired = (base: Lease | undefined, claims: ShardRange[]): Lease => ({
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         metadata: {
@@ -441,7 +444,7 @@ export class ShardRing {
           name: this.leaseName,
           namespace: this.#namespace,
           labels: { ...base?.metadata?.labels, [RingLabel]: this.name },
-          annotations: { ...base?.metadata?.annotations, [ClaimsAnnotation]: formatRanges(this.#claimed) },
+          annotations: { ...base?.metadata?.annotations, [ClaimsAnnotation]: formatRanges(claims) },
         },
         spec: {
           ...base?.spec,
@@ -457,9 +460,12 @@ export class ShardRing {
             this.#own = await this.#client.get(this.leaseName, opts);
           } catch (err) {
             if (!isNotFound(err)) throw err;
-            // A fresh Lease claims nothing: a previous incarnation's claims are void once it is gone.
+            // A fresh Lease claims nothing. If ours vanished while we held ranges (deleted by hand), the
+            // others may take them any time now: give them up first.
+            if (this.#active.length > 0) this.#fenced();
             this.#claimed = [];
-            this.#own = await this.#client.create(desired(undefined), opts);
+            this.#own = await this.#client.create(desired(undefined, []), opts);
+            this.#written = [];
             this.#renewed(attempt);
             this.#poke();
             return;
@@ -467,7 +473,9 @@ export class ShardRing {
           if (this.#lastRenewal === undefined) this.#claimed = [];
         }
         const first = this.#lastRenewal === undefined;
-        this.#own = await this.#client.update(desired(this.#own), opts);
+        const sent = first ? [] : this.#claimed;
+        this.#own = await this.#client.update(desired(this.#own, sent), opts);
+        this.#written = sent;
         this.#renewed(attempt);
         if (first) this.#poke();
       } catch (err) {
@@ -496,6 +504,7 @@ export class ShardRing {
     const all = this.#active;
     this.#active = [];
     this.#claimed = [];
+    this.#written = [];
     this.#lastRenewal = undefined;
     if (all.length > 0) void this.#revoke(all);
   }
