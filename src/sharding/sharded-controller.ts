@@ -20,6 +20,9 @@ import { Controller, type ControllerOptions, type ReconcileContext, type Reconci
 import { isDeletedFinalStateUnknown, type DeletedFinalStateUnknown } from '../tools/cache/key-functions.ts';
 import type { ResourceEventHandlerRegistration, SharedIndexInformer } from '../tools/cache/shared-informer.ts';
 import { KubeloomError } from '../apimachinery/errors.ts';
+import type { Gauge } from 'prom-client';
+import { asPromRegistry, promClient } from '../util/prometheus/prom-client.ts';
+import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import { coarsenRanges, formatRanges, rangesFraction } from './ranges.ts';
 
 /** Default {@link ShardedControllerOptions.maxSelectorRanges}: selectors of about 6 KiB URL-encoded. */
@@ -109,6 +112,7 @@ export class ShardedController {
     const reconcile = options.reconcile;
     this.ring = options.ring;
     this.controller = new Controller({ ...options, reconcile: (key, ctx) => this.#reconcile(key, ctx, reconcile) });
+    if (options.metrics !== undefined) this.#registerGauges(options.metrics);
     this.ring.addListener({
       onRevoke: (ranges) => this.#revoke(ranges),
       onGrant: (ranges) => this.#grant(ranges),
@@ -205,6 +209,30 @@ export class ShardedController {
       if (!this.controller.hasSynced()) return new ShardNotReadyError(`controller ${this.controller.name}: caches not synced`);
       return undefined;
     };
+  }
+
+  /**
+   * Gauges read at scrape time: controller_sharding_active_fraction, controller_sharding_active_ranges
+   * and controller_sharding_members, labelled by controller, ring and identity.
+   */
+  #registerGauges(metrics: PrometheusRegistry): void {
+    const { Gauge } = promClient();
+    const registry = asPromRegistry(metrics);
+    const labelNames = ['controller', 'ring', 'identity'] as const;
+    const labels = { controller: this.controller.name, ring: this.ring.name, identity: this.ring.identity };
+    const gauge = (name: string, help: string, value: () => number): void => {
+      const existing = registry.getSingleMetric(name) as Gauge<(typeof labelNames)[number]> | undefined;
+      const g = existing ?? new Gauge({ name, help, labelNames, registers: [registry] });
+      // Each controller refreshes its own series when the registry is scraped.
+      const previous = (g as unknown as { collect?: () => void }).collect;
+      (g as unknown as { collect: () => void }).collect = () => {
+        previous?.call(g);
+        g.set(labels, value());
+      };
+    };
+    gauge('controller_sharding_active_fraction', 'Share of the hash space this replica works on.', () => this.status().activeFraction);
+    gauge('controller_sharding_active_ranges', 'Disjoint hash ranges this replica works on.', () => this.status().activeRangeCount);
+    gauge('controller_sharding_members', 'Live members of the shard ring, as this replica sees them.', () => this.status().members);
   }
 
   #checked<T extends KubeObject>(informer: SharedIndexInformer<T>): SharedIndexInformer<KubeObject> {
