@@ -7,6 +7,7 @@ import { newListWatchFromClient, SharedIndexInformer, waitForCacheSync } from '.
 import { evenShardSelector, ShardSelector } from '../src/apimachinery/sharding/index.ts';
 import { ListPager } from '../src/tools/pager/index.ts';
 import { isBadRequest } from '../src/apimachinery/errors.ts';
+import { parseFeatureGates } from '../src/apiserver/sharding.ts';
 
 async function withServer(options: ApiServerOptions, fn: (s: ApiServer, cs: Clientset) => Promise<void>): Promise<void> {
   const s = await startApiServer({ controllers: { garbageCollector: false, namespace: false }, ...options });
@@ -143,4 +144,11 @@ test('with a client-side shard key (the controller owner uid), an object whose o
       await running;
     }
   });
+});
+
+test('--feature-gates text: known gates with true/false, anything else refused as component-base does', () => {
+  assert.deepEqual(parseFeatureGates('ShardedListAndWatch=true'), { ShardedListAndWatch: true });
+  assert.deepEqual(parseFeatureGates(' ShardedListAndWatch=false, '), { ShardedListAndWatch: false });
+  assert.throws(() => parseFeatureGates('NoSuchGate=true'), /unrecognized feature gate: NoSuchGate/);
+  assert.throws(() => parseFeatureGates('ShardedListAndWatch=yes'), /invalid value of ShardedListAndWatch=yes/);
 });
