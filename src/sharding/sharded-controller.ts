@@ -25,8 +25,13 @@ import { asPromRegistry, promClient } from '../util/prometheus/prom-client.ts';
 import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import { coarsenRanges, formatRanges, rangesFraction } from './ranges.ts';
 
-/** Default {@link ShardedControllerOptions.maxSelectorRanges}: selectors of about 6 KiB URL-encoded. */
-export const defaultMaxSelectorRanges = 64;
+/**
+ * Default {@link ShardedControllerOptions.maxSelectorRanges}: a member of a ring with 100 virtual
+ * nodes holds at most ~100 ranges, so its selector stays whole in the steady state (about 10.5 KB
+ * URL-encoded, under the 16 KiB request head Node's HTTP server accepts); only the transient union
+ * of old and new ranges during a hand-over is coarsened.
+ */
+export const defaultMaxSelectorRanges = 100;
 import type { ShardRing } from './shard-ring.ts';
 
 /** Options of a {@link ShardedController}: a controller's options and its ring. */
@@ -34,7 +39,7 @@ export interface ShardedControllerOptions extends ControllerOptions {
   /** The ring this replica is a member of (shared by the controllers of one process). */
   ring: ShardRing;
   /**
-   * Most `shardRange` terms in the informers' selectors (default 64): beyond, the smallest gaps
+   * Most `shardRange` terms in the informers' selectors (default 100): beyond, the smallest gaps
    * between ranges are cached too (see {@link coarsenRanges}). 0 = no limit.
    */
   maxSelectorRanges?: number;
