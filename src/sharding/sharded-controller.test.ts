@@ -6,7 +6,7 @@ import { fnv1a64BigInt } from '../apimachinery/sharding/hash.ts';
 import { HASH_SPACE_END, ShardSelector, type ShardRange } from '../apimachinery/sharding/selector.ts';
 import { FakeListerWatcher, FakeWatch } from '../tools/cache/testing/fake-lister-watcher.ts';
 import { SharedIndexInformer } from '../tools/cache/shared-informer.ts';
-import { ShardedController } from './sharded-controller.ts';
+import { ShardedController, controllerShardKey } from './sharded-controller.ts';
 import type { ShardRing, ShardRingListener } from './shard-ring.ts';
 
 const HALF = 1n << 63n;
@@ -109,6 +109,42 @@ test('ShardedController reconciles only keys of granted ranges, and a revoke wai
   } finally {
     stop.abort();
     release?.();
+    await running;
+  }
+});
+
+test('owned objects enqueue their controller owner, sharded by the owner uid in the reference, and follow the ring coverage client-side', async () => {
+  const ownerLow = uidIn(low);
+  const ownerHigh = uidIn(high);
+  const child = (name: string, owner: string, ownerName: string): ConfigMap => ({
+    metadata: { name, namespace: 'default', uid: crypto.randomUUID(), resourceVersion: '1', ownerReferences: [{ apiVersion: 'v1', kind: 'Widget', name: ownerName, uid: owner, controller: true }] },
+  });
+  const lw = new FakeListerWatcher<ConfigMap>({ watchListUnsupported: true });
+  for (let i = 0; i < 3; i++) {
+    lw.pushList({ metadata: { resourceVersion: '1' }, items: [child('c1', ownerLow, 'w-low'), child('c2', ownerHigh, 'w-high')] });
+    lw.pushWatch(new FakeWatch<ConfigMap>());
+  }
+  const owned = new SharedIndexInformer<ConfigMap>(lw, { shardSelector: ShardSelector.none(), shardKey: controllerShardKey });
+  const { ring, listener, setActive } = fakeRing();
+  const reconciled: string[] = [];
+  const c = new ShardedController({ name: 'o', ring, informers: [owned], reconcile: async (key) => void reconciled.push(key) });
+  c.watchOwned(owned, { ownerKind: 'Widget' });
+  const stop = new AbortController();
+  const running = Promise.all([owned.run({ signal: stop.signal }), c.run({ signal: stop.signal })]);
+  try {
+    // As the ring does: coverage first (the informer relists while the range is not granted yet), then the grant.
+    listener().onCoverage!([low]);
+    await until('relisted', () => owned.getStore().list().length === 1);
+    assert.deepEqual(reconciled, []);
+    setActive([low]);
+    listener().onGrant([low]);
+    // Only the child of the owner in the lower half is cached (client-side, by the owner's uid), and it enqueues its owner.
+    await until('owner reconciled', () => reconciled.length === 1);
+    assert.deepEqual(owned.getStore().list().map((x) => x.metadata!.name), ['c1']);
+    assert.equal(lw.listCalls.at(-1)!.shardSelector, undefined);
+    assert.deepEqual(reconciled, ['default/w-low']);
+  } finally {
+    stop.abort();
     await running;
   }
 });

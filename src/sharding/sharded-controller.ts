@@ -110,7 +110,8 @@ export class ShardedController {
   readonly #inFlight = new Map<string, Hash64>();
   #drained: Array<() => void> = [];
   readonly #primary: SharedIndexInformer<KubeObject>[] = [];
-  readonly #followers: SharedIndexInformer<KubeObject>[] = [];
+  /** Informers of owned objects, with how an object maps to its owner's key and hash. */
+  readonly #followers: Array<{ informer: SharedIndexInformer<KubeObject>; ownerOf: (obj: KubeObject) => { key: string; hash: Hash64 } | undefined }> = [];
   #granted = false;
 
   constructor(options: ShardedControllerOptions) {
@@ -123,7 +124,7 @@ export class ShardedController {
       onGrant: (ranges) => this.#grant(ranges),
       onCoverage: (ranges) => {
         const sel = new ShardSelector(ShardKeyField.UID, coarsenRanges(ranges, options.maxSelectorRanges ?? defaultMaxSelectorRanges));
-        for (const i of [...this.#primary, ...this.#followers]) i.setShardSelector(sel);
+        for (const i of [...this.#primary, ...this.#followers.map((f) => f.informer)]) i.setShardSelector(sel);
       },
     });
   }
@@ -151,16 +152,19 @@ export class ShardedController {
    */
   watchOwned<T extends KubeObject>(informer: SharedIndexInformer<T>, options: OwnedOptions): ResourceEventHandlerRegistration {
     const i = this.#checked(informer);
-    this.#followers.push(i);
     const matches = (ref: OwnerReference): boolean =>
       ref.controller === true && ref.kind === options.ownerKind && (options.group === undefined || parseApiVersion(ref.apiVersion).group === options.group);
+    const ownerOf = (o: KubeObject): { key: string; hash: Hash64 } | undefined => {
+      const ref = o.metadata?.ownerReferences?.find(matches);
+      return ref === undefined ? undefined : { key: keyOf(namespaceOf(o), ref.name), hash: fnv1a64(ref.uid) };
+    };
+    this.#followers.push({ informer: i, ownerOf });
     const enqueue = (obj: T | DeletedFinalStateUnknown<T>): void => {
       const o = isDeletedFinalStateUnknown(obj) ? (obj.obj as T | undefined) : obj;
-      const ref = o?.metadata?.ownerReferences?.find(matches);
-      if (o === undefined || ref === undefined) return;
-      const key = keyOf(namespaceOf(o), ref.name);
-      this.#hashes.set(key, fnv1a64(ref.uid));
-      this.#offer(key);
+      const owner = o === undefined ? undefined : ownerOf(o);
+      if (owner === undefined) return;
+      this.#hashes.set(owner.key, owner.hash);
+      this.#offer(owner.key);
     };
     return informer.addEventHandler({
       onAdd: enqueue,
@@ -285,6 +289,15 @@ export class ShardedController {
         const key = keyOf(namespaceOf(obj), obj.metadata?.name ?? '');
         this.#hashes.set(key, h);
         this.controller.add(key);
+      }
+    }
+    // Owners known only through their dependents (not, or not yet, in a primary cache).
+    for (const { informer, ownerOf } of this.#followers) {
+      for (const obj of informer.getStore().list()) {
+        const owner = ownerOf(obj);
+        if (owner === undefined || !granted.matchesHash(owner.hash)) continue;
+        this.#hashes.set(owner.key, owner.hash);
+        this.controller.add(owner.key);
       }
     }
   }
