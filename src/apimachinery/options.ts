@@ -47,6 +47,13 @@ export interface ListOptions extends RequestOptions, DecodeOptions {
   allowWatchBookmarks?: boolean;
   /** Watch-list: stream the current state as ADDED events ending with an initial-events-end bookmark. */
   sendInitialEvents?: boolean;
+  /**
+   * Only objects whose 64-bit FNV-1a hash of a field lies in the given ranges (KEP-5866, Kubernetes
+   * 1.36 alpha, ShardedListAndWatch gate), e.g.
+   * `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')`. Servers that do not
+   * know it ignore it and send everything; a list they filtered echoes it in `metadata.shardInfo`.
+   */
+  shardSelector?: string;
 }
 
 /** metav1.GetOptions. */

@@ -10,6 +10,7 @@ import '../node-version.ts';
 export { startApiServer } from './server.ts';
 export type { ApiServer, ApiServerOptions, ClientCertificate } from './server.ts';
 export type { WatchCacheOptions } from './watch-cache.ts';
+export type { FeatureGates } from './sharding.ts';
 export type { StaticUser } from './authn/authenticator.ts';
 export type { ApiServerFaults, FailSpec, DelaySpec, Verb } from './faults.ts';
 export { controllerNames } from './controllers/controller-manager.ts';

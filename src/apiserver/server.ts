@@ -22,6 +22,7 @@ import type { PodHandler, PodHandlers } from './streaming/pod-handlers.ts';
 import type { StaticUser } from './authn/authenticator.ts';
 import { ClusterRoleAggregationController } from './controllers/clusterrole-aggregation.ts';
 import { ControllerManager, type ControllerOptions, type ServerControllers } from './controllers/controller-manager.ts';
+import type { FeatureGates } from './sharding.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -94,6 +95,11 @@ export interface ApiServerOptions {
   controllers?: ControllerOptions;
   /** What serves pods/exec, pods/attach and pods/portforward (see docs/remotecommand.md). */
   podHandlers?: PodHandlers;
+  /**
+   * Feature gates, as kube-apiserver's `--feature-gates` (default: all off). `ShardedListAndWatch`
+   * honours `shardSelector` on lists and watches (KEP-5866; see docs/sharding.md).
+   */
+  featureGates?: FeatureGates;
 }
 
 /** A client certificate and its private key, in PEM. */
@@ -275,6 +281,7 @@ class EmbeddedApiServer implements ApiServer {
       defaultWatchTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? defaultWatchTimeoutSeconds,
       maxRequestBodyBytes: options.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes,
       clock,
+      ...(options.featureGates === undefined ? {} : { featureGates: options.featureGates }),
     });
     const compactionIntervalMs = options.compactionIntervalMs ?? 0;
     if (compactionIntervalMs > 0) {

@@ -7,10 +7,12 @@
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
 import { installCrds, loadPodHandlers, startApiServer, type PodHandlers } from '../testing/index.ts';
+import { parseFeatureGates, type FeatureGates } from '../apiserver/sharding.ts';
 
 const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
                           [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--no-garbage-collector]
                           [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]
+                          [--feature-gates A=true,B=false]
 
 Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted.
   --port N                   port to listen on (default 0: any free port)
@@ -34,6 +36,8 @@ Runs an embedded Kubernetes API server on loopback (data kept in memory) until i
   --kubelet                  register a node and run the pods bound to it: Running/Ready, Jobs' pods
                              Succeeded
   --kubelet-nodes A,B        the nodes --kubelet registers (default kubeloom-node)
+  --feature-gates A=true     feature gates, as kube-apiserver's; known: ShardedListAndWatch (KEP-5866
+                             sharded list and watch, default false)
 `;
 
 /** A duration such as 500ms, 10s or 5m, in milliseconds; undefined when malformed or not positive. */
@@ -67,6 +71,7 @@ export const apiserverCommand: Command = {
           scheduler: { type: 'boolean' },
           kubelet: { type: 'boolean' },
           'kubelet-nodes': { type: 'string' },
+          'feature-gates': { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
         strict: true,
@@ -96,6 +101,15 @@ export const apiserverCommand: Command = {
       process.stderr.write(`kubeloom apiserver: --kubelet-nodes needs --kubelet and a comma-separated list of node names\n`);
       return 2;
     }
+    let featureGates: FeatureGates | undefined;
+    if (values['feature-gates'] !== undefined) {
+      try {
+        featureGates = parseFeatureGates(values['feature-gates']);
+      } catch (err) {
+        process.stderr.write(`kubeloom apiserver: --feature-gates: ${err instanceof Error ? err.message : String(err)}\n`);
+        return 2;
+      }
+    }
     let podHandlers: PodHandlers | undefined;
     if (values['pod-handlers'] !== undefined) {
       try {
@@ -107,6 +121,7 @@ export const apiserverCommand: Command = {
     }
     const server = await startApiServer({
       ...(podHandlers === undefined ? {} : { podHandlers }),
+      ...(featureGates === undefined ? {} : { featureGates }),
       port,
       compactionIntervalMs,
       ...(values.host === undefined ? {} : { host: values.host }),

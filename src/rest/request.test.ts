@@ -45,7 +45,16 @@ test('resourcePath refuses names that would change the path', () => {
 test('list and watch carry every ListOptions field as query parameters, sorted by key', () => {
   const req = buildList(
     { group: '', version: 'v1', namespace: 'default', resource: 'pods' },
-    { labelSelector: 'app=web,tier!=db', fieldSelector: 'spec.nodeName=n1', resourceVersion: '10', resourceVersionMatch: 'NotOlderThan', limit: 500, continue: 'tok', timeoutSeconds: 30 },
+    {
+      labelSelector: 'app=web,tier!=db',
+      fieldSelector: 'spec.nodeName=n1',
+      resourceVersion: '10',
+      resourceVersionMatch: 'NotOlderThan',
+      limit: 500,
+      continue: 'tok',
+      timeoutSeconds: 30,
+      shardSelector: "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
+    },
   );
   assert.deepEqual(req.query, [
     ['continue', 'tok'],
@@ -54,6 +63,7 @@ test('list and watch carry every ListOptions field as query parameters, sorted b
     ['limit', '500'],
     ['resourceVersion', '10'],
     ['resourceVersionMatch', 'NotOlderThan'],
+    ['shardSelector', "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')"],
     ['timeoutSeconds', '30'],
   ]);
   assert.equal(req.verb, 'GET');

@@ -159,6 +159,7 @@ export function listQuery(options: ListOptions = {}, watch = false): Array<[stri
     .str('continue', options.continue)
     .num('timeoutSeconds', options.timeoutSeconds)
     .bool('allowWatchBookmarks', options.allowWatchBookmarks)
+    .str('shardSelector', options.shardSelector)
     .bool('watch', watch);
   // sendInitialEvents=false is meaningful (it is a *bool upstream), so it is sent when set at all.
   if (options.sendInitialEvents !== undefined) q.str('sendInitialEvents', String(options.sendInitialEvents));

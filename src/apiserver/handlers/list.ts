@@ -19,6 +19,7 @@ import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateL
 import { converterContext, convertsWithWebhook, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
 import { checkMetadataShape, encodeInVersion, sendObject, tableOptions, withoutTypeMeta, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+import { shardSelectionOf, withShard } from '../sharding.ts';
 
 /** Kube's continue token: base64 JSON {v, rv, start}. */
 interface ContinueToken {
@@ -66,7 +67,8 @@ export function tooLargeResourceVersion(rv: number, current: number, retryAfterS
 export async function listResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): Promise<void> {
   const { storage } = scope;
   const sel = parseSelectors(t, q);
-  const filter = objectFilter(t, sel);
+  const shard = shardSelectionOf(scope.config.featureGates, q);
+  const filter = withShard(objectFilter(t, sel), shard);
   const store = storeOf(t);
   const rvParam = q.get('resourceVersion') ?? '';
   const match = q.get('resourceVersionMatch') ?? '';
@@ -119,7 +121,7 @@ export async function listResource(scope: RequestScope, t: Target, q: URLSearchP
     if (err instanceof RevisionCompactedError) throw expired(expiredListMessage);
     throw err;
   }
-  const noSelectors = sel.label === undefined && sel.field === undefined;
+  const noSelectors = sel.label === undefined && sel.field === undefined && shard === undefined;
   const items: StoredObject[] = [];
   let continueToken: string | undefined;
   let remaining: number | undefined;
@@ -146,6 +148,7 @@ export async function listResource(scope: RequestScope, t: Target, q: URLSearchP
     const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
     for (let i = 0; i < items.length; i++) items[i] = await storedInRequestVersion(t.r, items[i]!, ctx);
   }
+  if (shard !== undefined) listMeta.shardInfo = shard.info;
   if (render.as === 'table') {
     sendObject(res, 200, JSON.stringify({ ...toTable(t.r, items, { includeObject, noHeaders: false, now: scope.config.clock.now(), listMeta }), apiVersion: render.apiVersion }), render);
     return;

@@ -3,6 +3,7 @@
  * storage, clock, open watches, ...) and the {@link Target} a resource path resolved to. Named after
  * the apiserver's `handlers.RequestScope`, which plays the same role for its REST handlers.
  */
+import type { FeatureGates } from '../sharding.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import type { ServiceAllocator } from '../registry/service-allocator.ts';
 import type { Faults } from '../faults.ts';
@@ -42,6 +43,8 @@ export interface HandlerConfig {
   maxRequestBodyBytes: number;
   /** Time source for timestamps, bookmarks, watch timeouts and injected delays. */
   clock: Clock;
+  /** Feature gates (default: all off). */
+  featureGates?: FeatureGates;
 }
 
 /** The shared state the verb handlers read and write; built once by `ApiHandler`. */

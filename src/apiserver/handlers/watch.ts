@@ -18,6 +18,7 @@ import { boolParam } from './request-info.ts';
 import { converterContext, convertsWithWebhook, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
 import { encodeInVersion, tableOptions, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
+import { shardSelectionOf, withShard } from '../sharding.ts';
 
 /** Serves a watch request; the stream registers itself in `scope.watches` until it closes. */
 export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): void {
@@ -26,7 +27,7 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
   // serializer (YAML): 406, the Status itself in YAML.
   if (render.format === 'yaml') throw new StatusError(newStatus(406, StatusReason.NotAcceptable, 'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch'));
   const sel = parseSelectors(t, q);
-  const filter = objectFilter(t, sel, t.name);
+  const filter = withShard(objectFilter(t, sel, t.name), shardSelectionOf(scope.config.featureGates, q));
   const store = storeOf(t);
   const rvParam = q.get('resourceVersion') ?? '';
   const bookmarks = boolParam(q, 'allowWatchBookmarks');

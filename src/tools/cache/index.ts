@@ -14,6 +14,7 @@ export * from './reflector.ts';
 export * from './event-handlers.ts';
 export * from './processor-listener.ts';
 export * from './shared-informer.ts';
+export * from './sharded-listwatch.ts';
 export * from './shared-informer-factory.ts';
 export * from './lister.ts';
 export * from './wait-for-cache-sync.ts';

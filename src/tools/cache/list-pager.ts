@@ -21,6 +21,12 @@ export interface ListPageMeta {
   metadata?: ListMeta;
 }
 
+/** Keeps the first page's `shardInfo` (KEP-5866) on a combined list: every page had the same selector. */
+export function withShardInfo(meta: ListMeta, first: ListMeta | undefined): ListMeta {
+  const info = (first as { shardInfo?: unknown } | undefined)?.shardInfo;
+  return info === undefined ? meta : ({ ...meta, shardInfo: info } as ListMeta);
+}
+
 /** One LIST request whose items go to `onItems` (in one or more batches); resolves with the rest of the list. */
 export type ListPageStream<T> = (options: ListOptions, onItems: (items: T[]) => void) => Promise<ListPageMeta>;
 
@@ -72,7 +78,7 @@ export async function listAllPages<T>(pageFn: ListPageStream<T>, options: ListOp
     }
     const cont = page.metadata?.continue ?? '';
     if (cont === '' && merged === undefined) return { list: page, paginated };
-    merged ??= { apiVersion: page.apiVersion, kind: page.kind, metadata: { resourceVersion: page.metadata?.resourceVersion ?? '' } };
+    merged ??= { apiVersion: page.apiVersion, kind: page.kind, metadata: withShardInfo({ resourceVersion: page.metadata?.resourceVersion ?? '' }, page.metadata) };
     if (cont === '') return { list: merged, paginated };
     opts.continue = cont;
     // The server rejects resourceVersion together with continue.

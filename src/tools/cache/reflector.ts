@@ -237,6 +237,10 @@ export class Reflector<T> {
    */
   #lastSyncResourceVersionUnavailable = false;
   #running = false;
+  /** Set by {@link Reflector.relist}: end the watch and list again, without waiting for the backoff. */
+  #relistRequested = false;
+  /** Aborts the watch being consumed (for {@link Reflector.relist}). */
+  #abortWatch: ((reason: unknown) => void) | undefined;
 
   constructor(lw: ListerWatcher<T>, store: ReflectorStore<T>, options: ReflectorOptions = {}) {
     this.#lw = lw;
@@ -269,6 +273,16 @@ export class Reflector<T> {
     this.#watchErrorHandler = handler;
   }
 
+  /**
+   * Ends the current watch and lists again at once, skipping the backoff (kubeloom; upstream has no
+   * counterpart): for a ListerWatcher whose selection changed, such as a shard selector moving with
+   * a shard ring. A call during a LIST makes another LIST follow it.
+   */
+  relist(): void {
+    this.#relistRequested = true;
+    this.#abortWatch?.(new KubeloomError('ERR_REFLECTOR_RELIST', `${this.name}: relist requested`));
+  }
+
   /** The resourceVersion of the last list or watch event seen (Reflector.LastSyncResourceVersion). */
   lastSyncResourceVersion(): string {
     return this.#lastSyncResourceVersion;
@@ -290,6 +304,7 @@ export class Reflector<T> {
           this.#watchErrorHandler(this as Reflector<unknown>, err);
         }
         if (signal.aborted) break;
+        if (this.#relistRequested) continue;
         try {
           await this.#clock.sleep(this.#backoff.nextDelay(), signal);
         } catch {
@@ -308,6 +323,7 @@ export class Reflector<T> {
    */
   async listAndWatch(signal: AbortSignal): Promise<void> {
     let w: OpenWatch<T> | undefined;
+    this.#relistRequested = false;
     try {
       let fallbackToList = !this.#useWatchList;
       if (this.#useWatchList) {
@@ -510,6 +526,7 @@ export class Reflector<T> {
     for (;;) {
       if (signal.aborted) return;
       if (state.err !== undefined) return;
+      if (this.#relistRequested) return;
       const start = this.#clock.now();
       let timeoutSeconds = 0;
       // A watch handed over by a watch-list is past its synthetic initial events already.
@@ -582,7 +599,12 @@ export class Reflector<T> {
     const onStop = (): void => abort.abort(signal.reason);
     if (signal.aborted) abort.abort(signal.reason);
     else signal.addEventListener('abort', onStop, { once: true });
-    const unlink = (): void => signal.removeEventListener('abort', onStop);
+    const unlink = (): void => {
+      signal.removeEventListener('abort', onStop);
+      if (this.#abortWatch === abortThis) this.#abortWatch = undefined;
+    };
+    const abortThis = (reason: unknown): void => abort.abort(reason);
+    this.#abortWatch = abortThis;
     // The idle timeout also covers the wait for the response headers: a watch request sent on a
     // connection that went half-open gets no answer, and the stream's own idle timer never starts.
     const idleMs = this.#watchIdleMs(options.timeoutSeconds ?? 0);

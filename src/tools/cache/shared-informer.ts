@@ -18,6 +18,8 @@ import { RealFIFO } from './real-fifo.ts';
 import { Reflector, defaultWatchErrorHandler, type ReflectorOptions, type WatchErrorHandler } from './reflector.ts';
 import { RingBuffer } from './ring-buffer.ts';
 import { Cache } from './store.ts';
+import { ShardedListWatch } from './sharded-listwatch.ts';
+import type { ShardSelector } from '../../apimachinery/sharding/selector.ts';
 
 export type { Notification } from './processor-listener.ts';
 
@@ -56,6 +58,14 @@ export interface SharedIndexInformerOptions<T> {
    * objects without copies, and a handler mutating one throws instead of corrupting the cache.
    */
   freezeObjects?: boolean;
+  /**
+   * Only the objects of one shard (KEP-5866): the selector goes to the server with every list and
+   * watch, and objects are filtered here when the server does not echo it (see
+   * {@link ShardedListWatch}). Change it with {@link SharedIndexInformer.setShardSelector}.
+   */
+  shardSelector?: ShardSelector;
+  /** A client-only shard key (e.g. the controller owner's uid); see {@link ShardedListWatch}. */
+  shardKey?: (obj: T) => string;
   /** Passed to the reflector (watch-list, page size, timeouts, backoff, randomness). */
   reflector?: Pick<ReflectorOptions, 'useWatchList' | 'watchListPageSize' | 'minWatchTimeoutMs' | 'watchIdleTimeoutMs' | 'backoffManager' | 'random' | 'maxInternalErrorRetryDurationMs'>;
 }
@@ -177,6 +187,7 @@ function resourceVersionOf(obj: unknown): string {
  */
 export class SharedIndexInformer<T> {
   readonly #lw: ListerWatcher<T>;
+  readonly #sharded: ShardedListWatch<T> | undefined;
   readonly #indexer: Cache<T>;
   readonly #clock: Clock;
   readonly #processor: SharedProcessor<T>;
@@ -197,7 +208,10 @@ export class SharedIndexInformer<T> {
   readonly #onStop = new Set<() => void>();
 
   constructor(lw: ListerWatcher<T>, options: SharedIndexInformerOptions<T> = {}) {
-    this.#lw = lw;
+    if (options.shardSelector !== undefined) {
+      this.#sharded = new ShardedListWatch<T>(lw, { selector: options.shardSelector, ...(options.shardKey === undefined ? {} : { shardKey: options.shardKey }) });
+    }
+    this.#lw = this.#sharded ?? lw;
     this.#clock = options.clock ?? realClock;
     const indexers: Record<string, (obj: T) => readonly string[]> = { [NamespaceIndex]: metaNamespaceIndexFunc, ...options.indexers };
     this.#indexer = new Cache<T>(deletionHandlingMetaNamespaceKeyFunc, indexers);
@@ -292,6 +306,22 @@ export class SharedIndexInformer<T> {
   setWatchErrorHandler(handler: WatchErrorHandler): void {
     if (this.#started) throw new InformerStateError('informer has already started');
     this.#watchErrorHandler = handler;
+  }
+
+  /**
+   * Moves the informer to another shard: it relists with the new selector, and the objects that
+   * left the shard are notified as deletes. Only for informers created with a `shardSelector`.
+   */
+  setShardSelector(selector: ShardSelector): void {
+    if (this.#sharded === undefined) throw new InformerStateError(`the informer for ${this.#description} was not created with a shardSelector`);
+    if (this.#sharded.selector().equals(selector)) return;
+    this.#sharded.setSelector(selector);
+    this.#reflector?.relist();
+  }
+
+  /** The shard selector in use, for informers created with one. */
+  shardSelector(): ShardSelector | undefined {
+    return this.#sharded?.selector();
   }
 
   /** True once the first list was applied to the cache. */

@@ -9,7 +9,7 @@
  * page is still arriving; upstream's EachListItem gets whole pages.
  */
 import type { ListMeta } from '../../api/meta/v1.ts';
-import { listAllPages } from '../cache/list-pager.ts';
+import { listAllPages, withShardInfo } from '../cache/list-pager.ts';
 import type { KubeList } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
 import { ItemIterator } from './item-iterator.ts';
@@ -134,7 +134,7 @@ export class ListPager<T> {
       const page = await this.pageFn(opts);
       const token = page.metadata?.continue ?? '';
       if (token === '' && merged === undefined) return { ...page, paginated };
-      merged ??= { apiVersion: page.apiVersion, kind: page.kind, metadata: { resourceVersion: page.metadata?.resourceVersion ?? '' }, items: [] };
+      merged ??= { apiVersion: page.apiVersion, kind: page.kind, metadata: withShardInfo({ resourceVersion: page.metadata?.resourceVersion ?? '' }, page.metadata), items: [] };
       merged.items.push(...(page.items ?? []));
       if (token === '') return { ...merged, paginated };
       paginated = true;
