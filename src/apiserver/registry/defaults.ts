@@ -14,6 +14,7 @@ import { storageClassDefaults } from './storage/storage-class.ts';
 import { csiDriverDefaults } from './storage/csi-driver.ts';
 import { endpointSliceDefaults } from './discovery/endpoint-slice.ts';
 import { flowSchemaDefaults, priorityLevelConfigurationDefaults } from './flowcontrol/defaults.ts';
+import { validatingAdmissionPolicyBindingDefaults, validatingAdmissionPolicyDefaults } from './admissionregistration/validating-admission-policy.ts';
 import type { ApiResource } from '../resources.ts';
 
 type Obj = Record<string, unknown>;
@@ -313,6 +314,8 @@ const byResource: Readonly<Record<string, (o: Obj) => void>> = {
   'endpointslices.discovery.k8s.io': endpointSliceDefaults,
   'flowschemas.flowcontrol.apiserver.k8s.io': flowSchemaDefaults,
   'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io': priorityLevelConfigurationDefaults,
+  'validatingadmissionpolicies.admissionregistration.k8s.io': validatingAdmissionPolicyDefaults,
+  'validatingadmissionpolicybindings.admissionregistration.k8s.io': validatingAdmissionPolicyBindingDefaults,
 };
 
 /**

@@ -24,6 +24,7 @@ import { validateVolumeAttachment, validateVolumeAttachmentUpdate } from './stor
 import { validateEndpointSlice, validateEndpointSliceUpdate } from './discovery/endpoint-slice.ts';
 import { validateRuntimeClass, validateRuntimeClassUpdate } from './node/runtime-class.ts';
 import { validateApiService } from './apiregistration/api-service.ts';
+import { validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from './admissionregistration/validating-admission-policy.ts';
 import {
   prepareCsrForApprovalUpdate,
   prepareCsrForCreate,
@@ -262,6 +263,8 @@ const strategies: Readonly<Record<string, Strategy>> = {
   'csidrivers.storage.k8s.io': strategy({ validateUpdate: validateCsiDriverUpdate }),
   'volumeattachments.storage.k8s.io': strategy({ validate: validateVolumeAttachment, validateUpdate: validateVolumeAttachmentUpdate }),
   'endpointslices.discovery.k8s.io': strategy({ validate: validateEndpointSlice, validateUpdate: (s, old) => [...validateEndpointSlice(s), ...validateEndpointSliceUpdate(s, old)] }),
+  'validatingadmissionpolicies.admissionregistration.k8s.io': strategy({ validate: validateValidatingAdmissionPolicy }),
+  'validatingadmissionpolicybindings.admissionregistration.k8s.io': strategy({ validate: validateValidatingAdmissionPolicyBinding }),
   'apiservices.apiregistration.k8s.io': strategy({ name: namePathSegment, validate: validateApiService }),
   'runtimeclasses.node.k8s.io': strategy({ name: nameIsDNSSubdomain, validate: validateRuntimeClass, validateUpdate: validateRuntimeClassUpdate }),
   'customresourcedefinitions.apiextensions.k8s.io': strategy({
