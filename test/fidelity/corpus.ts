@@ -5,6 +5,7 @@ import type { Scenario } from './scenario.ts';
 import { apply } from './scenarios/apply.ts';
 import { apps } from './scenarios/apps.ts';
 import { batch } from './scenarios/batch.ts';
+import { builtinApi } from './scenarios/builtin-api.ts';
 import { core } from './scenarios/core.ts';
 import { authz } from './scenarios/authz.ts';
 import { crd } from './scenarios/crd.ts';
@@ -41,6 +42,7 @@ export const corpus: readonly Scenario[] = [
   ...protocol,
   ...authz,
   ...namespaceScenarios,
+  ...builtinApi,
 ];
 
 const seen = new Set<string>();
