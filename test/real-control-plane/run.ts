@@ -37,8 +37,9 @@ const controllersScript = [process.env.REALK8S_RECIPE, path.resolve(root, '..', 
 const bin = process.env.REALK8S_BIN ?? '/root/realk8s/bin';
 const schedulerPort = process.env.SCHEDULER_PORT ?? '10459';
 const node = 'kubeloom-node';
-// How long each workload may take to converge (the real controllers start in ~10-20 s).
+// How long the workloads together may take to converge (the real controllers start in ~10-20 s).
 const convergeTimeoutMs = 180_000;
+let deadline = Number.POSITIVE_INFINITY;
 
 type Obj = Record<string, unknown>;
 
@@ -95,7 +96,6 @@ async function heartbeat(cs: Clientset, signal: AbortSignal): Promise<void> {
 }
 
 async function waitUntil(what: string, check: () => Promise<string | true>): Promise<void> {
-  const deadline = Date.now() + convergeTimeoutMs;
   let last = '';
   for (;;) {
     const r = await check();
@@ -105,7 +105,7 @@ async function waitUntil(what: string, check: () => Promise<string | true>): Pro
     }
     last = r;
     if (Date.now() > deadline) {
-      record(what, false, `not after ${convergeTimeoutMs / 1000} s: ${last}`);
+      record(what, false, `not within ${convergeTimeoutMs / 1000} s of creating the workloads: ${last}`);
       return;
     }
     await sleep(1000);
@@ -125,6 +125,7 @@ async function workloads(cs: Clientset, ns: string): Promise<void> {
   await apps.daemonSets(ns).create({ metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: podTemplate('agent') } } as never);
 
   const status = (o: unknown): Obj => ((o as Obj).status as Obj | undefined) ?? {};
+  deadline = Date.now() + convergeTimeoutMs;
   await waitUntil('Deployment web: 2 available, observed', async () => {
     const d = await apps.deployments(ns).get('web');
     const s = status(d);
@@ -195,6 +196,14 @@ async function main(): Promise<number> {
   const cs = newClientset({ ...(await restConfigFrom(await loadKubeConfigFile(kubeconfig))), qps: -1 });
   const beats = new AbortController();
   const beating = heartbeat(cs, beats.signal);
+  // Interrupted: the real controllers must not outlive the run.
+  const onSignal = (): void => {
+    controllers(home, 'stop');
+    child.kill('SIGTERM');
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     controllers(home, 'start', kubeconfig);
     await workloads(cs, `rcp-${Math.random().toString(36).slice(2, 8)}`);
