@@ -9,7 +9,8 @@
  *    sync for X" is followed by "Caches are synced for X";
  * 2. pods are bound by the real scheduler (a Scheduled event from default-scheduler for each);
  * 3. a Deployment, a Job, a StatefulSet and a DaemonSet converge, the real kube-controller-manager doing
- *    the work (the embedded server runs none of those controllers).
+ *    the work (the embedded server runs none of those controllers), and its endpointslice controller
+ *    writes the EndpointSlice of the StatefulSet's headless Service.
  *
  * While the check runs, the script renews the kubelet stand-in's node Lease in kube-node-lease every
  * 10 s, as a kubelet's heartbeat does, so that the node lifecycle controller keeps the node Ready.
@@ -144,6 +145,13 @@ async function workloads(cs: Clientset, ns: string): Promise<void> {
   await waitUntil('DaemonSet agent: 1 of 1 ready', async () => {
     const s = status(await apps.daemonSets(ns).get('agent'));
     return s.desiredNumberScheduled === 1 && s.numberReady === 1 ? true : JSON.stringify(s);
+  });
+  // The endpointslice controller writes EndpointSlices (in protobuf) for the headless Service's pods.
+  await waitUntil('EndpointSlice of Service db: 2 ready endpoints, written by the real endpointslice controller', async () => {
+    const found = (await cs.discoveryV1().endpointSlices(ns).list({ labelSelector: 'kubernetes.io/service-name=db' })).items;
+    const ready = found.flatMap((sl) => (sl.endpoints ?? []).filter((e) => e.conditions?.ready === true));
+    const managers = found.map((sl) => sl.metadata?.labels?.['endpointslice.kubernetes.io/managed-by']);
+    return ready.length === 2 && managers.every((m) => m === 'endpointslice-controller.k8s.io') ? true : `${found.length} slices, ${ready.length} ready endpoints, managed by ${JSON.stringify(managers)}`;
   });
   const pods = (await cs.coreV1().pods(ns).list()).items;
   const events = (await cs.eventsV1().events(ns).list()).items as unknown as Obj[];
