@@ -20,7 +20,7 @@
  * temporary directory; logs stay there), SCHEDULER_PORT (default 10459).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -78,6 +78,32 @@ function controllers(home: string, ...args: string[]): void {
   process.stdout.write(r.stdout);
   process.stderr.write(r.stderr);
   if (r.status !== 0) throw new Error(`controllers.sh ${args.join(' ')} exited with ${String(r.status)}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `controllers.sh stop`, then waits for both processes to exit: kube-scheduler v1.24 does not always finish
+ * its graceful shutdown after SIGTERM once the API server is gone, so what is left after 15 s gets SIGKILL.
+ */
+async function stopControllers(home: string): Promise<void> {
+  const pids = ['kcm', 'scheduler'].flatMap((name) => {
+    try {
+      return [Number(readFileSync(path.join(home, 'run', `${name}.pid`), 'utf8').trim())];
+    } catch {
+      return [];
+    }
+  });
+  controllers(home, 'stop');
+  for (let waited = 0; waited < 15_000 && pids.some(alive); waited += 250) await sleep(250);
+  for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
 }
 
 /** Renews the node's Lease every 10 s (the kubelet's nodeLeaseDurationSeconds is 40) until aborted. */
@@ -206,9 +232,10 @@ async function main(): Promise<number> {
   const beating = heartbeat(cs, beats.signal);
   // Interrupted: the real controllers must not outlive the run.
   const onSignal = (): void => {
-    controllers(home, 'stop');
-    child.kill('SIGTERM');
-    process.exit(130);
+    void stopControllers(home).finally(() => {
+      child.kill('SIGTERM');
+      process.exit(130);
+    });
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
@@ -222,7 +249,7 @@ async function main(): Promise<number> {
   } finally {
     beats.abort();
     await beating.catch(() => undefined);
-    controllers(home, 'stop');
+    await stopControllers(home);
     child.kill('SIGTERM');
   }
   await checkLog(path.join(home, 'logs', 'kube-scheduler.log'), 'kube-scheduler');
