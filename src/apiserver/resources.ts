@@ -2,8 +2,11 @@
  * The resource registry of the embedded API server: which group/version/resource triples are served,
  * with the facts discovery publishes about each (kind, scope, verbs, short names, subresources).
  *
- * Built-in resources come from one table; custom resources are added and removed as
- * CustomResourceDefinitions are written. Every resource is backed by the same generic storage.
+ * Built-in resources come from one table of the group/versions a v1.32 kube-apiserver serves by default,
+ * whose rows take kind, scope, verbs and subresources from the generated API model (api-model.ts); custom
+ * resources are added and removed as CustomResourceDefinitions are written. Every resource is backed by
+ * the same generic storage (upstream: `pkg/controlplane/instance.go` and each group's
+ * `pkg/registry/<group>/rest/storage_<group>.go`).
  */
 import { createHash } from 'node:crypto';
 import type { CustomResourceSchema } from './registry/apiextensions/custom-resource-schema.ts';
