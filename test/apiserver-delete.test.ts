@@ -108,7 +108,7 @@ test('DELETE of a collection honours label and field selectors and returns the d
       r.body.items.map((i: Json) => i.metadata.name),
       ['a', 'b'],
     );
-    const left = (await call(s, 'GET', '/api/v1/configmaps')).body.items.map((i: Json) => `${i.metadata.namespace}/${i.metadata.name}`);
+    const left = (await call(s, 'GET', '/api/v1/configmaps?labelSelector=app')).body.items.map((i: Json) => `${i.metadata.namespace}/${i.metadata.name}`);
     assert.deepEqual(left, ['default/c', 'kube-system/d']);
     const byField = await call(s, 'DELETE', `${cms}?fieldSelector=metadata.name%3Dc`);
     assert.equal(byField.body.items.length, 1);

@@ -45,25 +45,31 @@ test('GET /api/v1 describes pods like kube-apiserver, with its status and log su
   }
 });
 
-test('GET /apis lists every built-in group with its preferred version', async () => {
+test('GET /apis lists every group a v1.32 kube-apiserver serves by default, in its order (APIService priority)', async () => {
   const r = await call(server, 'GET', '/apis');
   assert.equal(r.body.kind, 'APIGroupList');
-  const groups = r.body.groups.map((g: Json) => `${g.name}:${g.preferredVersion.groupVersion}`).sort();
+  const groups = r.body.groups.map((g: Json) => `${g.name}:${g.preferredVersion.groupVersion}`);
+  // kube-apiserver v1.24 lists the same groups in the same order (plus the beta versions v1.25+ no longer serve).
   assert.deepEqual(groups, [
-    'admissionregistration.k8s.io:admissionregistration.k8s.io/v1',
-    'apiextensions.k8s.io:apiextensions.k8s.io/v1',
+    'apiregistration.k8s.io:apiregistration.k8s.io/v1',
     'apps:apps/v1',
+    'events.k8s.io:events.k8s.io/v1',
     'authentication.k8s.io:authentication.k8s.io/v1',
     'authorization.k8s.io:authorization.k8s.io/v1',
     'autoscaling:autoscaling/v2',
     'batch:batch/v1',
     'certificates.k8s.io:certificates.k8s.io/v1',
-    'coordination.k8s.io:coordination.k8s.io/v1',
-    'events.k8s.io:events.k8s.io/v1',
     'networking.k8s.io:networking.k8s.io/v1',
     'policy:policy/v1',
     'rbac.authorization.k8s.io:rbac.authorization.k8s.io/v1',
+    'storage.k8s.io:storage.k8s.io/v1',
+    'admissionregistration.k8s.io:admissionregistration.k8s.io/v1',
+    'apiextensions.k8s.io:apiextensions.k8s.io/v1',
     'scheduling.k8s.io:scheduling.k8s.io/v1',
+    'coordination.k8s.io:coordination.k8s.io/v1',
+    'node.k8s.io:node.k8s.io/v1',
+    'discovery.k8s.io:discovery.k8s.io/v1',
+    'flowcontrol.apiserver.k8s.io:flowcontrol.apiserver.k8s.io/v1',
   ]);
 });
 

@@ -25,11 +25,11 @@ test('LIST returns items in key order with the current revision as resourceVersi
     assert.equal(r.body.apiVersion, 'v1');
     assert.deepEqual(names(r), ['a', 'b', 'c']);
     assert.equal(r.body.metadata.resourceVersion, String(s.revision()));
-    // All namespaces: ordered by namespace, then name.
+    // All namespaces: ordered by namespace, then name (with the two kube-apiserver writes at start).
     const all = await call(s, 'GET', '/api/v1/configmaps');
     assert.deepEqual(
       all.body.items.map((i: Json) => `${i.metadata.namespace}/${i.metadata.name}`),
-      ['default/a', 'default/b', 'default/c', 'kube-system/z'],
+      ['default/a', 'default/b', 'default/c', 'kube-system/extension-apiserver-authentication', 'kube-system/kube-apiserver-legacy-service-account-token-tracking', 'kube-system/z'],
     );
   });
 });

@@ -20,6 +20,7 @@ import { ServiceAllocator } from './registry/service-allocator.ts';
 import type { ResourceRegistry } from './resources.ts';
 import type { Storage } from './storage.ts';
 import { createBinding } from './handlers/binding.ts';
+import { readComponentStatuses } from './handlers/component-status.ts';
 import { createEviction } from './handlers/eviction.ts';
 import { createInternal, createResource, createTracker } from './handlers/create.ts';
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
@@ -152,6 +153,7 @@ export class ApiHandler {
     if (failure !== undefined) throw failure.error;
     const body = method === 'GET' ? Buffer.alloc(0) : await readBody(req, config.maxRequestBodyBytes);
     const sub = target.subresource;
+    if (target.r.group === '' && target.r.resource === 'componentstatuses') return readComponentStatuses(scope, target, q, render, res);
     switch (verb) {
       case 'get':
         if (sub === 'log') return getLog(scope, target, q, res);
@@ -162,7 +164,7 @@ export class ApiHandler {
       case 'watch':
         return watchResource(scope, target, q, render, res);
       case 'create':
-        if (sub === 'binding') return createBinding(scope, target, q, req, body, render, res);
+        if (sub === 'binding' || (target.r.group === '' && target.r.resource === 'bindings')) return createBinding(scope, target, q, req, body, render, res);
         if (sub === 'eviction') return createEviction(scope, target, q, req, body, render, res);
         if (isReview(target)) return createReview(scope, target, q, req, body, render, res);
         return createResource(scope, target, q, req, body, render, res);

@@ -2,12 +2,16 @@
  * The resource registry of the embedded API server: which group/version/resource triples are served,
  * with the facts discovery publishes about each (kind, scope, verbs, short names, subresources).
  *
- * Built-in resources come from one table; custom resources are added and removed as
- * CustomResourceDefinitions are written. Every resource is backed by the same generic storage.
+ * Built-in resources come from one table of the group/versions a v1.32 kube-apiserver serves by default,
+ * whose rows take kind, scope, verbs and subresources from the generated API model (api-model.ts); custom
+ * resources are added and removed as CustomResourceDefinitions are written. Every resource is backed by
+ * the same generic storage (upstream: `pkg/controlplane/instance.go` and each group's
+ * `pkg/registry/<group>/rest/storage_<group>.go`).
  */
 import { createHash } from 'node:crypto';
 import type { CustomResourceSchema } from './registry/apiextensions/custom-resource-schema.ts';
 import type { ConversionWebhookConfig } from './registry/apiextensions/webhook-converter.ts';
+import { modelResource } from './api-model.ts';
 
 /** The verbs of a fully writable resource, in the order kube-apiserver lists them. */
 export const allVerbs: readonly string[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -107,19 +111,31 @@ export function storageVersionHash(group: string, version: string, kind: string)
   return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
 }
 
+/**
+ * One row of the built-in table. Kind, scope, verbs and subresources default to the API model's
+ * (src/codegen/model, generated from Kubernetes' OpenAPI documents), so a resource whose REST storage
+ * upstream is the generic registry is added by one row naming it; the row says only what the model does
+ * not carry (short names, categories, generation tracking) or where the served version differs from it.
+ */
 interface BuiltinSpec {
   g: string;
   v: string;
   r: string;
-  kind: string;
-  ns: boolean;
+  /** The kind (default: the model's). */
+  kind?: string;
+  /** Namespaced (default: the model's). */
+  ns?: boolean;
   short?: string[];
   cat?: string[];
+  /** Verbs (default: the model's, in kube-apiserver's order). */
   verbs?: string[];
   generation?: boolean;
+  /** Subresources (default: the model's that this server serves, see {@link servedModelSubresources}). */
   sub?: Subresource[];
   /** Stored as another group's kind (events.k8s.io events share core events' storage). */
   storedAs?: { g: string; v: string; kind: string };
+  /** Not kept in storage (discovery publishes no storageVersionHash): computed on every read. */
+  virtual?: boolean;
 }
 
 const status = (kind: string): Subresource => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'] });
@@ -127,8 +143,14 @@ const scale: Subresource = { name: 'scale', kind: 'Scale', verbs: ['get', 'patch
 const createOnly = ['create'];
 const hpaStorage = { g: 'autoscaling', v: 'v2', kind: 'HorizontalPodAutoscaler' };
 
-// The built-in table, in kube-apiserver's discovery order, as v1.32 publishes these resources.
+// The built-in table, in kube-apiserver's discovery order, as v1.32 publishes these resources: the
+// group/versions a v1.32 kube-apiserver enables by default (pkg/controlplane/apiserver/options and
+// pkg/controlplane/instance.go DefaultAPIResourceConfigSource: every GA version; no beta or alpha one),
+// groups ordered by their APIService priority (pkg/controlplane/apiserver/aggregator.go), resources by name.
 const builtins: readonly BuiltinSpec[] = [
+  { g: '', v: 'v1', r: 'bindings', verbs: createOnly },
+  // Computed from health probes on every read (pkg/registry/core/componentstatus/rest.go).
+  { g: '', v: 'v1', r: 'componentstatuses', short: ['cs'], verbs: ['get', 'list'], virtual: true },
   { g: '', v: 'v1', r: 'configmaps', kind: 'ConfigMap', ns: true, short: ['cm'] },
   { g: '', v: 'v1', r: 'endpoints', kind: 'Endpoints', ns: true, short: ['ep'] },
   { g: '', v: 'v1', r: 'events', kind: 'Event', ns: true, short: ['ev'] },
@@ -155,12 +177,14 @@ const builtins: readonly BuiltinSpec[] = [
   { g: '', v: 'v1', r: 'secrets', kind: 'Secret', ns: true },
   { g: '', v: 'v1', r: 'serviceaccounts', kind: 'ServiceAccount', ns: true, short: ['sa'], sub: [{ name: 'token', kind: 'TokenRequest', verbs: createOnly, group: 'authentication.k8s.io', version: 'v1' }] },
   { g: '', v: 'v1', r: 'services', kind: 'Service', ns: true, short: ['svc'], cat: ['all'], sub: [status('Service')] },
+  { g: 'apiregistration.k8s.io', v: 'v1', r: 'apiservices', cat: ['api-extensions'] },
   { g: 'apps', v: 'v1', r: 'controllerrevisions', kind: 'ControllerRevision', ns: true },
   { g: 'apps', v: 'v1', r: 'daemonsets', kind: 'DaemonSet', ns: true, short: ['ds'], cat: ['all'], generation: true, sub: [status('DaemonSet')] },
   { g: 'apps', v: 'v1', r: 'deployments', kind: 'Deployment', ns: true, short: ['deploy'], cat: ['all'], generation: true, sub: [scale, status('Deployment')] },
   { g: 'apps', v: 'v1', r: 'replicasets', kind: 'ReplicaSet', ns: true, short: ['rs'], cat: ['all'], generation: true, sub: [scale, status('ReplicaSet')] },
   { g: 'apps', v: 'v1', r: 'statefulsets', kind: 'StatefulSet', ns: true, short: ['sts'], cat: ['all'], generation: true, sub: [scale, status('StatefulSet')] },
   { g: 'events.k8s.io', v: 'v1', r: 'events', kind: 'Event', ns: true, short: ['ev'], storedAs: { g: '', v: 'v1', kind: 'Event' } },
+  { g: 'authentication.k8s.io', v: 'v1', r: 'selfsubjectreviews', verbs: createOnly },
   { g: 'authentication.k8s.io', v: 'v1', r: 'tokenreviews', kind: 'TokenReview', ns: false, verbs: createOnly },
   { g: 'authorization.k8s.io', v: 'v1', r: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', ns: true, verbs: createOnly },
   { g: 'authorization.k8s.io', v: 'v1', r: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', ns: false, verbs: createOnly },
@@ -183,27 +207,55 @@ const builtins: readonly BuiltinSpec[] = [
   { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'clusterroles', kind: 'ClusterRole', ns: false },
   { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'rolebindings', kind: 'RoleBinding', ns: true },
   { g: 'rbac.authorization.k8s.io', v: 'v1', r: 'roles', kind: 'Role', ns: true },
+  { g: 'storage.k8s.io', v: 'v1', r: 'csidrivers' },
+  { g: 'storage.k8s.io', v: 'v1', r: 'csinodes' },
+  { g: 'storage.k8s.io', v: 'v1', r: 'csistoragecapacities' },
+  { g: 'storage.k8s.io', v: 'v1', r: 'storageclasses', short: ['sc'] },
+  { g: 'storage.k8s.io', v: 'v1', r: 'volumeattachments' },
   { g: 'admissionregistration.k8s.io', v: 'v1', r: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', ns: false, cat: ['api-extensions'] },
+  { g: 'admissionregistration.k8s.io', v: 'v1', r: 'validatingadmissionpolicies', cat: ['api-extensions'], generation: true },
+  { g: 'admissionregistration.k8s.io', v: 'v1', r: 'validatingadmissionpolicybindings', cat: ['api-extensions'], generation: true },
   { g: 'admissionregistration.k8s.io', v: 'v1', r: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', ns: false, cat: ['api-extensions'] },
   { g: 'apiextensions.k8s.io', v: 'v1', r: 'customresourcedefinitions', kind: 'CustomResourceDefinition', ns: false, short: ['crd', 'crds'], cat: ['api-extensions'], generation: true, sub: [status('CustomResourceDefinition')] },
   { g: 'scheduling.k8s.io', v: 'v1', r: 'priorityclasses', kind: 'PriorityClass', ns: false, short: ['pc'] },
   { g: 'coordination.k8s.io', v: 'v1', r: 'leases', kind: 'Lease', ns: true },
+  { g: 'node.k8s.io', v: 'v1', r: 'runtimeclasses' },
+  { g: 'discovery.k8s.io', v: 'v1', r: 'endpointslices', generation: true },
+  { g: 'flowcontrol.apiserver.k8s.io', v: 'v1', r: 'flowschemas', generation: true },
+  { g: 'flowcontrol.apiserver.k8s.io', v: 'v1', r: 'prioritylevelconfigurations', generation: true },
 ];
 
 const builtinGroups: ReadonlySet<string> = new Set(builtins.map((b) => b.g));
 
+// Subresources of the model that the server does not serve: the proxies (no cluster network) and
+// pods/resize (InPlacePodVerticalScaling, alpha and off in v1.32).
+const unservedSubresources: ReadonlySet<string> = new Set(['nodes/proxy', 'pods/proxy', 'services/proxy', 'pods/resize']);
+
+/** The model's subresources of a resource that this server serves (status, scale and the like). */
+function servedModelSubresources(s: BuiltinSpec): Subresource[] {
+  const model = modelResource(s.g, s.v, s.r);
+  if (model === undefined) return [];
+  return model.subresources
+    .filter((x) => !unservedSubresources.has(`${s.r}/${x.name}`))
+    .map((x) => ({ name: x.name, kind: x.kind, verbs: x.verbs, ...(x.group === s.g && x.version === s.v ? {} : { group: x.group, version: x.version }) }));
+}
+
 function builtinResource(s: BuiltinSpec): ApiResource {
-  const verbs = s.verbs ?? allVerbs;
-  const subresources = s.sub ?? [];
-  const stored = s.storedAs ?? { g: s.g, v: s.v, kind: s.kind };
+  const model = modelResource(s.g, s.v, s.r);
+  const kind = s.kind ?? model?.kind;
+  const namespaced = s.ns ?? model?.namespaced;
+  if (kind === undefined || namespaced === undefined) throw new Error(`built-in resource ${s.r}.${s.g}/${s.v} is not in the API model`);
+  const verbs = s.verbs ?? model?.verbs ?? allVerbs;
+  const subresources = s.sub ?? servedModelSubresources(s);
+  const stored = s.storedAs ?? { g: s.g, v: s.v, kind };
   return {
     group: s.g,
     version: s.v,
     resource: s.r,
-    singularName: s.kind.toLowerCase(),
-    kind: s.kind,
-    listKind: `${s.kind}List`,
-    namespaced: s.ns,
+    singularName: kind.toLowerCase(),
+    kind,
+    listKind: `${kind}List`,
+    namespaced,
     shortNames: s.short ?? [],
     categories: s.cat ?? [],
     verbs,
@@ -214,7 +266,7 @@ function builtinResource(s: BuiltinSpec): ApiResource {
     custom: false,
     printerColumns: [],
     selectableFields: [],
-    storageVersionHash: verbs.includes('get') ? storageVersionHash(stored.g, stored.v, stored.kind) : '',
+    storageVersionHash: verbs.includes('get') && s.virtual !== true ? storageVersionHash(stored.g, stored.v, stored.kind) : '',
     // A built-in kind served in several versions of its own group is stored in one of them.
     ...(stored.g === s.g && stored.v !== s.v ? { storage: { version: stored.v, schema: undefined } } : {}),
   };

@@ -23,6 +23,7 @@ import type { StaticUser } from './authn/authenticator.ts';
 import { ClusterRoleAggregationController } from './controllers/clusterrole-aggregation.ts';
 import { ControllerManager, type ControllerOptions, type ServerControllers } from './controllers/controller-manager.ts';
 import type { FeatureGates } from './sharding.ts';
+import { bootstrapKubernetesService, bootstrapObjects } from './bootstrap/bootstrap.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -152,12 +153,6 @@ export interface ApiServer {
   /** Closes every connection (watches included) and the listener. */
   stop(): Promise<void>;
 }
-
-// The priority classes kube-apiserver creates at start: name, value, description.
-const systemPriorityClasses: ReadonlyArray<[string, number, string]> = [
-  ['system-node-critical', 2000001000, 'Used for system critical pods that must not be moved from their current node.'],
-  ['system-cluster-critical', 2000000000, 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.'],
-];
 
 // kube-apiserver's default request body limit (3 MiB).
 const defaultMaxRequestBodyBytes = 3 * 1024 * 1024;
@@ -291,13 +286,8 @@ class EmbeddedApiServer implements ApiServer {
         seen = this.#storage.revision;
       });
     }
-    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
-      this.#handler.seed('', 'v1', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    }
-    // The scheduling bootstrap's system priority classes (pkg/apis/scheduling/types.go SystemPriorityClasses).
-    for (const [name, value, description] of systemPriorityClasses) {
-      this.#handler.seed('scheduling.k8s.io', 'v1', 'priorityclasses', { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description });
-    }
+    // The objects kube-apiserver's bootstrap controllers write (the kubernetes Service once it listens).
+    bootstrapObjects(this.#handler.internalScope(), clientCa === undefined ? {} : { clientCaPem: clientCa.cert });
     if (rbac) {
       this.#handler.seedBootstrapPolicy();
       this.#aggregation = new ClusterRoleAggregationController(this.#storage, () => formatTime(clock.now()));
@@ -353,6 +343,7 @@ class EmbeddedApiServer implements ApiServer {
     const host = this.#host.includes(':') ? `[${this.#host}]` : this.#host;
     this.url = `${this.caCertPem === undefined ? 'http' : 'https'}://${host}:${this.#port}`;
     this.#handler.setServerAddress(`${host}:${this.#port}`);
+    bootstrapKubernetesService(this.#handler.internalScope(), this.#host, this.#port);
     this.kubeconfig = kubeconfigYaml(this.url, this.caCertPem, this.#token);
   }
 

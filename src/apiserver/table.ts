@@ -360,6 +360,13 @@ function bindingColumns(): Column[] {
 const accessModeOrder = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
 const accessModeShort: Record<string, string> = { ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' };
 
+/** listWithMoreString (printers.go): the first three values, then ` + N more...`; `<unset>` for none. */
+function listWithMore(values: readonly string[]): string {
+  const shown = values.slice(0, 3).join(',');
+  if (values.length > 3) return `${shown} + ${values.length - 3} more...`;
+  return shown === '' ? '<unset>' : shown;
+}
+
 // The columns of kube-apiserver's printers (pkg/printers/internalversion/printers.go), priority 1 = `-o wide`.
 const columnsByResource: Record<string, Column[]> = {
   '/pods': [
@@ -580,6 +587,122 @@ const columnsByResource: Record<string, Column[]> = {
   'coordination.k8s.io/leases': [nameColumn, col('Holder', 'string', (o) => str(get(o, ['spec', 'holderIdentity']), '')), ageColumn],
   'rbac.authorization.k8s.io/rolebindings': bindingColumns(),
   'rbac.authorization.k8s.io/clusterrolebindings': bindingColumns(),
+  '/componentstatuses': [
+    nameColumn,
+    col('Status', 'string', (o) => {
+      const c = arr(get(o, ['conditions'])).find((x) => x.type === 'Healthy');
+      return c === undefined ? 'Unknown' : c.status === 'True' ? 'Healthy' : 'Unhealthy';
+    }),
+    col('Message', 'string', (o) => str(arr(get(o, ['conditions'])).find((x) => x.type === 'Healthy')?.message, '')),
+    col('Error', 'string', (o) => str(arr(get(o, ['conditions'])).find((x) => x.type === 'Healthy')?.error, '')),
+  ],
+  'storage.k8s.io/storageclasses': [
+    {
+      ...nameColumn,
+      // IsDefaultAnnotation (pkg/apis/storage/util): the default class is marked after its name.
+      cell: (o) => {
+        const ann = get(o, ['metadata', 'annotations']);
+        const isDefault = isObj(ann) && (ann['storageclass.kubernetes.io/is-default-class'] === 'true' || ann['storageclass.beta.kubernetes.io/is-default-class'] === 'true');
+        return `${str(get(o, ['metadata', 'name']), '')}${isDefault ? ' (default)' : ''}`;
+      },
+    },
+    col('Provisioner', 'string', (o) => str(get(o, ['provisioner']), '')),
+    col('ReclaimPolicy', 'string', (o) => str(get(o, ['reclaimPolicy']), 'Delete')),
+    col('VolumeBindingMode', 'string', (o) => str(get(o, ['volumeBindingMode']), 'Immediate')),
+    col('AllowVolumeExpansion', 'string', (o) => get(o, ['allowVolumeExpansion']) === true),
+    ageColumn,
+  ],
+  'storage.k8s.io/csidrivers': [
+    nameColumn,
+    col('AttachRequired', 'boolean', (o) => get(o, ['spec', 'attachRequired']) !== false),
+    col('PodInfoOnMount', 'boolean', (o) => get(o, ['spec', 'podInfoOnMount']) === true),
+    col('StorageCapacity', 'boolean', (o) => get(o, ['spec', 'storageCapacity']) === true),
+    col('TokenRequests', 'string', (o) => {
+      const audiences = arr(get(o, ['spec', 'tokenRequests'])).map((t) => str(t.audience, ''));
+      return audiences.length === 0 ? '<unset>' : audiences.join(',');
+    }),
+    col('RequiresRepublish', 'boolean', (o) => get(o, ['spec', 'requiresRepublish']) === true),
+    col('Modes', 'string', (o) => {
+      const modes = ((get(o, ['spec', 'volumeLifecycleModes']) as unknown[] | undefined) ?? []).map((m) => str(m, ''));
+      return modes.length === 0 ? '<none>' : modes.join(',');
+    }),
+    ageColumn,
+  ],
+  'storage.k8s.io/csinodes': [nameColumn, col('Drivers', 'integer', (o) => arr(get(o, ['spec', 'drivers'])).length), ageColumn],
+  'storage.k8s.io/csistoragecapacities': [
+    nameColumn,
+    col('StorageClassName', 'string', (o) => str(get(o, ['storageClassName']), '')),
+    col('Capacity', 'string', (o) => str(get(o, ['capacity']), '<unset>')),
+  ],
+  'storage.k8s.io/volumeattachments': [
+    nameColumn,
+    { ...col('Attacher', 'string', (o) => str(get(o, ['spec', 'attacher']), '')), format: 'name' },
+    col('PV', 'string', (o) => str(get(o, ['spec', 'source', 'persistentVolumeName']), '')),
+    col('Node', 'string', (o) => str(get(o, ['spec', 'nodeName']), '')),
+    col('Attached', 'boolean', (o) => get(o, ['status', 'attached']) === true),
+    ageColumn,
+  ],
+  'discovery.k8s.io/endpointslices': [
+    nameColumn,
+    col('AddressType', 'string', (o) => str(get(o, ['addressType']), '')),
+    col('Ports', 'string', (o) => listWithMore(arr(get(o, ['ports'])).map((p) => (typeof p.port === 'number' ? String(p.port) : typeof p.name === 'string' ? p.name : '*')))),
+    col('Endpoints', 'string', (o) => listWithMore(arr(get(o, ['endpoints'])).flatMap((e) => ((e.addresses as unknown[] | undefined) ?? []).map((a) => str(a, ''))))),
+    ageColumn,
+  ],
+  'node.k8s.io/runtimeclasses': [nameColumn, col('Handler', 'string', (o) => str(get(o, ['handler']), '')), ageColumn],
+  'flowcontrol.apiserver.k8s.io/flowschemas': [
+    nameColumn,
+    col('PriorityLevel', 'string', (o) => str(get(o, ['spec', 'priorityLevelConfiguration', 'name']), '')),
+    col('MatchingPrecedence', 'string', (o) => num(get(o, ['spec', 'matchingPrecedence']))),
+    col('DistinguisherMethod', 'string', (o) => str(get(o, ['spec', 'distinguisherMethod', 'type']), '<none>')),
+    ageColumn,
+    col('MissingPL', 'string', (o) => str(arr(get(o, ['status', 'conditions'])).find((c) => c.type === 'Dangling')?.status, '?')),
+  ],
+  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations': [
+    nameColumn,
+    col('Type', 'string', (o) => str(get(o, ['spec', 'type']), '')),
+    col('NominalConcurrencyShares', 'string', (o) => get(o, ['spec', 'limited', 'nominalConcurrencyShares']) ?? '<none>'),
+    col('Queues', 'string', (o) => get(o, ['spec', 'limited', 'limitResponse', 'queuing', 'queues']) ?? '<none>'),
+    col('HandSize', 'string', (o) => get(o, ['spec', 'limited', 'limitResponse', 'queuing', 'handSize']) ?? '<none>'),
+    col('QueueLengthLimit', 'string', (o) => get(o, ['spec', 'limited', 'limitResponse', 'queuing', 'queueLengthLimit']) ?? '<none>'),
+    ageColumn,
+  ],
+  'admissionregistration.k8s.io/validatingadmissionpolicies': [
+    nameColumn,
+    col('Validations', 'integer', (o) => arr(get(o, ['spec', 'validations'])).length),
+    col('ParamKind', 'string', (o) => {
+      const kind = get(o, ['spec', 'paramKind']);
+      return isObj(kind) ? `${str(kind.apiVersion, '')}/${str(kind.kind, '')}` : '<unset>';
+    }),
+    ageColumn,
+  ],
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings': [
+    nameColumn,
+    col('PolicyName', 'string', (o) => str(get(o, ['spec', 'policyName']), '')),
+    col('ParamRef', 'string', (o) => {
+      const ref = get(o, ['spec', 'paramRef']);
+      if (!isObj(ref)) return '<unset>';
+      const name = str(ref.name, '');
+      if (name !== '') return str(ref.namespace, '') !== '' ? `${str(ref.namespace, '')}/${name}` : `*/${name}`;
+      return isObj(ref.selector) ? selectorString(ref.selector) : '<unset>';
+    }),
+    ageColumn,
+  ],
+  // kube-aggregator's own table (pkg/registry/apiservice/etcd/etcd.go ConvertToTable).
+  'apiregistration.k8s.io/apiservices': [
+    nameColumn,
+    col('Service', 'string', (o) => {
+      const svc = get(o, ['spec', 'service']);
+      return isObj(svc) ? `${str(svc.namespace, '')}/${str(svc.name, '')}` : 'Local';
+    }),
+    col('Available', 'string', (o) => {
+      const c = arr(get(o, ['status', 'conditions'])).find((x) => x.type === 'Available');
+      if (c === undefined) return 'Unknown';
+      if (c.status === 'True' || str(c.reason, '') === '') return str(c.status, '');
+      return `${str(c.status, '')} (${str(c.reason, '')})`;
+    }),
+    ageColumn,
+  ],
 };
 
 // rest.NewDefaultTableConvertor: resources without a printer (roles, clusterroles, CRDs) show Name and Created At.

@@ -16,7 +16,7 @@ export const allowances: readonly Allowance[] = [
   // ---- Kubernetes behaviour newer than 1.24 ----
   {
     id: 'discovery-singular-name',
-    scenarios: /^discovery\//,
+    scenarios: /^(discovery\/|builtin\/discovery-)/,
     path: /\/resources\/[^/]+\/singularName$/,
     real: { equals: '' },
     reason: 'Discovery fills singularName for built-in resources since v1.27; v1.24 left it empty.',
@@ -40,6 +40,16 @@ export const allowances: readonly Allowance[] = [
     embedded: { equals: 'EVWiDmWqyJw=' },
     reason: 'PodDisruptionBudgets are stored as policy/v1 since v1.25 (policy/v1beta1 before), and the hash is of the storage version.',
     upstream: 'pkg/kubeapiserver/default_storage_factory_builder.go (v1.24 stores policy/v1beta1 PodDisruptionBudget)',
+  },
+  {
+    id: 'endpointslice-storage-version',
+    scenarios: /^builtin\/discovery-storage-node-discovery$/,
+    path: /^\/steps\/2\/body\/resources\/0\/storageVersionHash$/,
+    // base64(sha256("discovery.k8s.io/v1beta1/EndpointSlice")[:8]) and of discovery.k8s.io/v1.
+    real: { equals: 'Nx3SIv6I0mE=' },
+    embedded: { equals: 'qgS0xkrxYAI=' },
+    reason: 'EndpointSlices are stored as discovery.k8s.io/v1 in v1.32 (discovery.k8s.io/v1beta1 in v1.24), and the hash is of the storage version.',
+    upstream: 'pkg/kubeapiserver/default_storage_factory_builder.go',
   },
   {
     id: 'version-minor',
@@ -166,7 +176,7 @@ export const allowances: readonly Allowance[] = [
   },
   {
     id: 'table-column-descriptions',
-    scenarios: /^(tables\/|crd\/cr-table-columns$)/,
+    scenarios: /^(tables\/|crd\/cr-table-columns$|builtin\/)/,
     path: /\/columnDefinitions\/\d+\/description$/,
     reason: "Table column descriptions are short texts of the embedded server's own; upstream takes most from the fields' API documentation.",
     upstream: 'pkg/printers/internalversion/printers.go (Description: ...SwaggerDoc())',
@@ -183,9 +193,9 @@ export const allowances: readonly Allowance[] = [
     id: 'discovery-unserved-resources',
     scenarios: /^discovery\/core-v1-resources$/,
     path: /^\/steps\/1\/body\/resources\/\d+$/,
-    real: { test: (v) => ['bindings', 'componentstatuses', 'nodes/proxy', 'pods/proxy', 'services/proxy'].includes(v as string) },
+    real: { test: (v) => ['nodes/proxy', 'pods/proxy', 'services/proxy'].includes(v as string) },
     embedded: absent,
-    reason: 'The embedded server does not serve bindings, componentstatuses or the proxy subresources.',
+    reason: 'The embedded server does not serve the proxy subresources (it has no cluster network to proxy to).',
     upstream: 'pkg/registry/core/rest/storage_core.go',
   },
   {

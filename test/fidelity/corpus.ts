@@ -5,6 +5,7 @@ import type { Scenario } from './scenario.ts';
 import { apply } from './scenarios/apply.ts';
 import { apps } from './scenarios/apps.ts';
 import { batch } from './scenarios/batch.ts';
+import { builtinApi } from './scenarios/builtin-api.ts';
 import { core } from './scenarios/core.ts';
 import { authz } from './scenarios/authz.ts';
 import { crd } from './scenarios/crd.ts';
@@ -45,6 +46,7 @@ export const corpus: readonly Scenario[] = [
   ...namespaceScenarios,
   ...revisions,
   ...validationDetails,
+  ...builtinApi,
 ];
 
 const seen = new Set<string>();

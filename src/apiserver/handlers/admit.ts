@@ -1,8 +1,8 @@
 /**
  * The admission steps of the write handlers: build the attributes of a request, run the mutating
- * webhooks on the defaulted object and the validating webhooks on the final one, and pass webhook
- * warnings on as Warning headers. No-ops (without a request to any webhook) when no webhook
- * configuration exists.
+ * webhooks on the defaulted object, the ValidatingAdmissionPolicies and the validating webhooks on the
+ * final one, and pass their warnings on as Warning headers. No-ops (without a request to any webhook)
+ * when no policy and no webhook configuration exists.
  */
 import type { ServerResponse } from 'node:http';
 import type { AdmissionAttributes, Operation } from '../admission/attributes.ts';
@@ -10,6 +10,7 @@ import { metaOf } from '../object-meta.ts';
 import { namespacesStore, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunOf } from './write-options.ts';
 import { addWarnings } from './field-validation.ts';
+import { policiesActive, validateAdmissionPolicies } from '../admission/validating-admission-policy.ts';
 
 const optionsKind: Record<Operation, string> = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions', CONNECT: '' };
 
@@ -53,8 +54,14 @@ export async function mutateWrite(scope: RequestScope, t: Target, op: Operation,
   return out === object || JSON.stringify(out) === JSON.stringify(object) ? undefined : out;
 }
 
-/** Runs the validating webhooks; throws the first rejection. */
+/**
+ * Runs the ValidatingAdmissionPolicies, then the validating webhooks (kube-apiserver's plugin order);
+ * throws the first rejection.
+ */
 export async function validateWrite(scope: RequestScope, t: Target, op: Operation, q: URLSearchParams, res: ServerResponse, object: Obj | undefined, oldObject: Obj | undefined): Promise<void> {
-  if (!scope.admission.active()) return;
-  await scope.admission.validate(attributes(scope, t, op, q, object, oldObject), warner(res));
+  const policies = policiesActive(scope.storage);
+  if (!policies && !scope.admission.active()) return;
+  const attrs = attributes(scope, t, op, q, object, oldObject);
+  if (policies) validateAdmissionPolicies(scope, attrs, warner(res));
+  if (scope.admission.active()) await scope.admission.validate(attrs, warner(res));
 }

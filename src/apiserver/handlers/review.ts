@@ -1,5 +1,5 @@
 /**
- * POSTs that are answered and never stored: the authorization.k8s.io reviews, TokenReview and
+ * POSTs that are answered and never stored: the authorization.k8s.io reviews, TokenReview, SelfSubjectReview and
  * serviceaccounts/<name>/token. The answers come from registry/ (over the server's access control);
  * this module decodes the request as the create handler does (the kind's Go struct, the field
  * manager's managedFields), validates the access review spec as `pkg/apis/authorization/validation`
@@ -10,6 +10,7 @@ import { isObject, metaOf, str } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview } from '../registry/authorization/subject-access-review.ts';
 import { tokenReview } from '../registry/authentication/token-review.ts';
+import { selfSubjectReview } from '../registry/authentication/self-subject-review.ts';
 import { createToken } from '../registry/core/token-request.ts';
 import { tokenRequestDefaults } from '../registry/defaults.ts';
 import { causesOf, GoValue, invalidValue, path, type FieldError } from '../registry/validation/field.ts';
@@ -25,7 +26,7 @@ import { createOptions } from './write-options.ts';
 /** Whether a create on the target is a review or a token request served here. */
 export function isReview(t: Target): boolean {
   if (t.r.group === '' && t.r.resource === 'serviceaccounts' && t.subresource === 'token') return true;
-  return t.r.group === 'authorization.k8s.io' || (t.r.group === 'authentication.k8s.io' && t.r.resource === 'tokenreviews');
+  return t.r.group === 'authorization.k8s.io' || t.r.group === 'authentication.k8s.io';
 }
 
 /** Decodes a body into the Go struct of `apiVersion`/`kind`, as the create handler's decoder does. */
@@ -94,6 +95,9 @@ export async function createReview(scope: RequestScope, t: Target, q: URLSearchP
         break;
       case 'selfsubjectrulesreviews':
         out = selfSubjectRulesReview(request, user, access.rules);
+        break;
+      case 'selfsubjectreviews':
+        out = selfSubjectReview(user, scope.now());
         break;
       default:
         out = await tokenReview(request, (token) => access.reviewToken(token));

@@ -1,6 +1,7 @@
 /**
  * Defaulting of built-in kinds: the SetDefaults_* functions of `pkg/apis/<group>/v1/defaults.go`
- * (core, apps, batch, rbac, scheduling, authentication). kube-apiserver applies them whenever it decodes
+ * (core, apps, batch, rbac, scheduling, authentication, storage, discovery, flowcontrol,
+ * admissionregistration). kube-apiserver applies them whenever it decodes
  * an object — the request body, and again every stored object it reads — so they run on the decoded
  * body (before managedFields are computed) and once more before the object is stored.
  *
@@ -9,6 +10,11 @@
  */
 import { hpaV1Defaults, hpaV2Defaults } from './autoscaling/defaults.ts';
 import { isObject } from '../object-meta.ts';
+import { storageClassDefaults } from './storage/storage-class.ts';
+import { csiDriverDefaults } from './storage/csi-driver.ts';
+import { endpointSliceDefaults } from './discovery/endpoint-slice.ts';
+import { flowSchemaDefaults, priorityLevelConfigurationDefaults } from './flowcontrol/defaults.ts';
+import { validatingAdmissionPolicyBindingDefaults, validatingAdmissionPolicyDefaults } from './admissionregistration/validating-admission-policy.ts';
 import type { ApiResource } from '../resources.ts';
 
 type Obj = Record<string, unknown>;
@@ -307,6 +313,13 @@ const byResource: Readonly<Record<string, (o: Obj) => void>> = {
     for (const v of list(spec.versions)) dropEmptyRuleStrings(v.schema);
   },
   'priorityclasses.scheduling.k8s.io': (o) => setIfUnset(o, 'preemptionPolicy', 'PreemptLowerPriority'),
+  'storageclasses.storage.k8s.io': storageClassDefaults,
+  'csidrivers.storage.k8s.io': csiDriverDefaults,
+  'endpointslices.discovery.k8s.io': endpointSliceDefaults,
+  'flowschemas.flowcontrol.apiserver.k8s.io': flowSchemaDefaults,
+  'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io': priorityLevelConfigurationDefaults,
+  'validatingadmissionpolicies.admissionregistration.k8s.io': validatingAdmissionPolicyDefaults,
+  'validatingadmissionpolicybindings.admissionregistration.k8s.io': validatingAdmissionPolicyBindingDefaults,
 };
 
 /**

@@ -18,6 +18,13 @@ import * as policy from './validation/policy.ts';
 import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatusUpdate, validateHorizontalPodAutoscalerUpdate } from './validation/autoscaling.ts';
 import { allocateService, checkRequestedClusterIPs, type ServiceAllocator } from './service-allocator.ts';
 import { prepareNamespaceForCreate, prepareNamespaceForUpdate } from './core/namespace.ts';
+import { validateStorageClass, validateStorageClassUpdate } from './storage/storage-class.ts';
+import { validateCsiDriverUpdate } from './storage/csi-driver.ts';
+import { validateVolumeAttachment, validateVolumeAttachmentUpdate } from './storage/volume-attachment.ts';
+import { validateEndpointSlice, validateEndpointSliceUpdate } from './discovery/endpoint-slice.ts';
+import { validateRuntimeClass, validateRuntimeClassUpdate } from './node/runtime-class.ts';
+import { validateApiService } from './apiregistration/api-service.ts';
+import { validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from './admissionregistration/validating-admission-policy.ts';
 import {
   prepareCsrForApprovalUpdate,
   prepareCsrForCreate,
@@ -252,6 +259,15 @@ const strategies: Readonly<Record<string, Strategy>> = {
   }),
   'poddisruptionbudgets.policy': strategy({ validate: policy.validatePodDisruptionBudget, validateUpdate: policy.validatePodDisruptionBudget }),
   'ingresses.networking.k8s.io': strategy({ validate: policy.validateIngress, validateUpdate: policy.validateIngress }),
+  // The resources of the whole built-in API whose upstream strategy has logic of its own; the others get the generic strategy.
+  'storageclasses.storage.k8s.io': strategy({ validate: validateStorageClass, validateUpdate: validateStorageClassUpdate }),
+  'csidrivers.storage.k8s.io': strategy({ validateUpdate: validateCsiDriverUpdate }),
+  'volumeattachments.storage.k8s.io': strategy({ validate: validateVolumeAttachment, validateUpdate: validateVolumeAttachmentUpdate }),
+  'endpointslices.discovery.k8s.io': strategy({ validate: validateEndpointSlice, validateUpdate: (s, old) => [...validateEndpointSlice(s), ...validateEndpointSliceUpdate(s, old)] }),
+  'validatingadmissionpolicies.admissionregistration.k8s.io': strategy({ validate: validateValidatingAdmissionPolicy }),
+  'validatingadmissionpolicybindings.admissionregistration.k8s.io': strategy({ validate: validateValidatingAdmissionPolicyBinding }),
+  'apiservices.apiregistration.k8s.io': strategy({ name: namePathSegment, validate: validateApiService }),
+  'runtimeclasses.node.k8s.io': strategy({ name: nameIsDNSSubdomain, validate: validateRuntimeClass, validateUpdate: validateRuntimeClassUpdate }),
   'customresourcedefinitions.apiextensions.k8s.io': strategy({
     returnsDeletedObject: true,
     // Status starts empty but for the storage version; the naming controller fills the rest.

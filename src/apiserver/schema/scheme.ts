@@ -117,6 +117,12 @@ const packageGroups: Readonly<Record<string, string>> = {
   authentication: 'authentication.k8s.io',
   authorization: 'authorization.k8s.io',
   autoscaling: 'autoscaling',
+  storage: 'storage.k8s.io',
+  discovery: 'discovery.k8s.io',
+  node: 'node.k8s.io',
+  flowcontrol: 'flowcontrol.apiserver.k8s.io',
+  admissionregistration: 'admissionregistration.k8s.io',
+  apiregistration: 'apiregistration.k8s.io',
   meta: 'meta.k8s.io',
 };
 
