@@ -47,6 +47,7 @@ const two32 = 4294967296;
 /** Node's Buffer with the native slice methods its toString() dispatches to (no argument checks). */
 export type FastBuffer = Buffer & {
   utf8Slice(start: number, end: number): string;
+  latin1Slice(start: number, end: number): string;
   base64Slice(start: number, end: number): string;
 };
 
@@ -147,7 +148,8 @@ export class ProtoReader {
     const e = this.end(limit);
     const s = this.pos;
     this.pos = e;
-    return e === s ? '' : this.buf.utf8Slice(s, e);
+    if (e - s <= maxInternedLength) return shortString(this.buf, s, e);
+    return this.buf.utf8Slice(s, e);
   }
 
   skip(wire: number, limit: number): void {
@@ -160,6 +162,44 @@ export class ProtoReader {
   }
 }
 
+
+// ---------------------------------------------------------------------------------------------------
+// Short strings
+
+/**
+ * Short ASCII strings (label keys and values, enum-like values, field names of managedFields, ...)
+ * repeat from object to object. They are looked up in a direct-mapped table by a hash of their bytes
+ * and verified: a hit costs a hash and a compare instead of a native call and a new string, and the
+ * decoded objects share one copy of each, which also saves memory.
+ */
+const maxInternedLength = 40;
+const internSlots = 8192;
+const internTable: Array<string | undefined> = new Array<string | undefined>(internSlots).fill(undefined);
+
+function shortString(buf: FastBuffer, s: number, e: number): string {
+  if (s === e) return '';
+  let h = e - s;
+  for (let i = s; i < e; i++) {
+    const c = buf[i]!;
+    if (c >= 0x80) return buf.utf8Slice(s, e);
+    h = (Math.imul(h, 31) + c) | 0;
+  }
+  const slot = h & (internSlots - 1);
+  const hit = internTable[slot];
+  if (hit !== undefined && hit.length === e - s) {
+    let same = true;
+    for (let i = 0; i < hit.length; i++) {
+      if (hit.charCodeAt(i) !== buf[s + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return hit;
+  }
+  const str = buf.latin1Slice(s, e);
+  internTable[slot] = str;
+  return str;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Special messages
@@ -242,6 +282,30 @@ function rawField(r: ProtoReader, end: number): [number, number] {
   return [s, e];
 }
 
+// The fieldsV1 values seen, by a hash of a sample of their bytes, verified byte for byte: the objects of
+// a list or a watch carry a few distinct ones, and this is cheaper than the interner's string key.
+const seenFields = new WeakMap<FieldsV1Interner, Map<number, Array<{ bytes: Buffer; value: unknown }>>>();
+const maxSeenFields = 4096;
+
+function internFieldsV1(interner: FieldsV1Interner, buf: FastBuffer, s: number, e: number): unknown {
+  const len = e - s;
+  let h = len;
+  const step = len > 64 ? (len >>> 6) : 1;
+  for (let i = s; i < e; i += step) h = (Math.imul(h, 31) + buf[i]!) | 0;
+  let seen = seenFields.get(interner);
+  if (seen === undefined) seenFields.set(interner, (seen = new Map<number, Array<{ bytes: Buffer; value: unknown }>>()));
+  const bucket = seen.get(h);
+  if (bucket !== undefined) {
+    for (const entry of bucket) if (entry.bytes.length === len && buf.compare(entry.bytes, 0, len, s, e) === 0) return entry.value;
+  }
+  const value = interner.internBytes(buf, s, e);
+  if (seen.size >= maxSeenFields) seen.clear();
+  const entry = { bytes: Buffer.from(buf.subarray(s, e)), value };
+  if (bucket === undefined || seen.size === 0) seen.set(h, [entry]);
+  else bucket.push(entry);
+  return value;
+}
+
 function readSpecial(r: ProtoReader, desc: MessageDesc, end: number): unknown {
   switch (desc.special) {
     case Special.time:
@@ -274,7 +338,7 @@ function readSpecial(r: ProtoReader, desc: MessageDesc, end: number): unknown {
     case Special.fieldsV1: {
       const [s, e] = rawField(r, end);
       if (s === e) return null;
-      return r.interner !== undefined ? r.interner.internBytes(r.buf, s, e) : parseJson(r, s, e);
+      return r.interner !== undefined ? internFieldsV1(r.interner, r.buf, s, e) : parseJson(r, s, e);
     }
     case Special.rawExtension:
     case Special.json: {
@@ -551,7 +615,7 @@ function decodeObjectAt(buf: Uint8Array, start: number, end: number, interner?: 
  * @example
  * const pod = decodeProtobuf(body) as Pod;
  */
-export function decodeProtobuf(body: Uint8Array, options: ProtobufDecodeOptions = {}): Obj {
+export function decodeProtobuf(body: Uint8Array, options: ProtobufDecodeOptions = {}): Record<string, unknown> {
   return decodeObjectAt(body, 0, body.length, options.interner);
 }
 

@@ -281,7 +281,7 @@ function typeOf(obj: Obj): [string, string] {
  * Encodes an object (JSON form, with apiVersion and kind) as a protobuf body: `k8s\0` and the
  * runtime.Unknown envelope. Throws {@link ProtobufEncodeError} for kinds without a message.
  */
-export function encodeProtobuf(obj: Obj): Buffer {
+export function encodeProtobuf(obj: Record<string, unknown>): Buffer {
   const [apiVersion, kind] = typeOf(obj);
   const w = new ProtoWriter();
   w.raw(protobufMagic);
@@ -293,7 +293,7 @@ export function encodeProtobuf(obj: Obj): Buffer {
  * One frame of a protobuf watch stream: a 4-byte big-endian length, then the metav1.WatchEvent
  * message whose object holds the encoded object (`k8s\0` + Unknown), as kube-apiserver writes them.
  */
-export function encodeProtobufWatchEvent(type: string, obj: Obj): Buffer {
+export function encodeProtobufWatchEvent(type: string, obj: Record<string, unknown>): Buffer {
   const w = new ProtoWriter();
   w.raw(new Uint8Array(4));
   w.string(1, type);
