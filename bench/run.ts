@@ -22,7 +22,7 @@
  *   --rounds R         interleaved rounds (default 3)
  *   --cgbench PATH     also run client-go (JSON and protobuf) with this cgbench binary
  *   --keep             keep the namespace the bench created
- *   --variants LIST    clients to run (default all: kubeloom,kubeloom-strip,kubeloom-nogzip,client-node,client-go-json,client-go-protobuf)
+ *   --variants LIST    clients to run (default all: kubeloom,kubeloom-protobuf,kubeloom-strip,kubeloom-nogzip,client-node,client-go-json,client-go-protobuf)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';

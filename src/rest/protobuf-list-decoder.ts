@@ -73,33 +73,57 @@ export class ProtobufListDecoder<T> {
     return this.#itemCount;
   }
 
-  /** Decodes every item `chunk` completes into `out`, in order. */
+  /**
+   * Decodes every item `chunk` completes into `out`, in order. Bytes are copied only for a field that
+   * spans chunks, and then only that field's bytes, once they have all arrived.
+   */
   write(chunk: Uint8Array, out: T[]): void {
-    const c = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    this.#pending.push(c);
-    this.#pendingLength += c.length;
-    // Chunks are joined only when a field spans them, and then once its bytes are all there.
-    if (this.#pendingLength < this.#need) return;
-    this.#need = this.#run(out);
+    let c = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    while (this.#pendingLength > 0 && c.length > 0) {
+      if (this.#pendingLength + c.length < this.#need) {
+        this.#pending.push(c);
+        this.#pendingLength += c.length;
+        return;
+      }
+      // Exactly the bytes the unfinished field lacks (or one more for an unfinished tag or length).
+      const take = Math.max(1, this.#need - this.#pendingLength);
+      this.#pending.push(c.subarray(0, take));
+      const head = Buffer.concat(this.#pending, this.#pendingLength + take);
+      c = c.subarray(take);
+      this.#pending = [];
+      this.#pendingLength = 0;
+      this.#consume(head, out);
+    }
+    if (c.length > 0) this.#consume(c, out);
   }
 
-  /** Bytes of `#pending` the next step waits for. */
+  /** Bytes (from the start of `#pending`) the next step waits for. */
   #need = 0;
 
-  /** Consumes what it can of the pending bytes; returns how many pending bytes the next step needs. */
-  #run(out: T[]): number {
-    const buf = this.#joined();
+  /** Runs over `buf` and keeps what it could not consume. */
+  #consume(buf: Buffer, out: T[]): void {
+    const [consumed, need] = this.#run(buf, out);
+    this.#offset += consumed;
+    if (consumed < buf.length) {
+      this.#pending = [buf.subarray(consumed)];
+      this.#pendingLength = buf.length - consumed;
+      this.#need = need - consumed;
+    }
+  }
+
+  /** Consumes what it can of `buf`, at body offset `#offset`: [bytes consumed, bytes of `buf` the next step needs]. */
+  #run(buf: Buffer, out: T[]): [number, number] {
     const n = buf.length;
     let p = 0;
     let need = 0;
     while (need === 0) {
       if (this.#phase === magic) {
-        if (n < 4) {
-          need = 4;
+        if (n - p < 4) {
+          need = p + 4;
           break;
         }
-        if (!hasProtobufMagic(buf)) throw new ResponseDecodeError('list response: not Kubernetes protobuf (no k8s\\0 prefix)');
-        p = 4;
+        if (!hasProtobufMagic(buf, p)) throw new ResponseDecodeError('list response: not Kubernetes protobuf (no k8s\\0 prefix)');
+        p += 4;
         this.#phase = envelope;
         continue;
       }
@@ -150,18 +174,7 @@ export class ProtobufListDecoder<T> {
       else this.#listField(buf, field, start, end, out);
       p = end;
     }
-    this.#offset += p;
-    this.#pendingLength -= p;
-    this.#pending = p === n ? [] : [buf.subarray(p)];
-    return need - p;
-  }
-
-  #joined(): Buffer {
-    if (this.#pending.length !== 1) {
-      const joined = Buffer.concat(this.#pending, this.#pendingLength);
-      this.#pending = [joined];
-    }
-    return this.#pending[0]!;
+    return [p, need];
   }
 
   #startList(absoluteEnd: number): void {
@@ -194,7 +207,7 @@ export class ProtobufListDecoder<T> {
     const r = new ProtoReader(buf, start, this.#interner);
     const items = this.#itemsField!;
     if (field === items.number) {
-      const item = readMessage(r, items.msg, end, {});
+      const item = readMessage(r, items.msg, end, items.msg.create());
       if (this.#envelope.kind === 'PartialObjectMetadataList') withItemTypeMeta(item, this.#typeMeta.apiVersion);
       out.push(item as T);
       this.#itemCount++;

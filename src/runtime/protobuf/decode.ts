@@ -204,8 +204,7 @@ function shortString(buf: FastBuffer, s: number, e: number): string {
 // ---------------------------------------------------------------------------------------------------
 // Special messages
 
-let lastSeconds = NaN;
-let lastTime = '';
+const timeTexts = new Map<number, string>();
 
 /** metav1.Time's JSON: RFC 3339 in UTC, whole seconds; the zero time (empty message) is null. */
 function readTime(r: ProtoReader, end: number, micro: boolean): string | null {
@@ -220,15 +219,17 @@ function readTime(r: ProtoReader, end: number, micro: boolean): string | null {
   }
   // Go's zero time.Time (0001-01-01T00:00:00Z) marshals as null.
   if (seconds === -62135596800 && nanos === 0) return null;
-  let base: string;
-  if (seconds === lastSeconds) base = lastTime;
-  else {
-    base = new Date(seconds * 1000).toISOString().slice(0, 19);
-    lastSeconds = seconds;
-    lastTime = base;
+  // Objects of a list share their timestamps more often than not: formatted ones are remembered.
+  if (!micro) {
+    let text = timeTexts.get(seconds);
+    if (text === undefined) {
+      if (timeTexts.size >= 4096) timeTexts.clear();
+      text = `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
+      timeTexts.set(seconds, text);
+    }
+    return text;
   }
-  if (!micro) return `${base}Z`;
-  return `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
+  return `${new Date(seconds * 1000).toISOString().slice(0, 19)}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
 }
 
 /** Go's time.Duration.String() of a count of nanoseconds (metav1.Duration's JSON). */
@@ -375,7 +376,7 @@ function readSpecial(r: ProtoReader, desc: MessageDesc, end: number): unknown {
 /** A message's value: a plain object, or the JSON form of a special type. */
 export function readMessageValue(r: ProtoReader, desc: MessageDesc, end: number): unknown {
   if (desc.special !== Special.none) return readSpecial(r, desc, end);
-  return readMessage(r, desc, end, {});
+  return readMessage(r, desc, end, desc.create());
 }
 
 function readScalar(r: ProtoReader, f: FieldDesc, wire: number, end: number): unknown {
@@ -481,7 +482,7 @@ export function readMessage(r: ProtoReader, desc: MessageDesc, end: number, out:
       const e = r.end(end);
       if (f.map) {
         let map = out[f.json] as Obj | undefined;
-        if (map === undefined) out[f.json] = map = {};
+        if (map === undefined) out[f.json] = map = f.createMap!();
         readMapEntry(r, f, e, map);
       } else if (f.inline) {
         readMessage(r, f.msg!, e, out);
@@ -514,6 +515,12 @@ export function readMessage(r: ProtoReader, desc: MessageDesc, end: number, out:
     out[f.json] = v;
   }
   if (r.pos !== end) throw new ProtobufDecodeError('truncated message');
+  // Arrays grown by push keep spare capacity (at least 17 slots past the first element); JSON.parse's are exact.
+  const lists = desc.lists;
+  for (let i = 0; i < lists.length; i++) {
+    const list = out[lists[i]!.json] as unknown[] | undefined;
+    if (list !== undefined && list.length > 1) out[lists[i]!.json] = list.slice();
+  }
   const fill = desc.fill;
   for (let i = 0; i < fill.length; i++) {
     const f = fill[i]!;

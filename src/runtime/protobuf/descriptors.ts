@@ -94,6 +94,8 @@ export interface FieldDesc {
   readonly inline: boolean;
   /** The wire type of one value. */
   readonly wire: number;
+  /** Makes the object of a map field (see {@link MessageDesc.create}). */
+  readonly createMap: (() => Record<string, unknown>) | undefined;
 }
 
 /** A compiled message. */
@@ -106,8 +108,23 @@ export interface MessageDesc {
   readonly ordered: FieldDesc[];
   /** Fields JSON has even when the wire lacks them (see {@link absentValue}). */
   readonly fill: FieldDesc[];
+  /** Repeated fields: their arrays are copied to their exact size once the message is decoded. */
+  readonly lists: FieldDesc[];
   /** A `…List` message: absent items are `[]`, as API servers write lists. */
   readonly isList: boolean;
+  /**
+   * Makes the plain object a message decodes into. A constructor of its own per message (whose
+   * prototype is Object.prototype, so the objects stay plain) lets V8 size the objects to the fields
+   * this message's objects have, all in-object, as JSON.parse does; objects grown from `{}` keep their
+   * fields past the fourth in a separate, over-allocated array.
+   */
+  readonly create: () => Record<string, unknown>;
+}
+
+function objectMaker(): () => Record<string, unknown> {
+  const Ctor = function (this: object) {} as unknown as new () => Record<string, unknown>;
+  Ctor.prototype = Object.prototype;
+  return () => new Ctor();
 }
 
 const compiled = new Map<string, MessageDesc>();
@@ -129,7 +146,9 @@ export function messageDesc(name: string): MessageDesc | undefined {
     byNumber,
     ordered,
     fill,
+    lists: [],
     isList: name.endsWith('List'),
+    create: objectMaker(),
   };
   compiled.set(name, desc);
   for (const [number, json, type, flags] of fields) {
@@ -147,11 +166,13 @@ export function messageDesc(name: string): MessageDesc | undefined {
       omitZero: flags.includes('o') && !pointer && (kind !== Kind.message || repeated || map),
       pointer,
       inline: flags.includes('i'),
+      createMap: map ? objectMaker() : undefined,
       wire: map || kind === Kind.message || kind === Kind.string || kind === Kind.bytes ? 2 : kind === Kind.double || kind === Kind.fixed64 ? 1 : kind === Kind.float || kind === Kind.fixed32 ? 5 : 0,
     };
     if (kind === Kind.message && f.msg === undefined) throw new Error(`protobuf model: ${name}.${json} refers to unknown ${type}`);
     byNumber[number] = f;
     ordered.push(f);
+    if (repeated && !f.inline) desc.lists.push(f);
     if (!f.inline && !f.omitZero && !(pointer && flags.includes('o'))) fill.push(f);
   }
   ordered.sort((a, b) => a.number - b.number);
