@@ -7,7 +7,9 @@
  * reports the CPU time of the watch phase. Rounds interleave the variants; medians are printed.
  *
  * Run: node bench/protobuf-real-watch.ts --kubeconfig K --namespace NS [--pods N] [--events E]
- *        [--rate R] [--rounds R] [--mkpods PATH]
+ *        [--rate R] [--rounds R] [--mkpods PATH] [--cpu-prof DIR]
+ * With --cpu-prof, each informer process writes a V8 CPU profile to DIR; its watch phase starts at the
+ * printed offset (bench/lib/profile-top.ts --from-ms).
  * The Pods must exist (mkpods.py create); the patches change their labels and annotations.
  */
 import { spawn } from 'node:child_process';
@@ -28,6 +30,7 @@ const events = Number(arg('--events') ?? 3000);
 const rate = Number(arg('--rate') ?? 1000);
 const rounds = Number(arg('--rounds') ?? 3);
 const mkpods = arg('--mkpods') ?? '/work/shared/realk8s/mkpods.py';
+const profileDir = arg('--cpu-prof');
 const variants: InformerVariant[] = ['kubeloom', 'kubeloom-protobuf'];
 
 const kubeconfig = await readFile(kubeconfigFile, 'utf8');
@@ -50,6 +53,7 @@ for (let round = 1; round <= rounds; round++) {
     let patching: Promise<void> | undefined;
     const r = await runScenario<InformerResult>('informer', input, {
       timeoutMs: 300_000,
+      execArgv: profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=watch-${variant}-${round}.cpuprofile`],
       onMessage: (m) => {
         if (m.type === 'synced') patching = patch();
       },
@@ -58,7 +62,7 @@ for (let round = 1; round <= rounds; round++) {
     const w = r.watch!;
     const row = { cpuPerEvent: (w.cpuMs * 1000) / w.events, eventsPerSec: w.events / (w.ms / 1000), syncMs: r.sync.ms, peakRss: r.peakRss };
     results.set(variant, [...(results.get(variant) ?? []), row]);
-    console.log(`round ${round} ${variant}: ${w.events + 1} events, ${row.eventsPerSec.toFixed(0)} events/s, ${row.cpuPerEvent.toFixed(0)} µs CPU/event; sync ${(r.sync.ms / 1000).toFixed(2)} s, load ${os.loadavg()[0]!.toFixed(2)}`);
+    console.log(`round ${round} ${variant}: ${w.events + 1} events, ${row.eventsPerSec.toFixed(0)} events/s, ${row.cpuPerEvent.toFixed(0)} µs CPU/event; sync ${(r.sync.ms / 1000).toFixed(2)} s${profileDir === undefined ? '' : `, watch phase from ${r.syncedAtMs.toFixed(0)} ms`}, load ${os.loadavg()[0]!.toFixed(2)}`);
   }
 }
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

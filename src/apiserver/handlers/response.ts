@@ -97,7 +97,8 @@ export function negotiate(header: string | undefined, producible: Producible = {
     knownType = true;
     const p = c.params;
     if (p.as === undefined) return { as: 'object', format };
-    if (p.g !== 'meta.k8s.io' || format === 'protobuf') continue;
+    // Tables have no protobuf form; PartialObjectMetadata(List) has, as kube-apiserver answers it.
+    if (p.g !== 'meta.k8s.io' || (format === 'protobuf' && p.as === 'Table')) continue;
     if (p.as === 'Table' && (p.v === 'v1' || p.v === 'v1beta1')) return { as: 'table', apiVersion: `meta.k8s.io/${p.v}`, format };
     if ((p.as === 'PartialObjectMetadata' || p.as === 'PartialObjectMetadataList') && (p.v === 'v1' || p.v === 'v1beta1')) return { as: 'metadata', format, list: p.as === 'PartialObjectMetadataList' };
   }

@@ -75,7 +75,7 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
     }
   }
   // Built-in kinds asked for in protobuf get length-delimited WatchEvent frames, as kube-apiserver's.
-  const frame = render.format === 'protobuf' && render.as === 'object' && !t.r.custom ? protobufWatchFrame : undefined;
+  const frame = render.format === 'protobuf' && render.as !== 'table' && !t.r.custom ? protobufWatchFrame : undefined;
   const contentType = frame === undefined ? 'application/json' : `${protobufMediaType};stream=watch`;
   res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();

@@ -147,7 +147,8 @@ export function messageDesc(name: string): MessageDesc | undefined {
     ordered,
     fill,
     lists: [],
-    isList: name.endsWith('List'),
+    // A PartialObjectMetadataList's items stay nil (null) when empty: the server converts into a nil slice.
+    isList: name.endsWith('List') && !name.endsWith('.PartialObjectMetadataList'),
     create: objectMaker(),
   };
   compiled.set(name, desc);

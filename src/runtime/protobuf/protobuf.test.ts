@@ -10,8 +10,8 @@ type Obj = Record<string, unknown>;
 const here = dirname(fileURLToPath(import.meta.url));
 const testdata = (name: string): Buffer => readFileSync(join(here, 'testdata', name));
 
-test('real kube-apiserver v1.24 answers decode to exactly what its JSON answers parse to (a Pod, a FlowSchemaList, a 404 Status)', () => {
-  for (const name of ['real-pod', 'real-flowschemas', 'real-status-404']) {
+test('real kube-apiserver v1.24 answers decode to exactly what its JSON answers parse to (a Pod, a FlowSchemaList, a 404 Status, a PartialObjectMetadataList)', () => {
+  for (const name of ['real-pod', 'real-flowschemas', 'real-status-404', 'real-namespaces-metadata']) {
     const body = Buffer.from(testdata(`${name}.pb.b64`).toString('ascii'), 'base64');
     assert.deepEqual(decodeProtobuf(body), JSON.parse(testdata(`${name}.json`).toString('utf8')), name);
   }
