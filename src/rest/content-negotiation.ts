@@ -38,6 +38,8 @@ export function groupVersionOfPath(path: string): string | undefined {
 
 /** Whether the request addresses a resource whose objects have protobuf messages. */
 function isBuiltin(req: RestRequest): boolean {
+  // What a proxy subresource answers comes from the pod, node or service behind it.
+  if (/\/proxy(?:\/|$)/.test(req.path)) return false;
   const gv = groupVersionOfPath(req.path);
   return gv !== undefined && (req.target !== undefined || req.watch === true) && hasProtobufGroupVersion(gv);
 }

@@ -95,6 +95,7 @@ test('protobuf is asked only for built-in group-versions: custom resources, aggr
   assert.equal(negotiatedAccept(settings, buildList({ group: 'example.com', version: 'v1', resource: 'widgets' })), 'application/json');
   assert.equal(negotiatedAccept(settings, buildList({ group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' })), 'application/json');
   assert.equal(negotiatedAccept({}, buildList({ group: '', version: 'v1', resource: 'pods' })), 'application/json');
+  assert.equal(negotiatedAccept(settings, buildGet({ group: '', version: 'v1', namespace: 'a', resource: 'services', name: 's', subresource: 'proxy' })), 'application/json');
   // A request that asks for something of its own (a Table) keeps it.
   const table = buildList({ group: '', version: 'v1', resource: 'pods' }, {}, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
   assert.equal(negotiatedAccept(settings, table), 'application/json;as=Table;v=v1;g=meta.k8s.io');
