@@ -24,7 +24,7 @@ import { countPods, deleteWorkload, ensurePods } from './lib/real-workload.ts';
 import type { InformerInput, InformerResult } from './lib/types.ts';
 
 /** The clients compared against a real cluster. */
-export const realVariants = ['kubeloom', 'kubeloom-strip', 'kubeloom-nogzip', 'client-node', 'client-go-json', 'client-go-protobuf'] as const;
+export const realVariants = ['kubeloom', 'kubeloom-protobuf', 'kubeloom-strip', 'kubeloom-nogzip', 'client-node', 'client-go-json', 'client-go-protobuf'] as const;
 /** One of {@link realVariants}. */
 export type RealVariant = (typeof realVariants)[number];
 

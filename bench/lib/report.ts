@@ -31,6 +31,7 @@ export interface Results {
 
 const labels: Record<InformerVariant, string> = {
   kubeloom: 'kubeloom (full objects)',
+  'kubeloom-protobuf': 'kubeloom, protobuf',
   'kubeloom-strip': 'kubeloom + stripManagedFields',
   'kubeloom-metadata': 'kubeloom metadata-only',
   'kubeloom-nofreeze': 'kubeloom, freezeObjects: false',

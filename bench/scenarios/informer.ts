@@ -6,7 +6,8 @@
  *
  * Variants: kubeloom (full objects, frozen), kubeloom-strip (stripManagedFields transform),
  * kubeloom-metadata (metadata-only informer), kubeloom-nofreeze (full objects, freezeObjects: false),
- * kubeloom-nogzip (full objects, disableCompression), client-node (@kubernetes/client-node's makeInformer).
+ * kubeloom-nogzip (full objects, disableCompression), kubeloom-protobuf (full objects, Kubernetes
+ * protobuf on the wire: acceptContentTypes), client-node (@kubernetes/client-node's makeInformer).
  * Only the library under test is loaded (dynamic imports), so its process carries no other code.
  */
 import type { Pod } from '../../src/api/core/v1.ts';
@@ -59,6 +60,10 @@ async function load(input: InformerInput, c: Counters): Promise<() => Promise<()
     config = await restConfigFrom(parseKubeConfig(input.kubeconfig));
   }
   if (input.variant === 'kubeloom-nogzip') config = { ...config, disableCompression: true };
+  if (input.variant === 'kubeloom-protobuf') {
+    const { ProtobufAcceptContentTypes } = await import('../../src/rest/index.ts');
+    config = { ...config, acceptContentTypes: ProtobufAcceptContentTypes };
+  }
   const signal = new AbortController().signal;
   return async () => {
     if (input.variant === 'kubeloom-metadata') {

@@ -41,6 +41,11 @@ export interface WatchStreamOptions {
    * fails the stream ends, as kube-apiserver's watch handler stops on an object it cannot encode.
    */
   convert?: ((object: StoredObject) => Promise<StoredObject>) | undefined;
+  /**
+   * Turns each JSON line into the stream's wire form (protobuf frames); undefined: lines are sent as
+   * they are. A line it cannot translate (a malformed-event fault) goes out as it is.
+   */
+  frame?: (line: string) => Buffer | undefined;
 }
 
 /** The state an object that left a watch's selection is reported with: its previous one, at the change's revision. */
@@ -223,7 +228,9 @@ export class WatchStream {
       }
       this.#compactQueue();
       if (batch.length > 0) {
-        const ok = res.write(batch.length === 1 ? batch[0]! : batch.join(''));
+        const frame = this.#o.frame;
+        const data = frame === undefined ? (batch.length === 1 ? batch[0]! : batch.join('')) : Buffer.concat(batch.map((line) => frame(line) ?? Buffer.from(line)));
+        const ok = res.write(data);
         if (!ok) this.#waitingDrain = true;
       }
       if (ending) {

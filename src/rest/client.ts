@@ -23,6 +23,9 @@ import { WarningLogger, parseWarningHeaders, type WarningHandler } from './warni
 import { ListStreamDecoder, type ListEnvelope } from './list-decoder.ts';
 import { ManagedFieldsInterner } from './managed-fields-interner.ts';
 import { WatchEventIterator } from './watch-event-iterator.ts';
+import { decodeBody, isProtobufContentType, negotiatedAccept, negotiatedBody } from './content-negotiation.ts';
+import { ProtobufListDecoder } from './protobuf-list-decoder.ts';
+import { ProtobufWatchDecoder } from './protobuf-watch-decoder.ts';
 
 /** client-go's default ceiling on Retry-After retries per request (Request.maxRetries). */
 export const DefaultMaxRetries = 10;
@@ -340,7 +343,7 @@ class ConnectionPool {
 }
 
 /** The settings a derived client ({@link RestClient.withConfig}) may change: everything but the connection. */
-export type RestClientOverrides = Pick<RestConfig, 'qps' | 'burst' | 'rateLimiter' | 'timeoutMs' | 'userAgent'>;
+export type RestClientOverrides = Pick<RestConfig, 'qps' | 'burst' | 'rateLimiter' | 'timeoutMs' | 'userAgent' | 'acceptContentTypes' | 'contentType'>;
 
 // Set while withConfig() constructs a derived client, which then shares this pool instead of opening its own.
 let inheritedPool: ConnectionPool | undefined;
@@ -481,7 +484,8 @@ export class RestClient {
   async list<T>(req: RestRequest, onItems: (items: T[], envelope: Readonly<ListEnvelope>) => void | PromiseLike<void>, options: RequestOptions & DecodeOptions = {}): Promise<ListEnvelope> {
     const interner = options.internManagedFields === true ? this.#sharedInterner() : undefined;
     return this.#exchange(req, options, async (resp, touch, readError) => {
-      const decoder = new ListStreamDecoder<T>(interner === undefined ? {} : { interner });
+      const decoderOptions = interner === undefined ? {} : { interner };
+      const decoder = isProtobufContentType(firstHeader(resp.headers, 'content-type')) ? new ProtobufListDecoder<T>(decoderOptions) : new ListStreamDecoder<T>(decoderOptions);
       const chunks = (resp.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
       let finished = false;
       try {
@@ -589,10 +593,11 @@ export class RestClient {
     const resp = await this.do(req, options);
     if (resp.body.length === 0) throw new ResponseDecodeError(`${this.#describe(req)}: empty response body (status ${resp.statusCode})`);
     let parsed: unknown;
+    const contentType = firstHeader(resp.headers, 'content-type');
     try {
-      parsed = JSON.parse(resp.body.toString('utf8'));
+      parsed = decodeBody(resp.body, contentType);
     } catch (err) {
-      throw new ResponseDecodeError(`${this.#describe(req)}: response is not valid JSON`, { cause: err });
+      throw new ResponseDecodeError(`${this.#describe(req)}: response is not valid ${isProtobufContentType(contentType) ? 'Kubernetes protobuf' : 'JSON'}`, { cause: err });
     }
     // A Status that is not a success is an error whatever the HTTP code (rest.Result.Get).
     if (isStatusObject(parsed) && parsed.status !== 'Success') throw new StatusError(parsed);
@@ -672,8 +677,10 @@ export class RestClient {
     // listener or stop() after the server ended the response would crash the process.
     body.on('error', ignoreStreamError);
     let stopped = false;
+    const interner = options.internManagedFields === true ? this.#sharedInterner() : undefined;
     const iterable = new WatchEventIterator<T>({
-      ...(options.internManagedFields === true ? { interner: this.#sharedInterner() } : {}),
+      ...(interner !== undefined ? { interner } : {}),
+      ...(isProtobufContentType(firstHeader(resp.headers, 'content-type')) ? { decoder: new ProtobufWatchDecoder<T>(interner === undefined ? {} : { interner }) } : {}),
       chunks: (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator](),
       readError: (err, midEvent) => {
         if (controller.signal.aborted) return controller.signal.reason as unknown;
@@ -792,13 +799,17 @@ export class RestClient {
         'user-agent': this.config.userAgent ?? defaultUserAgent,
         ...req.headers,
       };
+      const accept = negotiatedAccept(this.config, req);
+      if (accept !== undefined) headers['accept'] = accept;
+      const sent = negotiatedBody(this.config, req);
+      if (sent.contentType !== undefined) headers['content-type'] = sent.contentType;
       if (this.config.disableCompression !== true) headers['accept-encoding'] = 'gzip';
       const { dispatcher, used } = await this.#authenticate(headers, signal);
       const idle = readIdleMs > 0 ? new ReadIdleGuard(this.#clock, readIdleMs, describe) : undefined;
       let resp: Dispatcher.ResponseData;
       try {
         const attemptSignal = idle === undefined ? signal : AbortSignal.any([signal, idle.signal]);
-        resp = await undiciRequest(url, { dispatcher, method: req.verb, headers, body: req.body ?? null, signal: attemptSignal });
+        resp = await undiciRequest(url, { dispatcher, method: req.verb, headers, body: sent.body ?? null, signal: attemptSignal });
       } catch (err) {
         idle?.stop();
         if (signal.aborted) throw signal.reason;

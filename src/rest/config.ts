@@ -116,6 +116,19 @@ export interface RestConfig {
   userAgent?: string;
   /** Allow sending credentials over plain HTTP to a non-loopback host (refused by default). */
   allowInsecureCredentials?: boolean;
+  /**
+   * The Accept header for built-in resources (rest.ContentConfig.AcceptContentTypes; default
+   * `application/json`). `ProtobufAcceptContentTypes` (`application/vnd.kubernetes.protobuf,application/json`)
+   * asks for Kubernetes protobuf, as kubectl and controller-runtime do: faster for the server and the
+   * client. Custom resources and other APIs are always asked for JSON, and every answer is decoded by its
+   * Content-Type. See docs/protobuf.md for why JSON stays the default.
+   */
+  acceptContentTypes?: string;
+  /**
+   * The body type of create and update requests for built-in kinds (rest.ContentConfig.ContentType;
+   * default `application/json`); `application/vnd.kubernetes.protobuf` encodes them as protobuf.
+   */
+  contentType?: string;
 }
 
 /** client-go's default client-side QPS (rest.DefaultQPS). */

@@ -5,6 +5,7 @@
  */
 import type { Status } from '../api/meta/v1.ts';
 import { KubeloomError, StatusError, StatusReason, isStatusObject, newStatus, type StatusReasonValue } from '../apimachinery/errors.ts';
+import { decodeProtobuf, hasProtobufMagic } from '../runtime/protobuf/decode.ts';
 
 /** A request failed without an HTTP response (connection refused or reset, TLS failure, DNS). `cause` is the original error. */
 export class NetworkError extends KubeloomError {
@@ -143,7 +144,7 @@ export function errorFromResponse(resp: ErrorResponse): StatusError {
   const raw = Buffer.from(resp.body.buffer, resp.body.byteOffset, resp.body.byteLength);
   if (raw.length > 0) {
     try {
-      const parsed: unknown = JSON.parse(raw.toString('utf8'));
+      const parsed: unknown = hasProtobufMagic(raw) ? decodeProtobuf(raw) : JSON.parse(raw.toString('utf8'));
       if (isStatusObject(parsed) && parsed.status === 'Failure') {
         const status: Status = { ...parsed };
         // A Status without a code still names the failure: the HTTP code stands in (upstream leaves 0).

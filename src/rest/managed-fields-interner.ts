@@ -88,6 +88,11 @@ export class ManagedFieldsInterner {
     return JSON.parse(buf.toString('utf8', start, end));
   }
 
+  /** The shared, frozen value of the fieldsV1 JSON in `buf[start, end)` (protobuf's FieldsV1.Raw). */
+  internBytes(buf: Buffer, start: number, end: number): unknown {
+    return this.#intern(buf, start, end);
+  }
+
   #intern(buf: Buffer, open: number, close: number): unknown {
     const key = buf.toString('latin1', open, close);
     let value = this.#values.get(key);

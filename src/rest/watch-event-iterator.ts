@@ -27,6 +27,18 @@ export interface WatchEventSource {
   cleanup(): void;
   /** Shares managedFields fieldsV1 values between the decoded objects (see ManagedFieldsInterner). */
   readonly interner?: ManagedFieldsInterner;
+  /** The body's decoder (default: JSON lines, WatchStreamDecoder; a protobuf stream brings its own). */
+  readonly decoder?: WatchBodyDecoder;
+}
+
+/** What decodes a watch body: WatchStreamDecoder (JSON) and ProtobufWatchDecoder. */
+export interface WatchBodyDecoder {
+  /** Decodes what `chunk` completes into `out`; returns the first decode error. */
+  write(chunk: Uint8Array, out: Array<WatchEvent<never>>): Error | undefined;
+  /** Finishes the stream; returns an error for a truncated event. */
+  end(out: Array<WatchEvent<never>>): Error | undefined;
+  /** Part of an event has arrived but not all of it. */
+  readonly midEvent: boolean;
 }
 
 const finished: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
@@ -37,7 +49,7 @@ const finished: IteratorReturnResult<undefined> = Object.freeze({ done: true, va
  */
 export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>>, WatchEventBatchIterator<T> {
   readonly #source: WatchEventSource;
-  readonly #decoder: WatchStreamDecoder<T>;
+  readonly #decoder: WatchBodyDecoder;
   #buffer: Array<WatchEvent<T>> = [];
   #index = 0;
   #failed = false;
@@ -50,7 +62,7 @@ export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T
 
   constructor(source: WatchEventSource) {
     this.#source = source;
-    this.#decoder = new WatchStreamDecoder<T>(source.interner === undefined ? {} : { interner: source.interner });
+    this.#decoder = source.decoder ?? new WatchStreamDecoder<T>(source.interner === undefined ? {} : { interner: source.interner });
   }
 
   /** Iterating yields the events. */
@@ -147,12 +159,12 @@ export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T
     }
     if (this.#ended) return;
     if (step.done === true) {
-      const error = this.#source.stopped() ? undefined : this.#decoder.end(this.#buffer);
+      const error = this.#source.stopped() ? undefined : this.#decoder.end(this.#buffer as Array<WatchEvent<never>>);
       if (error !== undefined) this.#fail(error);
       else this.#ended = true;
       return;
     }
-    const error = this.#decoder.write(step.value, this.#buffer);
+    const error = this.#decoder.write(step.value, this.#buffer as Array<WatchEvent<never>>);
     if (error !== undefined) this.#fail(error);
   }
 

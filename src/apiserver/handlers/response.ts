@@ -11,7 +11,8 @@ import { str } from '../object-meta.ts';
 import type { ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
 import { StatusError, newStatus, StatusReason } from '../../apimachinery/errors.ts';
-import { canEncodeProtobuf, encodeKubernetesProtobuf, protobufMediaType } from '../protobuf.ts';
+import { protobufMediaType } from '../protobuf.ts';
+import { canEncodeProtobuf, encodeProtobuf } from '../../runtime/protobuf/encode.ts';
 import { convertCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { convertBuiltin } from '../registry/rest.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
@@ -96,7 +97,8 @@ export function negotiate(header: string | undefined, producible: Producible = {
     knownType = true;
     const p = c.params;
     if (p.as === undefined) return { as: 'object', format };
-    if (p.g !== 'meta.k8s.io' || format === 'protobuf') continue;
+    // Tables have no protobuf form; PartialObjectMetadata(List) has, as kube-apiserver answers it.
+    if (p.g !== 'meta.k8s.io' || (format === 'protobuf' && p.as === 'Table')) continue;
     if (p.as === 'Table' && (p.v === 'v1' || p.v === 'v1beta1')) return { as: 'table', apiVersion: `meta.k8s.io/${p.v}`, format };
     if ((p.as === 'PartialObjectMetadata' || p.as === 'PartialObjectMetadataList') && (p.v === 'v1' || p.v === 'v1beta1')) return { as: 'metadata', format, list: p.as === 'PartialObjectMetadataList' };
   }
@@ -219,7 +221,7 @@ function serialize(json: string, format: Format): { body: Buffer; contentType: s
   if (format === 'yaml') return { body: Buffer.from(toYaml(JSON.parse(json) as unknown, { sortMapEntries: true, lineWidth: 0 })), contentType: 'application/yaml' };
   if (format === 'protobuf') {
     const obj = JSON.parse(json) as Obj;
-    if (canEncodeProtobuf(str(obj.apiVersion), str(obj.kind))) return { body: Buffer.from(encodeKubernetesProtobuf(obj)), contentType: protobufMediaType };
+    if (canEncodeProtobuf(str(obj.apiVersion), str(obj.kind))) return { body: encodeProtobuf(obj), contentType: protobufMediaType };
   }
   // encoding/json's Encoder ends every document with a newline, as kube-apiserver's JSON answers do.
   return { body: Buffer.from(`${json}\n`), contentType: 'application/json' };

@@ -13,12 +13,26 @@ import { invalid, requiredCause } from '../status.ts';
 import { RevisionCompactedError, type Storage } from '../storage.ts';
 import { partialMetadata, toTable } from '../table.ts';
 import { WatchStream, type ObjectEncoder } from '../watch-stream.ts';
+import { protobufMediaType } from '../protobuf.ts';
+import { encodeProtobufWatchEvent } from '../../runtime/protobuf/encode.ts';
 import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
 import { boolParam } from './request-info.ts';
 import { converterContext, convertsWithWebhook, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
 import { encodeInVersion, tableOptions, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { shardSelectionOf, withShard } from '../sharding.ts';
+
+/** A JSON watch line as a protobuf frame; undefined for a line that is not a well-formed event. */
+function protobufWatchFrame(line: string): Buffer | undefined {
+  let event: { type?: unknown; object?: unknown };
+  try {
+    event = JSON.parse(line) as { type?: unknown; object?: unknown };
+  } catch {
+    return undefined;
+  }
+  if (typeof event.type !== 'string' || typeof event.object !== 'object' || event.object === null) return undefined;
+  return encodeProtobufWatchEvent(event.type, event.object as Obj);
+}
 
 /** Serves a watch request; the stream registers itself in `scope.watches` until it closes. */
 export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): void {
@@ -71,7 +85,10 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
       }
     }
   }
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  // Built-in kinds asked for in protobuf get length-delimited WatchEvent frames, as kube-apiserver's.
+  const frame = render.format === 'protobuf' && render.as !== 'table' && !t.r.custom ? protobufWatchFrame : undefined;
+  const contentType = frame === undefined ? 'application/json' : `${protobufMediaType};stream=watch`;
+  res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   const kind = t.r.kind;
   const bookmarkLine = (end: boolean): string => {
@@ -95,6 +112,7 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
     bookmarkIntervalMs: bookmarks ? config.bookmarkIntervalMs : undefined,
     bookmark: bookmarkLine,
     convert: convertsWithWebhook(t.r) && render.as !== 'metadata' ? (s) => storedInRequestVersion(t.r, s, converterContext(config.clock, config.webhookServices)) : undefined,
+    ...(frame === undefined ? {} : { frame }),
     onClose: () => {
       unsubscribe();
       scope.watches.delete(stream);
