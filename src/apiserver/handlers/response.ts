@@ -11,7 +11,7 @@ import { str } from '../object-meta.ts';
 import type { ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
 import { StatusError, newStatus, StatusReason } from '../../apimachinery/errors.ts';
-import { protobufMediaType } from '../protobuf.ts';
+import { canEncodeProtobuf as canEncodeFromGoTypes, encodeKubernetesProtobuf as encodeFromGoTypes, protobufMediaType } from '../protobuf.ts';
 import { canEncodeProtobuf, encodeProtobuf } from '../../runtime/protobuf/encode.ts';
 import { convertCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { convertBuiltin } from '../registry/rest.ts';
@@ -222,6 +222,9 @@ function serialize(json: string, format: Format): { body: Buffer; contentType: s
   if (format === 'protobuf') {
     const obj = JSON.parse(json) as Obj;
     if (canEncodeProtobuf(str(obj.apiVersion), str(obj.kind))) return { body: encodeProtobuf(obj), contentType: protobufMediaType };
+    // Kinds outside k8s.io/api's generated.proto files (kube-aggregator's APIService) keep the struct
+    // table of the request decoder, which knows them.
+    if (canEncodeFromGoTypes(str(obj.apiVersion), str(obj.kind))) return { body: Buffer.from(encodeFromGoTypes(obj)), contentType: protobufMediaType };
   }
   // encoding/json's Encoder ends every document with a newline, as kube-apiserver's JSON answers do.
   return { body: Buffer.from(`${json}\n`), contentType: 'application/json' };
