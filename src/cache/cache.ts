@@ -21,7 +21,7 @@ import { partialObjectMetadataAccept, partialObjectMetadataListAccept } from '..
 import type { RestClient } from '../rest/client.ts';
 import type { TransformFunc } from '../tools/cache/delta.ts';
 import type { ResourceEventHandler } from '../tools/cache/event-handlers.ts';
-import type { Indexers } from '../tools/cache/indexer.ts';
+import type { Indexer, Indexers } from '../tools/cache/indexer.ts';
 import type { ListerWatcher } from '../tools/cache/listwatch.ts';
 import { SharedIndexInformer, type ResourceEventHandlerRegistration } from '../tools/cache/shared-informer.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
@@ -101,6 +101,11 @@ export interface Informer<T> {
   removeEventHandler(registration: ResourceEventHandlerRegistration): void;
   /** Adds indexes to every namespace's informer. */
   addIndexers(indexers: Indexers<T>): void;
+  /**
+   * The cache of the informer, when one informer covers the kind (all namespaces, or a single one);
+   * throws {@link MultipleNamespacesError} when the cache covers several namespaces.
+   */
+  getIndexer(): Indexer<T>;
   /** True once every namespace's informer has synced. */
   hasSynced(): boolean;
   /** True once the informer was started. */
@@ -133,6 +138,13 @@ export class CacheNotStartedError extends KubeloomError {
 export class ResourceNotCachedError extends KubeloomError {
   constructor(kind: ResourceKind<unknown, unknown>) {
     super('ERR_RESOURCE_NOT_CACHED', `${kind.kind} is not cached`);
+  }
+}
+
+/** One indexer was asked of a kind cached per namespace in several namespaces. */
+export class MultipleNamespacesError extends KubeloomError {
+  constructor(description: string) {
+    super('ERR_CACHE_MULTIPLE_NAMESPACES', `${description} is cached in several namespaces: read it through the cache, not one indexer`);
   }
 }
 
@@ -220,6 +232,11 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
 
   addIndexers(indexers: Indexers<T>): void {
     for (const i of this.informers.values()) i.addIndexers(indexers);
+  }
+
+  getIndexer(): Indexer<T> {
+    if (this.informers.size !== 1) throw new MultipleNamespacesError(this.objectDescription);
+    return [...this.informers.values()][0]!.getIndexer();
   }
 
   /** The informer holding `namespace`'s objects, or undefined when the cache does not cover it. */

@@ -296,6 +296,21 @@ export class Manager {
     return this.#broadcaster.newRecorder(name);
   }
 
+  /** The events broadcaster behind every recorder (for watchers and `pending()`). */
+  getEventBroadcaster(): EventBroadcaster {
+    return this.#broadcaster;
+  }
+
+  /** True while this replica holds the Lease (always false without leader election). */
+  isLeader(): boolean {
+    return this.#elector?.isLeader() ?? false;
+  }
+
+  /** The leader election health check's verdict: an error when this replica leads but stopped renewing. */
+  leaderElectionHealth(): Error | undefined {
+    return this.#watchDog?.check();
+  }
+
   /** Adds a liveness check served at `/healthz` and `/healthz/<name>` (mgr.AddHealthzCheck). */
   addHealthzCheck(name: string, check: Checker): void {
     this.#healthz.set(name, check);
