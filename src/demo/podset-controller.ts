@@ -6,7 +6,6 @@
  */
 import type { Pod } from '../api/core/v1.ts';
 import type { OwnerReference, Status } from '../api/meta/v1.ts';
-import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import { isConflict, isInvalid, isNotFound } from '../apimachinery/errors.ts';
 import { labelSelectorAsSelector, type LabelSelector } from '../apimachinery/labels.ts';
 import { keyOf, objectKey } from '../apimachinery/meta.ts';
