@@ -83,6 +83,9 @@ export interface CacheOptions {
   readerFailOnMissingInformer?: boolean;
   /** Time source. Default: the real clock. */
   clock?: Clock;
+  /** Called after each LIST and WATCH request an informer makes, with the method (GET), HTTP code (or '<error>') and verb
+   * ('list' for a LIST and for a watch-list, which streams the initial state; 'watch' for a plain watch). */
+  onRequest?: (method: string, code: string, verb: 'list' | 'watch') => void;
 }
 
 /** Options of {@link InformerCache.getInformer}. */
@@ -163,6 +166,23 @@ export function fieldIndexName(field: string): string {
 // controller-runtime's allNamespacesNamespace: index values are stored per namespace and once for all.
 const allNamespaces = '__all_namespaces';
 
+type RequestHook = (method: string, code: string, verb: 'list' | 'watch') => void;
+
+function counted<R>(onRequest: RequestHook | undefined, verb: 'list' | 'watch', p: Promise<R>): Promise<R> {
+  if (onRequest === undefined) return p;
+  return p.then(
+    (r) => {
+      onRequest('GET', '200', verb);
+      return r;
+    },
+    (err: unknown) => {
+      const code = (err as { status?: { code?: number } } | undefined)?.status?.code;
+      onRequest('GET', code !== undefined ? String(code) : '<error>', verb);
+      throw err;
+    },
+  );
+}
+
 function withSelectors(lw: ListerWatcher<unknown>, label: string | undefined, field: string | undefined): ListerWatcher<unknown> {
   if (label === undefined && field === undefined) return lw;
   const tweak = (o: ListOptions): ListOptions => ({ ...o, ...(label !== undefined ? { labelSelector: label } : {}), ...(field !== undefined ? { fieldSelector: field } : {}) });
@@ -179,7 +199,7 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
   readonly #waiters = new Set<() => void>();
   #started = false;
 
-  constructor(kind: ResourceKind<unknown, unknown>, rest: RestClient, namespaces: readonly string[], sel: ObjectSelectorOptions, resyncMs: number, clock: Clock) {
+  constructor(kind: ResourceKind<unknown, unknown>, rest: RestClient, namespaces: readonly string[], sel: ObjectSelectorOptions, resyncMs: number, clock: Clock, onRequest?: RequestHook) {
     this.kind = kind;
     const meta = isMetadataKind(kind);
     this.objectDescription = `${kind.group === '' ? kind.version : `${kind.group}/${kind.version}`}, Resource=${kind.resource}${meta ? ' (metadata)' : ''}`;
@@ -194,7 +214,7 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
         namespace: ns,
         ...(meta ? { accept: { object: partialObjectMetadataAccept, list: partialObjectMetadataListAccept } } : {}),
       });
-      const lw = withSelectors({ list: (o) => client.list(o), watch: (o) => client.watch(o) }, sel.labelSelector, sel.fieldSelector);
+      const lw = withSelectors({ list: (o) => counted(onRequest, 'list', client.list(o)), watch: (o) => counted(onRequest, o.sendInitialEvents === true ? 'list' : 'watch', client.watch(o)) }, sel.labelSelector, sel.fieldSelector);
       const informer = new SharedIndexInformer<T>(lw as ListerWatcher<T>, { clock, defaultEventHandlerResyncPeriodMs: resyncMs, objectDescription: this.objectDescription });
       if (sel.transform !== undefined) informer.setTransform(sel.transform as unknown as TransformFunc<T>);
       // Wakes read-your-writes waiters whenever the cache changes (the store is updated before handlers run).
@@ -335,7 +355,7 @@ export class InformerCache {
         ...(by?.fieldSelector ?? o.defaultFieldSelector) !== undefined ? { fieldSelector: (by?.fieldSelector ?? o.defaultFieldSelector)! } : {},
         ...(by?.transform ?? o.defaultTransform) !== undefined ? { transform: (by?.transform ?? o.defaultTransform)! } : {},
       };
-      entry = new KindInformers<KubeObject>(kind, o.rest, (sel.namespaces ?? []).filter((n) => n !== ''), sel, o.syncPeriodMs ?? 10 * 3600_000, this.#clock);
+      entry = new KindInformers<KubeObject>(kind, o.rest, (sel.namespaces ?? []).filter((n) => n !== ''), sel, o.syncPeriodMs ?? 10 * 3600_000, this.#clock, o.onRequest);
       this.#kinds.set(key, entry);
       if (this.#started && this.#signal !== undefined) this.#running.push(entry.run(this.#signal));
     }

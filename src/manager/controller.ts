@@ -16,6 +16,7 @@
  * shutdown period ran out (upstream cancels their context at once); `reconcileEveryMs` re-reconciles each
  * object periodically after a success (kopf's timers), which upstream leaves to a hand-written RequeueAfter.
  */
+import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { KubeloomError } from '../apimachinery/errors.ts';
 import { isTerminalError, requestFromKey, type ReconcileContext, type ReconcileFunc, type Request, type Result } from '../reconcile/reconcile.ts';
 import type { ControllerQueue, Source } from '../source/source.ts';
@@ -81,6 +82,9 @@ export class ControllerStartError extends KubeloomError {
     super('ERR_CONTROLLER_START', message);
   }
 }
+
+// Reconciles a worker runs back to back before it lets pending I/O callbacks run.
+const yieldEvery = 16;
 
 /** A thrown value that stands for a Go panic: a programming error, or something that is not an Error. */
 function isPanic(err: unknown): boolean {
@@ -219,7 +223,15 @@ export class ManagedController<C = unknown> implements Runnable {
   }
 
   async #worker(): Promise<void> {
+    let sinceYield = 0;
     for (;;) {
+      // A queue that always has work resolves get() at once: without a turn of the event loop now and
+      // then, watch events and HTTP responses would wait until the backlog is drained. This is not a
+      // time source, only a yield to I/O.
+      if (++sinceYield >= yieldEvery) {
+        sinceYield = 0;
+        await yieldToIo();
+      }
       const next = this.queue.addWithOpts !== undefined ? await (this.queue as PriorityQueue<string>).getWithPriority() : { ...(await this.queue.get()), priority: 0 };
       if (next.shutdown) return;
       this.#counts.active++;

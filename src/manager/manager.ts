@@ -69,7 +69,7 @@ export interface LeaderElectionOptions {
 /** Options of {@link newManager} (manager.Options). Servers are off unless given an address. */
 export interface ManagerOptions {
   /** The shared cache's options (manager.Options.Cache). */
-  cache?: Omit<CacheOptions, 'rest' | 'clock'>;
+  cache?: Omit<CacheOptions, 'rest' | 'clock' | 'onRequest'>;
   /** The client's options (manager.Options.Client). */
   client?: Pick<ClientOptions, 'uncachedKinds' | 'readYourWritesTimeoutMs' | 'fieldOwner'>;
   /** Leader election; off when unset (manager.Options.LeaderElection false). */
@@ -91,6 +91,11 @@ export interface ManagerOptions {
   gracefulShutdownTimeoutMs?: number;
   /** Defaults for every controller (manager.Options.Controller). */
   controller?: ControllerDefaults;
+  /**
+   * Called after every request of the client and the cache (besides `rest_client_requests_total`);
+   * `verb` is 'list' or 'watch' for the informers' requests.
+   */
+  onRequest?: (method: string, code: string, verb?: 'list' | 'watch') => void;
   /** Where the manager and its controllers log. Default: info and errors to stderr. */
   logger?: Logger;
   /** Time source. Default: the real clock. */
@@ -192,8 +197,18 @@ export class Manager {
     this.#electedPromise = new Promise((r) => (this.#elected = r));
     const metricsOn = options.metricsBindAddress !== undefined && options.metricsBindAddress !== '0';
     this.#registry = options.metricsRegistry ?? (metricsOn ? (new (promClient().Registry)() as unknown as PrometheusRegistry) : undefined);
-    const onRequest = this.#registry !== undefined ? newRestClientRequestsCounter(this.#registry, new URL(rest.baseUrl).host) : undefined;
-    this.#cache = new InformerCache({ ...options.cache, rest, clock: this.#clock });
+    const counter = this.#registry !== undefined ? newRestClientRequestsCounter(this.#registry, new URL(rest.baseUrl).host) : undefined;
+    const hook = options.onRequest;
+    const onRequest =
+      counter === undefined
+        ? hook
+        : hook === undefined
+          ? counter
+          : (method: string, code: string, verb?: 'list' | 'watch'): void => {
+              counter(method, code);
+              hook(method, code, verb);
+            };
+    this.#cache = new InformerCache({ ...options.cache, rest, clock: this.#clock, ...(onRequest !== undefined ? { onRequest } : {}) });
     this.#client = new Client({ ...options.client, rest, cache: this.#cache, clock: this.#clock, ...(onRequest !== undefined ? { onRequest } : {}) });
     this.#broadcaster = new EventBroadcaster({ clock: this.#clock, logger: this.#logger });
     // The cache is a runnable of the caches group; the manager waits for it to sync.
