@@ -1,14 +1,17 @@
 /**
  * The CronJob operator on the embedded API server: the CRD's validation, a Job started for a missed
  * run and owned by its CronJob, the CronJob's status following its Jobs, history limits, suspension.
- * Run with `node --test examples/cronjob/cronjob.test.ts`.
+ * Run with `node --conditions=kubeloom-source --test examples/cronjob/cronjob.test.ts`; with
+ * KUBELOOM_TEST_KUBECONFIG set it runs against that cluster instead, in a namespace of its own.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Job } from 'kubeloom/api/batch/v1';
 import { isInvalid } from 'kubeloom/apimachinery';
 import { kinds } from 'kubeloom/client';
+import { loadKubeConfigFile, restConfigFrom } from 'kubeloom/clientcmd';
 import { newManager } from 'kubeloom/manager';
+import type { RestConfig } from 'kubeloom/rest';
 import { eventually, installCrds, startApiServer } from 'kubeloom/testing';
 import { cronJobCrd, cronJobs, type CronJob } from './api.ts';
 import { scheduledTimeAnnotation, setupCronJobController } from './controller.ts';
@@ -17,11 +20,31 @@ import { parseSchedule } from './cron.ts';
 const jobs = kinds.batchV1.jobs;
 const quiet = { debug() {}, info() {}, error() {} };
 
+let ns = 'default';
+
+/** The embedded server, or the cluster of KUBELOOM_TEST_KUBECONFIG (then in a new namespace). */
+async function backend(t: import('node:test').TestContext): Promise<RestConfig> {
+  const file = process.env['KUBELOOM_TEST_KUBECONFIG'];
+  if (file === undefined || file === '') {
+    const server = await startApiServer();
+    t.after(() => server.stop());
+    await installCrds(server, { crds: [cronJobCrd] });
+    return { host: server.url, qps: -1 };
+  }
+  const config = { ...(await restConfigFrom(await loadKubeConfigFile(file))), qps: -1 };
+  ns = `manager-cronjob-${Math.random().toString(36).slice(2, 8)}`;
+  const setup = newManager(config, { logger: quiet }).getAPIReader();
+  await setup.create(kinds.coreV1.namespaces, { metadata: { name: ns } });
+  t.after(() => setup.delete(kinds.coreV1.namespaces, { name: ns }).catch(() => undefined));
+  await installCrds(config, { crds: [cronJobCrd] });
+  return config;
+}
+
 function cronJob(name: string, spec: Partial<NonNullable<CronJob['spec']>> = {}): CronJob {
   return {
     apiVersion: 'batch.tutorial.kubebuilder.io/v1',
     kind: 'CronJob',
-    metadata: { namespace: 'default', name },
+    metadata: { namespace: ns, name },
     spec: {
       schedule: '*/1 * * * *',
       jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'hello', image: 'busybox', args: ['echo', 'hello'] }] } } } },
@@ -39,17 +62,15 @@ test('cron schedules: steps, ranges, lists and shorthands', () => {
 });
 
 test('the CronJob operator starts the missed run as an owned Job, tracks it in status, and keeps the history limits', async (t) => {
-  const server = await startApiServer();
-  await installCrds(server, { crds: [cronJobCrd] });
+  const config = await backend(t);
   let now = Date.now();
-  const mgr = newManager({ host: server.url, qps: -1 }, { logger: quiet });
+  const mgr = newManager(config, { logger: quiet, cache: { defaultNamespaces: [ns] } });
   setupCronJobController(mgr, { now: () => now });
   const stop = new AbortController();
   const running = mgr.start(stop.signal);
   t.after(async () => {
     stop.abort();
     await running;
-    await server.stop();
   });
   const client = mgr.getClient();
 
@@ -63,19 +84,19 @@ test('the CronJob operator starts the missed run as an owned Job, tracks it in s
   const poke = (): Promise<unknown> => client.patch(cronJobs, created, 'application/merge-patch+json', { metadata: { annotations: { poke: String(now) } } });
   await poke();
   const first = await eventually(async () => {
-    const list = await client.list(jobs, { namespace: 'default', uncached: true });
+    const list = await client.list(jobs, { namespace: ns, uncached: true });
     assert.equal(list.length, 1);
     return list[0]!;
   }, { timeoutMs: 5_000 });
   assert.deepEqual(first.metadata?.ownerReferences?.map((o) => [o.kind, o.name, o.controller]), [['CronJob', 'hello', true]]);
   assert.ok(first.metadata?.annotations?.[scheduledTimeAnnotation] !== undefined);
-  await eventually(async () => assert.deepEqual((await client.get(cronJobs, { namespace: 'default', name: 'hello' })).status?.active?.map((a) => a.name), [first.metadata?.name]), { timeoutMs: 5_000 });
+  await eventually(async () => assert.deepEqual((await client.get(cronJobs, { namespace: ns, name: 'hello' })).status?.active?.map((a) => a.name), [first.metadata?.name]), { timeoutMs: 5_000 });
 
   // The Job finishes (no job controller runs here: its status is written as one would).
   const complete = (job: Job, startTime: string): Job => ({ ...structuredClone(job), status: { startTime, completionTime: startTime, succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] } });
   await client.updateStatus(jobs, complete(first, '2026-01-01T00:00:00Z'));
   await eventually(async () => {
-    const cj = await client.get(cronJobs, { namespace: 'default', name: 'hello' });
+    const cj = await client.get(cronJobs, { namespace: ns, name: 'hello' });
     assert.deepEqual(cj.status?.active, []);
     assert.equal(cj.status?.lastScheduleTime, first.metadata?.annotations?.[scheduledTimeAnnotation]);
   }, { timeoutMs: 5_000 });
@@ -84,23 +105,23 @@ test('the CronJob operator starts the missed run as an owned Job, tracks it in s
   now += 60_000;
   await poke();
   const second = await eventually(async () => {
-    const list = await client.list(jobs, { namespace: 'default', uncached: true });
+    const list = await client.list(jobs, { namespace: ns, uncached: true });
     const other = list.find((j) => j.metadata?.name !== first.metadata?.name);
     assert.ok(other !== undefined);
     return other;
   }, { timeoutMs: 5_000 });
   await client.updateStatus(jobs, complete(second, '2026-01-01T00:01:00Z'));
-  await eventually(async () => assert.deepEqual((await client.list(jobs, { namespace: 'default', uncached: true })).map((j) => j.metadata?.name), [second.metadata?.name]), { timeoutMs: 5_000 });
+  await eventually(async () => assert.deepEqual((await client.list(jobs, { namespace: ns, uncached: true })).map((j) => j.metadata?.name), [second.metadata?.name]), { timeoutMs: 5_000 });
 
   // Suspended: no new Job even though runs are missed.
   await client.patch(cronJobs, created, 'application/merge-patch+json', { spec: { suspend: true } });
   now += 300_000;
   await poke();
   const events = await eventually(async () => {
-    const list = await client.list(kinds.eventsV1.events, { namespace: 'default', uncached: true });
+    const list = await client.list(kinds.eventsV1.events, { namespace: ns, uncached: true });
     assert.ok(list.length >= 2);
     return list;
   }, { timeoutMs: 5_000 });
   assert.ok(events.every((e) => e.reason === 'SuccessfulCreate' && e.reportingController === 'cronjob'));
-  assert.equal((await client.list(jobs, { namespace: 'default', uncached: true })).length, 1);
+  assert.equal((await client.list(jobs, { namespace: ns, uncached: true })).length, 1);
 });
