@@ -29,7 +29,10 @@ import { kindKey, type ResourceKind } from '../client/kinds.ts';
 import { compareResourceVersions } from './resource-version.ts';
 
 /** A metadata-only view of a kind: its cache holds PartialObjectMetadata (see {@link metadataOnly}). */
-export type MetadataKind = ResourceKind<PartialObjectMetadata> & { readonly metadataOnly: true };
+export type MetadataKind = ResourceKind<PartialObjectMetadata> & {
+  /** Marks the metadata-only view. */
+  readonly metadataOnly: true;
+};
 
 /**
  * The metadata-only variant of `kind` (controller-runtime's `builder.OnlyMetadata` and reading into a

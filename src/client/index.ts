@@ -7,5 +7,5 @@ import '../node-version.ts';
 export { Client, ClientRequestError, ignoreNotFound } from './client.ts';
 export type { ClientGetOptions, ClientListOptions, ClientOptions, DeleteAllOfOptions, ObjectKey, RequestObserver, SubResourceClient } from './client.ts';
 export { apiVersionOfKind, kindKey, kinds } from './kinds.ts';
-export type { BuiltinKinds, ObjectOf, ResourceKind } from './kinds.ts';
+export type { BuiltinKinds, ClientOf, KindOfClient, ObjectOf, ResourceKind } from './kinds.ts';
 export { AlreadyOwnedError, controllerOf, ownerReferenceFor, setControllerReference, setOwnerReference } from './owner.ts';

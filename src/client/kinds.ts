@@ -18,8 +18,10 @@ export type ResourceKind<T = KubeObject, A = ApplyConfiguration<T>> = CustomReso
 /** The object type of a {@link ResourceKind}. */
 export type ObjectOf<K> = K extends CustomResource<infer T, unknown> ? T : never;
 
-type KindOfClient<C> = C extends ResourceClient<infer T, infer A> ? ResourceKind<T, A> : never;
-type ClientOf<F> = F extends (namespace?: string) => infer C ? C : never;
+/** The kind descriptor of a typed client type (`PodInterface` → `ResourceKind<Pod, PodApplyConfiguration>`). */
+export type KindOfClient<C> = C extends ResourceClient<infer T, infer A> ? ResourceKind<T, A> : never;
+/** The client type a clientset accessor returns. */
+export type ClientOf<F> = F extends (namespace?: string) => infer C ? C : never;
 
 /** Every built-in resource serving get, list and watch, by clientset accessor. */
 export type BuiltinKinds = {

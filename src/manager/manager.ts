@@ -120,6 +120,22 @@ export interface ControllerDefaults {
   reconcileTimeoutMs?: number;
 }
 
+/** {@link ControllerDefaults} with what the manager adds for its controllers. */
+export interface ResolvedControllerDefaults extends ControllerDefaults {
+  /** The manager's graceful shutdown period: how long in-flight reconciles keep their signal. */
+  gracefulShutdownTimeoutMs: number;
+  /** The manager's time source. */
+  clock: Clock;
+}
+
+/** Where the manager's servers listen (`host:port`), once listening. */
+export interface ManagerAddresses {
+  /** The metrics server. */
+  metrics?: string;
+  /** The health probe server. */
+  healthProbe?: string;
+}
+
 /** The manager was started twice, or a runnable was added after it stopped. */
 export class ManagerError extends KubeloomError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -290,7 +306,7 @@ export class Manager {
   }
 
   /** The options controllers default to. */
-  controllerDefaults(): ControllerDefaults & { gracefulShutdownTimeoutMs: number; clock: Clock } {
+  controllerDefaults(): ResolvedControllerDefaults {
     return { ...this.#options.controller, gracefulShutdownTimeoutMs: this.#options.gracefulShutdownTimeoutMs ?? 30_000, clock: this.#clock };
   }
 
@@ -364,7 +380,7 @@ export class Manager {
   }
 
   /** Addresses the servers listen on, once started (useful with port 0). */
-  addresses(): { metrics?: string; healthProbe?: string } {
+  addresses(): ManagerAddresses {
     return {
       ...(this.#metricsServer?.address() !== undefined ? { metrics: this.#metricsServer.address()! } : {}),
       ...(this.#probeServer?.address() !== undefined ? { healthProbe: this.#probeServer.address()! } : {}),

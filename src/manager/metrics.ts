@@ -11,7 +11,16 @@ import { asPromRegistry, promClient } from '../util/prometheus/prom-client.ts';
 import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 
 /** Reconcile result labels of `controller_runtime_reconcile_total`. */
-export const ReconcileResultLabel = { Success: 'success', Error: 'error', RequeueAfter: 'requeue_after', Requeue: 'requeue' } as const;
+export const ReconcileResultLabel = {
+  /** The reconcile returned nothing. */
+  Success: 'success',
+  /** The reconcile threw. */
+  Error: 'error',
+  /** The reconcile returned `{ requeueAfterMs }`. */
+  RequeueAfter: 'requeue_after',
+  /** Upstream's deprecated `Result{Requeue: true}`; never counted by kubeloom, initialised at 0. */
+  Requeue: 'requeue',
+} as const;
 /** One of {@link ReconcileResultLabel}. */
 export type ReconcileResultLabelValue = (typeof ReconcileResultLabel)[keyof typeof ReconcileResultLabel];
 

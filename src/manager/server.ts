@@ -16,8 +16,16 @@ export class ServerError extends KubeloomError {
   }
 }
 
+/** A parsed bind address. */
+export interface BindAddress {
+  /** The host to listen on ('::' for an empty host: all interfaces). */
+  host: string;
+  /** The port (0: any free port). */
+  port: number;
+}
+
 /** `host:port` (host may be empty or bracketed IPv6) → host and port. */
-export function parseBindAddress(address: string): { host: string; port: number } {
+export function parseBindAddress(address: string): BindAddress {
   const i = address.lastIndexOf(':');
   if (i < 0) throw new ServerError(`bind address ${JSON.stringify(address)}: expected host:port`);
   let host = address.slice(0, i);

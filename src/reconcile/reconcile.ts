@@ -23,7 +23,13 @@ export interface Request {
  * What a reconcile asks for (reconcile.Result): nothing (done), or another pass after
  * `requeueAfterMs` (which also forgets the object's failure backoff).
  */
-export type Result = { readonly requeueAfterMs: number } | undefined | void;
+export type Result =
+  | {
+      /** Reconcile again after this many milliseconds. */
+      readonly requeueAfterMs: number;
+    }
+  | undefined
+  | void;
 
 /** The request's `namespace/name` key ("name" alone when cluster-scoped), as informer caches key objects. */
 export function requestKey(req: Request): string {
