@@ -16,6 +16,7 @@ if (kubeconfig === undefined) {
 }
 const config = await restConfigFrom(await loadKubeConfigFile(kubeconfig));
 await installCrds(config, { crds: [cronJobCrd] });
+// #region manager
 const mgr = newManager(config, {
   healthProbeBindAddress: '127.0.0.1:8081',
   metricsBindAddress: '127.0.0.1:8080',
@@ -30,3 +31,4 @@ const error = await mgr.start(setupSignalHandler()).then(
 );
 if (error !== undefined) console.error('problem running manager:', error);
 process.exit(exitCodeFor(error));
+// #endregion
