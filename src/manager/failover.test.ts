@@ -54,14 +54,14 @@ test('warm replicas: the standby syncs its cache before leading, and takes over 
 
 test('setupSignalHandler: the first signal aborts, the second exits; exit codes 0 and 1', () => {
   let second = 0;
-  const signal = setupSignalHandler({ signals: ['SIGUSR2'], onSecondSignal: () => second++ });
+  const signal = setupSignalHandler({ signals: ['SIGHUP'], onSecondSignal: () => second++ });
   assert.equal(signal.aborted, false);
-  process.emit('SIGUSR2', 'SIGUSR2');
+  process.emit('SIGHUP', 'SIGHUP');
   assert.equal(signal.aborted, true);
   assert.equal(second, 0);
-  process.emit('SIGUSR2', 'SIGUSR2');
+  process.emit('SIGHUP', 'SIGHUP');
   assert.equal(second, 1);
-  process.removeAllListeners('SIGUSR2');
+  process.removeAllListeners('SIGHUP');
   assert.equal(exitCodeFor(undefined), 0);
   assert.equal(exitCodeFor(new Error('leader election lost')), 1);
 });
