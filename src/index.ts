@@ -56,6 +56,15 @@ export { Controller, addFinalizer, enqueueForObject, enqueueForOwner, enqueueMap
 export type { ControllerOptions, ReconcileContext, ReconcileFunc, ReconcileResult } from './controller/index.ts';
 export { retryOnConflict } from './util/retry/index.ts';
 
+// Operators (controller-runtime): the Manager, its cache and client, the controller builder.
+export { Manager, ManagedController, exitCodeFor, newManager, setupSignalHandler } from './manager/index.ts';
+export type { ManagerOptions, Runnable } from './manager/index.ts';
+export { controllerManagedBy } from './builder/index.ts';
+export { Client, kinds } from './client/index.ts';
+export type { ResourceKind } from './client/index.ts';
+export { InformerCache } from './cache/index.ts';
+export { TerminalError } from './reconcile/index.ts';
+
 // Leader election and events (client-go tools/leaderelection, tools/events).
 export { LeaderElector, LeaseLock } from './tools/leaderelection/index.ts';
 export type { LeaderCallbacks, LeaderElectionConfig } from './tools/leaderelection/index.ts';

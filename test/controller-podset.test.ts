@@ -127,7 +127,7 @@ e2eTest('expectations: a second sync before the cache observes the creations cre
   const clock = new FakeClock();
   const podSetInformer = new ManualInformer<PodSet>();
   const podInformer = new ManualInformer<Pod>({ [controllerUidIndex]: controllerUidIndexFunc });
-  const controller = new PodSetController({ podSetInformer, podInformer, pods: () => env.pods, podSets: () => env.podSets, clock });
+  const controller = new PodSetController({ podSetInformer, podInformer, pods: () => env.pods, podSets: () => env.podSets, clock, registerHandlers: true });
   const created = await env.podSets.create(podSet(ns, 'web', 3));
   const withFinalizer = await env.podSets.patch('web', PatchType.Merge, { metadata: { finalizers: [podSetFinalizer] } });
   podSetInformer.add(withFinalizer);
@@ -174,7 +174,7 @@ async function slowStartFixture(env: Env) {
   };
   const events: string[] = [];
   const recorder = { eventf: (_r: unknown, _rel: unknown, type: string, reason: string) => void events.push(`${type} ${reason}`) };
-  const controller = new PodSetController({ podSetInformer, podInformer, pods: () => pods, podSets: () => env.podSets, recorder });
+  const controller = new PodSetController({ podSetInformer, podInformer, pods: () => pods, podSets: () => env.podSets, recorder, registerHandlers: true });
   await env.podSets.create({ ...podSet(env.ns, 'web', 7), metadata: { name: 'web', namespace: env.ns, finalizers: [podSetFinalizer] } });
   podSetInformer.add(await env.podSets.get('web'));
   return { controller, calls, events, key: `${env.ns}/web`, signal: new AbortController().signal };
@@ -212,7 +212,7 @@ e2eTest('scale down deletes unready pods first, then the newest, with deletion e
   const podInformer = new ManualInformer<Pod>({ [controllerUidIndex]: controllerUidIndexFunc });
   const related: string[] = [];
   const recorder = { eventf: (_r: unknown, rel: { kind?: string; metadata?: { name?: string } } | undefined, _t: string, reason: string) => void related.push(`${reason} ${rel?.kind ?? '?'}/${rel?.metadata?.name ?? '?'}`) };
-  const controller = new PodSetController({ podSetInformer, podInformer, pods: () => env.pods, podSets: () => env.podSets, recorder });
+  const controller = new PodSetController({ podSetInformer, podInformer, pods: () => env.pods, podSets: () => env.podSets, recorder, registerHandlers: true });
   await env.podSets.create({ ...podSet(ns, 'web', 1), metadata: { name: 'web', namespace: ns, finalizers: [podSetFinalizer] } });
   const ps = await env.podSets.get('web');
   podSetInformer.add(ps);
@@ -288,7 +288,7 @@ e2eTest('adoption, release, status and finalizer deletion through the running co
   assert.equal(reasons.get('SuccessfulRelease'), 1);
   assert.equal(reasons.get('SuccessfulDelete'), 2);
   const text = await registry.metrics();
-  assert.match(text, /controller_reconcile_total\{controller="podset",result="success"\} \d+/);
+  assert.match(text, /controller_runtime_reconcile_total\{controller="podset",result="success"\} \d+/);
   assert.match(text, /workqueue_adds_total\{name="podset"\} \d+/);
 });
 

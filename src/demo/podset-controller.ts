@@ -6,12 +6,10 @@
  */
 import type { Pod } from '../api/core/v1.ts';
 import type { OwnerReference, Status } from '../api/meta/v1.ts';
-import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import { isConflict, isInvalid, isNotFound } from '../apimachinery/errors.ts';
 import { labelSelectorAsSelector, type LabelSelector } from '../apimachinery/labels.ts';
 import { keyOf, objectKey } from '../apimachinery/meta.ts';
 import { PatchType, type DeleteOptions, type PatchOptions, type PatchTypeValue, type RequestOptions, type UpdateOptions } from '../apimachinery/options.ts';
-import { Controller } from '../controller/controller.ts';
 import { objectOf } from '../controller/enqueue.ts';
 import { UIDTrackingControllerExpectations } from '../controller/expectations.ts';
 import { addFinalizer, hasFinalizer, isBeingDeleted, removeFinalizer } from '../controller/finalizers.ts';
@@ -20,6 +18,10 @@ import { splitMetaNamespaceKey } from '../tools/cache/key-functions.ts';
 import type { EventRecorder } from '../tools/events/interfaces.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import type { DemoInformer } from './informer.ts';
+import type { ManagedController } from '../manager/controller.ts';
+import { requestQueue, type ControllerQueue, type Source } from '../source/source.ts';
+import { LowPriority } from '../util/workqueue/priority-queue.ts';
+import { requestFromKey } from '../reconcile/reconcile.ts';
 import { podSetApiVersion, podSetFinalizer, podSetKind, type PodSet, type PodSetStatus } from './podset.ts';
 
 /** The pod calls the controller makes. */
@@ -45,13 +47,13 @@ export interface PodSetControllerOptions {
   podSets: (namespace: string) => PodSetClient;
   /** Where SuccessfulCreate / SuccessfulDelete events go. Default: none. */
   recorder?: EventRecorder;
-  /** Concurrent reconciles (default 5, as kube-controller-manager's --concurrent-replicaset-syncs). */
-  workers?: number;
-  /** Metrics registry for the controller and its queue. */
-  metrics?: PrometheusRegistry | undefined;
   clock?: Clock;
-  /** Reports reconcile errors. Default: one line on stderr. */
-  onError?: (error: unknown, key: string) => void;
+  /**
+   * Register the event handlers on the informers at once, keys going nowhere until a controller is
+   * attached (for tests driving `sync` by hand). Default false: a manager's controller registers them
+   * when it starts, through {@link PodSetController.source}.
+   */
+  registerHandlers?: boolean;
 }
 
 /** The pod index by controlling owner UID: the owner index. */
@@ -117,7 +119,8 @@ function deletionRank(a: Pod, b: Pod): number {
  * the initial lists), start the informers, then `run`.
  */
 export class PodSetController {
-  readonly controller: Controller;
+  /** The manager's controller running this one's reconciles (zero counts until {@link PodSetController.attach}ed). */
+  controller: Pick<ManagedController, 'stats'> = { stats: () => ({ success: 0, requeueAfter: 0, error: 0, terminal: 0, panics: 0, active: 0, queueDepth: 0 }) };
   readonly expectations: UIDTrackingControllerExpectations;
   readonly counts: PodSetControllerCounts = { podsCreated: 0, podsDeleted: 0, podsAdopted: 0, podsReleased: 0, statusUpdates: 0 };
   readonly #podSets: DemoInformer<PodSet>;
@@ -125,6 +128,7 @@ export class PodSetController {
   readonly #podClient: (namespace: string) => PodClient;
   readonly #podSetClient: (namespace: string) => PodSetClient;
   readonly #recorder: EventRecorder | undefined;
+  #queue: ControllerQueue | undefined;
 
   constructor(options: PodSetControllerOptions) {
     const clock = options.clock ?? realClock;
@@ -134,30 +138,49 @@ export class PodSetController {
     this.#podSetClient = options.podSets;
     this.#recorder = options.recorder;
     this.expectations = new UIDTrackingControllerExpectations({ clock });
-    this.controller = new Controller({
-      name: 'podset',
-      informers: [this.#podSets, this.#pods],
-      workers: options.workers ?? 5,
-      clock,
-      ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
-      ...(options.onError !== undefined ? { onError: options.onError } : {}),
-      reconcile: (key, { signal }) => this.sync(key, signal),
-    });
-    this.#podSets.addEventHandler({
-      onAdd: (ps) => this.controller.add(objectKey(ps)),
-      onUpdate: (_old, ps) => this.controller.add(objectKey(ps)),
-      onDelete: (obj) => this.#deletePodSet(obj),
-    });
-    this.#pods.addEventHandler({
-      onAdd: (pod) => this.#addPod(pod),
-      onUpdate: (old, pod) => this.#updatePod(old, pod),
-      onDelete: (obj) => this.#deletePod(obj),
-    });
+    if (options.registerHandlers === true) this.#register();
   }
 
-  /** Runs the workers until `signal` aborts (after the caches synced), then drains. */
-  run(options: { signal: AbortSignal }): Promise<void> {
-    return this.controller.run(options);
+  /** Sets the controller whose queue and stats this one uses (the builder's result). */
+  attach(controller: Pick<ManagedController, 'stats'>): void {
+    this.controller = controller;
+  }
+
+  /**
+   * The source feeding the manager's controller: when the controller starts (on the leader), it
+   * registers the PodSet and Pod handlers on the shared informers, which replay the cached objects as
+   * initial-list adds (low priority), so a replica taking over needs no new LIST.
+   */
+  source(): Source {
+    const regs: unknown[] = [];
+    return {
+      description: 'podsets and pods (owner index, expectations)',
+      start: (queue) => {
+        this.#queue = queue;
+        regs.push(...this.#register());
+      },
+      hasSynced: () => regs.length > 0 && regs.every((r) => (r as { hasSynced(): boolean }).hasSynced()),
+    };
+  }
+
+  #register(): unknown[] {
+    return [
+      this.#podSets.addEventHandler({
+        onAdd: (ps, initial) => this.#add(objectKey(ps), initial === true),
+        onUpdate: (old, ps) => this.#add(objectKey(ps), old.metadata?.resourceVersion === ps.metadata?.resourceVersion),
+        onDelete: (obj) => this.#deletePodSet(obj),
+      }),
+      this.#pods.addEventHandler({
+        onAdd: (pod, initial) => this.#addPod(pod, initial === true),
+        onUpdate: (old, pod) => this.#updatePod(old, pod),
+        onDelete: (obj) => this.#deletePod(obj),
+      }),
+    ];
+  }
+
+  /** Enqueues `key`; objects of the initial list and unchanged resyncs at low priority. */
+  #add(key: string, low = false): void {
+    if (this.#queue !== undefined) requestQueue(this.#queue, low ? LowPriority : 0).add(requestFromKey(key));
   }
 
   // ---- informer handlers (replica_set.go addPod / updatePod / deletePod) ----
@@ -166,7 +189,7 @@ export class PodSetController {
     const ps = objectOf(obj);
     const key = ps !== undefined ? objectKey(ps) : (obj as DeletedFinalStateUnknown<PodSet>).key;
     this.expectations.deleteExpectations(key);
-    this.controller.add(key);
+    this.#add(key);
   }
 
   /** The PodSet a controller reference points at, if it is in the cache with that UID. */
@@ -185,7 +208,7 @@ export class PodSetController {
       .filter((ps) => selectorOf(ps)?.matches(labels) === true);
   }
 
-  #addPod(pod: Pod): void {
+  #addPod(pod: Pod, initial = false): void {
     if (isBeingDeleted(pod)) {
       this.#deletePod(pod);
       return;
@@ -197,11 +220,11 @@ export class PodSetController {
       if (ps === undefined) return;
       const key = objectKey(ps);
       this.expectations.creationObserved(key);
-      this.controller.add(key);
+      this.#add(key, initial);
       return;
     }
     // An orphan: whoever could adopt it gets a look.
-    for (const ps of this.#matchingPodSets(pod)) this.controller.add(objectKey(ps));
+    for (const ps of this.#matchingPodSets(pod)) this.#add(objectKey(ps), initial);
   }
 
   #updatePod(old: Pod, pod: Pod): void {
@@ -217,14 +240,14 @@ export class PodSetController {
     const ref = controllerRefOf(pod);
     if (oldRef !== undefined && oldRef.uid !== ref?.uid) {
       const oldPs = this.#resolveControllerRef(ns, oldRef);
-      if (oldPs !== undefined) this.controller.add(objectKey(oldPs));
+      if (oldPs !== undefined) this.#add(objectKey(oldPs));
     }
     if (ref !== undefined) {
       const ps = this.#resolveControllerRef(ns, ref);
-      if (ps !== undefined) this.controller.add(objectKey(ps));
+      if (ps !== undefined) this.#add(objectKey(ps));
       return;
     }
-    if (labelsChanged || oldRef !== undefined) for (const ps of this.#matchingPodSets(pod)) this.controller.add(objectKey(ps));
+    if (labelsChanged || oldRef !== undefined) for (const ps of this.#matchingPodSets(pod)) this.#add(objectKey(ps));
   }
 
   #deletePod(obj: Pod | DeletedFinalStateUnknown<Pod>): void {
@@ -236,7 +259,7 @@ export class PodSetController {
     if (ps === undefined) return;
     const key = objectKey(ps);
     this.expectations.deletionObservedOf(key, objectKey(pod));
-    this.controller.add(key);
+    this.#add(key);
   }
 
   // ---- reconcile (syncReplicaSet) ----

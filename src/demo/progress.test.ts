@@ -11,7 +11,7 @@ function fakeRuntime(state: { reconciles: number; leader: boolean }): DemoRuntim
     podSetInformer: keys(3),
     podInformer: keys(9),
     isLeader: () => state.leader,
-    podSetController: { controller: { stats: () => ({ success: state.reconciles, requeueAfter: 0, error: 0, inFlight: 1, queueDepth: 2 }) } },
+    podSetController: { controller: { stats: () => ({ success: state.reconciles, requeueAfter: 0, error: 0, terminal: 0, panics: 0, active: 1, queueDepth: 2 }) } },
   } as unknown as DemoRuntime;
 }
 

@@ -98,7 +98,7 @@ export class Progress {
     const conv = this.#convergence;
     const convText = conv === undefined ? '' : conv.converged ? ' | converged' : ` | converged ${conv.convergedPodSets}/${this.#expected()}`;
     const leader = r.isLeader() ? 'leader' : 'standby';
-    return `${this.#step === '' ? '' : `[${this.#step}] `}podsets ${podSets} pods ${pods} | queue ${stats.queueDepth} in-flight ${stats.inFlight} | reconciles ${totalReconciles(r)} (${this.#rate.toFixed(1)}/s) | ${leader}${convText}`;
+    return `${this.#step === '' ? '' : `[${this.#step}] `}podsets ${podSets} pods ${pods} | queue ${stats.queueDepth} in-flight ${stats.active} | reconciles ${totalReconciles(r)} (${this.#rate.toFixed(1)}/s) | ${leader}${convText}`;
   }
 
   #tick(): void {

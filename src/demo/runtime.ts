@@ -1,25 +1,25 @@
 /**
- * Everything the PodSet controller process runs, wired together: shared Pod and PodSet informers,
- * the controller (only while this replica leads, through a Lease), an events.k8s.io/v1 recorder,
- * optionally the fake kubelet, and the health signals the HTTP endpoints serve.
+ * Everything the PodSet controller process runs, on a kubeloom Manager (kubeloom/manager, after
+ * controller-runtime's): the manager's shared cache holds the PodSet and Pod informers (synced on every
+ * replica, so a standby takes over warm), leader election on a Lease (released on stop), the controller
+ * built with the builder and run only by the leader, an events.k8s.io/v1 recorder, optionally the fake
+ * kubelet, and the health signals the HTTP endpoints serve.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Pod } from '../api/core/v1.ts';
-import type { Event } from '../api/events/v1.ts';
 import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import type { RestClient } from '../rest/client.ts';
-import { ResourceClient } from '../kubernetes/resource-client.ts';
+import type { ResourceClient } from '../kubernetes/resource-client.ts';
 import { newClientset } from '../kubernetes/clientset.ts';
-import { newListWatchFromClient } from '../tools/cache/listwatch.ts';
-import { SharedIndexInformer } from '../tools/cache/shared-informer.ts';
-import { EventBroadcaster } from '../tools/events/event-broadcaster.ts';
-import { newEventSink } from '../tools/events/event-sink.ts';
 import { noopLogger } from '../tools/events/logger.ts';
-import { HealthzAdaptor } from '../tools/leaderelection/healthz.ts';
-import { LeaderElector } from '../tools/leaderelection/leader-election.ts';
-import { LeaseLock } from '../tools/leaderelection/resourcelock/lease-lock.ts';
+import type { EventBroadcaster } from '../tools/events/event-broadcaster.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
+import { kinds } from '../client/kinds.ts';
+import type { Informer } from '../cache/cache.ts';
+import { Manager, LeaderElectionLostError } from '../manager/manager.ts';
+import { controllerManagedBy } from '../builder/builder.ts';
+import { requestKey } from '../reconcile/reconcile.ts';
 import { FakeKubelet } from './fake-kubelet.ts';
 import { controllerUidIndex, controllerUidIndexFunc, PodSetController } from './podset-controller.ts';
 import { podSetResourceSpec, type PodSet } from './podset.ts';
@@ -48,11 +48,10 @@ export interface DemoRuntimeOptions {
 
 /** The PodSet controller process. */
 export class DemoRuntime {
-  readonly podSetInformer: SharedIndexInformer<PodSet>;
-  readonly podInformer: SharedIndexInformer<Pod>;
+  readonly manager: Manager;
+  readonly podSetInformer: Informer<PodSet>;
+  readonly podInformer: Informer<Pod>;
   readonly podSetController: PodSetController;
-  readonly elector: LeaderElector;
-  readonly watchDog: HealthzAdaptor;
   readonly broadcaster: EventBroadcaster;
   readonly kubelet: FakeKubelet | undefined;
   readonly identity: string;
@@ -61,12 +60,8 @@ export class DemoRuntime {
   /** Events recorded, by reason. */
   readonly eventsByReason = new Map<string, number>();
   readonly #stop = new AbortController();
-  // Stops the controller before the elector releases the lease (the guarded work ends first).
-  readonly #controllerStop = new AbortController();
-  #controllerDone: Promise<void> = Promise.resolve();
   #done: Promise<void> | undefined;
   #lostLeadership = false;
-  #leading = false;
 
   constructor(options: DemoRuntimeOptions) {
     const clock = options.clock ?? realClock;
@@ -75,66 +70,64 @@ export class DemoRuntime {
     this.identity = options.identity ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
     this.leaseName = options.leaseName ?? 'podset-controller';
     this.leaseNamespace = options.leaseNamespace;
+    const onError = options.onError ?? ((error: unknown, key: string) => console.error(`podset: error reconciling ${JSON.stringify(key)}: ${error instanceof Error ? error.message : String(error)}`));
+    this.manager = new Manager(rest, {
+      logger: noopLogger,
+      clock,
+      ...(ns !== '' ? { cache: { defaultNamespaces: [ns] } } : {}),
+      ...(options.registry !== undefined ? { metricsRegistry: options.registry } : {}),
+      leaderElection: { id: this.leaseName, namespace: options.leaseNamespace, identity: this.identity, releaseOnCancel: true },
+    });
     const clientset = newClientset(rest);
     // PodSets are a custom resource: their registration (from the CRD declared in podset.ts) plugs into the clientset.
     const podSets = (namespace: string): ResourceClient<PodSet> => clientset.forCustomResource(podSetResourceSpec, namespace);
     const pods = (namespace: string): ResourceClient<Pod> => clientset.coreV1().pods(namespace);
-    const events = (namespace: string): ResourceClient<Event> => clientset.eventsV1().events(namespace);
-    const leases = clientset.coordinationV1().leases(options.leaseNamespace);
 
-    this.podSetInformer = new SharedIndexInformer<PodSet>(newListWatchFromClient(podSets(ns)), { objectDescription: 'podsets', clock });
-    this.podInformer = new SharedIndexInformer<Pod>(newListWatchFromClient(pods(ns)), { objectDescription: 'pods', clock, indexers: { [controllerUidIndex]: controllerUidIndexFunc } });
+    const cache = this.manager.getCache();
+    this.podSetInformer = cache.informerFor(podSetResourceSpec);
+    this.podInformer = cache.informerFor(kinds.coreV1.pods);
+    this.podInformer.addIndexers({ [controllerUidIndex]: controllerUidIndexFunc });
 
-    this.broadcaster = new EventBroadcaster({ clock, logger: noopLogger });
-    this.broadcaster.startRecordingToSink(newEventSink(events));
+    this.broadcaster = this.manager.getEventBroadcaster();
     this.broadcaster.startEventWatcher((e) => this.eventsByReason.set(e.reason ?? '', (this.eventsByReason.get(e.reason ?? '') ?? 0) + 1));
-    const recorder = this.broadcaster.newRecorder('podset-controller', { reportingInstance: this.identity });
+    const recorder = this.manager.getEventRecorderFor('podset-controller');
 
-    this.podSetController = new PodSetController({
-      podSetInformer: this.podSetInformer,
-      podInformer: this.podInformer,
-      pods,
-      podSets,
-      recorder,
-      clock,
-      metrics: options.registry,
-      ...(options.workers !== undefined ? { workers: options.workers } : {}),
-      ...(options.onError !== undefined ? { onError: options.onError } : {}),
-    });
+    this.podSetController = new PodSetController({ podSetInformer: this.podSetInformer, podInformer: this.podInformer, pods, podSets, recorder, clock });
+    const controller = controllerManagedBy(this.manager)
+      .named('podset')
+      .watchesRawSource(this.podSetController.source())
+      .withOptions({ maxConcurrentReconciles: options.workers ?? 5 })
+      .complete(async (request, { signal }) => {
+        const key = requestKey(request);
+        try {
+          await this.podSetController.sync(key, signal);
+        } catch (err) {
+          try {
+            onError(err, key);
+          } catch {
+            // A failing reporter must not lose the retry.
+          }
+          throw err;
+        }
+      });
+    this.podSetController.attach(controller);
     this.kubelet = options.fakeKubelet === true ? new FakeKubelet(this.podInformer, pods, clock) : undefined;
-
-    // A leader stuck 20 s past its lease is unhealthy (kube-controller-manager's tolerance).
-    this.watchDog = new HealthzAdaptor({ maxTolerableExpiredLeaseMs: 20_000 });
-    this.elector = new LeaderElector({
-      lock: new LeaseLock({ client: leases, namespace: options.leaseNamespace, name: this.leaseName, identity: this.identity }),
-      name: this.leaseName,
-      watchDog: this.watchDog,
-      releaseOnCancel: true,
-      clock,
-      logger: noopLogger,
-      callbacks: {
-        onStartedLeading: (signal) => {
-          this.#leading = true;
-          const both = AbortSignal.any([signal, this.#controllerStop.signal]);
-          this.#controllerDone = this.podSetController.run({ signal: both });
-        },
-        onStoppedLeading: () => {
-          if (this.#leading && !this.#stop.signal.aborted) this.#lostLeadership = true;
-          this.#leading = false;
-        },
-      },
-    });
   }
 
-  /** Starts the informers, the fake kubelet and the election. Call once. */
+  /** Starts the manager (caches, election, controller) and the fake kubelet. Call once. */
   start(): void {
     const signal = this.#stop.signal;
-    const runs = [this.podSetInformer.run({ signal }), this.podInformer.run({ signal }), this.elector.run({ signal })];
+    const runs = [
+      this.manager.start(signal).catch((err: unknown) => {
+        if (err instanceof LeaderElectionLostError) this.#lostLeadership = true;
+        else throw err;
+      }),
+    ];
     if (this.kubelet !== undefined) runs.push(this.kubelet.run({ signal }));
     this.#done = Promise.all(runs).then(() => undefined);
   }
 
-  /** Resolves when the election ends: on {@link DemoRuntime.stop}, or when leadership was lost. */
+  /** Resolves when the manager stops: on {@link DemoRuntime.stop}, or when leadership was lost. */
   async electionEnded(): Promise<void> {
     await this.#done;
   }
@@ -146,7 +139,7 @@ export class DemoRuntime {
 
   /** True while this replica leads. */
   isLeader(): boolean {
-    return this.elector.isLeader();
+    return this.manager.isLeader();
   }
 
   /** Both informer caches have synced (the readiness signal). */
@@ -156,15 +149,12 @@ export class DemoRuntime {
 
   /** Leader-election health: an error when this replica leads but stopped renewing its lease. */
   health(): Error | undefined {
-    return this.watchDog.check();
+    return this.manager.leaderElectionHealth();
   }
 
-  /** Stops the controller (draining in-flight reconciles), then the election (releasing the lease), the informers and the events. */
+  /** Stops the manager: the controller drains, then the Lease is released, the informers and the events stop. */
   async stop(): Promise<void> {
-    this.#controllerStop.abort(new Error('demo stopping'));
-    await this.#controllerDone;
     this.#stop.abort(new Error('demo stopping'));
     await this.#done;
-    await this.broadcaster.shutdown();
   }
 }

@@ -10,6 +10,8 @@ export type { GetResult, QueueInterface, QueueOptions, QueueStorage } from './qu
 export { DelayingQueue, maxWaitMs } from './delaying-queue.ts';
 export type { DelayingInterface, DelayingQueueOptions } from './delaying-queue.ts';
 export { RateLimitingQueue } from './rate-limiting-queue.ts';
+export { LowPriority, PriorityQueue } from './priority-queue.ts';
+export type { AddOpts, PriorityGetResult, PriorityQueueOptions } from './priority-queue.ts';
 export type { RateLimitingInterface, RateLimitingQueueOptions } from './rate-limiting-queue.ts';
 export { infDurationMs } from './rate-limiter.ts';
 export type { RateLimiter } from './rate-limiter.ts';

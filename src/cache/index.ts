@@ -1,0 +1,9 @@
+/**
+ * kubeloom/cache: the manager's shared informer cache (controller-runtime pkg/cache). Not to be confused
+ * with kubeloom/tools/cache, client-go's informers, reflectors and indexers, which it is built on.
+ */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../node-version.ts';
+export { CacheNotStartedError, InformerCache, MultipleNamespacesError, ResourceNotCachedError, UnsupportedFieldSelectorError, fieldIndexName, isMetadataKind, metadataOnly } from './cache.ts';
+export type { CacheListOptions, CacheOptions, GetInformerOptions, Informer, MetadataKind, ObjectSelectorOptions } from './cache.ts';
+export { compareResourceVersions } from './resource-version.ts';

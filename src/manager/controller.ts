@@ -1,0 +1,304 @@
+/**
+ * The controller a manager runs (controller-runtime pkg/controller/controller.go and
+ * pkg/internal/controller/controller.go): sources fill a priority work queue of requests, and up to
+ * `maxConcurrentReconciles` workers reconcile them. It is a manager {@link Runnable} that needs
+ * leadership unless told otherwise.
+ *
+ * Result handling is upstream's reconcileHandler: success forgets the request's backoff; `{ requeueAfterMs }`
+ * forgets it and adds the request back after the delay; an error requeues with the rate limiter at the
+ * same priority, except a {@link TerminalError}, which is only counted; every error counts in
+ * `reconcile_errors_total`. A thrown programming error (TypeError, ReferenceError, RangeError,
+ * SyntaxError, or a thrown non-Error) is what a Go panic is here: counted in `reconcile_panics_total`
+ * too, then handled as an error (RecoverPanic's default). The queue never hands one request to two
+ * workers at once.
+ *
+ * Where kubeloom differs: on stop, reconciles in flight keep their signal until the manager's graceful
+ * shutdown period ran out (upstream cancels their context at once); `reconcileEveryMs` re-reconciles each
+ * object periodically after a success (kopf's timers), which upstream leaves to a hand-written RequeueAfter.
+ */
+import { setImmediate as yieldToIo } from 'node:timers/promises';
+import { KubeloomError } from '../apimachinery/errors.ts';
+import { isTerminalError, requestFromKey, type ReconcileContext, type ReconcileFunc, type Request, type Result } from '../reconcile/reconcile.ts';
+import type { ControllerQueue, Source } from '../source/source.ts';
+import type { EventRecorder } from '../tools/events/interfaces.ts';
+import type { Logger, LogFields } from '../tools/events/logger.ts';
+import { realClock, type Clock } from '../util/clock/clock.ts';
+import { defaultControllerRateLimiter } from '../util/workqueue/default-rate-limiters.ts';
+import { ItemExponentialFailureRateLimiter } from '../util/workqueue/item-exponential-failure-rate-limiter.ts';
+import type { MetricsProvider } from '../util/workqueue/metrics.ts';
+import { LowPriority, PriorityQueue } from '../util/workqueue/priority-queue.ts';
+import type { RateLimiter } from '../util/workqueue/rate-limiter.ts';
+import { RateLimitingQueue } from '../util/workqueue/rate-limiting-queue.ts';
+import { noopControllerMetrics, ReconcileResultLabel, type ControllerMetrics } from './metrics.ts';
+import type { Runnable } from './runnable.ts';
+
+/** Options of a controller (controller.TypedOptions); the manager fills what is marked so. */
+export interface ControllerOptions<C = unknown> {
+  /** Unique within the manager; labels metrics and logs. */
+  name: string;
+  /** Reconciles a request. */
+  reconcile: ReconcileFunc<C>;
+  /** Workers reconciling at once (MaxConcurrentReconciles). Default 1. */
+  maxConcurrentReconciles?: number;
+  /**
+   * Chooses retry delays (RateLimiter). Default: per-item exponential backoff 5 ms → 1000 s with the
+   * priority queue, client-go's default controller rate limiter (that plus a 10 qps bucket) without.
+   */
+  rateLimiter?: RateLimiter<string>;
+  /** Each reconcile's signal aborts after this long (ReconciliationTimeout). Default: none. */
+  reconcileTimeoutMs?: number;
+  /** Fail the start if the sources have not synced after this long (CacheSyncTimeout). Default 120,000 ms. */
+  cacheSyncTimeoutMs?: number;
+  /** Run only on the leader (NeedLeaderElection). Default true. */
+  needLeaderElection?: boolean;
+  /** Use the priority queue (UsePriorityQueue; the default since controller-runtime 0.23). Default true. */
+  usePriorityQueue?: boolean;
+  /** Count thrown programming errors as panics (RecoverPanic). Default true; false lets them crash the manager. */
+  recoverPanic?: boolean;
+  /**
+   * Reconcile each object again this long after its last successful reconcile, at low priority, without a
+   * hand-written requeue (kopf's timers). Default: off.
+   */
+  reconcileEveryMs?: number;
+  /** Where logs go (the manager's, with `controller` fields). */
+  logger?: Logger;
+  /** The client given to reconciles (the manager's). */
+  client?: C;
+  /** The recorder given to reconciles (the manager makes one per controller). */
+  recorder?: EventRecorder;
+  /** Controller metrics (the manager's registry). Default: none. */
+  metrics?: ControllerMetrics;
+  /** Workqueue metrics provider (the manager's registry). Default: the global provider. */
+  queueMetricsProvider?: MetricsProvider;
+  /** After stop, how long in-flight reconciles keep their signal (the manager's graceful period). Default 30,000 ms. */
+  shutdownGracePeriodMs?: number;
+  /** Time source. Default: the real clock. */
+  clock?: Clock;
+}
+
+/** The controller failed to start (sources not synced in time, started twice). */
+export class ControllerStartError extends KubeloomError {
+  constructor(message: string) {
+    super('ERR_CONTROLLER_START', message);
+  }
+}
+
+// Reconciles a worker runs back to back before it lets pending I/O callbacks run.
+const yieldEvery = 16;
+
+/** A thrown value that stands for a Go panic: a programming error, or something that is not an Error. */
+function isPanic(err: unknown): boolean {
+  return !(err instanceof Error) || err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError;
+}
+
+const noRecorder: EventRecorder = { eventf() {} };
+const consoleLogger: Logger = { debug() {}, info: (m, f) => console.error(m, f ?? ''), error: (m, f) => console.error(m, f ?? '') };
+
+function withFields(logger: Logger, fields: LogFields): Logger {
+  return {
+    debug: (m, f) => logger.debug(m, { ...fields, ...f }),
+    info: (m, f) => logger.info(m, { ...fields, ...f }),
+    error: (m, f) => logger.error(m, { ...fields, ...f }),
+  };
+}
+
+/** Reconcile counts, for status lines and tests (the figures the metrics report). */
+export interface ManagedControllerStats {
+  /** Successful reconciles. */
+  readonly success: number;
+  /** Reconciles that asked for a requeue after a delay. */
+  readonly requeueAfter: number;
+  /** Reconciles that threw (terminal ones included). */
+  readonly error: number;
+  /** Terminal errors. */
+  readonly terminal: number;
+  /** Panics (programming errors). */
+  readonly panics: number;
+  /** Reconciles running now. */
+  readonly active: number;
+  /** Requests ready in the queue. */
+  readonly queueDepth: number;
+}
+
+/**
+ * A controller run by a manager (controller.Controller). Build it with the builder
+ * (`controllerManagedBy(mgr).for(...).complete(...)`) or by hand: `newController` then `watch(source)`.
+ */
+export class ManagedController<C = unknown> implements Runnable {
+  /** The controller's name. */
+  readonly name: string;
+  /** The work queue of request keys (`namespace/name`). */
+  readonly queue: ControllerQueue;
+  readonly #o: ControllerOptions<C>;
+  readonly #sources: Source[] = [];
+  readonly #clock: Clock;
+  readonly #metrics: ControllerMetrics;
+  readonly #logger: Logger;
+  readonly #workers: number;
+  readonly #abortInFlight = new AbortController();
+  #started = false;
+  #queueSignal: AbortSignal | undefined;
+  #counts = { success: 0, requeueAfter: 0, error: 0, terminal: 0, panics: 0, active: 0 };
+
+  constructor(options: ControllerOptions<C>) {
+    this.name = options.name;
+    this.#o = options;
+    this.#clock = options.clock ?? realClock;
+    this.#metrics = options.metrics ?? noopControllerMetrics;
+    this.#logger = withFields(options.logger ?? consoleLogger, { controller: options.name });
+    this.#workers = options.maxConcurrentReconciles ?? 1;
+    if (!Number.isInteger(this.#workers) || this.#workers < 1) throw new ControllerStartError(`maxConcurrentReconciles must be a positive integer, got ${this.#workers}`);
+    const provider = options.queueMetricsProvider !== undefined ? { metricsProvider: options.queueMetricsProvider } : {};
+    this.queue =
+      options.usePriorityQueue === false
+        ? new RateLimitingQueue<string>({ name: options.name, clock: this.#clock, rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter<string>({ clock: this.#clock }), ...provider })
+        : new PriorityQueue<string>({ name: options.name, clock: this.#clock, rateLimiter: options.rateLimiter ?? new ItemExponentialFailureRateLimiter<string>(5, 1_000_000), ...provider });
+  }
+
+  /** Adds a source (controller.Watch). Sources added after start are started at once. */
+  watch(source: Source): void {
+    this.#sources.push(source);
+    if (this.#started && this.#queueSignal !== undefined) source.start(this.queue, this.#queueSignal);
+  }
+
+  /** Whether the controller needs leadership (LeaderElectionRunnable). */
+  needLeaderElection(): boolean {
+    return this.#o.needLeaderElection ?? true;
+  }
+
+  /** Counts so far. */
+  stats(): ManagedControllerStats {
+    return { ...this.#counts, queueDepth: this.queue.len() };
+  }
+
+  /**
+   * Starts the sources, waits for them to sync (at most cacheSyncTimeoutMs), then runs the workers until
+   * `signal` aborts; in-flight reconciles then get the grace period before their signal aborts. Rejects
+   * with {@link ControllerStartError} if the sources did not sync in time.
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new ControllerStartError(`controller ${this.name} was already started`);
+    this.#started = true;
+    this.#queueSignal = signal;
+    let grace: { stop(): boolean } | undefined;
+    const onStop = (): void => {
+      this.queue.shutDown();
+      grace = this.#clock.afterFunc(this.#o.shutdownGracePeriodMs ?? 30_000, () => this.#abortInFlight.abort(signal.reason));
+    };
+    if (signal.aborted) onStop();
+    else signal.addEventListener('abort', onStop, { once: true });
+    try {
+      this.#metrics.init(this.name, this.#workers);
+      for (const s of this.#sources) s.start(this.queue, signal);
+      this.#logger.info('Starting Controller');
+      if (!(await this.#waitForSources(signal))) return;
+      this.#logger.info('Starting workers', { workerCount: this.#workers });
+      const workers: Promise<void>[] = [];
+      for (let i = 0; i < this.#workers; i++) workers.push(this.#worker());
+      await Promise.all(workers);
+      this.#logger.info('All workers finished');
+    } finally {
+      signal.removeEventListener('abort', onStop);
+      grace?.stop();
+      this.queue.shutDown();
+    }
+  }
+
+  async #waitForSources(signal: AbortSignal): Promise<boolean> {
+    const timeoutMs = this.#o.cacheSyncTimeoutMs ?? 120_000;
+    const deadline = this.#clock.now() + timeoutMs;
+    while (!this.#sources.every((s) => s.hasSynced())) {
+      if (signal.aborted) return false;
+      if (this.#clock.now() >= deadline) {
+        const pending = this.#sources.filter((s) => !s.hasSynced()).map((s) => s.description);
+        throw new ControllerStartError(`controller ${this.name}: timed out waiting for cache to be synced for ${pending.join(', ')}`);
+      }
+      try {
+        await this.#clock.sleep(10, signal);
+      } catch {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  async #worker(): Promise<void> {
+    let sinceYield = 0;
+    for (;;) {
+      // A queue that always has work resolves get() at once: without a turn of the event loop now and
+      // then, watch events and HTTP responses would wait until the backlog is drained. This is not a
+      // time source, only a yield to I/O.
+      if (++sinceYield >= yieldEvery) {
+        sinceYield = 0;
+        await yieldToIo();
+      }
+      const next = this.queue.addWithOpts !== undefined ? await (this.queue as PriorityQueue<string>).getWithPriority() : { ...(await this.queue.get()), priority: 0 };
+      if (next.shutdown) return;
+      this.#counts.active++;
+      this.#metrics.activeWorkers(this.name, 1);
+      try {
+        await this.#reconcileHandler(next.item, next.priority);
+      } finally {
+        this.#counts.active--;
+        this.#metrics.activeWorkers(this.name, -1);
+        this.queue.done(next.item);
+      }
+    }
+  }
+
+  #add(key: string, opts: { afterMs?: number; rateLimited?: boolean; priority: number }): void {
+    if (this.queue.addWithOpts !== undefined) this.queue.addWithOpts(opts, key);
+    else if (opts.rateLimited === true) this.queue.addRateLimited(key);
+    else if ((opts.afterMs ?? 0) > 0) this.queue.addAfter(key, opts.afterMs!);
+    else this.queue.add(key);
+  }
+
+  async #reconcileHandler(key: string, priority: number): Promise<void> {
+    const request: Request = requestFromKey(key);
+    const logger = withFields(this.#logger, { namespace: request.namespace, name: request.name, reconcileID: `${this.name}-${++reconcileCounter}` });
+    const timeoutMs = this.#o.reconcileTimeoutMs;
+    const timeout = timeoutMs !== undefined && timeoutMs > 0 ? new AbortController() : undefined;
+    const timer = timeout !== undefined ? this.#clock.afterFunc(timeoutMs!, () => timeout.abort(new KubeloomError('ERR_RECONCILE_TIMEOUT', `reconcile of ${key} timed out after ${timeoutMs} ms`))) : undefined;
+    const signal = timeout !== undefined ? AbortSignal.any([this.#abortInFlight.signal, timeout.signal]) : this.#abortInFlight.signal;
+    const context: ReconcileContext<C> = { signal, logger, client: this.#o.client as C, recorder: this.#o.recorder ?? noRecorder, controllerName: this.name };
+    const start = this.#clock.now();
+    let result: Result;
+    try {
+      result = await this.#o.reconcile(request, context);
+    } catch (err) {
+      this.#metrics.time(this.name, this.#clock.since(start) / 1000);
+      if (isPanic(err)) {
+        this.#counts.panics++;
+        this.#metrics.panic(this.name);
+        if (this.#o.recoverPanic === false) throw err;
+      }
+      const terminal = isTerminalError(err);
+      this.#counts.error++;
+      if (terminal) this.#counts.terminal++;
+      else this.#add(key, { rateLimited: true, priority });
+      this.#metrics.error(this.name, terminal);
+      this.#metrics.result(this.name, ReconcileResultLabel.Error);
+      if (typeof (err as { requeueAfterMs?: unknown } | undefined)?.requeueAfterMs === 'number') {
+        logger.info('Warning: Reconciler returned both a non-zero result and a non-nil error. The result will always be ignored if the error is non-nil and the non-nil error causes requeuing with exponential backoff.');
+      }
+      logger.error('Reconciler error', { err: err instanceof Error ? err.message : String(err), terminal });
+      return;
+    } finally {
+      timer?.stop();
+    }
+    this.#metrics.time(this.name, this.#clock.since(start) / 1000);
+    this.queue.forget(key);
+    if (result !== undefined && result !== null && result.requeueAfterMs > 0) {
+      this.#counts.requeueAfter++;
+      this.#add(key, { afterMs: result.requeueAfterMs, priority });
+      this.#metrics.result(this.name, ReconcileResultLabel.RequeueAfter);
+      return;
+    }
+    this.#counts.success++;
+    this.#metrics.result(this.name, ReconcileResultLabel.Success);
+    const every = this.#o.reconcileEveryMs;
+    if (every !== undefined && every > 0) this.#add(key, { afterMs: every, priority: LowPriority });
+  }
+}
+
+let reconcileCounter = 0;

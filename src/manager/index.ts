@@ -1,0 +1,21 @@
+/**
+ * kubeloom/manager: the Manager (controller-runtime pkg/manager) — shared cache and client, runnables
+ * started in order, leader election with warm caches, health probes, metrics, event recorders, graceful
+ * shutdown — and the controller it runs (pkg/controller).
+ */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../node-version.ts';
+export { GracefulShutdownTimeoutError, LeaderElectionLostError, Manager, ManagerError, leaseKind, newManager } from './manager.ts';
+export type { ControllerDefaults, LeaderElectionOptions, ManagerAddresses, ManagerOptions, ResolvedControllerDefaults } from './manager.ts';
+export { ControllerStartError, ManagedController } from './controller.ts';
+export type { ControllerOptions, ManagedControllerStats } from './controller.ts';
+export { RunnableGroup, groupOf } from './runnable.ts';
+export type { Runnable, RunnableGroupValue } from './runnable.ts';
+export { HttpServerRunnable, ServerError, parseBindAddress } from './server.ts';
+export type { BindAddress } from './server.ts';
+export { ping, serveChecks } from './healthz.ts';
+export type { Checker } from './healthz.ts';
+export { ReconcileResultLabel, newControllerMetrics, newRestClientRequestsCounter, noopControllerMetrics } from './metrics.ts';
+export type { ControllerMetrics, ReconcileResultLabelValue } from './metrics.ts';
+export { exitCodeFor, setupSignalHandler } from './signals.ts';
+export type { SignalHandlerOptions } from './signals.ts';

@@ -1,0 +1,525 @@
+/**
+ * The Manager (controller-runtime pkg/manager: manager.go, internal.go, runnable_group.go): one process
+ * owning a shared cache, a client, leader election, health probes, metrics, event recorders and the
+ * runnables (controllers, webhook servers, anything else), started in a fixed order and stopped in
+ * reverse. It knows nothing of reconcilers: controllers are runnables like any other.
+ *
+ * Start order: HTTP servers (metrics, probes) → webhooks → caches (synced before going on) → runnables
+ * that do not need leadership → leader election, then the runnables that need it. Caches start before
+ * leadership is won (warm replicas): a replica that takes over has its informers synced and does not
+ * LIST again. A lost lease stops the manager at once with {@link LeaderElectionLostError}. Stopping (the
+ * signal given to `start`) stops intake and gives runnables `gracefulShutdownTimeoutMs` to finish,
+ * after which in-flight reconciles see their signal abort and `start` rejects with
+ * {@link GracefulShutdownTimeoutError}.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hostname } from 'node:os';
+import type { Lease } from '../api/coordination/v1.ts';
+import type { Event } from '../api/events/v1.ts';
+import { KubeloomError } from '../apimachinery/errors.ts';
+import type { KubeObject } from '../apimachinery/object.ts';
+import { InformerCache, type CacheOptions } from '../cache/cache.ts';
+import { Client, type ClientOptions } from '../client/client.ts';
+import { kinds, type ResourceKind } from '../client/kinds.ts';
+import { ResourceClient } from '../kubernetes/resource-client.ts';
+import { RestClient } from '../rest/client.ts';
+import type { RestConfig } from '../rest/config.ts';
+import { EventBroadcaster } from '../tools/events/event-broadcaster.ts';
+import { newEventSink } from '../tools/events/event-sink.ts';
+import type { EventRecorder } from '../tools/events/interfaces.ts';
+import type { Logger } from '../tools/events/logger.ts';
+import { HealthzAdaptor } from '../tools/leaderelection/healthz.ts';
+import { LeaderElector } from '../tools/leaderelection/leader-election.ts';
+import { newPrometheusLeaderMetricsProvider } from '../tools/leaderelection/prometheus-metrics.ts';
+import { LeaseLock } from '../tools/leaderelection/resourcelock/lease-lock.ts';
+import { realClock, type Clock } from '../util/clock/clock.ts';
+import { promClient } from '../util/prometheus/prom-client.ts';
+import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
+import type { MetricsProvider } from '../util/workqueue/metrics.ts';
+import { newPrometheusMetricsProvider } from '../util/workqueue/prometheus-metrics.ts';
+import { ping, serveChecks, type Checker } from './healthz.ts';
+import { newControllerMetrics, newRestClientRequestsCounter, noopControllerMetrics, type ControllerMetrics } from './metrics.ts';
+import { groupOf, RunnableGroup, type Runnable, type RunnableGroupValue } from './runnable.ts';
+import { HttpServerRunnable } from './server.ts';
+
+/** Leader election settings (manager.Options' LeaderElection* fields). */
+export interface LeaderElectionOptions {
+  /** Name of the Lease (LeaderElectionID); required. */
+  id: string;
+  /** Namespace of the Lease (LeaderElectionNamespace). Default: 'default' (upstream: the pod's namespace). */
+  namespace?: string;
+  /** LeaseDuration. Default 15,000 ms. */
+  leaseDurationMs?: number;
+  /** RenewDeadline. Default 10,000 ms. */
+  renewDeadlineMs?: number;
+  /** RetryPeriod. Default 2,000 ms. */
+  retryPeriodMs?: number;
+  /**
+   * Release the Lease when the manager stops (LeaderElectionReleaseOnCancel), so the next replica takes
+   * over at once. Default false, as upstream; safe only if the program exits after `start` returns.
+   */
+  releaseOnCancel?: boolean;
+  /** This replica's identity in the Lease. Default `<hostname>_<uuid>`, as upstream. */
+  identity?: string;
+  /** Labels set on the Lease (LeaderElectionLabels). */
+  labels?: Record<string, string>;
+}
+
+/** Options of {@link newManager} (manager.Options). Servers are off unless given an address. */
+export interface ManagerOptions {
+  /** The shared cache's options (manager.Options.Cache). */
+  cache?: Omit<CacheOptions, 'rest' | 'clock' | 'onRequest'>;
+  /** The client's options (manager.Options.Client). */
+  client?: Pick<ClientOptions, 'uncachedKinds' | 'readYourWritesTimeoutMs' | 'fieldOwner'>;
+  /** Leader election; off when unset (manager.Options.LeaderElection false). */
+  leaderElection?: LeaderElectionOptions;
+  /** `host:port` of the metrics server (Metrics.BindAddress); off when unset or '0'. */
+  metricsBindAddress?: string;
+  /** `host:port` of the health probe server (HealthProbeBindAddress); off when unset or '0'. */
+  healthProbeBindAddress?: string;
+  /** Readiness path (ReadinessEndpointName). Default '/readyz'. */
+  readinessEndpointName?: string;
+  /** Liveness path (LivenessEndpointName). Default '/healthz'. */
+  livenessEndpointName?: string;
+  /**
+   * The prom-client registry metrics go to (metrics.Registry). Default: a new Registry when
+   * `metricsBindAddress` is set, none otherwise (nothing recorded, prom-client not loaded).
+   */
+  metricsRegistry?: PrometheusRegistry;
+  /** How long runnables get to stop (GracefulShutdownTimeout). Default 30,000 ms; 0 stops waiting at once. */
+  gracefulShutdownTimeoutMs?: number;
+  /** Defaults for every controller (manager.Options.Controller). */
+  controller?: ControllerDefaults;
+  /**
+   * Called after every request of the client and the cache (besides `rest_client_requests_total`);
+   * `verb` is 'list' or 'watch' for the informers' requests.
+   */
+  onRequest?: (method: string, code: string, verb?: 'list' | 'watch') => void;
+  /** Where the manager and its controllers log. Default: info and errors to stderr. */
+  logger?: Logger;
+  /** Time source. Default: the real clock. */
+  clock?: Clock;
+}
+
+/** Defaults of every controller of a manager (config.Controller). */
+export interface ControllerDefaults {
+  /** MaxConcurrentReconciles. Default 1. */
+  maxConcurrentReconciles?: number;
+  /** CacheSyncTimeout. Default 120,000 ms. */
+  cacheSyncTimeoutMs?: number;
+  /** RecoverPanic. Default true. */
+  recoverPanic?: boolean;
+  /** NeedLeaderElection. Default true. */
+  needLeaderElection?: boolean;
+  /** SkipNameValidation: allow two controllers with one name. Default false. */
+  skipNameValidation?: boolean;
+  /** UsePriorityQueue. Default true. */
+  usePriorityQueue?: boolean;
+  /** ReconciliationTimeout. Default none. */
+  reconcileTimeoutMs?: number;
+}
+
+/** {@link ControllerDefaults} with what the manager adds for its controllers. */
+export interface ResolvedControllerDefaults extends ControllerDefaults {
+  /** The manager's graceful shutdown period: how long in-flight reconciles keep their signal. */
+  gracefulShutdownTimeoutMs: number;
+  /** The manager's time source. */
+  clock: Clock;
+}
+
+/** Where the manager's servers listen (`host:port`), once listening. */
+export interface ManagerAddresses {
+  /** The metrics server. */
+  metrics?: string;
+  /** The health probe server. */
+  healthProbe?: string;
+}
+
+/** The manager was started twice, or a runnable was added after it stopped. */
+export class ManagerError extends KubeloomError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_MANAGER', message, options);
+  }
+}
+
+/** This replica lost its Lease; the manager stopped at once (upstream's "leader election lost"). */
+export class LeaderElectionLostError extends KubeloomError {
+  constructor() {
+    super('ERR_LEADER_ELECTION_LOST', 'leader election lost');
+  }
+}
+
+/** Runnables did not stop within the graceful shutdown period. */
+export class GracefulShutdownTimeoutError extends KubeloomError {
+  constructor(ms: number) {
+    super('ERR_GRACEFUL_SHUTDOWN_TIMEOUT', `failed waiting for all runnables to end within grace period of ${ms / 1000}s: context deadline exceeded`);
+  }
+}
+
+const stderrLogger: Logger = {
+  debug() {},
+  info: (m, f) => console.error(m, f ?? ''),
+  error: (m, f) => console.error(m, f ?? ''),
+};
+
+interface Running {
+  readonly runnable: Runnable;
+  readonly stop: AbortController;
+  done: Promise<void> | undefined;
+}
+
+/**
+ * The manager (manager.Manager).
+ *
+ * @example
+ * const mgr = newManager(restConfig, { healthProbeBindAddress: ':8081', metricsBindAddress: ':8080', leaderElection: { id: 'cronjob-operator' } });
+ * controllerManagedBy(mgr).for(cronJobs).owns(kinds.batchV1.jobs).complete(reconcile);
+ * await mgr.start(setupSignalHandler());
+ */
+export class Manager {
+  /** The REST client everything shares. */
+  readonly rest: RestClient;
+  readonly #options: ManagerOptions;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #cache: InformerCache;
+  readonly #client: Client;
+  readonly #groups = new Map<RunnableGroupValue, Running[]>(Object.values(RunnableGroup).map((g) => [g, []]));
+  readonly #healthz = new Map<string, Checker>();
+  readonly #readyz = new Map<string, Checker>();
+  readonly #controllerNames = new Set<string>();
+  readonly #broadcaster: EventBroadcaster;
+  readonly #registry: PrometheusRegistry | undefined;
+  #controllerMetrics: ControllerMetrics | undefined;
+  #queueMetrics: MetricsProvider | undefined;
+  #metricsServer: HttpServerRunnable | undefined;
+  #probeServer: HttpServerRunnable | undefined;
+  #elector: LeaderElector | undefined;
+  #elected!: () => void;
+  readonly #electedPromise: Promise<void>;
+  #leaderRunnablesStarted = false;
+  #started = false;
+  #stopping = false;
+  #fail: ((err: unknown) => void) | undefined;
+  // Started runnables end their start() before the manager learns of it: their errors stop it.
+  readonly #watchDog: HealthzAdaptor | undefined;
+
+  constructor(rest: RestClient, options: ManagerOptions = {}) {
+    this.rest = rest;
+    this.#options = options;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = options.logger ?? stderrLogger;
+    this.#electedPromise = new Promise((r) => (this.#elected = r));
+    const metricsOn = options.metricsBindAddress !== undefined && options.metricsBindAddress !== '0';
+    this.#registry = options.metricsRegistry ?? (metricsOn ? (new (promClient().Registry)() as unknown as PrometheusRegistry) : undefined);
+    const counter = this.#registry !== undefined ? newRestClientRequestsCounter(this.#registry, new URL(rest.baseUrl).host) : undefined;
+    const hook = options.onRequest;
+    const onRequest =
+      counter === undefined
+        ? hook
+        : hook === undefined
+          ? counter
+          : (method: string, code: string, verb?: 'list' | 'watch'): void => {
+              counter(method, code);
+              hook(method, code, verb);
+            };
+    this.#cache = new InformerCache({ ...options.cache, rest, clock: this.#clock, ...(onRequest !== undefined ? { onRequest } : {}) });
+    this.#client = new Client({ ...options.client, rest, cache: this.#cache, clock: this.#clock, ...(onRequest !== undefined ? { onRequest } : {}) });
+    this.#broadcaster = new EventBroadcaster({ clock: this.#clock, logger: this.#logger });
+    // The cache is a runnable of the caches group; the manager waits for it to sync.
+    this.add({
+      runnableGroup: RunnableGroup.Caches,
+      start: (signal) => this.#cache.start(signal),
+      waitReady: (signal) => this.#cache.waitForCacheSync(signal),
+    });
+    if (options.leaderElection !== undefined) this.#watchDog = new HealthzAdaptor({ maxTolerableExpiredLeaseMs: 20_000 });
+    if (options.healthProbeBindAddress !== undefined && options.healthProbeBindAddress !== '0') {
+      const live = options.livenessEndpointName ?? '/healthz';
+      const ready = options.readinessEndpointName ?? '/readyz';
+      this.#probeServer = new HttpServerRunnable('health probe', options.healthProbeBindAddress, async (req, res) => {
+        if (await serveChecks(live, this.#healthz, req, res)) return;
+        if (await serveChecks(ready, this.#readyz, req, res)) return;
+        res.statusCode = 404;
+        res.end('404 page not found\n');
+      });
+      this.add(this.#probeServer);
+    }
+    if (metricsOn) {
+      const registry = this.#registry!;
+      this.#metricsServer = new HttpServerRunnable('metrics', options.metricsBindAddress!, async (req: IncomingMessage, res: ServerResponse) => {
+        if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/metrics') {
+          res.statusCode = 404;
+          res.end('404 page not found\n');
+          return;
+        }
+        const text = await registry.metrics();
+        res.setHeader('content-type', registry.contentType);
+        res.end(text);
+      });
+      this.add(this.#metricsServer);
+    }
+  }
+
+  /** The shared cache (mgr.GetCache()). */
+  getCache(): InformerCache {
+    return this.#cache;
+  }
+
+  /** The client: cached reads with read-your-writes, writes to the server (mgr.GetClient()). */
+  getClient(): Client {
+    return this.#client;
+  }
+
+  /** A client reading straight from the server (mgr.GetAPIReader()). */
+  getAPIReader(): Client {
+    return this.#client.uncached();
+  }
+
+  /** Indexes a kind's cached objects by field, for `list` field selectors (mgr.GetFieldIndexer().IndexField). */
+  indexField<T extends KubeObject>(kind: ResourceKind<T, unknown>, field: string, extract: (obj: T) => readonly string[]): void {
+    this.#cache.indexField(kind, field, extract);
+  }
+
+  /** Where the manager logs (mgr.GetLogger()). */
+  getLogger(): Logger {
+    return this.#logger;
+  }
+
+  /** The metrics registry, when metrics are recorded. */
+  getMetricsRegistry(): PrometheusRegistry | undefined {
+    return this.#registry;
+  }
+
+  /** Controller metrics in the manager's registry (a no-op without one). */
+  controllerMetrics(): ControllerMetrics {
+    if (this.#registry === undefined) return noopControllerMetrics;
+    this.#controllerMetrics ??= newControllerMetrics(this.#registry);
+    return this.#controllerMetrics;
+  }
+
+  /** Workqueue metrics provider in the manager's registry, if any. */
+  queueMetricsProvider(): MetricsProvider | undefined {
+    if (this.#registry === undefined) return undefined;
+    this.#queueMetrics ??= newPrometheusMetricsProvider(this.#registry);
+    return this.#queueMetrics;
+  }
+
+  /** The options controllers default to. */
+  controllerDefaults(): ResolvedControllerDefaults {
+    return { ...this.#options.controller, gracefulShutdownTimeoutMs: this.#options.gracefulShutdownTimeoutMs ?? 30_000, clock: this.#clock };
+  }
+
+  /**
+   * Reserves a controller name; throws {@link ManagerError} if taken (controller name validation),
+   * unless skipNameValidation.
+   */
+  registerControllerName(name: string, skipNameValidation = false): void {
+    if (!/^[a-z0-9]([-a-z0-9._]*[a-z0-9])?$/i.test(name)) throw new ManagerError(`controller name ${JSON.stringify(name)} is not a valid name (letters, digits, '-', '_' and '.')`);
+    if (this.#controllerNames.has(name) && !(skipNameValidation || this.#options.controller?.skipNameValidation === true)) {
+      throw new ManagerError(`controller with name ${name} already exists. Controller names must be unique to avoid multiple controllers reporting to the same metric`);
+    }
+    this.#controllerNames.add(name);
+  }
+
+  /** An events.k8s.io/v1 recorder reporting as `name` (mgr.GetEventRecorderFor). */
+  getEventRecorderFor(name: string): EventRecorder {
+    return this.#broadcaster.newRecorder(name);
+  }
+
+  /** The events broadcaster behind every recorder (for watchers and `pending()`). */
+  getEventBroadcaster(): EventBroadcaster {
+    return this.#broadcaster;
+  }
+
+  /** True while this replica holds the Lease (always false without leader election). */
+  isLeader(): boolean {
+    return this.#elector?.isLeader() ?? false;
+  }
+
+  /** The leader election health check's verdict: an error when this replica leads but stopped renewing. */
+  leaderElectionHealth(): Error | undefined {
+    return this.#watchDog?.check();
+  }
+
+  /** Adds a liveness check served at `/healthz` and `/healthz/<name>` (mgr.AddHealthzCheck). */
+  addHealthzCheck(name: string, check: Checker): void {
+    this.#healthz.set(name, check);
+  }
+
+  /** Adds a readiness check served at `/readyz` and `/readyz/<name>` (mgr.AddReadyzCheck). */
+  addReadyzCheck(name: string, check: Checker): void {
+    this.#readyz.set(name, check);
+  }
+
+  /** A readiness check that passes once every informer of the cache synced. */
+  cacheSyncedCheck(): Checker {
+    return () => (this.#cache.hasSynced() ? undefined : new Error('informers not synced'));
+  }
+
+  /** Adds a webhook server (runs in the webhooks group, on every replica). */
+  addWebhookServer(server: Runnable): void {
+    this.add({ runnableGroup: RunnableGroup.Webhooks, start: (s) => server.start(s), ...(server.waitReady !== undefined ? { waitReady: (s: AbortSignal) => server.waitReady!(s) } : {}) });
+  }
+
+  /**
+   * Adds a runnable (mgr.Add). Before start it waits for its group; after start it is started at once
+   * if its group already runs.
+   */
+  add(runnable: Runnable): void {
+    if (this.#stopping) throw new ManagerError('can not add a runnable to a stopping manager');
+    const group = groupOf(runnable);
+    const entry: Running = { runnable, stop: new AbortController(), done: undefined };
+    this.#groups.get(group)!.push(entry);
+    if (this.#started && (group !== RunnableGroup.LeaderElection || this.#leaderRunnablesStarted)) this.#run(entry);
+  }
+
+  /** Resolves once this replica leads, or at start when leader election is off (mgr.Elected()). */
+  elected(): Promise<void> {
+    return this.#electedPromise;
+  }
+
+  /** Addresses the servers listen on, once started (useful with port 0). */
+  addresses(): ManagerAddresses {
+    return {
+      ...(this.#metricsServer?.address() !== undefined ? { metrics: this.#metricsServer.address()! } : {}),
+      ...(this.#probeServer?.address() !== undefined ? { healthProbe: this.#probeServer.address()! } : {}),
+    };
+  }
+
+  #run(entry: Running): void {
+    entry.done = (async () => {
+      try {
+        await entry.runnable.start(entry.stop.signal);
+      } catch (err) {
+        this.#fail?.(err);
+      }
+    })();
+  }
+
+  async #startGroup(group: RunnableGroupValue, stop: AbortSignal): Promise<boolean> {
+    const entries = this.#groups.get(group)!;
+    for (const e of entries) if (e.done === undefined) this.#run(e);
+    for (const e of entries) if (e.runnable.waitReady !== undefined && !(await e.runnable.waitReady(stop))) return false;
+    return !stop.aborted;
+  }
+
+  /**
+   * Starts everything and runs until `signal` aborts (mgr.Start); resolves after a clean stop, rejects
+   * with the first runnable error, {@link LeaderElectionLostError} or {@link GracefulShutdownTimeoutError}.
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new ManagerError('manager already started');
+    this.#started = true;
+    // `internal` aborts on the caller's signal or on the first error; it stops the start sequence.
+    const internal = new AbortController();
+    let failure: unknown;
+    let lost = false;
+    this.#fail = (err) => {
+      if (failure === undefined && !this.#stopping) failure = err;
+      internal.abort(err);
+    };
+    const onAbort = (): void => internal.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    if (!this.#healthz.has('ping') && this.#healthz.size === 0) this.#healthz.set('ping', ping);
+    if (this.#watchDog !== undefined && !this.#healthz.has('leaderElection')) this.#healthz.set('leaderElection', () => this.#watchDog!.check());
+    this.#broadcaster.startRecordingToSink(newEventSink((ns) => new ResourceClient<Event>(this.rest, { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, namespace: ns })));
+    const leaderStop = new AbortController();
+    let electorDone: Promise<void> | undefined;
+    try {
+      for (const group of [RunnableGroup.HttpServers, RunnableGroup.Webhooks, RunnableGroup.Caches, RunnableGroup.Others]) {
+        if (!(await this.#startGroup(group, internal.signal))) break;
+      }
+      if (!internal.signal.aborted) {
+        const le = this.#options.leaderElection;
+        if (le === undefined) this.#startLeaderRunnables();
+        else electorDone = this.#runElection(le, leaderStop.signal, () => {
+          lost = true;
+          this.#fail?.(new LeaderElectionLostError());
+        });
+      }
+      if (!internal.signal.aborted) await new Promise<void>((r) => internal.signal.addEventListener('abort', () => r(), { once: true }));
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+    // Stop: leader-election runnables, others, caches, webhooks, HTTP servers (engageStopProcedure).
+    this.#stopping = true;
+    const graceMs = lost ? 0 : (this.#options.gracefulShutdownTimeoutMs ?? 30_000);
+    let timedOut = false;
+    const stopAll = (async () => {
+      for (const group of [RunnableGroup.LeaderElection, RunnableGroup.Others, RunnableGroup.Caches, RunnableGroup.Webhooks, RunnableGroup.HttpServers]) {
+        const entries = this.#groups.get(group)!;
+        for (const e of entries) e.stop.abort(internal.signal.reason);
+        await Promise.all(entries.map(async (e) => e.done));
+      }
+    })();
+    if (graceMs > 0) {
+      const grace = new AbortController();
+      const expired = this.#clock.sleep(graceMs, grace.signal).then(
+        () => true,
+        () => false,
+      );
+      timedOut = await Promise.race([stopAll.then(() => false), expired]);
+      grace.abort();
+    }
+    // The lease is released only once the leader's runnables stopped (releaseOnCancel).
+    leaderStop.abort();
+    await electorDone;
+    await this.#broadcaster.shutdown();
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- a runnable's own rejection, rethrown unchanged
+    if (failure !== undefined) throw failure;
+    if (timedOut) throw new GracefulShutdownTimeoutError(graceMs);
+  }
+
+  #startLeaderRunnables(): void {
+    if (this.#leaderRunnablesStarted) return;
+    this.#leaderRunnablesStarted = true;
+    for (const e of this.#groups.get(RunnableGroup.LeaderElection)!) if (e.done === undefined) this.#run(e);
+    this.#elected();
+  }
+
+  async #runElection(le: LeaderElectionOptions, stop: AbortSignal, onLost: () => void): Promise<void> {
+    const identity = le.identity ?? `${hostname()}_${randomUUID()}`;
+    const leases = new ResourceClient<Lease>(this.rest, { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, namespace: le.namespace ?? 'default' });
+    const lock = new LeaseLock({ client: leases, namespace: le.namespace ?? 'default', name: le.id, identity, ...(le.labels !== undefined ? { labels: le.labels } : {}) });
+    let leading = false;
+    this.#elector = new LeaderElector({
+      lock,
+      name: le.id,
+      leaseDurationMs: le.leaseDurationMs ?? 15_000,
+      renewDeadlineMs: le.renewDeadlineMs ?? 10_000,
+      retryPeriodMs: le.retryPeriodMs ?? 2_000,
+      releaseOnCancel: le.releaseOnCancel ?? false,
+      clock: this.#clock,
+      logger: this.#logger,
+      ...(this.#watchDog !== undefined ? { watchDog: this.#watchDog } : {}),
+      ...(this.#registry !== undefined ? { metricsProvider: newPrometheusLeaderMetricsProvider(this.#registry) } : {}),
+      callbacks: {
+        onStartedLeading: () => {
+          leading = true;
+          this.#logger.info('successfully acquired lease', { lease: `${le.namespace ?? 'default'}/${le.id}`, identity });
+          this.#startLeaderRunnables();
+        },
+        onStoppedLeading: () => {
+          if (leading && !stop.aborted) onLost();
+        },
+      },
+    });
+    this.#logger.info('attempting to acquire leader lease', { lease: `${le.namespace ?? 'default'}/${le.id}` });
+    await this.#elector.run({ signal: stop });
+  }
+}
+
+/**
+ * A manager over a RestConfig or a shared RestClient (manager.New).
+ *
+ * @example
+ * const mgr = newManager({ host: server.url }, { gracefulShutdownTimeoutMs: 5_000 });
+ */
+export function newManager(config: RestConfig | RestClient, options: ManagerOptions = {}): Manager {
+  return new Manager(config instanceof RestClient ? config : new RestClient(config), options);
+}
+
+/** The Lease kind leader election uses (for RBAC helpers and tests). */
+export const leaseKind = kinds.coordinationV1.leases;

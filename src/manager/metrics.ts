@@ -1,0 +1,105 @@
+/**
+ * The controller metrics of controller-runtime (pkg/internal/controller/metrics/metrics.go), under the
+ * same names, labels and buckets, registered once per registry and shared by every controller of a
+ * manager: `controller_runtime_reconcile_total{controller,result}`, `_reconcile_errors_total`,
+ * `_terminal_reconcile_errors_total`, `_reconcile_panics_total`, `_reconcile_time_seconds`,
+ * `_max_concurrent_reconciles`, `_active_workers`; and `rest_client_requests_total{code,method,host}`
+ * (k8s.io/client-go/tools/metrics, as controller-runtime's pkg/metrics/client_go_adapter.go registers it).
+ */
+import type { Counter, Gauge, Histogram } from 'prom-client';
+import { asPromRegistry, promClient } from '../util/prometheus/prom-client.ts';
+import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
+
+/** Reconcile result labels of `controller_runtime_reconcile_total`. */
+export const ReconcileResultLabel = {
+  /** The reconcile returned nothing. */
+  Success: 'success',
+  /** The reconcile threw. */
+  Error: 'error',
+  /** The reconcile returned `{ requeueAfterMs }`. */
+  RequeueAfter: 'requeue_after',
+  /** Upstream's deprecated `Result{Requeue: true}`; never counted by kubeloom, initialised at 0. */
+  Requeue: 'requeue',
+} as const;
+/** One of {@link ReconcileResultLabel}. */
+export type ReconcileResultLabelValue = (typeof ReconcileResultLabel)[keyof typeof ReconcileResultLabel];
+
+// controller-runtime's ReconcileTime buckets.
+const reconcileTimeBuckets = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+
+/** What a controller records; a no-op when the manager has no metrics registry. */
+export interface ControllerMetrics {
+  /** Initialises every series of `controller` at zero (controller-runtime's initMetrics). */
+  init(controller: string, maxConcurrent: number): void;
+  /** Counts a finished reconcile by result. */
+  result(controller: string, result: ReconcileResultLabelValue): void;
+  /** Counts a reconcile error (terminal or not). */
+  error(controller: string, terminal: boolean): void;
+  /** Counts a panic (a programming error thrown by the reconciler). */
+  panic(controller: string): void;
+  /** Observes a reconcile's duration in seconds. */
+  time(controller: string, seconds: number): void;
+  /** Adds `delta` to the active workers of `controller`. */
+  activeWorkers(controller: string, delta: number): void;
+}
+
+/** Records nothing. */
+export const noopControllerMetrics: ControllerMetrics = { init() {}, result() {}, error() {}, panic() {}, time() {}, activeWorkers() {} };
+
+function shared<M>(registry: PrometheusRegistry, name: string, make: () => M): M {
+  return (registry.getSingleMetric(name) as M | undefined) ?? make();
+}
+
+/** Registers (or reuses) controller-runtime's controller metrics in `registry`. Loads prom-client. */
+export function newControllerMetrics(registry: PrometheusRegistry): ControllerMetrics {
+  const { Counter, Gauge, Histogram } = promClient();
+  const reg = asPromRegistry(registry);
+  const counter = (name: string, help: string, labelNames: string[]): Counter<string> => shared(registry, name, () => new Counter({ name, help, labelNames, registers: [reg] }));
+  const gauge = (name: string, help: string): Gauge<string> => shared(registry, name, () => new Gauge({ name, help, labelNames: ['controller'], registers: [reg] }));
+  const total = counter('controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']);
+  const errors = counter('controller_runtime_reconcile_errors_total', 'Total number of reconciliation errors per controller', ['controller']);
+  const terminal = counter('controller_runtime_terminal_reconcile_errors_total', 'Total number of terminal reconciliation errors per controller', ['controller']);
+  const panics = counter('controller_runtime_reconcile_panics_total', 'Total number of reconciliation panics per controller', ['controller']);
+  const time: Histogram<string> = shared(
+    registry,
+    'controller_runtime_reconcile_time_seconds',
+    () => new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: reconcileTimeBuckets, registers: [reg] }),
+  );
+  const max = gauge('controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller');
+  const active = gauge('controller_runtime_active_workers', 'Number of currently used workers per controller');
+  return {
+    init(controller, maxConcurrent) {
+      for (const result of Object.values(ReconcileResultLabel)) total.inc({ controller, result }, 0);
+      errors.inc({ controller }, 0);
+      terminal.inc({ controller }, 0);
+      panics.inc({ controller }, 0);
+      max.set({ controller }, maxConcurrent);
+      active.set({ controller }, 0);
+    },
+    result: (controller, result) => total.inc({ controller, result }),
+    error(controller, isTerminal) {
+      errors.inc({ controller });
+      if (isTerminal) terminal.inc({ controller });
+    },
+    panic: (controller) => panics.inc({ controller }),
+    time: (controller, seconds) => time.observe({ controller }, seconds),
+    activeWorkers: (controller, delta) => active.inc({ controller }, delta),
+  };
+}
+
+/**
+ * `rest_client_requests_total{code,method,host}` in `registry`, as an observer for the manager's client
+ * and cache (kubeloom counts at that layer: the REST client has no request hook).
+ */
+export function newRestClientRequestsCounter(registry: PrometheusRegistry, host: string): (method: string, code: string) => void {
+  const { Counter } = promClient();
+  const reg = asPromRegistry(registry);
+  const c: Counter<string> = shared(
+    registry,
+    'rest_client_requests_total',
+    () => new Counter({ name: 'rest_client_requests_total', help: 'Number of HTTP requests, partitioned by status code, method, and host.', labelNames: ['code', 'method', 'host'], registers: [reg] }),
+  );
+  return (method, code) => c.inc({ code, method, host });
+}

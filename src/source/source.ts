@@ -1,0 +1,110 @@
+/**
+ * Sources of events for a controller (controller-runtime pkg/source/source.go and
+ * internal/source/kind.go, event_handler.go): a {@link kindSource} feeds an informer's notifications
+ * through predicates to an event handler, which puts requests in the controller's queue; a
+ * {@link channelSource} does the same for events from outside the cluster.
+ */
+import type { KubeObject } from '../apimachinery/object.ts';
+import type { InformerCache } from '../cache/cache.ts';
+import type { ResourceKind } from '../client/kinds.ts';
+import type { EventHandler, RequestQueue } from '../handler/handler.ts';
+import { allows, type Predicate } from '../predicate/predicate.ts';
+import type { GenericEvent } from '../predicate/events.ts';
+import { requestKey, type Request } from '../reconcile/reconcile.ts';
+import { isDeletedFinalStateUnknown } from '../tools/cache/key-functions.ts';
+import type { ResourceEventHandlerRegistration } from '../tools/cache/shared-informer.ts';
+import type { RateLimitingInterface } from '../util/workqueue/rate-limiting-queue.ts';
+import { LowPriority, type AddOpts } from '../util/workqueue/priority-queue.ts';
+
+/** The controller's queue of request keys (`namespace/name`): a priority queue, or any rate-limited one. */
+export type ControllerQueue = RateLimitingInterface<string> & {
+  /** Present on a priority queue. */
+  addWithOpts?(opts: AddOpts, ...items: string[]): void;
+};
+
+/** A source of events for one controller (source.Source / source.SyncingSource). */
+export interface Source {
+  /** Starts delivering requests into `queue` until `signal` aborts. */
+  start(queue: ControllerQueue, signal: AbortSignal): void;
+  /** True once the source has delivered its initial state (for kinds: its informer handler synced). */
+  hasSynced(): boolean;
+  /** For messages: what the source watches. */
+  readonly description: string;
+}
+
+/** A {@link RequestQueue} over `queue` whose adds default to `priority`. */
+export function requestQueue(queue: ControllerQueue, priority: number): RequestQueue {
+  return {
+    add(request: Request, opts: AddOpts = {}): void {
+      const key = requestKey(request);
+      if (queue.addWithOpts !== undefined) queue.addWithOpts({ ...opts, priority: opts.priority ?? priority }, key);
+      else if ((opts.afterMs ?? 0) > 0) queue.addAfter(key, opts.afterMs!);
+      else if (opts.rateLimited === true) queue.addRateLimited(key);
+      else queue.add(key);
+    },
+  };
+}
+
+/**
+ * Events of `kind` from the manager's shared cache (source.Kind). Objects of the initial list and
+ * resyncs that changed nothing are enqueued at {@link LowPriority}. A delete seen only by a relist (a
+ * tombstone) is delivered with `deleteStateUnknown`.
+ */
+export function kindSource<T extends KubeObject>(cache: InformerCache, kind: ResourceKind<T, unknown>, handler: EventHandler<T>, ...predicates: Predicate<T>[]): Source {
+  let registration: ResourceEventHandlerRegistration | undefined;
+  const pass = <E>(k: 'create' | 'update' | 'delete', e: E): boolean => predicates.every((p) => allows(p, k as 'create', e as never));
+  return {
+    description: `kind source: ${kind.group === '' ? kind.version : `${kind.group}/${kind.version}`}, Kind=${kind.kind}`,
+    start(queue, signal) {
+      const informer = cache.informerFor(kind);
+      registration = informer.addEventHandler({
+        onAdd: (obj, isInInitialList) => {
+          const e = { object: obj, isInInitialList };
+          if (handler.create !== undefined && pass('create', e)) handler.create(e, requestQueue(queue, isInInitialList ? LowPriority : 0));
+        },
+        onUpdate: (objectOld, objectNew) => {
+          const e = { objectOld, objectNew };
+          const unchanged = objectOld.metadata?.resourceVersion === objectNew.metadata?.resourceVersion;
+          if (handler.update !== undefined && pass('update', e)) handler.update(e, requestQueue(queue, unchanged ? LowPriority : 0));
+        },
+        onDelete: (obj) => {
+          const tombstone = isDeletedFinalStateUnknown(obj);
+          if (tombstone && obj.obj === undefined) return;
+          const e = { object: (tombstone ? obj.obj : obj) as T, deleteStateUnknown: tombstone };
+          if (handler.delete !== undefined && pass('delete', e)) handler.delete(e, requestQueue(queue, 0));
+        },
+      });
+      const reg = registration;
+      signal.addEventListener('abort', () => informer.removeEventHandler(reg), { once: true });
+    },
+    hasSynced: () => registration?.hasSynced() ?? false,
+  };
+}
+
+/**
+ * Generic events from `events` (source.Channel), e.g. from a webhook or a timer outside the cluster.
+ * It counts as synced at once.
+ */
+export function channelSource<T extends KubeObject>(events: AsyncIterable<GenericEvent<T>>, handler: EventHandler<T>, ...predicates: Predicate<T>[]): Source {
+  return {
+    description: 'channel source',
+    start(queue, signal) {
+      void (async () => {
+        const it = events[Symbol.asyncIterator]();
+        const onAbort = (): void => void it.return?.();
+        signal.addEventListener('abort', onAbort, { once: true });
+        try {
+          for (;;) {
+            const next = await it.next();
+            if (next.done === true || signal.aborted) return;
+            const e = next.value;
+            if (handler.generic !== undefined && predicates.every((p) => allows(p, 'generic', e))) handler.generic(e, requestQueue(queue, 0));
+          }
+        } finally {
+          signal.removeEventListener('abort', onAbort);
+        }
+      })();
+    },
+    hasSynced: () => true,
+  };
+}
