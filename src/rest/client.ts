@@ -14,7 +14,7 @@ import type { Watch, WatchEvent } from '../apimachinery/watch.ts';
 import { realClock, type Clock, type Timer } from '../util/clock/clock.ts';
 import { kubeloomVersion } from '../version.ts';
 import { DefaultBurst, DefaultQPS, type Credentials, type RestConfig, type RequestRateLimiter } from './config.ts';
-import { InsecureCredentialsError, NetworkError, ReadIdleTimeoutError, RequestTimeoutError, ResponseDecodeError, WatchDecodeError, errorFromResponse, errorFromWatchStatus } from './errors.ts';
+import { ClientClosedError, InsecureCredentialsError, NetworkError, ReadIdleTimeoutError, RequestTimeoutError, ResponseDecodeError, WatchDecodeError, errorFromResponse, errorFromWatchStatus } from './errors.ts';
 import { requestUrl, type RestRequest } from './request.ts';
 import { TokenBucketRateLimiter, unlimitedRateLimiter } from './token-bucket.ts';
 import { CachedTokenFile } from './token-file.ts';
@@ -58,7 +58,8 @@ export interface RestClientOptions {
    * response for this long is abandoned and its connection closed; a GET is then retried after 1 s on
    * a new connection, as client-go retries a GET whose connection was lost (default
    * {@link defaultReadIdleTimeoutMs}, 45 s; 0 disables it). Counted on the client's clock. Without it
-   * a request sent on a pooled connection that went half-open waits for undici's 300 s headers timeout.
+   * a request sent on a pooled connection that went half-open waits for ever (the transport has no
+   * headers or body timeout, as client-go's has none).
    * With `allowH2` only the request's stream is reset: the shared session is not replaced.
    */
   readIdleTimeoutMs?: number;
@@ -313,6 +314,8 @@ class ConnectionPool {
   // A second pool for a client certificate supplied by the credential provider (replaced on rotation).
   #certDispatcher: { key: string; dispatcher: Dispatcher } | undefined;
   #closed = false;
+  // What close() ends: one entry per request, stream, watch or upgraded connection still open.
+  readonly #open = new Set<() => void>();
 
   constructor(config: RestConfig, transport: TransportOptions, clock: Clock) {
     this.#config = config;
@@ -332,9 +335,32 @@ class ConnectionPool {
     return this.#certDispatcher.dispatcher;
   }
 
+  /** True once close() was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Registers something close() must end (`end` gets the error to end it with); returns the
+   * unregistration, to call once it ended by itself. Throws a ClientClosedError after close().
+   */
+  track(describe: string, end: (reason: ClientClosedError) => void): () => void {
+    if (this.#closed) throw new ClientClosedError(describe);
+    const entry = (): void => end(new ClientClosedError(describe));
+    this.#open.add(entry);
+    return () => void this.#open.delete(entry);
+  }
+
+  /**
+   * Ends everything still open, then closes the connections. Without the first step undici's close()
+   * would wait for every response to end, so one open watch kept it pending until a timeout cut it.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    const open = [...this.#open];
+    this.#open.clear();
+    for (const end of open) end();
     await Promise.all([this.dispatcher.close(), this.#certDispatcher?.dispatcher.close()]);
   }
 }
@@ -438,9 +464,32 @@ export class RestClient {
     return this.#base.toString().replace(/\/$/, '');
   }
 
-  /** Closes the pooled connections (unless this client was derived with withConfig). Requests in flight are allowed to finish. */
+  /**
+   * Closes the client (unless it was derived with withConfig: the connections then belong to the
+   * client it came from) and resolves once its connections are closed, without waiting for anything
+   * the server still holds open:
+   * - every open watch ends as {@link WatchStream.stop} ends it (a pending or later iteration is
+   *   done), iterated or not;
+   * - every request and stream still in flight (a followed log, a LIST being read, a retry being
+   *   waited for) and every upgraded connection (exec, attach, port-forward) fails with a
+   *   {@link ClientClosedError};
+   * - every later call, on this client or one derived from it, fails with a ClientClosedError,
+   *   which nothing retries.
+   *
+   * Closing twice is harmless.
+   */
   async close(): Promise<void> {
     if (this.#ownsPool) await this.#pool.close();
+  }
+
+  /**
+   * Ties a connection that left the pool (an upgraded WebSocket, see dialWebSocket) to the client's
+   * lifetime: `end` runs with a {@link ClientClosedError} when the client is closed. Returns the
+   * release to call once the connection ended by itself. Throws a ClientClosedError when the client
+   * is already closed.
+   */
+  trackConnection(describe: string, end: (reason: ClientClosedError) => void): () => void {
+    return this.#pool.track(describe, end);
   }
 
   /**
@@ -547,6 +596,7 @@ export class RestClient {
     // The server is told the timeout too, so it stops working on a request the client gave up on.
     const req = timeoutMs > 0 && request.watch !== true ? withTimeoutParam(request, timeoutMs) : request;
     const controller = new AbortController();
+    const untrack = this.#pool.track(this.#describe(req), (reason) => controller.abort(reason));
     const unlink = linkSignals(options.signal, controller);
     // As client-go, the first throttle happens before the timeout starts: a throttled client does not
     // time out before it sends anything.
@@ -554,6 +604,7 @@ export class RestClient {
       if (!req.watch) await this.#limiter.wait(controller.signal);
     } catch (err) {
       unlink();
+      untrack();
       throw err;
     }
     let timedOut: RequestTimeoutError | undefined;
@@ -581,6 +632,7 @@ export class RestClient {
       idle?.stop();
       timer?.stop();
       unlink();
+      untrack();
     }
   }
 
@@ -604,13 +656,18 @@ export class RestClient {
    * Aborting `options.signal` ends the body with the signal's reason.
    */
   async stream(req: RestRequest, options: RequestOptions = {}): Promise<StreamResponse> {
-    if (!req.watch) await this.#limiter.wait(options.signal);
     const controller = new AbortController();
+    // Aborting a request whose response arrived destroys its body with the reason.
+    const untrack = this.#pool.track(this.#describe(req), (reason) => controller.abort(reason));
     const unlink = linkSignals(options.signal, controller);
     try {
+      if (!req.watch) await this.#limiter.wait(controller.signal);
       // As upstream's Stream(), only Retry-After answers are retried, never a failed connection.
       const { statusCode, headers, body } = await this.#send(req, controller.signal, { readIdleMs: 0, retryTransportErrors: false });
-      body.once('close', unlink);
+      body.once('close', () => {
+        unlink();
+        untrack();
+      });
       // Destroying a body before its end makes undici emit an abort 'error'; releasing the
       // connection that way is documented, so it must not crash the process. Read failures still
       // reach the consumer through iteration, pipeline() or its own 'error' listener.
@@ -618,6 +675,7 @@ export class RestClient {
       return { statusCode, headers, body };
     } catch (err) {
       unlink();
+      untrack();
       throw err;
     }
   }
@@ -628,6 +686,7 @@ export class RestClient {
    * as every other request, after waiting for the client-side rate limiter.
    */
   async upgradeSettings(req: RestRequest, signal?: AbortSignal): Promise<UpgradeSettings> {
+    if (this.#pool.closed) throw new ClientClosedError(this.#describe(req));
     await this.#limiter.wait(signal);
     const headers: Record<string, string | string[]> = { 'user-agent': this.config.userAgent ?? defaultUserAgent, ...req.headers };
     const { cert } = await this.#credentials(headers, signal ?? new AbortController().signal);
@@ -656,16 +715,20 @@ export class RestClient {
    * `internManagedFields` the objects' managedFields fieldsV1 values are shared and frozen.
    */
   async watch<T>(req: RestRequest, options: RequestOptions & DecodeOptions = {}): Promise<WatchStream<T>> {
+    const describe = this.#describe(req);
     const controller = new AbortController();
+    // Closing the client stops the watch once it is open, and fails it while it is being opened.
+    let stopOnClose: (() => void) | undefined = undefined;
+    const untrack = this.#pool.track(describe, (reason) => (stopOnClose !== undefined ? stopOnClose() : controller.abort(reason)));
     const unlink = linkSignals(options.signal, controller);
     let resp: StreamResponse;
     try {
       resp = await this.#send({ ...req, watch: true, stream: true }, controller.signal, { readIdleMs: 0, retryTransportErrors: true });
     } catch (err) {
       unlink();
+      untrack();
       throw err;
     }
-    const describe = this.#describe(req);
     const body = resp.body;
     // Destroying a body that was not read to its end makes undici emit an abort 'error'; the stream
     // is read only through the iterator, which reports failures itself, so that event needs a
@@ -686,6 +749,7 @@ export class RestClient {
       stopped: () => stopped,
       cleanup: () => {
         unlink();
+        untrack();
         body.destroy();
       },
     });
@@ -694,6 +758,7 @@ export class RestClient {
       stopped = true;
       void iterable.return();
     };
+    stopOnClose = stop;
     return {
       stop,
       [Symbol.asyncIterator]: () => iterable,
@@ -788,6 +853,7 @@ export class RestClient {
     let reauthenticated = false;
     for (;;) {
       if (signal.aborted) throw signal.reason;
+      if (this.#pool.closed) throw new ClientClosedError(describe);
       const headers: Record<string, string | string[]> = {
         'user-agent': this.config.userAgent ?? defaultUserAgent,
         ...req.headers,
@@ -803,6 +869,8 @@ export class RestClient {
         idle?.stop();
         if (signal.aborted) throw signal.reason;
         if (idle?.error !== undefined) throw idle.error;
+        // undici refuses requests on a closed pool with an error that reads like a dropped connection.
+        if (this.#pool.closed) throw new ClientClosedError(describe);
         // A GET whose connection was reset is safe to send again (on a new connection).
         if (options.retryTransportErrors && req.verb === 'GET' && isConnectionReset(err) && attempts < this.#maxRetries) {
           attempts++;

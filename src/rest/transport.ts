@@ -14,8 +14,29 @@ export class ConfigError extends KubeloomError {
   }
 }
 
-// Idle keep-alive sockets are kept this long (Go's http.Transport IdleConnTimeout in client-go is 90 s).
-const keepAliveTimeoutMs = 90_000;
+/**
+ * The undici settings of every pooled connection, against what client-go's transport does
+ * (transport/cache.go and apimachinery's util/net SetTransportDefaults over Go's http.Transport).
+ * Go's transport has neither a headers timeout (ResponseHeaderTimeout is 0) nor a body timeout, so a
+ * watch, a followed log or a slow LIST stays open as long as the server keeps it open; undici's
+ * defaults (300 s each) would cut a quiet watch after five minutes. A connection that went half-open
+ * is the read idle guard's to detect (RestClient's `readIdleTimeoutMs`, the HTTP/1.1 counterpart of
+ * client-go's HTTP/2 ReadIdleTimeout + PingTimeout), and a watch's end is the server's to decide
+ * (`timeoutSeconds`, the reflector's 5–10 minutes) or the caller's (its signal, `stop()`, `close()`).
+ * See docs/clients.md for the full table.
+ */
+export const transportDefaults = {
+  /** No limit on the wait for response headers (Go: ResponseHeaderTimeout 0). */
+  headersTimeout: 0,
+  /** No limit on the silence between body chunks (Go has none). */
+  bodyTimeout: 0,
+  /** Idle keep-alive sockets are kept 90 s (client-go's IdleConnTimeout); undici's default is 4 s. */
+  keepAliveTimeout: 90_000,
+  /** A TCP connection (plus TLS handshake) must be up within 30 s (util/net's dialer Timeout 30 s). */
+  connectTimeout: 30_000,
+  /** TCP keep-alive probes after 30 s of silence (util/net's dialer KeepAlive 30 s); undici's default is 60 s. */
+  keepAliveInitialDelay: 30_000,
+} as const;
 
 /** A client certificate and key presented in the TLS handshake. */
 export interface ClientCertificate {
@@ -81,10 +102,12 @@ export function newDispatcher(config: RestConfig, cert?: ClientCertificate, tran
     if ((tls.certData ?? '') === '' || (tls.keyData ?? '') === '') throw new ConfigError('tls.certData and tls.keyData must be set together');
     certificate = { certData: tls.certData!, keyData: tls.keyData! };
   }
-  const connect = tlsOptions(tls, certificate);
+  const connect = { ...tlsOptions(tls, certificate), keepAliveInitialDelay: transportDefaults.keepAliveInitialDelay };
   const allowH2 = transport.allowH2 === true;
+  const { headersTimeout, bodyTimeout, keepAliveTimeout, connectTimeout } = transportDefaults;
+  const timeouts = { headersTimeout, bodyTimeout, keepAliveTimeout, connectTimeout };
   if (config.proxyUrl !== undefined && config.proxyUrl !== '') {
-    return new ProxyAgent({ uri: config.proxyUrl, requestTls: connect, keepAliveTimeout: keepAliveTimeoutMs, allowH2 });
+    return new ProxyAgent({ uri: config.proxyUrl, requestTls: connect, ...timeouts, allowH2 });
   }
-  return new Agent({ connect, keepAliveTimeout: keepAliveTimeoutMs, allowH2 });
+  return new Agent({ connect, ...timeouts, allowH2 });
 }
