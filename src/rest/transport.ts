@@ -62,11 +62,17 @@ export function tlsOptions(tls: TlsClientConfig | undefined, cert: ClientCertifi
   return opts;
 }
 
-/** Normalises RestConfig.host to an origin plus base path (defaulting the scheme as client-go does). */
+/**
+ * Normalises RestConfig.host to an origin plus base path as client-go's rest.defaultServerUrlFor
+ * and DefaultServerURL do (rest/url_utils.go): an empty host means `localhost`; a host without a
+ * scheme gets https when the config has a CA, a client certificate or `insecure`, else http, and
+ * may not carry a path (`example.com/prefix` is refused: only a full URL may name a path prefix).
+ */
 export function parseHost(config: RestConfig): URL {
   let host = config.host.trim();
-  if (host === '') throw new ConfigError('host must be set');
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(host)) {
+  if (host === '') host = 'localhost';
+  const schemeless = !/^[a-z][a-z0-9+.-]*:\/\//i.test(host);
+  if (schemeless) {
     const tls = config.tls;
     const secure = tls !== undefined && (tls.insecure === true || (tls.caData ?? '') !== '' || (tls.certData ?? '') !== '');
     host = `${secure ? 'https' : 'http'}://${host}`;
@@ -77,6 +83,7 @@ export function parseHost(config: RestConfig): URL {
   } catch {
     throw new ConfigError(`host "${config.host}" is not a valid URL`);
   }
+  if (schemeless && url.pathname !== '/' && url.pathname !== '') throw new ConfigError(`host must be a URL or a host:port pair: ${JSON.stringify(config.host)}`);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`host "${config.host}" must use http or https`);
   url.username = '';
   url.password = '';
