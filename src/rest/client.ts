@@ -710,7 +710,9 @@ export class RestClient {
 
   /**
    * Opens a watch (`req` from buildWatch). Resolves once the server answered 200; rejects with a
-   * StatusError otherwise. ERROR events are yielded as `{ type: 'ERROR', object: Status }`; wrap the
+   * StatusError otherwise. A connection dropped before the answer (EOF, reset) is retried as for
+   * any GET; once those retries are used up the watch resolves empty (its iteration ends at once),
+   * as upstream's Watch returns watch.NewEmptyWatch(), so the caller simply watches again. ERROR events are yielded as `{ type: 'ERROR', object: Status }`; wrap the
    * stream with {@link raiseWatchErrors} to have them thrown as StatusErrors instead. With
    * `internManagedFields` the objects' managedFields fieldsV1 values are shared and frozen.
    */
@@ -727,6 +729,9 @@ export class RestClient {
     } catch (err) {
       unlink();
       untrack();
+      // As upstream's Watch: once the retries of a dropped connection are used up, the caller gets
+      // an empty watch (it ends at once) rather than an error, and simply watches again.
+      if (err instanceof NetworkError && isConnectionReset(err.cause)) return emptyWatch<T>();
       throw err;
     }
     const body = resp.body;
@@ -925,6 +930,16 @@ export class RestClient {
     // A retry is a new request as far as the client-side limiter is concerned (withRetry.Before).
     await this.#limiter.wait(signal);
   }
+}
+
+/** A watch that has already ended (watch.NewEmptyWatch). */
+function emptyWatch<T>(): WatchStream<T> {
+  const done: AsyncIterableIterator<WatchEvent<T>> = {
+    next: () => Promise.resolve({ done: true, value: undefined }),
+    return: () => Promise.resolve({ done: true, value: undefined }),
+    [Symbol.asyncIterator]: () => done,
+  };
+  return { stop: () => undefined, [Symbol.asyncIterator]: () => done };
 }
 
 /**
