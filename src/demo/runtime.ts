@@ -17,7 +17,7 @@ import { EventBroadcaster } from '../tools/events/event-broadcaster.ts';
 import { newEventSink } from '../tools/events/event-sink.ts';
 import { noopLogger } from '../tools/events/logger.ts';
 import { HealthzAdaptor } from '../tools/leaderelection/healthz.ts';
-import { LeaderElector } from '../tools/leaderelection/leader-election.ts';
+import { DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS, LeaderElector } from '../tools/leaderelection/leader-election.ts';
 import { LeaseLock } from '../tools/leaderelection/resourcelock/lease-lock.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import { FakeKubelet } from './fake-kubelet.ts';
@@ -106,6 +106,9 @@ export class DemoRuntime {
     // A leader stuck 20 s past its lease is unhealthy (kube-controller-manager's tolerance).
     this.watchDog = new HealthzAdaptor({ maxTolerableExpiredLeaseMs: 20_000 });
     this.elector = new LeaderElector({
+      leaseDurationMs: DEFAULT_LEASE_DURATION_MS,
+      renewDeadlineMs: DEFAULT_RENEW_DEADLINE_MS,
+      retryPeriodMs: DEFAULT_RETRY_PERIOD_MS,
       lock: new LeaseLock({ client: leases, namespace: options.leaseNamespace, name: this.leaseName, identity: this.identity }),
       name: this.leaseName,
       watchDog: this.watchDog,
