@@ -69,6 +69,9 @@ export function customResourceClient<T, A = ApplyConfiguration<T>>(rest: RestCli
 
 /**
  * Builds a clientset from a RestConfig (a new connection pool) or an existing RestClient (shared).
+ * As client-go's, a config with a positive `qps` (or a `rateLimiter`) gives every group-version
+ * client one shared limiter; with `qps` 0 or unset each group-version client gets its own default
+ * limiter (5 QPS, burst 10). From a RestClient, everything shares that client's limiter.
  *
  * @example
  * const clientset = newClientset(restConfigFrom(await loadKubeConfig()));
@@ -80,6 +83,11 @@ export function customResourceClient<T, A = ApplyConfiguration<T>>(rest: RestCli
  */
 export function newClientset(config: RestConfig | RestClient, options?: RestClientOptions): Clientset {
   const rest = config instanceof RestClient ? config : new RestClient(config, options);
+  // kubernetes.NewForConfigAndClient shares one limiter between the group-version clients only when
+  // the config has a positive QPS (or its own limiter); with QPS 0 each group-version's
+  // RESTClientForConfigAndClient makes its own default one (5 QPS, burst 10), over the same connections.
+  const ownLimiters = !(config instanceof RestClient) && config.rateLimiter === undefined && (config.qps ?? 0) === 0;
+  const restFor = (): RestClient => (ownLimiters ? rest.withConfig({}) : rest);
   let discovery: DiscoveryClient | undefined;
   const clientset: Record<string, unknown> = {
     restClient: rest,
@@ -88,9 +96,14 @@ export function newClientset(config: RestConfig | RestClient, options?: RestClie
     close: () => rest.close(),
   };
   for (const gv of builtinGroupVersions) {
-    const client = groupClient(rest, gv);
-    if (gv.accessor === 'coreV1') client['podLogs'] = (namespace?: string) => new PodLogsClient(rest, namespace ?? '');
-    clientset[gv.accessor] = () => client;
+    let client: Record<string, (namespace?: string) => unknown> | undefined;
+    clientset[gv.accessor] = () => {
+      if (client !== undefined) return client;
+      const gvRest = restFor();
+      client = groupClient(gvRest, gv);
+      if (gv.accessor === 'coreV1') client['podLogs'] = (namespace?: string) => new PodLogsClient(gvRest, namespace ?? '');
+      return client;
+    };
   }
   return clientset as unknown as Clientset;
 }
