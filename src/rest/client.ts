@@ -14,7 +14,7 @@ import type { Watch, WatchEvent } from '../apimachinery/watch.ts';
 import { realClock, type Clock, type Timer } from '../util/clock/clock.ts';
 import { kubeloomVersion } from '../version.ts';
 import { DefaultBurst, DefaultQPS, type Credentials, type RestConfig, type RequestRateLimiter } from './config.ts';
-import { ClientClosedError, InsecureCredentialsError, NetworkError, ReadIdleTimeoutError, RequestTimeoutError, ResponseDecodeError, WatchDecodeError, errorFromResponse, errorFromWatchStatus } from './errors.ts';
+import { ClientClosedError, GettingCredentialsError, InsecureCredentialsError, NetworkError, ReadIdleTimeoutError, RequestTimeoutError, ResponseDecodeError, WatchDecodeError, errorFromResponse, errorFromWatchStatus } from './errors.ts';
 import { requestUrl, type RestRequest } from './request.ts';
 import { TokenBucketRateLimiter, unlimitedRateLimiter } from './token-bucket.ts';
 import { CachedTokenFile } from './token-file.ts';
@@ -798,7 +798,12 @@ export class RestClient {
     if (headers['authorization'] === undefined) {
       let authorization: string | undefined;
       if (this.#useCredentialProvider) {
-        used = await c.credentialProvider!.getCredentials(signal);
+        try {
+          used = await c.credentialProvider!.getCredentials(signal);
+        } catch (err) {
+          if (signal.aborted) throw signal.reason;
+          throw new GettingCredentialsError(err);
+        }
         if (used.token !== undefined && used.token !== '') authorization = `Bearer ${used.token}`;
         if (used.clientCertificateData !== undefined && used.clientKeyData !== undefined && used.clientCertificateData !== '') {
           cert = { certData: used.clientCertificateData, keyData: used.clientKeyData };
@@ -841,7 +846,8 @@ export class RestClient {
    * maxRetries, any verb since bodies are replayable), and, with `retryTransportErrors`, retries of
    * a GET whose connection was reset (an implied Retry-After of 1 s, as upstream's request() and
    * Watch(); Stream() retries only Retry-After answers). After a 401 with credentials from the
-   * credential provider, those credentials are refreshed and the request is sent once more.
+   * credential provider, those credentials are refreshed (the plugin runs again) and the 401 is
+   * returned, as client-go's exec round tripper does: the next request carries the new ones.
    * Resolves with a 2xx response whose body is still unread.
    *
    * With `readIdleMs` > 0 each attempt is abandoned when no byte of its response arrives for that
@@ -855,7 +861,6 @@ export class RestClient {
     const describe = `${req.verb} ${url}`;
     const readIdleMs = options.readIdleMs;
     let attempts = 0;
-    let reauthenticated = false;
     for (;;) {
       if (signal.aborted) throw signal.reason;
       if (this.#pool.closed) throw new ClientClosedError(describe);
@@ -900,11 +905,13 @@ export class RestClient {
       } finally {
         idle?.stop();
       }
-      if (code === 401 && used !== undefined && !reauthenticated) {
-        reauthenticated = true;
-        // Only the credentials this attempt used are dropped: a concurrent request may have refreshed them already.
-        this.config.credentialProvider!.invalidate(used);
-        continue;
+      if (code === 401 && used !== undefined) {
+        // exec.roundTripper + maybeRefreshCreds: only the credentials this attempt used are dropped (a
+        // concurrent request may have refreshed them already) and fresh ones fetched at once; a
+        // failure to refresh is not this request's error (upstream logs it). The 401 goes back.
+        const provider = this.config.credentialProvider!;
+        provider.invalidate(used);
+        await provider.getCredentials(signal).catch(() => undefined);
       }
       const wait = retryAfterSeconds(resp.headers);
       if ((code === 429 || code >= 500) && wait !== undefined && attempts < this.#maxRetries) {

@@ -29,6 +29,17 @@ export class ClientClosedError extends KubeloomError {
   }
 }
 
+/**
+ * The credential provider (an exec plugin) failed, so no request was sent: client-go's exec round
+ * tripper's `getting credentials: <err>`. `cause` is the provider's own error (ExecPluginFailedError,
+ * ExecPluginOutputError, ...).
+ */
+export class GettingCredentialsError extends KubeloomError {
+  constructor(cause: unknown) {
+    super('ERR_KUBE_GETTING_CREDENTIALS', `getting credentials: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 /** A request did not complete within its timeout (RestConfig.timeoutMs or the per-call timeoutMs). */
 export class RequestTimeoutError extends KubeloomError {
   /** The timeout that expired. */
