@@ -39,8 +39,9 @@ export interface Clientset extends TypedClientset {
   /**
    * Closes the clientset and resolves promptly, whatever the server still holds open
    * ({@link rest!RestClient.close}): open watches end (iterated or not, their iteration is done),
-   * requests and streams in flight (followed logs, exec, port-forward) fail with a
-   * {@link rest!ClientClosedError}, and so does every later call, without a retry.
+   * requests and streams in flight (followed logs) fail with a {@link rest!ClientClosedError}, open
+   * exec and port-forward connections are closed, and every later call fails with a
+   * ClientClosedError, without a retry.
    */
   close(): Promise<void>;
 }

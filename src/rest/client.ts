@@ -471,8 +471,8 @@ export class RestClient {
    * - every open watch ends as {@link WatchStream.stop} ends it (a pending or later iteration is
    *   done), iterated or not;
    * - every request and stream still in flight (a followed log, a LIST being read, a retry being
-   *   waited for) and every upgraded connection (exec, attach, port-forward) fails with a
-   *   {@link ClientClosedError};
+   *   waited for) fails with a {@link ClientClosedError}; an upgraded connection (exec, attach,
+   *   port-forward) still being opened fails with it too, and an open one is closed;
    * - every later call, on this client or one derived from it, fails with a ClientClosedError,
    *   which nothing retries.
    *
