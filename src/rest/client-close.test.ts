@@ -7,11 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { once } from 'node:events';
+import { WebSocketServer } from 'ws';
 import { FakeClock } from '../util/clock/clock.ts';
 import { RestClient } from './client.ts';
 import { ClientClosedError, NetworkError } from './errors.ts';
-import { buildGet, buildWatch } from './request.ts';
+import { buildGet, buildWatch, type RestRequest } from './request.ts';
 import { newDispatcher } from './transport.ts';
+import { dialWebSocket } from './websocket.ts';
 
 const loc = { group: '', version: 'v1', resource: 'pods' };
 const added = (name: string): string => `${JSON.stringify({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'Pod', metadata: { name } } })}\n`;
@@ -160,5 +163,39 @@ test('the pooled transport sets no headers or body timeout (Go http.Transport ha
     }
   } finally {
     await Promise.all([direct.close(), proxied.close()]);
+  }
+});
+
+test('close() closes an open WebSocket (exec, port-forward) and fails one still in its handshake with ClientClosedError', guard, async () => {
+  const wss = new WebSocketServer({ noServer: true, handleProtocols: () => 'v5.channel.k8s.io' });
+  let holdHandshake = false;
+  const held: Array<{ destroy(): void }> = [];
+  const server = http.createServer();
+  server.on('upgrade', (req, socket, head) => {
+    if (holdHandshake) {
+      held.push(socket); // never answers: the client waits in its handshake
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const c = new RestClient({ host: url, qps: -1 }, { clock: new FakeClock() });
+  const exec: RestRequest = { verb: 'GET', path: '/api/v1/namespaces/default/pods/web/exec', query: [], headers: {} };
+  try {
+    const { socket } = await dialWebSocket(c, exec, { protocols: ['v5.channel.k8s.io'] });
+    const closed = once(socket, 'close');
+    holdHandshake = true;
+    const pending = dialWebSocket(c, exec, { protocols: ['v5.channel.k8s.io'] });
+    const refused = assert.rejects(pending, ClientClosedError);
+    await new Promise<void>((resolve) => server.once('upgrade', () => resolve()));
+    await c.close();
+    await closed;
+    await refused;
+  } finally {
+    server.closeAllConnections();
+    for (const ws of wss.clients) ws.terminate();
+    for (const socket of held) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
