@@ -40,6 +40,9 @@ const lock = new LeaseLock({
 const watchDog = new HealthzAdaptor({ maxTolerableExpiredLeaseMs: 20_000 }); // for a /healthz endpoint
 const elector = new LeaderElector({
   lock,
+  leaseDurationMs: 15_000, // required, as in client-go: component-base's values (DEFAULT_LEASE_DURATION_MS, ...)
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
   releaseOnCancel: true, // on stop, clear the holder so another candidate takes over at once
   watchDog,
   callbacks: {

@@ -72,7 +72,7 @@ e2eTest('discovery is cached until invalidated; the RESTMapper refreshes on an u
   const rest = recordingClient(env);
   const w = widgets(env.suffix);
   const discovery = new DiscoveryClient(rest);
-  const mapper = new RestMapper(discovery);
+  const mapper = new RestMapper(discovery, { refreshOnMiss: true });
   const reader = discovery.rest as RecordingRestClient;
   const pods = await mapper.restMapping({ group: '', kind: 'Pod' });
   assert.deepEqual(pods.resource, { group: '', version: 'v1', resource: 'pods' });

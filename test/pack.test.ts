@@ -12,6 +12,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -179,7 +180,8 @@ test('the declarations import .js files, never .ts', async () => {
   assert.deepEqual(bad, []);
 });
 
-test('a consumer type-checks against the installed package under moduleResolution node16, nodenext and bundler', async () => {
+test('a consumer type-checks against the installed package under moduleResolution node16, nodenext and bundler, with the pinned and the newest TypeScript', async (t) => {
+  if (newestTsc() === undefined) t.diagnostic('newest TypeScript not installed (KUBELOOM_TSC_LATEST or the typescript-latest devDependency): only the pinned one runs');
   const consumer = [
     ...specifiers.map((s, i) => `import * as m${i} from '${s}';`),
     "import { newClientset, loadKubeConfig, restConfigFrom, Controller, isNotFound, type Clientset, type ReconcileFunc } from 'kubeloom';",
@@ -203,19 +205,40 @@ test('a consumer type-checks against the installed package under moduleResolutio
     nodenext: { ...base, module: 'nodenext', moduleResolution: 'nodenext' },
     bundler: { ...base, module: 'preserve', moduleResolution: 'bundler' },
   };
-  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  await Promise.all(
-    Object.entries(configs).map(async ([name, compilerOptions]) => {
-      // allowImportingTsExtensions only for quickstart's own relative imports (it has none); not for the package.
-      await writeFile(path.join(project, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions, files: ['consumer.ts', 'quickstart.ts'] }, null, 2));
-      try {
-        await execFileAsync(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], { cwd: project });
-      } catch (err) {
-        assert.fail(`tsc (${name}) failed:\n${(err as { stdout?: string }).stdout ?? String(err)}`);
-      }
-    }),
-  );
+  // The pinned TypeScript, and the newest one (`npm install typescript` brings TypeScript 7, the
+  // native compiler) when it is there: see newestTsc().
+  const compilers = [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')];
+  const newest = newestTsc();
+  if (newest !== undefined) compilers.push(newest);
+  for (const tsc of compilers) {
+    const { stdout: version } = await execFileAsync(process.execPath, [tsc, '--version'], { cwd: project });
+    await Promise.all(
+      Object.entries(configs).map(async ([name, compilerOptions]) => {
+        // allowImportingTsExtensions only for quickstart's own relative imports (it has none); not for the package.
+        await writeFile(path.join(project, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions, files: ['consumer.ts', 'quickstart.ts'] }, null, 2));
+        try {
+          await execFileAsync(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], { cwd: project });
+        } catch (err) {
+          assert.fail(`tsc ${version.trim()} (${name}) failed:\n${(err as { stdout?: string }).stdout ?? String(err)}`);
+        }
+      }),
+    );
+  }
 });
+
+/**
+ * The newest TypeScript's tsc, besides the pinned one: `$KUBELOOM_TSC_LATEST` (a path to its
+ * bin/tsc), else the devDependency alias `typescript-latest` (`npm:typescript@latest`) when the
+ * repository has one installed. The pack test runs offline from npm's cache, which holds only
+ * what the lockfile pins, so the newest compiler cannot be fetched here; without either, only the
+ * pinned one runs (and the test says so in its diagnostics).
+ */
+function newestTsc(): string | undefined {
+  const fromEnv = process.env['KUBELOOM_TSC_LATEST'];
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  const aliased = path.join(root, 'node_modules', 'typescript-latest', 'bin', 'tsc');
+  return existsSync(aliased) ? aliased : undefined;
+}
 
 test('every export subpath imports on Node.js, without loading prom-client or selfsigned', async () => {
   const script = `

@@ -69,5 +69,25 @@ export async function runCli(argv: string[]): Promise<number> {
     return 2;
   }
   const command = await load();
-  return command.run(rest);
+  try {
+    return await command.run(rest);
+  } catch (err) {
+    // Every failure is one line and a non-zero exit, as a bad flag is; never a stack trace.
+    process.stderr.write(`kubeloom ${name}: ${failureMessage(err)}\n`);
+    return 1;
+  }
+}
+
+/** One line saying what went wrong, with the fix for the failures a first run meets. */
+function failureMessage(err: unknown): string {
+  const e = err as { code?: unknown; address?: unknown; port?: unknown; message?: unknown } | null;
+  if (e !== null && typeof e === 'object' && e.code === 'EADDRINUSE') {
+    const where = typeof e.port === 'number' ? ` ${typeof e.address === 'string' ? `${e.address}:` : ''}${e.port}` : '';
+    return `address${where} is already in use; pick another --port, or --port 0 for any free one`;
+  }
+  if (e !== null && typeof e === 'object' && e.code === 'EACCES' && typeof e.port === 'number') {
+    return `no permission to listen on port ${e.port}; ports below 1024 need privileges, pick another --port`;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split('\n')[0]!.trim() || String(err);
 }

@@ -19,8 +19,12 @@ const usage = `usage: kubeloom generate crd <file|dir>... --out DIR [flags]
        kubeloom generate crd --from-cluster [name...] --out DIR [flags]
 
 Writes TypeScript for every served version of the CustomResourceDefinitions found in YAML/JSON
-files (folders are searched recursively) or served by the cluster: DIR/<group>/<version>/types.ts,
-apply.ts and index.ts (with a registration for clientset.forCustomResource / factory.forCustomResource).
+files (folders are searched recursively) or served by the cluster: DIR/<group>/<version>/types.ts
+(the object type, e.g. Widget), apply.ts (WidgetApplyConfiguration) and index.ts, which also exports
+one registration per kind, named after it (widgetResource), for the clientset and the informers:
+  import { widgetResource } from './generated/example.com/v1/index.ts';
+  const widgets = clientset.forCustomResource(widgetResource, 'default'); // typed client
+  const informer = factory.forCustomResource(widgetResource).informer();  // and .lister()
       --out DIR             output folder (required)
       --from-cluster        read the CRDs from the cluster (names narrow the selection)
       --kubeloom-src DIR    import kubeloom from a source tree (relative .ts imports) instead of the package
@@ -81,8 +85,12 @@ export const generateCommand: Command = {
   summary: 'generate TypeScript types, apply configurations and clients for CRDs',
   async run(args: string[]): Promise<number> {
     const [what, ...rest] = args;
+    if (what === '--help' || what === '-h' || what === 'help') {
+      process.stdout.write(usage);
+      return 0;
+    }
     if (what !== 'crd') {
-      process.stderr.write(usage);
+      process.stderr.write(`kubeloom generate: ${what === undefined ? 'what to generate is missing' : `unknown generator "${what}"`}; only "crd" exists\n${usage}`);
       return 2;
     }
     let parsed;
@@ -102,7 +110,8 @@ export const generateCommand: Command = {
       return 0;
     }
     if (values.out === undefined || (positionals.length === 0 && values['from-cluster'] !== true)) {
-      process.stderr.write(usage);
+      const missing = values.out === undefined ? '--out DIR is required' : 'name CRD files or folders, or pass --from-cluster';
+      process.stderr.write(`kubeloom generate crd: ${missing}\n${usage}`);
       return 2;
     }
     try {

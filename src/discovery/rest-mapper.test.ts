@@ -92,11 +92,25 @@ test('names resolve as kubectl resolves them: core first, then discovery order; 
   });
 });
 
-test('a group version that fails discovery is left out; its kinds are unknown, the rest is mapped; a miss refreshes once', async () => {
+test('a group version that fails discovery is left out; its kinds are unknown, the rest is mapped; a miss with a fresh cache does not re-run discovery (DeferredDiscoveryRESTMapper over memcache)', async () => {
   await withMapper(async (mapper, requests) => {
     assert.equal((await mapper.restMapping({ group: '', kind: 'Pod' })).resource.resource, 'pods');
     const before = requests.length;
     await assert.rejects(mapper.restMapping({ group: 'broken.example.com', kind: 'Thing' }), NoKindMatchError);
+    assert.equal(requests.filter((p, i) => i >= before && p === '/apis').length, 0, 'no refresh');
+    // reset() forgets the cache: the next lookup reads discovery again.
+    mapper.reset();
+    await mapper.restMapping({ group: '', kind: 'Pod' });
+    assert.equal(requests.filter((p, i) => i >= before && p === '/apis').length, 1);
+  });
+});
+
+test('with refreshOnMiss (controller-runtime\'s mapper) a miss refreshes discovery once', async () => {
+  await withMapper(async (mapper, requests) => {
+    const refreshing = new RestMapper(mapper.discovery, { refreshOnMiss: true });
+    assert.equal((await refreshing.restMapping({ group: '', kind: 'Pod' })).resource.resource, 'pods');
+    const before = requests.length;
+    await assert.rejects(refreshing.restMapping({ group: 'broken.example.com', kind: 'Thing' }), NoKindMatchError);
     assert.equal(requests.filter((p, i) => i >= before && p === '/apis').length, 1, 'one refresh');
   });
 });

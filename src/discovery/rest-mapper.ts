@@ -3,8 +3,11 @@
  * k8s.io/client-go/restmapper/discovery.go): maps kinds to resources and back, with their scope, and
  * resolves the names people type (plural, singular, short names, kind, `resource.group`). It maps
  * every group version discovery could read: one that failed (an aggregated API that is down) is
- * left out without hiding the others. When it meets a name or kind it does not know, it refreshes
- * discovery once before giving up, so a CRD created after start is found. When discovery cannot be
+ * left out without hiding the others. A name or kind it does not know is a miss: as client-go's
+ * DeferredDiscoveryRESTMapper over the in-memory discovery cache (whose Fresh() is true once filled),
+ * it does not re-run discovery, until reset(). With `refreshOnMiss` (controller-runtime's mapper,
+ * which ObjectClient uses) it refreshes discovery once before giving up, so a CRD created after
+ * start is found. When discovery cannot be
  * reached at all (a network error, not an error status), built-in kinds and resources are still
  * mapped from the table generated from Kubernetes' OpenAPI documents.
  */
@@ -79,6 +82,13 @@ export interface RestMapperOptions {
    * resource of the generated table ({@link builtinRestMappings}); `[]` turns the fallback off.
    */
   offlineFallback?: readonly RestMapping[];
+  /**
+   * Re-run discovery once when a kind or name is not found (default false). client-go's
+   * DeferredDiscoveryRESTMapper resets only when its discovery cache is not fresh, and the in-memory
+   * cache is fresh once filled, so a miss stays a miss until {@link RestMapper.reset}; true gives
+   * controller-runtime's behaviour, which finds a CRD created after the first lookup.
+   */
+  refreshOnMiss?: boolean;
 }
 
 /** Maps kinds ↔ resources using discovery. */
@@ -88,11 +98,13 @@ export class RestMapper {
   #entries: Promise<Entry[]> | undefined;
   #builtAt = -1;
   readonly #fallback: readonly RestMapping[] | undefined;
+  readonly #refreshOnMiss: boolean;
   #fallbackEntries: Entry[] | undefined;
 
   constructor(discovery: DiscoveryClient, options: RestMapperOptions = {}) {
     this.discovery = discovery;
     this.#fallback = options.offlineFallback;
+    this.#refreshOnMiss = options.refreshOnMiss === true;
   }
 
   #offlineEntries(): Entry[] {
@@ -140,11 +152,12 @@ export class RestMapper {
     return building;
   }
 
-  /** Runs `find` on the mapping; on a miss refreshes discovery once and tries again. */
+  /** Runs `find` on the mapping; on a miss, with `refreshOnMiss`, refreshes discovery once and tries again. */
   async #withRefresh<R>(find: (entries: Entry[]) => R | undefined, miss: () => Error, options?: RequestOptions): Promise<R> {
     try {
       const first = find(await this.#load(options));
       if (first !== undefined) return first;
+      if (!this.#refreshOnMiss) throw miss();
       this.reset();
       const second = find(await this.#load(options));
       if (second !== undefined) return second;

@@ -49,6 +49,11 @@ test('apply of an object that carries managedFields is refused before anything i
     const read = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns', managedFields: [{ manager: 'kubectl', operation: 'Apply' }] }, data: { a: '1' } };
     const cms = dyn.resource({ group: '', version: 'v1', resource: 'configmaps' });
     await assert.rejects(cms.namespace('ns').apply(read, { fieldManager: 'me' }), (e) => e instanceof RequestConstructionError && /managed fields/.test(e.message));
+    // dynamic/simple.go Apply's message, word for word (a Go raw string with a line break and two tabs).
+    await assert.rejects(cms.namespace('ns').apply(read, { fieldManager: 'me' }), {
+      message:
+        'cannot apply an object with managed fields already set.\n\t\tUse the client-go/applyconfigurations "UnstructructuredExtractor" to obtain the unstructured ApplyConfiguration for the given field manager that you can use/modify here to apply',
+    });
     await assert.rejects(cms.namespace('ns').applyStatus(read, { fieldManager: 'me' }), RequestConstructionError);
     await assert.rejects(cms.apply(read, { fieldManager: 'me' }), RequestConstructionError);
     await assert.rejects(new ObjectClient(dyn.rest).apply(read, { fieldManager: 'me' }), RequestConstructionError);

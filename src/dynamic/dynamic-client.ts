@@ -10,16 +10,32 @@ import { RequestConstructionError } from '../rest/request.ts';
 import { ResourceClient, type ApplyConfiguration, type ResourceClientOptions } from '../kubernetes/resource-client.ts';
 
 /**
+ * dynamic.Apply's refusal, word for word (dynamic/simple.go, a Go raw string: the line break and
+ * the two tabs before "Use" are part of it, and so is the misspelt extractor name).
+ */
+export const applyWithManagedFieldsMessage =
+  'cannot apply an object with managed fields already set.\n\t\tUse the client-go/applyconfigurations "UnstructructuredExtractor" to obtain the unstructured ApplyConfiguration for the given field manager that you can use/modify here to apply';
+
+/**
+ * An apply refused because the object carries `metadata.managedFields`. Its message is upstream's
+ * exactly ({@link applyWithManagedFieldsMessage}), without the "request construction error" prefix
+ * of the other RequestConstructionErrors: dynamic.Apply returns it as a plain error.
+ */
+export class ApplyWithManagedFieldsError extends RequestConstructionError {
+  constructor() {
+    super(applyWithManagedFieldsMessage);
+    this.message = applyWithManagedFieldsMessage;
+  }
+}
+
+/**
  * Refuses to apply an object that carries `metadata.managedFields` (dynamic.Apply): such an object
- * was read from the server, and applying it would claim every field it lists for this manager.
+ * was read from the server, and applying it would claim every field it lists for this manager. To
+ * apply what was read, drop `metadata.managedFields` and keep only the fields this manager owns.
  */
 export function checkNoManagedFields(obj: unknown): void {
   const managed = (obj as { metadata?: { managedFields?: unknown } } | undefined)?.metadata?.managedFields;
-  if (Array.isArray(managed) && managed.length > 0) {
-    throw new RequestConstructionError(
-      'cannot apply an object with managed fields already set: send only the fields this manager wants to own (drop metadata.managedFields, or build the object from those fields)',
-    );
-  }
+  if (Array.isArray(managed) && managed.length > 0) throw new ApplyWithManagedFieldsError();
 }
 
 /** One resource of the dynamic client, in one namespace or none (dynamic.ResourceInterface). */

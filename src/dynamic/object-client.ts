@@ -65,7 +65,8 @@ export class ObjectClient {
 
   constructor(config: RestConfig | RestClient, options: ObjectClientOptions = {}) {
     this.rest = config instanceof RestClient ? config : new RestClient(config, options);
-    this.mapper = options.mapper ?? new RestMapper(new DiscoveryClient(this.rest));
+    // controller-runtime's client re-discovers on a miss, so a CRD applied just before its objects is found.
+    this.mapper = options.mapper ?? new RestMapper(new DiscoveryClient(this.rest), { refreshOnMiss: true });
     this.defaultNamespace = options.defaultNamespace ?? 'default';
   }
 

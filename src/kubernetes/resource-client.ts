@@ -234,6 +234,16 @@ export class ResourceClient<T, A = ApplyConfiguration<T>> implements ResourceInt
     return this.rest.json<T>(buildGet(this.#loc(name, options.subresource), options, this.#object), options);
   }
 
+  /**
+   * A typed List's `timeoutSeconds` is also its request timeout (gentype's list: `Timeout(timeout)`),
+   * unless the call sets `timeoutMs`; the dynamic client's List has no such timeout (dynamic/simple.go).
+   */
+  #listRequestOptions(options: ListOptions): ListOptions {
+    const seconds = options.timeoutSeconds ?? 0;
+    if (this.unstructured || seconds <= 0 || options.timeoutMs !== undefined) return options;
+    return { ...options, timeoutMs: seconds * 1000 };
+  }
+
   async list(options: ListOptions = {}): Promise<KubeList<T>> {
     const items: T[] = [];
     const envelope = await this.rest.list<T>(
@@ -241,7 +251,7 @@ export class ResourceClient<T, A = ApplyConfiguration<T>> implements ResourceInt
       (batch) => {
         for (let i = 0; i < batch.length; i++) items.push(batch[i]!);
       },
-      options,
+      this.#listRequestOptions(options),
     );
     const list = { ...envelope, items } as KubeList<T>;
     if (this.unstructured) completeItems(items, list.apiVersion, list.kind);
@@ -249,7 +259,7 @@ export class ResourceClient<T, A = ApplyConfiguration<T>> implements ResourceInt
   }
 
   async listStream(options: ListOptions, onItems: (items: T[]) => void | PromiseLike<void>): Promise<ListEnvelope> {
-    if (!this.unstructured) return this.rest.list<T>(buildList(this.#loc(), options, this.#list), onItems, options);
+    if (!this.unstructured) return this.rest.list<T>(buildList(this.#loc(), options, this.#list), onItems, this.#listRequestOptions(options));
     // Unstructured items wait for the list's kind and apiVersion, which an API server writes before them.
     let waiting: T[] = [];
     const envelope = await this.rest.list<T>(

@@ -123,7 +123,7 @@ test('the credential provider is not used when the config has a token, token fil
   }
 });
 
-test('after a 401 only the credentials that were refused are invalidated, and the request is sent once more', async () => {
+test('after a 401 only the credentials that were refused are invalidated and refreshed; the 401 is returned, the next request carries the fresh ones', async () => {
   const s = await serve((req) => (req.headers['authorization'] === 'Bearer stale' ? 401 : 200));
   let current: Credentials = { token: 'stale' };
   const invalidated: Array<Credentials | undefined> = [];
@@ -137,9 +137,10 @@ test('after a 401 only the credentials that were refused are invalidated, and th
   const stale = current;
   const c = new RestClient({ host: s.url, qps: -1, credentialProvider: provider });
   try {
-    await c.json(get);
+    await assert.rejects(c.json(get), (err: unknown) => isUnauthorized(err));
     assert.deepEqual(invalidated, [stale]);
     assert.equal(invalidated[0], stale, 'the very credentials object the request used');
+    await c.json(get);
     assert.deepEqual(s.seen.map((r) => r.headers['authorization']), ['Bearer stale', 'Bearer fresh']);
   } finally {
     await c.close();

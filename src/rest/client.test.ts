@@ -9,7 +9,7 @@ import { inspect } from 'node:util';
 import { FakeClock } from '../util/clock/clock.ts';
 import { isAlreadyExists, isConflict, isNotFound, isTooManyRequests, isUnauthorized, StatusError } from '../apimachinery/errors.ts';
 import { RestClient, defaultReadIdleTimeoutMs, defaultUserAgent, formatGoDuration, raiseWatchErrors } from './client.ts';
-import { InsecureCredentialsError, NetworkError, ReadIdleTimeoutError, RequestTimeoutError, WatchDecodeError } from './errors.ts';
+import { GettingCredentialsError, InsecureCredentialsError, NetworkError, ReadIdleTimeoutError, RequestTimeoutError, WatchDecodeError } from './errors.ts';
 import { buildCreate, buildDelete, buildGet, buildList, buildUpdate, buildWatch } from './request.ts';
 import type { RestConfig } from './config.ts';
 import type { WarningHeader } from './warnings.ts';
@@ -167,7 +167,7 @@ test('retries stop after maxRetries and the last error surfaces; no Retry-After 
   }
 });
 
-test('a 401 invalidates the credential provider and retries once with fresh credentials', async () => {
+test('a 401 refreshes the credential provider at once and returns the 401 (exec roundTripper: no resend); the next request uses the fresh credentials', async () => {
   const s = await serve((req, res) => {
     if (req.headers['authorization'] !== 'Bearer fresh') return json(res, 401, { kind: 'Status', status: 'Failure', reason: 'Unauthorized', code: 401 });
     json(res, 200, pod('ok'));
@@ -186,13 +186,24 @@ test('a 401 invalidates the credential provider and retries once with fresh cred
   };
   const c = client({ host: s.url, credentialProvider: provider });
   try {
-    assert.deepEqual(await c.json(buildGet(podLoc('ok'))), pod('ok'));
-    assert.deepEqual(calls, ['get:stale', 'invalidate', 'get:fresh']);
-    token = 'revoked';
-    provider.invalidate = () => calls.push('invalidate');
     const err = await c.json(buildGet(podLoc('ok'))).catch((e: unknown) => e);
     assert.ok(isUnauthorized(err));
-    assert.deepEqual(calls.slice(3), ['get:revoked', 'invalidate', 'get:revoked']);
+    // The plugin ran again right after the 401, but the request was not sent again.
+    assert.deepEqual(calls, ['get:stale', 'invalidate', 'get:fresh']);
+    assert.deepEqual(await c.json(buildGet(podLoc('ok'))), pod('ok'));
+    assert.deepEqual(calls.slice(3), ['get:fresh']);
+  } finally {
+    await c.close();
+    await s.close();
+  }
+});
+
+test('a credential provider that fails is reported as client-go does: getting credentials: <error>, the original as cause', async () => {
+  const s = await serve((_req, res) => json(res, 200, pod('ok')));
+  const failure = new Error('exec: executable kubectl-login failed with exit code 1');
+  const c = client({ host: s.url, credentialProvider: { getCredentials: () => Promise.reject(failure), invalidate: () => undefined } });
+  try {
+    await assert.rejects(c.json(buildGet(podLoc('ok'))), (err: unknown) => err instanceof GettingCredentialsError && err.code === 'ERR_KUBE_GETTING_CREDENTIALS' && err.message === `getting credentials: ${failure.message}` && err.cause === failure);
   } finally {
     await c.close();
     await s.close();

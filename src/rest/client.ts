@@ -14,7 +14,7 @@ import type { Watch, WatchEvent } from '../apimachinery/watch.ts';
 import { realClock, type Clock, type Timer } from '../util/clock/clock.ts';
 import { kubeloomVersion } from '../version.ts';
 import { DefaultBurst, DefaultQPS, type Credentials, type RestConfig, type RequestRateLimiter } from './config.ts';
-import { InsecureCredentialsError, NetworkError, ReadIdleTimeoutError, RequestTimeoutError, ResponseDecodeError, WatchDecodeError, errorFromResponse, errorFromWatchStatus } from './errors.ts';
+import { ClientClosedError, GettingCredentialsError, InsecureCredentialsError, NetworkError, ReadIdleTimeoutError, RequestTimeoutError, ResponseDecodeError, WatchDecodeError, errorFromResponse, errorFromWatchStatus } from './errors.ts';
 import { requestUrl, type RestRequest } from './request.ts';
 import { TokenBucketRateLimiter, unlimitedRateLimiter } from './token-bucket.ts';
 import { CachedTokenFile } from './token-file.ts';
@@ -61,7 +61,8 @@ export interface RestClientOptions {
    * response for this long is abandoned and its connection closed; a GET is then retried after 1 s on
    * a new connection, as client-go retries a GET whose connection was lost (default
    * {@link defaultReadIdleTimeoutMs}, 45 s; 0 disables it). Counted on the client's clock. Without it
-   * a request sent on a pooled connection that went half-open waits for undici's 300 s headers timeout.
+   * a request sent on a pooled connection that went half-open waits for ever (the transport has no
+   * headers or body timeout, as client-go's has none).
    * With `allowH2` only the request's stream is reset: the shared session is not replaced.
    */
   readIdleTimeoutMs?: number;
@@ -316,6 +317,8 @@ class ConnectionPool {
   // A second pool for a client certificate supplied by the credential provider (replaced on rotation).
   #certDispatcher: { key: string; dispatcher: Dispatcher } | undefined;
   #closed = false;
+  // What close() ends: one entry per request, stream, watch or upgraded connection still open.
+  readonly #open = new Set<() => void>();
 
   constructor(config: RestConfig, transport: TransportOptions, clock: Clock) {
     this.#config = config;
@@ -335,9 +338,32 @@ class ConnectionPool {
     return this.#certDispatcher.dispatcher;
   }
 
+  /** True once close() was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Registers something close() must end (`end` gets the error to end it with); returns the
+   * unregistration, to call once it ended by itself. Throws a ClientClosedError after close().
+   */
+  track(describe: string, end: (reason: ClientClosedError) => void): () => void {
+    if (this.#closed) throw new ClientClosedError(describe);
+    const entry = (): void => end(new ClientClosedError(describe));
+    this.#open.add(entry);
+    return () => void this.#open.delete(entry);
+  }
+
+  /**
+   * Ends everything still open, then closes the connections. Without the first step undici's close()
+   * would wait for every response to end, so one open watch kept it pending until a timeout cut it.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    const open = [...this.#open];
+    this.#open.clear();
+    for (const end of open) end();
     await Promise.all([this.dispatcher.close(), this.#certDispatcher?.dispatcher.close()]);
   }
 }
@@ -441,9 +467,32 @@ export class RestClient {
     return this.#base.toString().replace(/\/$/, '');
   }
 
-  /** Closes the pooled connections (unless this client was derived with withConfig). Requests in flight are allowed to finish. */
+  /**
+   * Closes the client (unless it was derived with withConfig: the connections then belong to the
+   * client it came from) and resolves once its connections are closed, without waiting for anything
+   * the server still holds open:
+   * - every open watch ends as {@link WatchStream.stop} ends it (a pending or later iteration is
+   *   done), iterated or not;
+   * - every request and stream still in flight (a followed log, a LIST being read, a retry being
+   *   waited for) fails with a {@link ClientClosedError}; an upgraded connection (exec, attach,
+   *   port-forward) still being opened fails with it too, and an open one is closed;
+   * - every later call, on this client or one derived from it, fails with a ClientClosedError,
+   *   which nothing retries.
+   *
+   * Closing twice is harmless.
+   */
   async close(): Promise<void> {
     if (this.#ownsPool) await this.#pool.close();
+  }
+
+  /**
+   * Ties a connection that left the pool (an upgraded WebSocket, see dialWebSocket) to the client's
+   * lifetime: `end` runs with a {@link ClientClosedError} when the client is closed. Returns the
+   * release to call once the connection ended by itself. Throws a ClientClosedError when the client
+   * is already closed.
+   */
+  trackConnection(describe: string, end: (reason: ClientClosedError) => void): () => void {
+    return this.#pool.track(describe, end);
   }
 
   /**
@@ -551,6 +600,7 @@ export class RestClient {
     // The server is told the timeout too, so it stops working on a request the client gave up on.
     const req = timeoutMs > 0 && request.watch !== true ? withTimeoutParam(request, timeoutMs) : request;
     const controller = new AbortController();
+    const untrack = this.#pool.track(this.#describe(req), (reason) => controller.abort(reason));
     const unlink = linkSignals(options.signal, controller);
     // As client-go, the first throttle happens before the timeout starts: a throttled client does not
     // time out before it sends anything.
@@ -558,6 +608,7 @@ export class RestClient {
       if (!req.watch) await this.#limiter.wait(controller.signal);
     } catch (err) {
       unlink();
+      untrack();
       throw err;
     }
     let timedOut: RequestTimeoutError | undefined;
@@ -585,6 +636,7 @@ export class RestClient {
       idle?.stop();
       timer?.stop();
       unlink();
+      untrack();
     }
   }
 
@@ -609,13 +661,18 @@ export class RestClient {
    * Aborting `options.signal` ends the body with the signal's reason.
    */
   async stream(req: RestRequest, options: RequestOptions = {}): Promise<StreamResponse> {
-    if (!req.watch) await this.#limiter.wait(options.signal);
     const controller = new AbortController();
+    // Aborting a request whose response arrived destroys its body with the reason.
+    const untrack = this.#pool.track(this.#describe(req), (reason) => controller.abort(reason));
     const unlink = linkSignals(options.signal, controller);
     try {
+      if (!req.watch) await this.#limiter.wait(controller.signal);
       // As upstream's Stream(), only Retry-After answers are retried, never a failed connection.
       const { statusCode, headers, body } = await this.#send(req, controller.signal, { readIdleMs: 0, retryTransportErrors: false });
-      body.once('close', unlink);
+      body.once('close', () => {
+        unlink();
+        untrack();
+      });
       // Destroying a body before its end makes undici emit an abort 'error'; releasing the
       // connection that way is documented, so it must not crash the process. Read failures still
       // reach the consumer through iteration, pipeline() or its own 'error' listener.
@@ -623,6 +680,7 @@ export class RestClient {
       return { statusCode, headers, body };
     } catch (err) {
       unlink();
+      untrack();
       throw err;
     }
   }
@@ -633,6 +691,7 @@ export class RestClient {
    * as every other request, after waiting for the client-side rate limiter.
    */
   async upgradeSettings(req: RestRequest, signal?: AbortSignal): Promise<UpgradeSettings> {
+    if (this.#pool.closed) throw new ClientClosedError(this.#describe(req));
     await this.#limiter.wait(signal);
     const headers: Record<string, string | string[]> = { 'user-agent': this.config.userAgent ?? defaultUserAgent, ...req.headers };
     const { cert } = await this.#credentials(headers, signal ?? new AbortController().signal);
@@ -656,21 +715,30 @@ export class RestClient {
 
   /**
    * Opens a watch (`req` from buildWatch). Resolves once the server answered 200; rejects with a
-   * StatusError otherwise. ERROR events are yielded as `{ type: 'ERROR', object: Status }`; wrap the
+   * StatusError otherwise. A connection dropped before the answer (EOF, reset) is retried as for
+   * any GET; once those retries are used up the watch resolves empty (its iteration ends at once),
+   * as upstream's Watch returns watch.NewEmptyWatch(), so the caller simply watches again. ERROR events are yielded as `{ type: 'ERROR', object: Status }`; wrap the
    * stream with {@link raiseWatchErrors} to have them thrown as StatusErrors instead. With
    * `internManagedFields` the objects' managedFields fieldsV1 values are shared and frozen.
    */
   async watch<T>(req: RestRequest, options: RequestOptions & DecodeOptions = {}): Promise<WatchStream<T>> {
+    const describe = this.#describe(req);
     const controller = new AbortController();
+    // Closing the client stops the watch once it is open, and fails it while it is being opened.
+    let stopOnClose: (() => void) | undefined = undefined;
+    const untrack = this.#pool.track(describe, (reason) => (stopOnClose !== undefined ? stopOnClose() : controller.abort(reason)));
     const unlink = linkSignals(options.signal, controller);
     let resp: StreamResponse;
     try {
       resp = await this.#send({ ...req, watch: true, stream: true }, controller.signal, { readIdleMs: 0, retryTransportErrors: true });
     } catch (err) {
       unlink();
+      untrack();
+      // As upstream's Watch: once the retries of a dropped connection are used up, the caller gets
+      // an empty watch (it ends at once) rather than an error, and simply watches again.
+      if (err instanceof NetworkError && isConnectionReset(err.cause)) return emptyWatch<T>();
       throw err;
     }
-    const describe = this.#describe(req);
     const body = resp.body;
     // Destroying a body that was not read to its end makes undici emit an abort 'error'; the stream
     // is read only through the iterator, which reports failures itself, so that event needs a
@@ -693,6 +761,7 @@ export class RestClient {
       stopped: () => stopped,
       cleanup: () => {
         unlink();
+        untrack();
         body.destroy();
       },
     });
@@ -701,6 +770,7 @@ export class RestClient {
       stopped = true;
       void iterable.return();
     };
+    stopOnClose = stop;
     return {
       stop,
       [Symbol.asyncIterator]: () => iterable,
@@ -735,7 +805,12 @@ export class RestClient {
     if (headers['authorization'] === undefined) {
       let authorization: string | undefined;
       if (this.#useCredentialProvider) {
-        used = await c.credentialProvider!.getCredentials(signal);
+        try {
+          used = await c.credentialProvider!.getCredentials(signal);
+        } catch (err) {
+          if (signal.aborted) throw signal.reason;
+          throw new GettingCredentialsError(err);
+        }
         if (used.token !== undefined && used.token !== '') authorization = `Bearer ${used.token}`;
         if (used.clientCertificateData !== undefined && used.clientKeyData !== undefined && used.clientCertificateData !== '') {
           cert = { certData: used.clientCertificateData, keyData: used.clientKeyData };
@@ -778,7 +853,8 @@ export class RestClient {
    * maxRetries, any verb since bodies are replayable), and, with `retryTransportErrors`, retries of
    * a GET whose connection was reset (an implied Retry-After of 1 s, as upstream's request() and
    * Watch(); Stream() retries only Retry-After answers). After a 401 with credentials from the
-   * credential provider, those credentials are refreshed and the request is sent once more.
+   * credential provider, those credentials are refreshed (the plugin runs again) and the 401 is
+   * returned, as client-go's exec round tripper does: the next request carries the new ones.
    * Resolves with a 2xx response whose body is still unread.
    *
    * With `readIdleMs` > 0 each attempt is abandoned when no byte of its response arrives for that
@@ -792,9 +868,9 @@ export class RestClient {
     const describe = `${req.verb} ${url}`;
     const readIdleMs = options.readIdleMs;
     let attempts = 0;
-    let reauthenticated = false;
     for (;;) {
       if (signal.aborted) throw signal.reason;
+      if (this.#pool.closed) throw new ClientClosedError(describe);
       const headers: Record<string, string | string[]> = {
         'user-agent': this.config.userAgent ?? defaultUserAgent,
         ...req.headers,
@@ -814,6 +890,8 @@ export class RestClient {
         idle?.stop();
         if (signal.aborted) throw signal.reason;
         if (idle?.error !== undefined) throw idle.error;
+        // undici refuses requests on a closed pool with an error that reads like a dropped connection.
+        if (this.#pool.closed) throw new ClientClosedError(describe);
         // A GET whose connection was reset is safe to send again (on a new connection).
         if (options.retryTransportErrors && req.verb === 'GET' && isConnectionReset(err) && attempts < this.#maxRetries) {
           attempts++;
@@ -838,11 +916,13 @@ export class RestClient {
       } finally {
         idle?.stop();
       }
-      if (code === 401 && used !== undefined && !reauthenticated) {
-        reauthenticated = true;
-        // Only the credentials this attempt used are dropped: a concurrent request may have refreshed them already.
-        this.config.credentialProvider!.invalidate(used);
-        continue;
+      if (code === 401 && used !== undefined) {
+        // exec.roundTripper + maybeRefreshCreds: only the credentials this attempt used are dropped (a
+        // concurrent request may have refreshed them already) and fresh ones fetched at once; a
+        // failure to refresh is not this request's error (upstream logs it). The 401 goes back.
+        const provider = this.config.credentialProvider!;
+        provider.invalidate(used);
+        await provider.getCredentials(signal).catch(() => undefined);
       }
       const wait = retryAfterSeconds(resp.headers);
       if ((code === 429 || code >= 500) && wait !== undefined && attempts < this.#maxRetries) {
@@ -868,6 +948,16 @@ export class RestClient {
     // A retry is a new request as far as the client-side limiter is concerned (withRetry.Before).
     await this.#limiter.wait(signal);
   }
+}
+
+/** A watch that has already ended (watch.NewEmptyWatch). */
+function emptyWatch<T>(): WatchStream<T> {
+  const done: AsyncIterableIterator<WatchEvent<T>> = {
+    next: () => Promise.resolve({ done: true, value: undefined }),
+    return: () => Promise.resolve({ done: true, value: undefined }),
+    [Symbol.asyncIterator]: () => done,
+  };
+  return { stop: () => undefined, [Symbol.asyncIterator]: () => done };
 }
 
 /**

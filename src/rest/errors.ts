@@ -17,6 +17,30 @@ export class NetworkError extends KubeloomError {
   }
 }
 
+/**
+ * The request was made on, or was still open on, a client that was closed (`RestClient.close()`).
+ * Not a network fault: nothing retries it, since every later attempt would fail the same way.
+ */
+export class ClientClosedError extends KubeloomError {
+  /** The method and URL that was refused or cut (never includes credentials). */
+  readonly request: string;
+  constructor(request: string) {
+    super('ERR_KUBE_CLIENT_CLOSED', `${request}: the client was closed`);
+    this.request = request;
+  }
+}
+
+/**
+ * The credential provider (an exec plugin) failed, so no request was sent: client-go's exec round
+ * tripper's `getting credentials: <err>`. `cause` is the provider's own error (ExecPluginFailedError,
+ * ExecPluginOutputError, ...).
+ */
+export class GettingCredentialsError extends KubeloomError {
+  constructor(cause: unknown) {
+    super('ERR_KUBE_GETTING_CREDENTIALS', `getting credentials: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 /** A request did not complete within its timeout (RestConfig.timeoutMs or the per-call timeoutMs). */
 export class RequestTimeoutError extends KubeloomError {
   /** The timeout that expired. */

@@ -14,8 +14,29 @@ export class ConfigError extends KubeloomError {
   }
 }
 
-// Idle keep-alive sockets are kept this long (Go's http.Transport IdleConnTimeout in client-go is 90 s).
-const keepAliveTimeoutMs = 90_000;
+/**
+ * The undici settings of every pooled connection, against what client-go's transport does
+ * (transport/cache.go and apimachinery's util/net SetTransportDefaults over Go's http.Transport).
+ * Go's transport has neither a headers timeout (ResponseHeaderTimeout is 0) nor a body timeout, so a
+ * watch, a followed log or a slow LIST stays open as long as the server keeps it open; undici's
+ * defaults (300 s each) would cut a quiet watch after five minutes. A connection that went half-open
+ * is the read idle guard's to detect (RestClient's `readIdleTimeoutMs`, the HTTP/1.1 counterpart of
+ * client-go's HTTP/2 ReadIdleTimeout + PingTimeout), and a watch's end is the server's to decide
+ * (`timeoutSeconds`, the reflector's 5–10 minutes) or the caller's (its signal, `stop()`, `close()`).
+ * See docs/clients.md for the full table.
+ */
+export const transportDefaults = {
+  /** No limit on the wait for response headers (Go: ResponseHeaderTimeout 0). */
+  headersTimeout: 0,
+  /** No limit on the silence between body chunks (Go has none). */
+  bodyTimeout: 0,
+  /** Idle keep-alive sockets are kept 90 s (client-go's IdleConnTimeout); undici's default is 4 s. */
+  keepAliveTimeout: 90_000,
+  /** A TCP connection (plus TLS handshake) must be up within 30 s (util/net's dialer Timeout 30 s). */
+  connectTimeout: 30_000,
+  /** TCP keep-alive probes after 30 s of silence (util/net's dialer KeepAlive 30 s); undici's default is 60 s. */
+  keepAliveInitialDelay: 30_000,
+} as const;
 
 /** A client certificate and key presented in the TLS handshake. */
 export interface ClientCertificate {
@@ -41,11 +62,17 @@ export function tlsOptions(tls: TlsClientConfig | undefined, cert: ClientCertifi
   return opts;
 }
 
-/** Normalises RestConfig.host to an origin plus base path (defaulting the scheme as client-go does). */
+/**
+ * Normalises RestConfig.host to an origin plus base path as client-go's rest.defaultServerUrlFor
+ * and DefaultServerURL do (rest/url_utils.go): an empty host means `localhost`; a host without a
+ * scheme gets https when the config has a CA, a client certificate or `insecure`, else http, and
+ * may not carry a path (`example.com/prefix` is refused: only a full URL may name a path prefix).
+ */
 export function parseHost(config: RestConfig): URL {
   let host = config.host.trim();
-  if (host === '') throw new ConfigError('host must be set');
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(host)) {
+  if (host === '') host = 'localhost';
+  const schemeless = !/^[a-z][a-z0-9+.-]*:\/\//i.test(host);
+  if (schemeless) {
     const tls = config.tls;
     const secure = tls !== undefined && (tls.insecure === true || (tls.caData ?? '') !== '' || (tls.certData ?? '') !== '');
     host = `${secure ? 'https' : 'http'}://${host}`;
@@ -56,6 +83,7 @@ export function parseHost(config: RestConfig): URL {
   } catch {
     throw new ConfigError(`host "${config.host}" is not a valid URL`);
   }
+  if (schemeless && url.pathname !== '/' && url.pathname !== '') throw new ConfigError(`host must be a URL or a host:port pair: ${JSON.stringify(config.host)}`);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`host "${config.host}" must use http or https`);
   url.username = '';
   url.password = '';
@@ -81,10 +109,12 @@ export function newDispatcher(config: RestConfig, cert?: ClientCertificate, tran
     if ((tls.certData ?? '') === '' || (tls.keyData ?? '') === '') throw new ConfigError('tls.certData and tls.keyData must be set together');
     certificate = { certData: tls.certData!, keyData: tls.keyData! };
   }
-  const connect = tlsOptions(tls, certificate);
+  const connect = { ...tlsOptions(tls, certificate), keepAliveInitialDelay: transportDefaults.keepAliveInitialDelay };
   const allowH2 = transport.allowH2 === true;
+  const { headersTimeout, bodyTimeout, keepAliveTimeout, connectTimeout } = transportDefaults;
+  const timeouts = { headersTimeout, bodyTimeout, keepAliveTimeout, connectTimeout };
   if (config.proxyUrl !== undefined && config.proxyUrl !== '') {
-    return new ProxyAgent({ uri: config.proxyUrl, requestTls: connect, keepAliveTimeout: keepAliveTimeoutMs, allowH2 });
+    return new ProxyAgent({ uri: config.proxyUrl, requestTls: connect, ...timeouts, allowH2 });
   }
-  return new Agent({ connect, keepAliveTimeout: keepAliveTimeoutMs, allowH2 });
+  return new Agent({ connect, ...timeouts, allowH2 });
 }

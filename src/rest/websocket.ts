@@ -120,7 +120,9 @@ function proxiedConnection(settings: UpgradeSettings & { proxyUrl: URL }): (opti
  * credentials, TLS and proxy. Resolves once the server accepted one of `protocols`.
  *
  * Rejects with {@link UpgradeFailureError} when the server answers anything but 101 or picks a
- * protocol that was not offered, {@link NetworkError} when no answer arrived, or the signal's reason.
+ * protocol that was not offered, {@link NetworkError} when no answer arrived, a ClientClosedError
+ * when the client is or gets closed first, or the signal's reason. Closing the client later closes
+ * the connection.
  */
 export async function dialWebSocket(client: RestClient, req: RestRequest, options: DialWebSocketOptions): Promise<WebSocketConnection> {
   const { signal } = options;
@@ -146,6 +148,10 @@ export async function dialWebSocket(client: RestClient, req: RestRequest, option
   let negotiated: string | undefined;
   if (!tokens) wsOptions.headers = { ...wsOptions.headers, 'sec-websocket-protocol': options.protocols.join(', ') };
   const socket = new WebSocket(url, tokens ? [...options.protocols] : [], wsOptions);
+  // Closing the client fails the handshake with a ClientClosedError, or cuts the open connection.
+  let onClientClosed = (_reason: unknown): void => socket.terminate();
+  const release = client.trackConnection(describe, (reason) => onClientClosed(reason));
+  socket.once('close', release);
   if (!tokens) {
     socket.once('upgrade', (res: IncomingMessage) => {
       const chosen = res.headers['sec-websocket-protocol'];
@@ -163,6 +169,7 @@ export async function dialWebSocket(client: RestClient, req: RestRequest, option
       reject(err);
     };
     const onAbort = (): void => fail(signal!.reason);
+    onClientClosed = (reason) => (settled ? socket.terminate() : fail(reason));
     signal?.addEventListener('abort', onAbort, { once: true });
     socket.once('unexpected-response', (_request: ClientRequest, res: IncomingMessage) => {
       const code = res.statusCode ?? 0;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DeltaFIFO, dedupDeltas } from './delta-fifo.ts';
-import { FIFOClosedError, RequeueError, type Deltas } from './delta.ts';
+import { EnqueueError, FIFOClosedError, RequeueError, type Deltas } from './delta.ts';
 import { DeletedFinalStateUnknown } from './key-functions.ts';
 import { newStore } from './store.ts';
 
@@ -223,3 +223,18 @@ test('a knownObjects lookup that throws is not fatal: delete queues, replace lea
 function sortedShow(fifo: DeltaFIFO<Obj>): string[] {
   return fifo.listKeys().flatMap((k) => show(fifo.getByKey(k)!)).sort();
 }
+
+test('DeltaFIFO.replace wraps a transformer error as upstream ("couldn\'t enqueue object: ..."); add lets it through (delta_fifo.go)', () => {
+  const boom = new Error('bad object');
+  const fifo = new DeltaFIFO<{ metadata: { name: string; namespace?: string } }>({
+    transformer: (obj) => {
+      if (obj.metadata.name === 'bad') throw boom;
+      return obj;
+    },
+  });
+  assert.throws(
+    () => fifo.replace([{ metadata: { name: 'good' } }, { metadata: { name: 'bad' } }], '1'),
+    (err: unknown) => err instanceof EnqueueError && err.code === 'ERR_CACHE_ENQUEUE' && err.message === "couldn't enqueue object: bad object" && err.cause === boom,
+  );
+  assert.throws(() => fifo.add({ metadata: { name: 'bad' } }), (err: unknown) => err === boom);
+});

@@ -10,6 +10,7 @@
  */
 import {
   DeltaType,
+  EnqueueError,
   FIFOClosedError,
   RequeueError,
   Waiters,
@@ -225,7 +226,9 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
 
   /**
    * Queues a Sync (or Replaced) delta for every object of a relist, then a Deleted
-   * DeletedFinalStateUnknown for every key that is queued or known but missing from the list.
+   * DeletedFinalStateUnknown for every key that is queued or known but missing from the list. A
+   * transformer that throws fails it with an {@link EnqueueError} (`couldn't enqueue object: ...`),
+   * as upstream wraps it; add and update let the transformer's error through as it is.
    */
   replace(list: readonly T[], _resourceVersion: string): void {
     const keys = new Set<string>();
@@ -233,7 +236,12 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     for (const item of list) {
       const key = this.keyOf(item);
       keys.add(key);
-      this.#queueAction(action, item, DeltaType.Replaced);
+      try {
+        this.#queueAction(action, item, DeltaType.Replaced);
+      } catch (err) {
+        // Only the transformer throws here; upstream wraps its error, unlike Add/Update's.
+        throw new EnqueueError(err);
+      }
     }
     let queuedDeletions = 0;
     for (const [k, oldItem] of this.#items) {

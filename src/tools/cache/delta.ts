@@ -97,6 +97,16 @@ export class FIFOClosedError extends KubeloomError {
 }
 
 /**
+ * A relist item could not be queued (DeltaFIFO.Replace's `couldn't enqueue object: <err>`): the
+ * transformer threw. `cause` is what it threw.
+ */
+export class EnqueueError extends KubeloomError {
+  constructor(cause: unknown) {
+    super('ERR_CACHE_ENQUEUE', `couldn't enqueue object: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/**
  * Thrown from a {@link DeltaFIFO.pop} process function to put the popped deltas back in the queue
  * (cache.ErrRequeue). The pop then rejects with `cause` if given, or resolves normally.
  */

@@ -74,8 +74,14 @@ export class ProcessorListener<T> {
   #started = false;
   #stopped = false;
   #draining = false;
+  // The delivery in progress, if any: what stopped() waits for.
+  #drainRun: Promise<void> | undefined;
   readonly #drainCallback = (): void => {
-    void this.#drain();
+    const run = this.#drain();
+    this.#drainRun = run;
+    void run.finally(() => {
+      if (this.#drainRun === run) this.#drainRun = undefined;
+    });
   };
 
   constructor(
@@ -123,6 +129,18 @@ export class ProcessorListener<T> {
   stop(): void {
     this.#stopped = true;
     this.#buffer.clear();
+  }
+
+  /**
+   * Resolves once the handler call in progress, if any, returned (or its promise settled): after
+   * stop(), nothing of this listener runs any more (upstream's listener goroutine finishing its
+   * current handler before the informer's Run returns).
+   */
+  async stopped(): Promise<void> {
+    while (this.#drainRun !== undefined || this.#draining) {
+      if (this.#drainRun !== undefined) await this.#drainRun;
+      else await Promise.resolve();
+    }
   }
 
   /** True when this handler's resync is due (processorListener.shouldResync). */

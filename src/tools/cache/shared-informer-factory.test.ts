@@ -90,3 +90,37 @@ test('SharedInformerFactory: start is idempotent, waitForCacheSync maps started 
   assert.equal(factory.informerFor(deployments).isStopped(), true);
   factory.start({ signal: stop.signal });
 });
+
+test('SharedInformerFactory.shutdown() resolves only once every informer exited, an event handler in progress included (factory.go Shutdown waits for them)', async () => {
+  const { factory, sources } = setup({ defaultResyncMs: 0 });
+  const informer = factory.informerFor<KubeObject>(pods);
+  let release!: () => void;
+  const handlerBlocked = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const handlerEntered = new Promise<void>((resolve) => (entered = resolve));
+  const log: string[] = [];
+  informer.addEventHandler({
+    onAdd: async (obj) => {
+      log.push(`add ${obj.metadata?.name ?? ''}`);
+      entered();
+      await handlerBlocked;
+      log.push('handler returned');
+    },
+  });
+  const p = sources.get('/v1/pods')!;
+  p.pushList(list('5', [{ metadata: { namespace: 'team-a', name: 'web' } }]));
+  p.pushWatch(new FakeWatch<KubeObject>());
+  factory.start();
+  await handlerEntered;
+  let shutDown = false;
+  const shuttingDown = factory.shutdown().then(() => {
+    shutDown = true;
+    log.push('shutdown resolved');
+  });
+  await flush();
+  // The reflector and the queue have stopped; the handler has not returned yet, so neither has shutdown().
+  assert.equal(shutDown, false);
+  release();
+  await shuttingDown;
+  assert.deepEqual(log, ['add web', 'handler returned', 'shutdown resolved']);
+});

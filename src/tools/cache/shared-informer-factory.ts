@@ -158,7 +158,10 @@ export class SharedInformerFactory {
   }
 
   /**
-   * Stops every informer and resolves once all stopped (Shutdown). Afterwards `start` does nothing.
+   * Stops every informer and resolves once all exited (Shutdown): reflectors, queues, and event
+   * handlers still running (an async handler's promise is awaited). Afterwards `start` does nothing.
+   * Upstream's Shutdown only waits for informers stopped through Start's stop channel; this one
+   * also stops them.
    */
   async shutdown(): Promise<void> {
     this.#shuttingDown = true;

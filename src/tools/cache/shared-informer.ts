@@ -132,8 +132,10 @@ class SharedProcessor<T> {
     for (const l of this.listeners.keys()) l.run();
   }
 
-  stop(): void {
+  /** Stops every listener; resolves once none of their handlers runs any more. */
+  async stop(): Promise<void> {
     for (const l of this.listeners.keys()) l.stop();
+    await Promise.all([...this.listeners.keys()].map((l) => l.stopped()));
   }
 
   /** Marks the listeners whose resync is due; true if any is (sharedProcessor.shouldResync). */
@@ -394,7 +396,8 @@ export class SharedIndexInformer<T> {
     } finally {
       signal.removeEventListener('abort', onAbort);
       this.#stopped = true;
-      this.#processor.stop();
+      // run() resolves only once no event handler is running (an async one is awaited).
+      await this.#processor.stop();
       for (const fn of this.#onStop) fn();
     }
   }

@@ -44,6 +44,7 @@ test('model: with failing, hanging and restarting candidates there are never two
       const start = (index: number, releaseOnCancel: boolean): void => {
         const slot = { client: new FakeLeaseClient({ store }), identity: `c${index}-${generation++}`, abort: new AbortController(), leading: undefined } as Slot;
         const elector = new LeaderElector({
+          leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000,
           lock: new LeaseLock({ client: slot.client, namespace: 'default', name: 'lock', identity: slot.identity }),
           clock,
           random: () => r,

@@ -9,6 +9,9 @@ import { FakeLeaseClient, FakeLeaseStore } from './resourcelock/fake-lease-clien
 import type { ResourceLock } from './resourcelock/interface.ts';
 import { LeaseLock } from './resourcelock/lease-lock.ts';
 
+// component-base's values, which core components pass (the library has no defaults).
+const durations = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
 const T0 = Date.UTC(2024, 0, 1);
 
 function describeReason(reason: unknown): string {
@@ -36,6 +39,7 @@ function setup(): { clock: FakeClock; store: FakeLeaseStore; log: string[]; star
     const candidate = { id, client, lock, abort: new AbortController() } as Candidate;
     candidate.elector = new LeaderElector({
       lock,
+      ...durations,
       clock,
       random: () => 0,
       logger: noopLogger,
@@ -68,6 +72,8 @@ test('configuration is validated exactly as upstream NewLeaderElector', () => {
   const callbacks = { onStartedLeading: () => {}, onStoppedLeading: () => {} };
   const cases: Array<[Partial<LeaderElectionConfig>, string | undefined]> = [
     [{}, undefined],
+    // No library defaults: a config without durations is refused, as upstream's zero values are.
+    [{ leaseDurationMs: undefined, renewDeadlineMs: undefined, retryPeriodMs: undefined } as never, 'leaseDuration must be greater than renewDeadline'],
     [{ leaseDurationMs: 10_000 }, 'leaseDuration must be greater than renewDeadline'],
     [{ retryPeriodMs: 10_000 / 1.2 }, 'renewDeadline must be greater than retryPeriod*JitterFactor'],
     [{ leaseDurationMs: 0, renewDeadlineMs: -1, retryPeriodMs: -1 }, 'leaseDuration must be greater than zero'],
@@ -79,7 +85,7 @@ test('configuration is validated exactly as upstream NewLeaderElector', () => {
     [{ lock: new LeaseLock({ client: new FakeLeaseClient(), namespace: 'ns', name: 'n', identity: '' }) }, 'Lock identity is empty'],
   ];
   for (const [override, message] of cases) {
-    const build = () => new LeaderElector({ lock, callbacks, ...override });
+    const build = () => new LeaderElector({ lock, callbacks, ...durations, ...override });
     if (message === undefined) assert.ok(build());
     else assert.throws(build, (err: unknown) => err instanceof LeaderElectionConfigError && err.code === 'ERR_LEADER_ELECTION_CONFIG' && err.message === message, message);
   }
@@ -328,7 +334,7 @@ test('the health check fails only for a leader stuck past leaseDuration + tolera
   const watchDog = new HealthzAdaptor({ maxTolerableExpiredLeaseMs: 5000 });
   assert.equal(watchDog.name(), 'leaderElection');
   assert.equal(watchDog.check(), undefined, 'no elector attached yet');
-  const elector = new LeaderElector({ lock, clock, random: () => 0, logger: noopLogger, watchDog, name: 'demo', callbacks: { onStartedLeading() {}, onStoppedLeading() {} } });
+  const elector = new LeaderElector({ lock, ...durations, clock, random: () => 0, logger: noopLogger, watchDog, name: 'demo', callbacks: { onStartedLeading() {}, onStoppedLeading() {} } });
   const ac = new AbortController();
   void elector.run({ signal: ac.signal });
   await clock.step(0);
@@ -350,6 +356,7 @@ test('a rejecting onStartedLeading callback is logged, not thrown into the loop'
   const errors: string[] = [];
   const lock = new LeaseLock({ client: new FakeLeaseClient(), namespace: 'default', name: 'lock', identity: 'a' });
   const elector = new LeaderElector({
+    ...durations,
     lock,
     clock,
     logger: { ...noopLogger, error: (m) => errors.push(m) },

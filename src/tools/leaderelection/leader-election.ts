@@ -19,11 +19,14 @@ import type { LeaderElectionRecord, ResourceLock } from './resourcelock/interfac
 
 /** Acquire retries wait retryPeriod plus up to this factor of it at random (leaderelection.JitterFactor). */
 export const JITTER_FACTOR = 1.2;
-/** Default lease duration: what core Kubernetes components use (component-base LeaderElectionConfiguration). */
+/**
+ * The lease duration core Kubernetes components use (component-base LeaderElectionConfiguration's
+ * default). The library applies no default: pass it (or your own) as `leaseDurationMs`.
+ */
 export const DEFAULT_LEASE_DURATION_MS = 15_000;
-/** Default renew deadline (component-base). */
+/** The renew deadline core components use (component-base); pass it as `renewDeadlineMs`. */
 export const DEFAULT_RENEW_DEADLINE_MS = 10_000;
-/** Default retry period (component-base). */
+/** The retry period core components use (component-base); pass it as `retryPeriodMs`. */
 export const DEFAULT_RETRY_PERIOD_MS = 2_000;
 
 /**
@@ -47,14 +50,16 @@ export interface LeaderElectionConfig {
   /** The lock to compete for. */
   lock: ResourceLock;
   /**
-   * How long non-leaders wait after the last observed change of the lock before taking it over
-   * (default 15 000). Stored in the lock in whole seconds, truncated as upstream does.
+   * How long non-leaders wait after the last observed change of the lock before taking it over.
+   * Required, as in client-go (no library default; core components use
+   * {@link DEFAULT_LEASE_DURATION_MS}, 15 000). Stored in the lock in whole seconds, truncated as
+   * upstream does.
    */
-  leaseDurationMs?: number;
-  /** How long the leader keeps retrying a renewal before giving up leadership (default 10 000). */
-  renewDeadlineMs?: number;
-  /** Wait between attempts (default 2 000); acquire attempts are jittered by {@link JITTER_FACTOR}. */
-  retryPeriodMs?: number;
+  leaseDurationMs: number;
+  /** How long the leader keeps retrying a renewal before giving up leadership. Required ({@link DEFAULT_RENEW_DEADLINE_MS}: 10 000). */
+  renewDeadlineMs: number;
+  /** Wait between attempts, acquire attempts jittered by {@link JITTER_FACTOR}. Required ({@link DEFAULT_RETRY_PERIOD_MS}: 2 000). */
+  retryPeriodMs: number;
   /** Called when leadership starts, stops, or moves to someone else. */
   callbacks: LeaderCallbacks;
   /** A health check to attach to this elector (see {@link HealthzAdaptor}). */
@@ -151,9 +156,10 @@ export class LeaderElector {
 
   /** Validates `config` exactly as upstream's NewLeaderElector; throws {@link LeaderElectionConfigError}. */
   constructor(config: LeaderElectionConfig) {
-    const leaseDurationMs = config.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS;
-    const renewDeadlineMs = config.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS;
-    const retryPeriodMs = config.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS;
+    // No defaults (NewLeaderElector): a config without durations fails the first check, as upstream's zero values do.
+    const leaseDurationMs = config.leaseDurationMs ?? 0;
+    const renewDeadlineMs = config.renewDeadlineMs ?? 0;
+    const retryPeriodMs = config.retryPeriodMs ?? 0;
     if (!(leaseDurationMs > renewDeadlineMs)) throw new LeaderElectionConfigError('leaseDuration must be greater than renewDeadline');
     if (!(renewDeadlineMs > JITTER_FACTOR * retryPeriodMs)) throw new LeaderElectionConfigError('renewDeadline must be greater than retryPeriod*JitterFactor');
     if (!(leaseDurationMs >= 1)) throw new LeaderElectionConfigError('leaseDuration must be greater than zero');

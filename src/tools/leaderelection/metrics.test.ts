@@ -11,6 +11,7 @@ import { LeaseLock } from './resourcelock/lease-lock.ts';
 
 function elector(clock: FakeClock, client: FakeLeaseClient, metricsProvider: LeaderMetricsProvider): LeaderElector {
   return new LeaderElector({
+    leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000,
     lock: new LeaseLock({ client, namespace: 'default', name: 'lock', identity: 'a' }),
     name: 'demo',
     clock,
