@@ -8,3 +8,5 @@ export { Builder, BuilderError, controllerManagedBy } from './builder.ts';
 export type { BuilderControllerOptions, OwnsOptions, WatchOptions } from './builder.ts';
 export { finalizerReconcile } from './finalizer.ts';
 export type { FinalizerHandlers } from './finalizer.ts';
+export { WebhookBuilder, webhookManagedBy } from './webhook.ts';
+export type { Conversions, WebhookRegistration } from './webhook.ts';

@@ -12,6 +12,7 @@ export type { ControllerOptions, ManagedControllerStats } from './controller.ts'
 export { RunnableGroup, groupOf } from './runnable.ts';
 export type { Runnable, RunnableGroupValue } from './runnable.ts';
 export { HttpServerRunnable, ServerError, parseBindAddress } from './server.ts';
+export { webhookServerRunnable } from './webhook.ts';
 export type { BindAddress } from './server.ts';
 export { ping, serveChecks } from './healthz.ts';
 export type { Checker } from './healthz.ts';

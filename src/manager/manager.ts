@@ -42,6 +42,8 @@ import { ping, serveChecks, type Checker } from './healthz.ts';
 import { newControllerMetrics, newRestClientRequestsCounter, noopControllerMetrics, type ControllerMetrics } from './metrics.ts';
 import { groupOf, RunnableGroup, type Runnable, type RunnableGroupValue } from './runnable.ts';
 import { HttpServerRunnable } from './server.ts';
+import { WebhookServer } from '../webhook/server.ts';
+import { webhookServerRunnable } from './webhook.ts';
 
 /** Leader election settings (manager.Options' LeaderElection* fields). */
 export interface LeaderElectionOptions {
@@ -96,6 +98,13 @@ export interface ManagerOptions {
    * `verb` is 'list' or 'watch' for the informers' requests.
    */
   onRequest?: (method: string, code: string, verb?: 'list' | 'watch') => void;
+  /**
+   * The webhook server (manager.Options.WebhookServer). Default: created by the first
+   * {@link Manager.getWebhookServer} call, listening on port 9443 with certificates from
+   * `<tmpdir>/k8s-webhook-server/serving-certs` (webhook.NewServer's defaults). Either way it is
+   * started only once `getWebhookServer()` was called (the webhook builder calls it), as upstream.
+   */
+  webhookServer?: WebhookServer;
   /** Where the manager and its controllers log. Default: info and errors to stderr. */
   logger?: Logger;
   /** Time source. Default: the real clock. */
@@ -196,6 +205,7 @@ export class Manager {
   #metricsServer: HttpServerRunnable | undefined;
   #probeServer: HttpServerRunnable | undefined;
   #elector: LeaderElector | undefined;
+  #webhookServer: WebhookServer | undefined;
   #elected!: () => void;
   readonly #electedPromise: Promise<void>;
   #leaderRunnablesStarted = false;
@@ -360,6 +370,24 @@ export class Manager {
   /** Adds a webhook server (runs in the webhooks group, on every replica). */
   addWebhookServer(server: Runnable): void {
     this.add({ runnableGroup: RunnableGroup.Webhooks, start: (s) => server.start(s), ...(server.waitReady !== undefined ? { waitReady: (s: AbortSignal) => server.waitReady!(s) } : {}) });
+  }
+
+  /**
+   * The webhook server (mgr.GetWebhookServer): the one of the `webhookServer` option, else a default
+   * one made now with the manager's clock, logger and metrics registry. The first call adds it to the
+   * manager, so it is started (in the webhooks group) only when something registers webhooks.
+   *
+   * @example
+   * mgr.addReadyzCheck('webhook', mgr.getWebhookServer().startedChecker());
+   */
+  getWebhookServer(): WebhookServer {
+    if (this.#webhookServer === undefined) {
+      this.#webhookServer =
+        this.#options.webhookServer ??
+        new WebhookServer({ clock: this.#clock, logger: this.#logger, ...(this.#registry !== undefined ? { metrics: this.#registry } : {}) });
+      this.add(webhookServerRunnable(this.#webhookServer));
+    }
+    return this.#webhookServer;
   }
 
   /**
