@@ -5,10 +5,10 @@
  * of the most recent missed run (honouring the starting deadline and the concurrency policy), then asks to
  * be reconciled again at the next scheduled time.
  *
- * Webhooks: the tutorial also defaults and validates CronJobs with admission webhooks. Those come from
- * kubeloom/webhook (a separate part of the framework): register them at the mark WEBHOOKS in
- * `setupCronJobController`. Until then the CRD's schema does the validation and the defaults are applied
- * in `withDefaults` below.
+ * Webhooks: the tutorial also defaults and validates CronJobs with admission webhooks; they are in
+ * webhook.ts (`setupCronJobWebhookWithManager`), set up next to this controller by main.ts as
+ * kubebuilder's cmd/main.go does, so the controller also runs without them. It applies the same
+ * defaults itself (`withDefaults`) for CronJobs created while the webhooks were off.
  */
 import type { Job } from 'kubeloom/api/batch/v1';
 import type { ObjectReference } from 'kubeloom/api/core/v1';
@@ -84,7 +84,7 @@ export function setupCronJobController(mgr: Manager, options: CronJobControllerO
     const owner = controllerOf(job);
     return owner !== undefined && owner.apiVersion === 'batch.tutorial.kubebuilder.io/v1' && owner.kind === 'CronJob' ? [owner.name] : [];
   });
-  // WEBHOOKS: register the CronJob defaulter and validator here once kubeloom/webhook is available.
+  // Webhooks: setupCronJobWebhookWithManager (webhook.ts), called by main.ts unless ENABLE_WEBHOOKS=false.
   return controllerManagedBy(mgr)
     .for(cronJobs)
     .owns(jobs)
