@@ -15,7 +15,11 @@ import { startApiServer } from '../src/testing/index.ts';
 
 const run = promisify(execFile);
 const examples = path.join(import.meta.dirname, '..', 'examples');
-const files = (await readdir(examples)).filter((f) => f.endsWith('.ts')).sort();
+// The top-level programs, and the tests of the example operators in their own folders (examples/cronjob/).
+const files = [
+  ...(await readdir(examples)).filter((f) => f.endsWith('.ts')),
+  ...(await readdir(examples, { recursive: true })).filter((f) => f.includes(path.sep) && f.endsWith('.test.ts') && !f.startsWith(`generated${path.sep}`)),
+].sort();
 
 async function runExample(file: string): Promise<void> {
   const home = await mkdtemp(path.join(tmpdir(), 'kubeloom-example-'));
