@@ -9,6 +9,7 @@ import { Client } from '../client/client.ts';
 import { kinds } from '../client/kinds.ts';
 import { RestClient } from '../rest/client.ts';
 import { eventually } from '../testing/eventually.ts';
+import { formatRanges, unionRanges } from '../sharding/ranges.ts';
 import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import { newManager, type Manager } from './manager.ts';
 
@@ -29,7 +30,11 @@ test('three Managers on one shard ring: each change is reconciled by exactly one
   t.after(() => server.stop());
   const rest = new RestClient({ host: server.url, qps: -1 });
   const client = new Client({ rest });
-  for (let i = 0; i < objects; i++) await client.create(kinds.coreV1.configMaps, { metadata: { namespace: 'default', name: `cm-${i}` }, data: { round: '0' } });
+  for (let i = 0; i < objects; i++) {
+    const cm = await client.create(kinds.coreV1.configMaps, { metadata: { namespace: 'default', name: `cm-${i}` }, data: { round: '0' } });
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: cm.metadata!.name!, uid: cm.metadata!.uid!, controller: true };
+    await client.create(kinds.coreV1.secrets, { metadata: { namespace: 'default', name: `cm-${i}-owned`, ownerReferences: [ref] }, stringData: { round: '0' } });
+  }
 
   // Every reconcile: (key, replica, round seen), and a check that no other replica is inside it.
   const inside = new Map<string, string>();
@@ -49,6 +54,7 @@ test('three Managers on one shard ring: each change is reconciled by exactly one
     });
     controllerManagedBy(mgr)
       .for(kinds.coreV1.configMaps)
+      .owns(kinds.coreV1.secrets)
       .complete(async ({ namespace, name }, { client: c }) => {
         const key = `${namespace}/${name}`;
         const other = inside.get(key);
@@ -75,7 +81,12 @@ test('three Managers on one shard ring: each change is reconciled by exactly one
     const gates = live().map((r) => r.mgr.getSharding()!.gates()[0]!);
     // activeFraction is rounded to 6 digits.
     const sum = gates.reduce((s, g) => s + g.status().activeFraction, 0);
-    return gates.every((g) => g.status().members === gates.length) && Math.abs(sum - 1) < 1e-4 && gates.every((g) => g.status().activeFraction > 0);
+    // Every replica works on exactly the ranges the ring assigns it (no hand-over under way).
+    const settled = live().every((r) => {
+      const st = r.mgr.getSharding()!.ring.status();
+      return formatRanges(unionRanges(st.active, [])) === formatRanges(unionRanges(st.desired, []));
+    });
+    return settled && gates.every((g) => g.status().members === gates.length) && Math.abs(sum - 1) < 1e-4 && gates.every((g) => g.status().activeFraction > 0);
   };
   const touch = async (round: number): Promise<void> => {
     for (let i = 0; i < objects; i++) {
@@ -125,6 +136,20 @@ test('three Managers on one shard ring: each change is reconciled by exactly one
     assert.equal(by.size, 1, key);
     assert.deepEqual([...by], owner(key), key);
   }
+
+  // Owned Secrets follow their owner: each replica caches only its owners' Secrets (client-side, by
+  // the uid in the controller reference), and a change to a Secret is reconciled by its owner's replica.
+  const cachedSecrets = live().map((r) => r.mgr.getCache().namespaceInformers(kinds.coreV1.secrets).reduce((n, i) => n + i.getStore().list().filter((x) => x.metadata?.name?.endsWith('-owned') === true).length, 0));
+  assert.equal(cachedSecrets.reduce((a, b) => a + b, 0), objects, `secrets cached per replica: ${cachedSecrets.join(', ')}`);
+  const mark = log.length;
+  for (let i = 0; i < objects; i++) {
+    const key = { namespace: 'default', name: `cm-${i}-owned` };
+    const secret = await client.get(kinds.coreV1.secrets, key);
+    await client.update(kinds.coreV1.secrets, { ...secret, data: {}, stringData: { round: '3' } });
+  }
+  const afterMark = (): Array<{ key: string; replica: string }> => log.slice(mark);
+  await eventually(() => new Set(afterMark().map((e) => e.key)).size === objects, { timeoutMs: 20_000 });
+  for (const e of afterMark()) assert.deepEqual([e.replica], owner(e.key), e.key);
   assert.deepEqual(overlaps, []);
 });
 
