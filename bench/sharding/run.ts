@@ -9,7 +9,10 @@
  * two replicas ever reconciled the same object at overlapping times.
  *
  * node bench/sharding/run.ts [--objects 10000] [--kubeconfig K] [--namespace sharding-bench]
- *   [--lease-ms 5000 --renew-ms 3000 --retry-ms 1000] [--no-server-sharding] [--json out.json]
+ *   [--lease-ms 5000 --renew-ms 3000 --retry-ms 1000] [--no-server-sharding] [--json out.json] [--manager]
+ *
+ * `--manager`: the replicas run on the Manager's `sharding` option (a builder controller) instead of a
+ * hand-wired ShardRing and ShardedController.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync, writeFileSync, rmSync } from 'node:fs';
@@ -33,6 +36,7 @@ const { values } = parseArgs({
     'server-sharding': { type: 'boolean', default: true },
     json: { type: 'string' },
     'keep-namespace': { type: 'boolean', default: false },
+    manager: { type: 'boolean', default: false },
   },
   allowNegative: true,
 });
@@ -78,7 +82,7 @@ class Replica {
     this.id = id;
     this.child = spawn(
       process.execPath,
-      ['--expose-gc', 'bench/sharding/replica.ts', '--kubeconfig', kubeconfig, '--namespace', namespace, '--id', id, '--log', join(dir, `${id}.log`), '--lease-ms', values['lease-ms']!, '--renew-ms', values['renew-ms']!, '--retry-ms', values['retry-ms']!],
+      ['--expose-gc', 'bench/sharding/replica.ts', '--kubeconfig', kubeconfig, '--namespace', namespace, '--id', id, '--log', join(dir, `${id}.log`), '--lease-ms', values['lease-ms']!, '--renew-ms', values['renew-ms']!, '--retry-ms', values['retry-ms']!, ...(values.manager === true ? ['--manager'] : [])],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     children.push(this.child);

@@ -8,7 +8,9 @@
  *
  * kubeloom adds `completeWithFinalizer` (kube-rs's `finalizer()`: `apply` while the object lives,
  * `cleanup` once it is being deleted, the finalizer added and removed for you) and
- * `withOptions({ reconcileEveryMs })` for periodic reconciliation.
+ * `withOptions({ reconcileEveryMs })` for periodic reconciliation, and sharding: on a manager with the
+ * `sharding` option every controller is sharded by default (`withOptions({ sharded: false })` opts
+ * out); see src/manager/sharding.ts and docs/sharding.md.
  */
 import { KubeloomError } from '../apimachinery/errors.ts';
 import type { KubeObject } from '../apimachinery/object.ts';
@@ -18,8 +20,10 @@ import type { ResourceKind } from '../client/kinds.ts';
 import { enqueueRequestForObject, enqueueRequestForOwner, enqueueRequestsFromMapFunc, type EventHandler, type MapFunc } from '../handler/handler.ts';
 import { ManagedController, type ControllerOptions } from '../manager/controller.ts';
 import type { Manager } from '../manager/manager.ts';
+import { shardedHandler, type ShardedWatches } from '../manager/sharding.ts';
 import type { Predicate } from '../predicate/predicate.ts';
-import type { ReconcileContext, ReconcileFunc, Reconciler, Request, Result } from '../reconcile/reconcile.ts';
+import { requestKey, type ReconcileContext, type ReconcileFunc, type Reconciler, type Request, type Result } from '../reconcile/reconcile.ts';
+import type { ShardGate } from '../sharding/shard-gate.ts';
 import { kindSource, type Source } from '../source/source.ts';
 import { finalizerReconcile, type FinalizerHandlers } from './finalizer.ts';
 
@@ -51,6 +55,12 @@ export type BuilderControllerOptions = Pick<
 > & {
   /** Allow a name another controller of the manager uses (SkipNameValidation). Default false. */
   skipNameValidation?: boolean;
+  /**
+   * Shard this controller on the manager's ring (kubeloom): reconcile only the objects of this replica's
+   * ranges, without leader election. Default: true when the manager has the `sharding` option, else
+   * false (true without it throws {@link BuilderError}).
+   */
+  sharded?: boolean;
 };
 
 type AnyKind = ResourceKind<KubeObject, unknown>;
@@ -59,6 +69,8 @@ interface PendingWatch {
   kind: AnyKind | MetadataKind;
   handler: EventHandler<KubeObject>;
   predicates: Predicate<KubeObject>[];
+  /** How a sharded controller hashes the watch's objects. */
+  role: Parameters<typeof shardedHandler>[2];
 }
 
 /**
@@ -94,6 +106,7 @@ export class Builder<T extends KubeObject = KubeObject> {
       kind: options.metadataOnly === true ? metadataOnlyKind(kind) : (kind as AnyKind),
       handler: enqueueRequestForObject() as EventHandler<KubeObject>,
       predicates: (options.predicates ?? []) as Predicate<KubeObject>[],
+      role: { for: true },
     };
     return next;
   }
@@ -108,6 +121,7 @@ export class Builder<T extends KubeObject = KubeObject> {
       kind: options.metadataOnly === true ? metadataOnlyKind(kind) : (kind as AnyKind),
       handler: enqueueRequestForOwner(this.#forKind, { onlyController: options.matchEveryOwner !== true }),
       predicates: (options.predicates ?? []) as Predicate<KubeObject>[],
+      role: { owns: this.#forKind, matchEveryOwner: options.matchEveryOwner === true },
     });
     return this;
   }
@@ -118,7 +132,7 @@ export class Builder<T extends KubeObject = KubeObject> {
    */
   watches<O extends KubeObject>(kind: ResourceKind<O, unknown>, mapOrHandler: MapFunc<O> | EventHandler<O>, options: WatchOptions<O> = {}): this {
     const handler = typeof mapOrHandler === 'function' ? enqueueRequestsFromMapFunc(mapOrHandler) : mapOrHandler;
-    this.#watches.push({ kind: options.metadataOnly === true ? metadataOnlyKind(kind) : (kind as AnyKind), handler: handler as EventHandler<KubeObject>, predicates: (options.predicates ?? []) as Predicate<KubeObject>[] });
+    this.#watches.push({ kind: options.metadataOnly === true ? metadataOnlyKind(kind) : (kind as AnyKind), handler: handler as EventHandler<KubeObject>, predicates: (options.predicates ?? []) as Predicate<KubeObject>[], role: { watches: true } });
     return this;
   }
 
@@ -148,12 +162,28 @@ export class Builder<T extends KubeObject = KubeObject> {
 
   /** Builds the controller, adds it to the manager and returns it (builder.Complete / Build). */
   complete(reconciler: ReconcileFunc<Client> | Reconciler<Client>): ManagedController<Client> {
-    const reconcile: ReconcileFunc<Client> = typeof reconciler === 'function' ? reconciler : (req, ctx) => reconciler.reconcile(req, ctx);
+    const inner: ReconcileFunc<Client> = typeof reconciler === 'function' ? reconciler : (req, ctx) => reconciler.reconcile(req, ctx);
     const name = this.#name ?? this.#forKind?.kind.toLowerCase();
     if (name === undefined) throw new BuilderError('one of for() or named() must be called');
+    const sharding = this.#mgr.getSharding();
+    const sharded = this.#options.sharded ?? sharding !== undefined;
+    if (sharded && sharding === undefined) throw new BuilderError(`controller ${name}: sharded needs a manager with the sharding option`);
     const defaults = this.#mgr.controllerDefaults();
     this.#mgr.registerControllerName(name, this.#options.skipNameValidation ?? defaults.skipNameValidation ?? false);
-    const o = { ...defaults, ...this.#options };
+    const o = { ...defaults, ...this.#options, ...(sharded ? { needLeaderElection: false } : {}) };
+    let gate: ShardGate | undefined;
+    // A sharded reconcile starts only on an owned key, registered as in flight in the same step.
+    const reconcile: ReconcileFunc<Client> = !sharded
+      ? inner
+      : async (req, ctx) => {
+          const key = requestKey(req);
+          if (!gate!.begin(key)) return undefined;
+          try {
+            return await inner(req, ctx);
+          } finally {
+            gate!.end(key);
+          }
+        };
     const queueMetrics = this.#mgr.queueMetricsProvider();
     const controller = new ManagedController<Client>({
       name,
@@ -175,10 +205,22 @@ export class Builder<T extends KubeObject = KubeObject> {
       ...(o.reconcileEveryMs !== undefined ? { reconcileEveryMs: o.reconcileEveryMs } : {}),
     });
     const cache = this.#mgr.getCache();
+    if (sharded) {
+      const watches: ShardedWatches = {
+        ...(this.#for !== undefined ? { forKind: this.#for.kind as AnyKind } : {}),
+        owns: this.#watches.flatMap((w) => ('owns' in w.role ? [{ kind: w.kind as AnyKind, matchEveryOwner: w.role.matchEveryOwner }] : [])),
+      };
+      const registry = this.#mgr.getMetricsRegistry();
+      gate = sharding!.addController(name, watches, (key) => controller.queue.add(key), {
+        ...(registry !== undefined ? { registry } : {}),
+        addReadyzCheck: (n, check) => this.#mgr.addReadyzCheck(n, check),
+      });
+    }
     for (const w of [...(this.#for !== undefined ? [this.#for] : []), ...this.#watches]) {
       // Declared now: the manager's caches group starts (and syncs) it before leadership.
       cache.informerFor(w.kind as AnyKind);
-      controller.watch(kindSource(cache, w.kind as AnyKind, w.handler, ...this.#globalPredicates, ...w.predicates));
+      const handler = gate !== undefined ? shardedHandler(gate, w.handler, w.role) : w.handler;
+      controller.watch(kindSource(cache, w.kind as AnyKind, handler, ...this.#globalPredicates, ...w.predicates));
     }
     for (const s of this.#rawSources) controller.watch(s);
     this.#mgr.add(controller);

@@ -19,6 +19,7 @@ import type { ListOptions } from '../apimachinery/options.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
 import { partialObjectMetadataAccept, partialObjectMetadataListAccept } from '../metadata/metadata-client.ts';
 import type { RestClient } from '../rest/client.ts';
+import type { ShardSelector } from '../apimachinery/sharding/selector.ts';
 import type { TransformFunc } from '../tools/cache/delta.ts';
 import type { ResourceEventHandler } from '../tools/cache/event-handlers.ts';
 import type { Indexer, Indexers } from '../tools/cache/indexer.ts';
@@ -58,6 +59,13 @@ export interface ObjectSelectorOptions {
   fieldSelector?: string;
   /** Applied to each object before it is cached (e.g. stripManagedFields). */
   transform?: TransformFunc<KubeObject>;
+  /**
+   * Only the objects of one shard (KEP-5866; see the informer's `shardSelector`); the Manager's
+   * `sharding` option sets it, with `shardKey`, on the kinds of its sharded controllers.
+   */
+  shardSelector?: ShardSelector;
+  /** A client-only shard key (e.g. `controllerShardKey` for owned objects). */
+  shardKey?: (obj: KubeObject) => string;
 }
 
 /** Options of an {@link InformerCache} (cache.Options). */
@@ -147,6 +155,13 @@ export class ResourceNotCachedError extends KubeloomError {
   }
 }
 
+/** A kind was sharded after its informers were created without a shard selector. */
+export class CacheShardingError extends KubeloomError {
+  constructor(message: string) {
+    super('ERR_CACHE_SHARDING', message);
+  }
+}
+
 /** One indexer was asked of a kind cached per namespace in several namespaces. */
 export class MultipleNamespacesError extends KubeloomError {
   constructor(description: string) {
@@ -218,7 +233,13 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
         ...(meta ? { accept: { object: partialObjectMetadataAccept, list: partialObjectMetadataListAccept } } : {}),
       });
       const lw = withSelectors({ list: (o) => counted(onRequest, 'list', client.list(o)), watch: (o) => counted(onRequest, o.sendInitialEvents === true ? 'list' : 'watch', client.watch(o)) }, sel.labelSelector, sel.fieldSelector);
-      const informer = new SharedIndexInformer<T>(lw as ListerWatcher<T>, { clock, defaultEventHandlerResyncPeriodMs: resyncMs, objectDescription: this.objectDescription });
+      const informer = new SharedIndexInformer<T>(lw as ListerWatcher<T>, {
+        clock,
+        defaultEventHandlerResyncPeriodMs: resyncMs,
+        objectDescription: this.objectDescription,
+        ...(sel.shardSelector !== undefined ? { shardSelector: sel.shardSelector } : {}),
+        ...(sel.shardKey !== undefined ? { shardKey: sel.shardKey as (obj: T) => string } : {}),
+      });
       if (sel.transform !== undefined) informer.setTransform(sel.transform as unknown as TransformFunc<T>);
       // Wakes read-your-writes waiters whenever the cache changes (the store is updated before handlers run).
       const wake = (): void => {
@@ -357,6 +378,8 @@ export class InformerCache {
         ...(by?.labelSelector ?? o.defaultLabelSelector) !== undefined ? { labelSelector: (by?.labelSelector ?? o.defaultLabelSelector)! } : {},
         ...(by?.fieldSelector ?? o.defaultFieldSelector) !== undefined ? { fieldSelector: (by?.fieldSelector ?? o.defaultFieldSelector)! } : {},
         ...(by?.transform ?? o.defaultTransform) !== undefined ? { transform: (by?.transform ?? o.defaultTransform)! } : {},
+        ...(by?.shardSelector !== undefined ? { shardSelector: by.shardSelector } : {}),
+        ...(by?.shardKey !== undefined ? { shardKey: by.shardKey } : {}),
       };
       entry = new KindInformers<KubeObject>(kind, o.rest, (sel.namespaces ?? []).filter((n) => n !== ''), sel, o.syncPeriodMs ?? 10 * 3600_000, this.#clock, o.onRequest);
       this.#kinds.set(key, entry);
@@ -378,6 +401,26 @@ export class InformerCache {
   /** The informer of `kind`, created if needed, without waiting (for wiring event handlers before start). */
   informerFor<T extends KubeObject>(kind: ResourceKind<T, unknown>): Informer<T> {
     return this.#entry<T>(kind, true)!;
+  }
+
+  /**
+   * Creates `kind`'s informers with a shard selector (and shard key), as a `byObject` entry would;
+   * used by the Manager's `sharding` option. Throws {@link CacheShardingError} when the kind already
+   * has informers created without one.
+   */
+  shardKind(kind: ResourceKind<unknown, unknown>, options: Pick<ObjectSelectorOptions, 'shardSelector' | 'shardKey'>): void {
+    const existing = this.#kinds.get(this.#key(kind));
+    if (existing !== undefined) {
+      if ([...existing.informers.values()].every((i) => i.shardSelector() !== undefined)) return;
+      throw new CacheShardingError(`the informer for ${existing.objectDescription} was created before it was sharded`);
+    }
+    const k = kindKey(kind);
+    this.#byObject.set(k, { ...this.#byObject.get(k), ...options });
+  }
+
+  /** The informers of `kind`, one per cached namespace, created if needed (for the sharding hooks). */
+  namespaceInformers<T extends KubeObject>(kind: ResourceKind<T, unknown>): Array<SharedIndexInformer<T>> {
+    return [...this.#entry<T>(kind, true)!.informers.values()];
   }
 
   /** Whether an informer for `kind` exists. */

@@ -18,5 +18,7 @@ export { ping, serveChecks } from './healthz.ts';
 export type { Checker } from './healthz.ts';
 export { ReconcileResultLabel, newControllerMetrics, newRestClientRequestsCounter, noopControllerMetrics } from './metrics.ts';
 export type { ControllerMetrics, ReconcileResultLabelValue } from './metrics.ts';
+export { ManagerSharding, ShardingConfigError, shardedHandler } from './sharding.ts';
+export type { ShardedOwnsWatch, ShardedWatches, ShardingOptions } from './sharding.ts';
 export { exitCodeFor, setupSignalHandler } from './signals.ts';
 export type { SignalHandlerOptions } from './signals.ts';

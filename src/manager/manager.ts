@@ -44,6 +44,7 @@ import { groupOf, RunnableGroup, type Runnable, type RunnableGroupValue } from '
 import { HttpServerRunnable } from './server.ts';
 import { WebhookServer } from '../webhook/server.ts';
 import { webhookServerRunnable } from './webhook.ts';
+import { ManagerSharding, type ShardingOptions } from './sharding.ts';
 
 /** Leader election settings (manager.Options' LeaderElection* fields). */
 export interface LeaderElectionOptions {
@@ -109,6 +110,12 @@ export interface ManagerOptions {
   logger?: Logger;
   /** Time source. Default: the real clock. */
   clock?: Clock;
+  /**
+   * A shard ring shared by this manager's controllers (kubeloom; see docs/sharding.md): every controller
+   * the builder makes is then sharded (unless `withOptions({ sharded: false })`) and runs without leader
+   * election; the ring's Lease is this replica's membership. Off when unset.
+   */
+  sharding?: ShardingOptions;
 }
 
 /** Defaults of every controller of a manager (config.Controller). */
@@ -214,6 +221,7 @@ export class Manager {
   #fail: ((err: unknown) => void) | undefined;
   // Started runnables end their start() before the manager learns of it: their errors stop it.
   readonly #watchDog: HealthzAdaptor | undefined;
+  readonly #sharding: ManagerSharding | undefined;
 
   constructor(rest: RestClient, options: ManagerOptions = {}) {
     this.rest = rest;
@@ -243,6 +251,11 @@ export class Manager {
       start: (signal) => this.#cache.start(signal),
       waitReady: (signal) => this.#cache.waitForCacheSync(signal),
     });
+    // The shard ring runs beside the cache: started before the controllers, stopped after their drains.
+    if (options.sharding !== undefined) {
+      this.#sharding = new ManagerSharding(options.sharding, { rest, cache: this.#cache, clock: this.#clock, logger: this.#logger });
+      this.add(this.#sharding.runnable());
+    }
     if (options.leaderElection !== undefined) this.#watchDog = new HealthzAdaptor({ maxTolerableExpiredLeaseMs: 20_000 });
     if (options.healthProbeBindAddress !== undefined && options.healthProbeBindAddress !== '0') {
       const live = options.livenessEndpointName ?? '/healthz';
@@ -289,6 +302,11 @@ export class Manager {
   /** Indexes a kind's cached objects by field, for `list` field selectors (mgr.GetFieldIndexer().IndexField). */
   indexField<T extends KubeObject>(kind: ResourceKind<T, unknown>, field: string, extract: (obj: T) => readonly string[]): void {
     this.#cache.indexField(kind, field, extract);
+  }
+
+  /** The shard ring and sharded controllers of the `sharding` option, if set. */
+  getSharding(): ManagerSharding | undefined {
+    return this.#sharding;
   }
 
   /** Where the manager logs (mgr.GetLogger()). */

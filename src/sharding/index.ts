@@ -20,5 +20,7 @@ export {
   defaultRingRetryPeriodMs,
 } from './shard-ring.ts';
 export type { RingLeaseClient, RingMember, ShardRingListener, ShardRingOptions, ShardRingStatus } from './shard-ring.ts';
-export { ShardNotReadyError, ShardedController, controllerShardKey, defaultMaxSelectorRanges } from './sharded-controller.ts';
-export type { OwnedOptions, ShardedControllerOptions, ShardingStatus } from './sharded-controller.ts';
+export { ShardedController } from './sharded-controller.ts';
+export type { ShardedControllerOptions } from './sharded-controller.ts';
+export { ShardGate, ShardNotReadyError, controllerShardKey, defaultMaxSelectorRanges, informersCache, ownersOf } from './shard-gate.ts';
+export type { OwnedOptions, OwnerShardKey, ShardGateOptions, ShardedCache, ShardingStatus } from './shard-gate.ts';
