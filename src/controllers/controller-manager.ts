@@ -1,0 +1,200 @@
+/**
+ * kube-controller-manager's workload controllers, started together against any API server
+ * (cmd/kube-controller-manager/app/controllermanager.go: StartControllers and the controller
+ * initializers). The selection follows `--controllers`: `*` enables every controller on by default,
+ * `name` enables one, `-name` disables one, first match wins (genericcontrollermanager.IsControllerEnabled).
+ * Names are upstream's; those kubeloom does not implement are accepted and not run, and
+ * {@link startControllers} reports which ran.
+ *
+ * Each controller is built first (so it registers its informers and handlers), then the shared informer
+ * factory starts, then every controller's workers start once its own caches synced — the order
+ * kube-controller-manager follows.
+ */
+import { newClientset, type Clientset } from '../kubernetes/clientset.ts';
+import { newSharedInformerFactory } from '../informers/factory.ts';
+import { isConflict, KubeloomError } from '../apimachinery/errors.ts';
+import type { RestConfig } from '../rest/config.ts';
+import { newCoreEventSink } from '../tools/events/event-sink.ts';
+import { EventBroadcaster } from '../tools/events/record/event.ts';
+import { realClock, type Clock } from '../util/clock/clock.ts';
+import type { Controller } from '../controller/controller.ts';
+import type { ControllerContext } from './controller-context.ts';
+import { DeploymentController } from './deployment/deployment-controller.ts';
+import { ReplicaSetController } from './replicaset/replica-set-controller.ts';
+
+/** Every controller name kube-controller-manager v1.24 knows (NewControllerInitializers), sorted. */
+export const knownControllers: readonly string[] = [
+  'attachdetach',
+  'bootstrapsigner',
+  'cloud-node-lifecycle',
+  'clusterrole-aggregation',
+  'cronjob',
+  'csrapproving',
+  'csrcleaner',
+  'csrsigning',
+  'daemonset',
+  'deployment',
+  'disruption',
+  'endpoint',
+  'endpointslice',
+  'endpointslicemirroring',
+  'ephemeral-volume',
+  'garbagecollector',
+  'horizontalpodautoscaling',
+  'job',
+  'namespace',
+  'nodeipam',
+  'nodelifecycle',
+  'persistentvolume-binder',
+  'persistentvolume-expander',
+  'podgc',
+  'pv-protection',
+  'pvc-protection',
+  'replicaset',
+  'replicationcontroller',
+  'resourcequota',
+  'root-ca-cert-publisher',
+  'route',
+  'service',
+  'serviceaccount',
+  'serviceaccount-token',
+  'statefulset',
+  'storage-version-gc',
+  'tokencleaner',
+  'ttl',
+  'ttl-after-finished',
+];
+
+/** Off unless named, as upstream (ControllersDisabledByDefault). */
+export const controllersDisabledByDefault: readonly string[] = ['bootstrapsigner', 'tokencleaner'];
+
+/** The controllers of this package, by upstream name. */
+export const implementedControllers: readonly string[] = ['deployment', 'replicaset'];
+
+/** A `--controllers` entry that names no known controller. */
+export class UnknownControllerError extends KubeloomError {
+  constructor(name: string) {
+    super('ERR_UNKNOWN_CONTROLLER', `"${name}" is not in the list of known controllers`);
+  }
+}
+
+/**
+ * Parses a `--controllers` value (`*,-deployment`) into its entries, refusing unknown names as
+ * kube-controller-manager's option validation does.
+ */
+export function parseControllersFlag(value: string): string[] {
+  const entries = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const e of entries) {
+    const name = e.startsWith('-') ? e.slice(1) : e;
+    if (e !== '*' && !knownControllers.includes(name)) throw new UnknownControllerError(name);
+  }
+  return entries;
+}
+
+/** Whether `name` runs under the `--controllers` entries (IsControllerEnabled: first explicit match wins). */
+export function isControllerEnabled(name: string, entries: readonly string[]): boolean {
+  let star = false;
+  for (const e of entries) {
+    if (e === name) return true;
+    if (e === `-${name}`) return false;
+    if (e === '*') star = true;
+  }
+  return star && !controllersDisabledByDefault.includes(name);
+}
+
+/** Options of {@link startControllers}. */
+export interface StartControllersOptions {
+  /** `--controllers` entries (default `['*']`). */
+  controllers?: readonly string[];
+  /** Time source (default: the real clock). */
+  clock?: Clock;
+  /** Stops every controller. */
+  signal?: AbortSignal;
+  /**
+   * Receives sync errors (default: one line on stderr per failure). Conflicts are not reported: a write
+   * that lost a race is retried with the queue's backoff, as upstream does it silently.
+   */
+  onError?: (controller: string, error: unknown, key: string) => void;
+  /**
+   * Client-side limits of the clientset when it is built from a RestConfig without its own (default
+   * kube-controller-manager's --kube-api-qps=20 and --kube-api-burst=30).
+   */
+  qps?: number;
+  burst?: number;
+}
+
+/** Controllers started by {@link startControllers}. */
+export interface RunningControllers {
+  /** The upstream names of the controllers running, sorted. */
+  readonly names: readonly string[];
+  /** True when no controller has a key queued or being synced (keys waiting for a delay do not count). */
+  idle(): boolean;
+  /** Stops the controllers and their informers; resolves once they stopped. */
+  stop(): Promise<void>;
+}
+
+// --kube-api-qps and --kube-api-burst defaults of kube-controller-manager.
+const kcmQps = 20;
+const kcmBurst = 30;
+
+function defaultOnError(controller: string, error: unknown, key: string): void {
+  console.error(`${controller} controller: syncing ${JSON.stringify(key)} failed:`, error);
+}
+
+/**
+ * Starts the selected controllers against the server `config` (or `client`) points at.
+ *
+ * @example
+ * const running = startControllers(restConfigFrom(await loadKubeConfig()), { controllers: ['*', '-deployment'] });
+ * // ...
+ * await running.stop();
+ */
+export function startControllers(source: RestConfig | Clientset, options: StartControllersOptions = {}): RunningControllers {
+  const clock = options.clock ?? realClock;
+  const entries = options.controllers ?? ['*'];
+  const owned = !('restClient' in source);
+  const client =
+    'restClient' in source
+      ? source
+      : newClientset({
+          ...source,
+          qps: source.qps ?? options.qps ?? kcmQps,
+          burst: source.burst ?? options.burst ?? kcmBurst,
+          userAgent: source.userAgent ?? 'kube-controller-manager',
+        });
+  const stop = new AbortController();
+  const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+  const informerFactory = newSharedInformerFactory(client, { clock });
+  const eventBroadcaster = new EventBroadcaster({ clock });
+  const stopRecording = eventBroadcaster.startRecordingToSink(newCoreEventSink((ns) => client.coreV1().events(ns)));
+  const report = options.onError ?? defaultOnError;
+  const onError = (controller: string, error: unknown, key: string): void => {
+    if (!isConflict(error)) report(controller, error, key);
+  };
+  const ctx: ControllerContext = { client, informerFactory, eventBroadcaster, clock, onError };
+  const builders: Record<string, () => { controller: Controller; run(o: { signal: AbortSignal }): Promise<void> }> = {
+    replicaset: () => new ReplicaSetController(ctx),
+    deployment: () => new DeploymentController(ctx),
+  };
+  const names = implementedControllers.filter((n) => isControllerEnabled(n, entries));
+  const built = names.map((n) => builders[n]!());
+  informerFactory.start({ signal });
+  const runs = built.map((c) => c.run({ signal }));
+  let stopped: Promise<void> | undefined;
+  return {
+    names,
+    idle: () => built.every((c) => c.controller.stats().queueDepth === 0 && c.controller.stats().inFlight === 0),
+    stop: () =>
+      (stopped ??= (async () => {
+        stop.abort();
+        await Promise.all(runs);
+        await informerFactory.shutdown();
+        stopRecording();
+        await eventBroadcaster.shutdown();
+        if (owned) await client.close();
+      })()),
+  };
+}

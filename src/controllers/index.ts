@@ -1,0 +1,23 @@
+/**
+ * kubeloom/controllers: kube-controller-manager's workload controllers (kubernetes/pkg/controller/<name>),
+ * written on kubeloom's client-go layer, one folder per upstream controller. They run inside the
+ * embedded API server (`startApiServer({ controllers: { workloads: true } })`, `kubeloom apiserver`) or
+ * against any cluster ({@link startControllers}, `kubeloom controller-manager`). See docs/controllers.md.
+ */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../node-version.ts';
+export {
+  controllersDisabledByDefault,
+  implementedControllers,
+  isControllerEnabled,
+  knownControllers,
+  parseControllersFlag,
+  startControllers,
+  UnknownControllerError,
+} from './controller-manager.ts';
+export type { RunningControllers, StartControllersOptions } from './controller-manager.ts';
+export type { ControllerContext } from './controller-context.ts';
+export { ReplicaSetController, burstReplicas } from './replicaset/replica-set-controller.ts';
+export type { ReplicaSetControllerOptions } from './replicaset/replica-set-controller.ts';
+export { DeploymentController } from './deployment/deployment-controller.ts';
+export type { DeploymentControllerOptions } from './deployment/deployment-controller.ts';
