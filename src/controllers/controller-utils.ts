@@ -196,3 +196,21 @@ export function nowTime(clock: Clock): string {
 export function hasStatusCause(err: unknown, cause: string): boolean {
   return statusOf(err)?.details?.causes?.some((c) => c.reason === cause) ?? false;
 }
+
+/**
+ * `v` without zero numbers, false, empty strings, empty objects and empty arrays: what Go's `omitempty`
+ * leaves out, so a computed status compares equal to the one the server stored.
+ */
+export function pruneZero(v: unknown): unknown {
+  if (Array.isArray(v)) return v.length === 0 ? undefined : v.map((x) => pruneZero(x) ?? {});
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      const p = pruneZero(x);
+      if (p !== undefined) out[k] = p;
+    }
+    return Object.keys(out).length === 0 ? undefined : out;
+  }
+  if (v === 0 || v === false || v === '' || v === null) return undefined;
+  return v;
+}

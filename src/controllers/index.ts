@@ -21,3 +21,6 @@ export { ReplicaSetController, burstReplicas } from './replicaset/replica-set-co
 export type { ReplicaSetControllerOptions } from './replicaset/replica-set-controller.ts';
 export { DeploymentController } from './deployment/deployment-controller.ts';
 export type { DeploymentControllerOptions } from './deployment/deployment-controller.ts';
+export { JobController, isJobFinished, matchPodFailurePolicy, defaultJobPodFailureBackOffMs, maxJobPodFailureBackOffMs } from './job/job-controller.ts';
+export type { JobControllerOptions } from './job/job-controller.ts';
+export { TtlAfterFinishedController, timeLeft } from './ttlafterfinished/ttl-after-finished-controller.ts';

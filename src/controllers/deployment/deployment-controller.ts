@@ -33,7 +33,7 @@ import type { EventRecorder } from '../../tools/events/record/event.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import { recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
-import { computeHash, getControllerOf, hasStatusCause, newControllerRef, nowTime, timeMs } from '../controller-utils.ts';
+import { canonicalJson, computeHash, getControllerOf, hasStatusCause, newControllerRef, nowTime, pruneZero, timeMs } from '../controller-utils.ts';
 import {
   activeReplicaSets,
   byCreationTimestamp,
@@ -726,12 +726,7 @@ function replicaFailures(all: readonly (ReplicaSet | undefined)[], newRS: Replic
 
 /** Deep equality of two statuses (reflect.DeepEqual on what the controller computes). */
 function sameStatus(a: DeploymentStatus | undefined, b: DeploymentStatus): boolean {
-  const norm = (s: DeploymentStatus | undefined): string => {
-    const c: Record<string, unknown> = { ...s };
-    for (const k of Object.keys(c)) if (c[k] === undefined || c[k] === 0 || (Array.isArray(c[k]) && (c[k] as unknown[]).length === 0)) delete c[k];
-    return JSON.stringify(Object.keys(c).sort().map((k) => [k, c[k]]));
-  };
-  return norm(a) === norm(b);
+  return canonicalJson(pruneZero(a ?? {})) === canonicalJson(pruneZero(b));
 }
 
 function safeSelector(d: Deployment): LabelSelector | undefined {
