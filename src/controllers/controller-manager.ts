@@ -20,6 +20,7 @@ import { realClock, type Clock } from '../util/clock/clock.ts';
 import type { Controller } from '../controller/controller.ts';
 import type { ControllerContext } from './controller-context.ts';
 import { DeploymentController } from './deployment/deployment-controller.ts';
+import { EndpointsController } from './endpoint/endpoints-controller.ts';
 import { JobController } from './job/job-controller.ts';
 import { ReplicaSetController } from './replicaset/replica-set-controller.ts';
 import { TtlAfterFinishedController } from './ttlafterfinished/ttl-after-finished-controller.ts';
@@ -71,7 +72,7 @@ export const knownControllers: readonly string[] = [
 export const controllersDisabledByDefault: readonly string[] = ['bootstrapsigner', 'tokencleaner'];
 
 /** The controllers of this package, by upstream name. */
-export const implementedControllers: readonly string[] = ['deployment', 'job', 'replicaset', 'ttl-after-finished'];
+export const implementedControllers: readonly string[] = ['deployment', 'endpoint', 'job', 'replicaset', 'ttl-after-finished'];
 
 /** A `--controllers` entry that names no known controller. */
 export class UnknownControllerError extends KubeloomError {
@@ -180,6 +181,7 @@ export function startControllers(source: RestConfig | Clientset, options: StartC
   const builders: Record<string, () => { controller: Controller; run(o: { signal: AbortSignal }): Promise<void> }> = {
     replicaset: () => new ReplicaSetController(ctx),
     deployment: () => new DeploymentController(ctx),
+    endpoint: () => new EndpointsController(ctx),
     job: () => new JobController(ctx),
     'ttl-after-finished': () => new TtlAfterFinishedController(ctx),
   };

@@ -24,3 +24,4 @@ export type { DeploymentControllerOptions } from './deployment/deployment-contro
 export { JobController, isJobFinished, matchPodFailurePolicy, defaultJobPodFailureBackOffMs, maxJobPodFailureBackOffMs } from './job/job-controller.ts';
 export type { JobControllerOptions } from './job/job-controller.ts';
 export { TtlAfterFinishedController, timeLeft } from './ttlafterfinished/ttl-after-finished-controller.ts';
+export { EndpointsController, findPort, headlessServiceLabel, repackSubsets, shouldPodBeInEndpoints } from './endpoint/endpoints-controller.ts';
