@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import type { Pod } from '../../src/api/core/v1.ts';
 import { isConflict } from '../../src/apimachinery/errors.ts';
 import { startApiServer } from '../../src/apiserver/index.ts';
+import { encodeKubernetesProtobuf } from '../../src/apiserver/protobuf.ts';
 import { newClientset } from '../../src/kubernetes/clientset.ts';
 import { FakeClock } from '../../src/util/clock/clock.ts';
 import { startCluster, waitForItems } from './support.ts';
@@ -91,4 +92,21 @@ test('the kubelet stand-in restarts exited containers by restartPolicy, and rene
   assert.equal(lease.spec?.leaseDurationSeconds, 40);
   assert.match(lease.spec?.renewTime ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   assert.equal(lease.metadata?.ownerReferences?.[0]?.kind, 'Node');
+});
+
+test('DELETE accepts DeleteOptions in the protobuf envelope, in the version of the resource deleted (as client-go protobuf clients send them)', async (t) => {
+  const server = await startApiServer();
+  t.after(() => server.stop());
+  const client = newClientset({ host: server.url });
+  t.after(() => client.close());
+  await client.coreV1().pods('default').create(pod('p', { nodeName: 'n1' }));
+  const body = encodeKubernetesProtobuf({ apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 7 });
+  const res = await fetch(`${server.url}/api/v1/namespaces/default/pods/p`, { method: 'DELETE', headers: { 'content-type': 'application/vnd.kubernetes.protobuf' }, body });
+  assert.equal(res.status, 200);
+  assert.equal(((await res.json()) as Pod).metadata?.deletionGracePeriodSeconds, 7);
+  await client.appsV1().deployments('default').create({ metadata: { name: 'd' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } });
+  const apps = encodeKubernetesProtobuf({ apiVersion: 'apps/v1', kind: 'DeleteOptions', propagationPolicy: 'Orphan' });
+  const res2 = await fetch(`${server.url}/apis/apps/v1/namespaces/default/deployments/d`, { method: 'DELETE', headers: { 'content-type': 'application/vnd.kubernetes.protobuf' }, body: apps });
+  assert.equal(res2.status, 200);
+  assert.deepEqual(((await res2.json()) as { metadata?: { finalizers?: string[] } }).metadata?.finalizers, ['orphan']);
 });
