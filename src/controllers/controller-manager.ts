@@ -126,6 +126,7 @@ export interface StartControllersOptions {
    * kube-controller-manager's --kube-api-qps=20 and --kube-api-burst=30).
    */
   qps?: number;
+  /** See `qps` (default 30). */
   burst?: number;
 }
 

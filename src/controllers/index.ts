@@ -22,6 +22,6 @@ export type { ReplicaSetControllerOptions } from './replicaset/replica-set-contr
 export { DeploymentController } from './deployment/deployment-controller.ts';
 export type { DeploymentControllerOptions } from './deployment/deployment-controller.ts';
 export { JobController, isJobFinished, matchPodFailurePolicy, defaultJobPodFailureBackOffMs, maxJobPodFailureBackOffMs } from './job/job-controller.ts';
-export type { JobControllerOptions } from './job/job-controller.ts';
+export type { JobControllerOptions, PodFailurePolicyMatch } from './job/job-controller.ts';
 export { TtlAfterFinishedController, timeLeft } from './ttlafterfinished/ttl-after-finished-controller.ts';
 export { EndpointsController, findPort, headlessServiceLabel, repackSubsets, shouldPodBeInEndpoints } from './endpoint/endpoints-controller.ts';

@@ -101,11 +101,19 @@ function setCondition(status: JobStatus, type: string, value: string, reason: st
   status.conditions = current === undefined ? [...conditions, next] : conditions.map((c) => (c.type === type ? next : c));
 }
 
+/** The rule a failed pod matched. */
+export interface PodFailurePolicyMatch {
+  /** The rule's action: FailJob, Ignore, Count (or FailIndex). */
+  action: string;
+  /** What a FailJob reports in the Failed condition. */
+  message: string;
+}
+
 /**
  * The first podFailurePolicy rule a failed pod matches, with the message a FailJob gives
  * (matchPodFailurePolicy). Rules on exit codes look at terminated containers with a non-zero code.
  */
-export function matchPodFailurePolicy(rules: readonly PodFailurePolicyRule[], pod: Pod): { action: string; message: string } | undefined {
+export function matchPodFailurePolicy(rules: readonly PodFailurePolicyRule[], pod: Pod): PodFailurePolicyMatch | undefined {
   const podName = `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
   for (const [index, rule] of rules.entries()) {
     const exit = rule.onExitCodes;
