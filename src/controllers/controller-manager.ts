@@ -159,32 +159,41 @@ function defaultOnError(controller: string, error: unknown, key: string): void {
 export function startControllers(source: RestConfig | Clientset, options: StartControllersOptions = {}): RunningControllers {
   const clock = options.clock ?? realClock;
   const entries = options.controllers ?? ['*'];
-  const owned = !('restClient' in source);
-  const client =
-    'restClient' in source
-      ? source
-      : newClientset({
-          ...source,
-          qps: source.qps ?? options.qps ?? kcmQps,
-          burst: source.burst ?? options.burst ?? kcmBurst,
-          userAgent: source.userAgent ?? 'kube-controller-manager',
-        });
+  // As kube-controller-manager's ClientBuilder: a client of its own (its own rate limiter) for the shared
+  // informers and for each controller, named in its user agent; one given clientset is shared by all.
+  const clients: Clientset[] = [];
+  const clientFor = (name: string): Clientset => {
+    if ('restClient' in source) return source;
+    const c = newClientset({
+      ...source,
+      qps: source.qps ?? options.qps ?? kcmQps,
+      burst: source.burst ?? options.burst ?? kcmBurst,
+      userAgent: `${source.userAgent ?? 'kube-controller-manager'}/${name}`,
+    });
+    clients.push(c);
+    return c;
+  };
   const stop = new AbortController();
   const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
-  const informerFactory = newSharedInformerFactory(client, { clock });
-  const eventBroadcaster = new EventBroadcaster({ clock });
-  const stopRecording = eventBroadcaster.startRecordingToSink(newCoreEventSink((ns) => client.coreV1().events(ns)));
+  const informerFactory = newSharedInformerFactory(clientFor('shared-informers'), { clock });
   const report = options.onError ?? defaultOnError;
   const onError = (controller: string, error: unknown, key: string): void => {
     if (!isConflict(error)) report(controller, error, key);
   };
-  const ctx: ControllerContext = { client, informerFactory, eventBroadcaster, clock, onError };
+  // Each controller records its events through its own broadcaster and client, as upstream's constructors do.
+  const broadcasters: { broadcaster: EventBroadcaster; stopRecording: () => void }[] = [];
+  const ctxFor = (name: string): ControllerContext => {
+    const client = clientFor(name);
+    const eventBroadcaster = new EventBroadcaster({ clock });
+    broadcasters.push({ broadcaster: eventBroadcaster, stopRecording: eventBroadcaster.startRecordingToSink(newCoreEventSink((ns) => client.coreV1().events(ns))) });
+    return { client, informerFactory, eventBroadcaster, clock, onError };
+  };
   const builders: Record<string, () => { controller: Controller; run(o: { signal: AbortSignal }): Promise<void> }> = {
-    replicaset: () => new ReplicaSetController(ctx),
-    deployment: () => new DeploymentController(ctx),
-    endpoint: () => new EndpointsController(ctx),
-    job: () => new JobController(ctx),
-    'ttl-after-finished': () => new TtlAfterFinishedController(ctx),
+    replicaset: () => new ReplicaSetController(ctxFor('replicaset-controller')),
+    deployment: () => new DeploymentController(ctxFor('deployment-controller')),
+    endpoint: () => new EndpointsController(ctxFor('endpoint-controller')),
+    job: () => new JobController(ctxFor('job-controller')),
+    'ttl-after-finished': () => new TtlAfterFinishedController(ctxFor('ttl-after-finished-controller')),
   };
   const names = implementedControllers.filter((n) => isControllerEnabled(n, entries));
   const built = names.map((n) => builders[n]!());
@@ -199,9 +208,9 @@ export function startControllers(source: RestConfig | Clientset, options: StartC
         stop.abort();
         await Promise.all(runs);
         await informerFactory.shutdown();
-        stopRecording();
-        await eventBroadcaster.shutdown();
-        if (owned) await client.close();
+        for (const b of broadcasters) b.stopRecording();
+        await Promise.all(broadcasters.map((b) => b.broadcaster.shutdown()));
+        await Promise.all(clients.map((c) => c.close()));
       })()),
   };
 }
