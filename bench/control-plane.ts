@@ -4,16 +4,18 @@
  * to roll out with kubeloom's controllers and with the real kube-controller-manager against the same
  * embedded server, and the server's memory with many pods.
  *
- *   node --expose-gc bench/control-plane.ts [--replicas 1000] [--pods 10000] [--kcm PATH] [--only start,rollout,memory]
+ *   node --expose-gc bench/control-plane.ts [--replicas 1000] [--pods 10000] [--kcm PATH] [--only start,rollout,memory] [--skip-slow]
  *
  * - start: startApiServer() with every controller, until it resolves, and until a first Deployment of 1 is
  *   Available (the controllers' caches synced and working); median of 5.
  * - rollout: a Deployment of `replicas` created (until Available with every replica updated), then set to
  *   a new image (until the rollout completes), with (a) kubeloom's controllers in the server's process
- *   (its loopback client, no client-side limit), (b) kubeloom's controllers as an external client with
- *   kube-controller-manager's default limits (--kube-api-qps 20, burst 30), (c) the real
- *   kube-controller-manager with its defaults and (d) with --kube-api-qps=1000 --kube-api-burst=2000, when
- *   `--kcm` (default /root/realk8s/bin/kube-controller-manager) exists. The stand-ins run in every case.
+ *   (its loopback client, no client-side limit), (b) the same as a process of their own (`kubeloom
+ *   controller-manager --kube-api-qps=1000 --kube-api-burst=2000`), then — unless --skip-slow — (c) in
+ *   the bench's process as a client with kube-controller-manager's default limits (--kube-api-qps 20,
+ *   burst 30), (d) the real kube-controller-manager with its defaults, and always (e) the real one with
+ *   --kube-api-qps=1000 --kube-api-burst=2000, when `--kcm` (default /root/realk8s/bin/kube-controller-manager)
+ *   exists. The stand-ins run in every case, in the server's process.
  * - memory: a server without controllers holding `pods` pods (one container, labels, requests, an env
  *   var), heap and RSS after a full GC, against the empty server.
  */
@@ -31,7 +33,7 @@ import type { Deployment } from '../src/api/apps/v1.ts';
 import { PatchType } from '../src/apimachinery/options.ts';
 import { waitForItems, waitForObject } from '../test/workloads/support.ts';
 
-const { values } = parseArgs({ options: { replicas: { type: 'string' }, pods: { type: 'string' }, kcm: { type: 'string' }, only: { type: 'string' } } });
+const { values } = parseArgs({ options: { replicas: { type: 'string' }, pods: { type: 'string' }, kcm: { type: 'string' }, only: { type: 'string' }, 'skip-slow': { type: 'boolean' } } });
 const replicas = Number(values.replicas ?? 1000);
 const podCount = Number(values.pods ?? 10_000);
 const kcmPath = values.kcm ?? '/root/realk8s/bin/kube-controller-manager';
@@ -87,11 +89,18 @@ async function benchStart(): Promise<void> {
 }
 
 async function withKcm<T>(server: ApiServer, extra: string[], fn: () => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'kubeloom-bench-kcm-'));
+  return withProcess(server, [kcmPath, '--secure-port=0', '--leader-elect=false', '--controllers=*,-serviceaccount-token', '--v=1', ...extra], fn);
+}
+
+const cliMain = new URL('../src/cli/main.ts', import.meta.url).pathname;
+
+/** Runs `command --kubeconfig <the server's>` while `fn` runs. */
+async function withProcess<T>(server: ApiServer, command: string[], fn: () => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'kubeloom-bench-cm-'));
   const kubeconfig = join(dir, 'kubeconfig');
   await server.writeKubeconfig(kubeconfig);
-  const out = openSync(join(dir, 'kcm.log'), 'a');
-  const kcm: ChildProcess = spawn(kcmPath, ['--kubeconfig', kubeconfig, '--secure-port=0', '--leader-elect=false', '--controllers=*,-serviceaccount-token', '--v=1', ...extra], { stdio: ['ignore', out, out] });
+  const out = openSync(join(dir, 'cm.log'), 'a');
+  const kcm: ChildProcess = spawn(command[0]!, [...command.slice(1), '--kubeconfig', kubeconfig], { stdio: ['ignore', out, out] });
   try {
     return await fn();
   } finally {
@@ -111,6 +120,16 @@ async function benchRollout(): Promise<void> {
     await server.stop();
   }
   {
+    // The same controllers as a process of their own (kubeloom controller-manager), as kube-controller-manager
+    // runs: the server's event loop no longer runs them.
+    const server = await standIns(false);
+    const client = newClientset({ host: server.url });
+    report("kubeloom's controllers as a process of their own (kubeloom controller-manager, qps 1000, burst 2000)", await withProcess(server, [process.execPath, cliMain, 'controller-manager', '--kube-api-qps=1000', '--kube-api-burst=2000'], () => waitLong(client, replicas)));
+    await client.close();
+    await server.stop();
+  }
+  const slow = values['skip-slow'] !== true;
+  if (slow) {
     const server = await standIns(false);
     const running = startControllers({ host: server.url, qps: 20, burst: 30 }, { onError: () => undefined });
     const client = newClientset({ host: server.url });
@@ -123,10 +142,11 @@ async function benchRollout(): Promise<void> {
     console.log(`rollout with the real kube-controller-manager: skipped (${kcmPath} not found)`);
     return;
   }
-  for (const [label, extra] of [
+  const kcmCases: [string, string[]][] = [
     ['the real kube-controller-manager v1.24 (defaults: qps 20, burst 30)', []],
     ['the real kube-controller-manager v1.24 (--kube-api-qps=1000 --kube-api-burst=2000)', ['--kube-api-qps=1000', '--kube-api-burst=2000']],
-  ] as const) {
+  ];
+  for (const [label, extra] of slow ? kcmCases : kcmCases.slice(1)) {
     const server = await standIns(false);
     const client = newClientset({ host: server.url });
     report(label, await withKcm(server, [...extra], () => waitLong(client, replicas)));

@@ -25,3 +25,5 @@ export { JobController, isJobFinished, matchPodFailurePolicy, defaultJobPodFailu
 export type { JobControllerOptions, PodFailurePolicyMatch } from './job/job-controller.ts';
 export { TtlAfterFinishedController, timeLeft } from './ttlafterfinished/ttl-after-finished-controller.ts';
 export { EndpointsController, findPort, headlessServiceLabel, repackSubsets, shouldPodBeInEndpoints } from './endpoint/endpoints-controller.ts';
+export { ServiceAccountsController, defaultServiceAccounts } from './serviceaccount/service-accounts-controller.ts';
+export { RootCACertPublisher, rootCACertConfigMapName, rootCACertDescription } from './rootcacertpublisher/publisher.ts';

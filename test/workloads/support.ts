@@ -24,7 +24,7 @@ export interface Cluster {
 export async function startCluster(t: TestContext, controllers: ControllerOptions = {}, options: ApiServerOptions = {}): Promise<Cluster> {
   // Sync errors are retried by the controllers; the tests judge by the objects, not by stderr.
   const server = await startApiServer({ ...options, controllers: { scheduler: true, kubelet: true, workloads: true, onError: () => undefined, ...controllers } });
-  const client = newClientset({ host: server.url });
+  const client = newClientset({ host: server.url, ...(server.caCertPem === undefined ? {} : { tls: { caData: server.caCertPem } }) });
   t.after(async () => {
     await client.close();
     await server.stop();
