@@ -26,6 +26,7 @@ import { ReplicaSetController } from './replicaset/replica-set-controller.ts';
 import { TtlAfterFinishedController } from './ttlafterfinished/ttl-after-finished-controller.ts';
 import { RootCACertPublisher } from './rootcacertpublisher/publisher.ts';
 import { ServiceAccountsController } from './serviceaccount/service-accounts-controller.ts';
+import { StatefulSetController } from './statefulset/stateful-set-controller.ts';
 
 /** Every controller name kube-controller-manager v1.24 knows (NewControllerInitializers), sorted. */
 export const knownControllers: readonly string[] = [
@@ -74,7 +75,7 @@ export const knownControllers: readonly string[] = [
 export const controllersDisabledByDefault: readonly string[] = ['bootstrapsigner', 'tokencleaner'];
 
 /** The controllers of this package, by upstream name. */
-export const implementedControllers: readonly string[] = ['deployment', 'endpoint', 'job', 'replicaset', 'root-ca-cert-publisher', 'serviceaccount', 'ttl-after-finished'];
+export const implementedControllers: readonly string[] = ['deployment', 'endpoint', 'job', 'replicaset', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished'];
 
 /** A `--controllers` entry that names no known controller. */
 export class UnknownControllerError extends KubeloomError {
@@ -197,6 +198,7 @@ export function startControllers(source: RestConfig | Clientset, options: StartC
     job: () => new JobController(ctxFor('job-controller')),
     'root-ca-cert-publisher': () => new RootCACertPublisher(ctxFor('root-ca-cert-publisher'), { rootCA: 'restClient' in source ? '' : (source.tls?.caData ?? '') }),
     serviceaccount: () => new ServiceAccountsController(ctxFor('service-account-controller')),
+    statefulset: () => new StatefulSetController(ctxFor('statefulset-controller')),
     'ttl-after-finished': () => new TtlAfterFinishedController(ctxFor('ttl-after-finished-controller')),
   };
   const names = implementedControllers.filter((n) => isControllerEnabled(n, entries));
