@@ -28,3 +28,4 @@ export { EndpointsController, findPort, headlessServiceLabel, repackSubsets, sho
 export { ServiceAccountsController, defaultServiceAccounts } from './serviceaccount/service-accounts-controller.ts';
 export { RootCACertPublisher, rootCACertConfigMapName, rootCACertDescription } from './rootcacertpublisher/publisher.ts';
 export { StatefulSetController, controllerRevisionHashLabel, ordinalOf, podIndexLabel, statefulSetPodNameLabel } from './statefulset/stateful-set-controller.ts';
+export { DaemonSetsController, daemonPodTolerations, nodeShouldRunDaemonPod } from './daemon/daemon-set-controller.ts';
