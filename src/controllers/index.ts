@@ -27,5 +27,5 @@ export { TtlAfterFinishedController, timeLeft } from './ttlafterfinished/ttl-aft
 export { EndpointsController, findPort, headlessServiceLabel, repackSubsets, shouldPodBeInEndpoints } from './endpoint/endpoints-controller.ts';
 export { ServiceAccountsController, defaultServiceAccounts } from './serviceaccount/service-accounts-controller.ts';
 export { RootCACertPublisher, rootCACertConfigMapName, rootCACertDescription } from './rootcacertpublisher/publisher.ts';
-export { StatefulSetController, controllerRevisionHashLabel, ordinalOf, podIndexLabel, statefulSetPodNameLabel } from './statefulset/stateful-set-controller.ts';
+export { StatefulSetController, controllerRevisionHashLabel, ordinalOf, podIndexLabel, revisionHistoryHashLabel, statefulSetPodNameLabel } from './statefulset/stateful-set-controller.ts';
 export { DaemonSetsController, daemonPodTolerations, nodeShouldRunDaemonPod } from './daemon/daemon-set-controller.ts';

@@ -53,7 +53,7 @@ test('OrderedReady: pods are created one at a time in ordinal order with stable 
   const rev = revisions[0]!;
   assert.equal(rev.revision, 1);
   assert.equal(web1.metadata?.labels?.['controller-revision-hash'], rev.metadata?.name);
-  assert.equal(rev.metadata?.name, `web-${rev.metadata?.labels?.['controller-revision-hash'] ?? ''}`);
+  assert.equal(rev.metadata?.name, `web-${rev.metadata?.labels?.['controller.kubernetes.io/hash'] ?? ''}`);
   const done = await waitForObject(sets, 'web', (s) => s?.status?.readyReplicas === 3 && s.status.currentRevision === rev.metadata?.name);
   assert.deepEqual(
     { ...done?.status, collisionCount: undefined },

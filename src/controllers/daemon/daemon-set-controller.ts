@@ -9,7 +9,8 @@
  * theirs. Pods are left to the scheduler with a required node affinity on the node's name
  * (`metadata.name` matchFields, as ScheduleDaemonSetPods does), the tolerations DaemonSets add
  * (not-ready, unreachable, disk/memory/pid pressure, unschedulable), the `controller-revision-hash` label of
- * the DaemonSet's ControllerRevision and the deprecated `pod-template-generation` label. RollingUpdate
+ * the DaemonSet's ControllerRevision and the deprecated `pod-template-generation` label (when the DaemonSet
+ * carries the `deprecated.daemonset.template.generation` annotation). RollingUpdate
  * replaces old pods within maxUnavailable (default 1); OnDelete leaves them. Status: desired, current and
  * updated numbers scheduled, misscheduled, ready, available, unavailable, observedGeneration.
  *
@@ -38,6 +39,7 @@ const dsApiVersion = 'apps/v1';
 const dsKind = 'DaemonSet';
 const revisionHashLabel = 'controller-revision-hash';
 const templateGenerationLabel = 'pod-template-generation';
+const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
 
 /** The tolerations every daemon pod gets (util.AddOrUpdateDaemonPodTolerations). */
 export const daemonPodTolerations: readonly Toleration[] = [
@@ -311,6 +313,8 @@ export class DaemonSetsController {
     const tolerations = [...(spec.tolerations ?? [])];
     for (const t of daemonPodTolerations) if (!tolerations.some((x) => x.key === t.key && x.effect === t.effect)) tolerations.push(t);
     spec.tolerations = tolerations;
+    // The deprecated template generation, when the API server recorded it (GetTemplateGeneration).
+    const generation = ds.metadata?.annotations?.[templateGenerationAnnotation];
     // The scheduler places it on its node (ReplaceDaemonSetPodNodeNameNodeAffinity).
     spec.affinity = {
       ...spec.affinity,
@@ -319,7 +323,7 @@ export class DaemonSetsController {
     return {
       metadata: {
         generateName: `${ds.metadata?.name ?? ''}-`,
-        labels: { ...template.metadata?.labels, [revisionHashLabel]: hash, [templateGenerationLabel]: String(ds.metadata?.generation ?? 0) },
+        labels: { ...template.metadata?.labels, [revisionHashLabel]: hash, ...(generation === undefined ? {} : { [templateGenerationLabel]: generation }) },
         ...(template.metadata?.annotations === undefined ? {} : { annotations: { ...template.metadata.annotations } }),
         ownerReferences: [newControllerRef(ds, dsApiVersion, dsKind)],
       },

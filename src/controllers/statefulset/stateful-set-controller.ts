@@ -40,6 +40,8 @@ const setApiVersion = 'apps/v1';
 const setKind = 'StatefulSet';
 /** The label naming a pod's ControllerRevision (apps.ControllerRevisionHashLabelKey). */
 export const controllerRevisionHashLabel = 'controller-revision-hash';
+/** The label carrying a ControllerRevision's hash (history.ControllerRevisionHashLabel). */
+export const revisionHistoryHashLabel = 'controller.kubernetes.io/hash';
 /** The label naming the pod (apps.StatefulSetPodNameLabel). */
 export const statefulSetPodNameLabel = 'statefulset.kubernetes.io/pod-name';
 /** The label carrying the pod's ordinal (apps.PodIndexLabel, PodIndexLabel feature, on since 1.28). */
@@ -203,7 +205,7 @@ export class StatefulSetController {
           metadata: {
             name: `${set.metadata?.name ?? ''}-${hash}`,
             namespace: ns,
-            labels: { ...set.spec?.template?.metadata?.labels, [controllerRevisionHashLabel]: hash },
+            labels: { ...set.spec?.template?.metadata?.labels, [revisionHistoryHashLabel]: hash },
             ...(set.metadata?.annotations === undefined ? {} : { annotations: { ...set.metadata.annotations } }),
             ownerReferences: [newControllerRef(set, setApiVersion, setKind)],
           },
@@ -244,6 +246,8 @@ export class StatefulSetController {
     return {
       metadata: {
         name: podName,
+        // GetPodFromTemplate's generateName stays beside the name, as upstream's pods show.
+        generateName: `${setName}-`,
         labels: { ...template.metadata?.labels, [statefulSetPodNameLabel]: podName, [podIndexLabel]: String(ordinal), [controllerRevisionHashLabel]: revision.metadata?.name ?? '' },
         ...(template.metadata?.annotations === undefined ? {} : { annotations: { ...template.metadata.annotations } }),
         ownerReferences: [newControllerRef(set, setApiVersion, setKind)],

@@ -5,7 +5,8 @@
  * (replay.test.ts), then normalised and compared.
  *
  * The script: a Deployment of 3 rolled out, updated to a new image (a rolling update), scaled to 1; a
- * Service selecting it (Endpoints); a Job of 2 completions. Each step waits for the state both controller
+ * Service selecting it (Endpoints); a Job of 2 completions; a StatefulSet of 2 and a DaemonSet, each
+ * updated to a new image (ControllerRevisions, `controller-revision-hash`). Each step waits for the state both controller
  * managers must reach. The snapshot keeps what must match — object names, labels (pod-template-hash),
  * annotations (revisions, replicas), owner references, status counts and condition reasons and messages,
  * event reasons and messages — with what either side picks freely (uids, hash values, pod name
@@ -14,7 +15,7 @@
  * Where v1.24 and the newer upstream kubeloom models differ, {@link knownDifferences} turns both into
  * the v1.24 form, each with its upstream reference.
  */
-import type { Deployment, ReplicaSet } from '../../../src/api/apps/v1.ts';
+import type { ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet } from '../../../src/api/apps/v1.ts';
 import type { Job } from '../../../src/api/batch/v1.ts';
 import type { Endpoints, Event, Pod } from '../../../src/api/core/v1.ts';
 import { PatchType } from '../../../src/apimachinery/options.ts';
@@ -28,6 +29,9 @@ type Obj = Record<string, unknown>;
 export interface Observed {
   deployments: Deployment[];
   replicaSets: ReplicaSet[];
+  statefulSets: StatefulSet[];
+  daemonSets: DaemonSet[];
+  controllerRevisions: ControllerRevision[];
   pods: Pod[];
   jobs: Job[];
   endpoints: Endpoints[];
@@ -72,9 +76,30 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   // The events of the last steps are written after the state they report.
   await waitForItems(client.coreV1().events(ns), (es) => es.some((e) => e.reason === 'Completed') && es.filter((e) => e.reason === 'SuccessfulCreate' && e.involvedObject.kind === 'Job').length === 2);
 
+  const sets = client.appsV1().statefulSets(ns);
+  const stsTemplate = (image: string) => ({ metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'db', image }] } });
+  await sets.create({ metadata: { name: 'db' }, spec: { replicas: 2, serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: stsTemplate('postgres:15') } });
+  const stsDone = (s: StatefulSet | undefined): boolean =>
+    s?.status?.observedGeneration === s?.metadata?.generation && s?.status?.readyReplicas === 2 && s.status.updatedReplicas === 2 && s.status.currentRevision === s.status.updateRevision;
+  await waitForObject(sets, 'db', stsDone);
+  await sets.patch('db', PatchType.StrategicMerge, { spec: { template: { spec: { containers: [{ name: 'db', image: 'postgres:16' }] } } } });
+  await waitForObject(sets, 'db', (s) => stsDone(s) && s?.status?.currentRevision !== undefined && (s.metadata?.generation ?? 0) === 2);
+  await waitForItems(client.coreV1().pods(ns), (pods) => pods.filter((p) => p.metadata?.labels?.app === 'db' && p.spec?.containers[0]?.image === 'postgres:16' && p.status?.phase === 'Running').length === 2);
+
+  const dss = client.appsV1().daemonSets(ns);
+  await dss.create({ metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'agent', image: 'agent:1' }] } } } });
+  const dsDone = (d: DaemonSet | undefined, gen: number): boolean => d?.metadata?.generation === gen && d.status?.observedGeneration === gen && d.status.updatedNumberScheduled === 1 && d.status.numberAvailable === 1 && d.status.desiredNumberScheduled === 1;
+  await waitForObject(dss, 'agent', (d) => dsDone(d, 1));
+  await dss.patch('agent', PatchType.StrategicMerge, { spec: { template: { spec: { containers: [{ name: 'agent', image: 'agent:2' }] } } } });
+  await waitForObject(dss, 'agent', (d) => dsDone(d, 2));
+  await waitForItems(client.coreV1().pods(ns), (pods) => pods.filter((p) => p.metadata?.labels?.app === 'agent').length === 1 && pods.some((p) => p.metadata?.labels?.app === 'agent' && p.spec?.containers[0]?.image === 'agent:2' && p.status?.phase === 'Running'));
+
   return {
     deployments: (await deployments.list()).items,
     replicaSets: (await client.appsV1().replicaSets(ns).list()).items,
+    statefulSets: (await sets.list()).items,
+    daemonSets: (await dss.list()).items,
+    controllerRevisions: (await client.appsV1().controllerRevisions(ns).list()).items,
     pods: (await client.coreV1().pods(ns).list()).items,
     jobs: (await jobs.list()).items,
     endpoints: (await client.coreV1().endpoints(ns).list()).items.filter((e) => e.metadata?.name !== 'kubernetes'),
@@ -82,11 +107,31 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   };
 }
 
+/** `v` without nulls and empty objects or arrays (Go writes `creationTimestamp: null` into raw revision data). */
+function pruneNull(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(pruneNull);
+  if (v !== null && typeof v === 'object') {
+    const out: Obj = {};
+    for (const [k, x] of Object.entries(v as Obj)) {
+      const p = pruneNull(x);
+      if (p === null || p === undefined) continue;
+      if (typeof p === 'object' && !Array.isArray(p) && Object.keys(p).length === 0) continue;
+      out[k] = p;
+    }
+    return out;
+  }
+  return v;
+}
+
 /** Replaces what either side picks freely with placeholders (see the file comment). */
 export function normalise(o: Observed): Obj {
   const hashes = new Map<string, string>();
   for (const rs of [...o.replicaSets].sort((a, b) => Number(a.metadata?.annotations?.['deployment.kubernetes.io/revision'] ?? 0) - Number(b.metadata?.annotations?.['deployment.kubernetes.io/revision'] ?? 0))) {
     const h = rs.metadata?.labels?.['pod-template-hash'];
+    if (h !== undefined && !hashes.has(h)) hashes.set(h, `{hash:${hashes.size + 1}}`);
+  }
+  for (const r of [...o.controllerRevisions].sort((a, b) => (a.metadata?.name ?? '').split('-')[0]!.localeCompare((b.metadata?.name ?? '').split('-')[0]!) || (a.revision ?? 0) - (b.revision ?? 0))) {
+    const h = r.metadata?.labels?.['controller-revision-hash'] ?? r.metadata?.labels?.['controller.kubernetes.io/hash'];
     if (h !== undefined && !hashes.has(h)) hashes.set(h, `{hash:${hashes.size + 1}}`);
   }
   const jobUid = o.jobs[0]?.metadata?.uid ?? '';
@@ -101,6 +146,7 @@ export function normalise(o: Observed): Obj {
   };
   for (const rs of o.replicaSets) prefixes.add(text(`${rs.metadata?.name ?? ''}-`));
   for (const j of o.jobs) prefixes.add(`${j.metadata?.name ?? ''}-`);
+  for (const d of o.daemonSets) prefixes.add(`${d.metadata?.name ?? ''}-`);
   const pods = [...o.pods].sort((a, b) => text(a.metadata?.generateName ?? '').localeCompare(text(b.metadata?.generateName ?? '')) || (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? ''));
   const deep = (v: unknown): unknown => {
     if (typeof v === 'string') return text(v);
@@ -131,6 +177,11 @@ export function normalise(o: Observed): Obj {
         templateLabels: rs.spec?.template?.metadata?.labels,
         status: pruneZero({ ...rs.status, conditions: conditions(rs.status?.conditions) }),
       })),
+    statefulSets: o.statefulSets.map((st) => ({ name: st.metadata?.name, generation: st.metadata?.generation, status: pruneZero(st.status) })),
+    daemonSets: o.daemonSets.map((d) => ({ name: d.metadata?.name, generation: d.metadata?.generation, status: pruneZero(d.status) })),
+    controllerRevisions: [...o.controllerRevisions]
+      .sort((a, b) => (a.metadata?.name ?? '').split('-')[0]!.localeCompare((b.metadata?.name ?? '').split('-')[0]!) || (a.revision ?? 0) - (b.revision ?? 0))
+      .map((r) => ({ name: r.metadata?.name, labels: r.metadata?.labels, ownerReferences: owners(r.metadata?.ownerReferences), revision: r.revision, data: pruneNull(r.data) })),
     pods: pods.map((p) => ({
       name: p.metadata?.name,
       generateName: p.metadata?.generateName,
@@ -139,6 +190,10 @@ export function normalise(o: Observed): Obj {
       finalizers: p.metadata?.finalizers,
       ownerReferences: owners(p.metadata?.ownerReferences),
       phase: p.status?.phase,
+      hostname: p.spec?.hostname,
+      subdomain: p.spec?.subdomain,
+      nodeAffinity: p.spec?.affinity?.nodeAffinity,
+      tolerations: p.spec?.tolerations?.filter((tol) => tol.key !== 'node.kubernetes.io/not-ready' && tol.key !== 'node.kubernetes.io/unreachable' || tol.tolerationSeconds === undefined),
     })),
     jobs: o.jobs.map((j) => ({
       name: j.metadata?.name,
@@ -161,16 +216,30 @@ export function normalise(o: Observed): Obj {
       })),
     })),
     // Distinct events, as `<kind> <type> <reason>: <message>` (counts and order depend on timing).
-    events: [...new Set(o.events.filter((e) => ['Deployment', 'ReplicaSet', 'Job', 'Service', 'Endpoints'].includes(e.involvedObject.kind ?? '')).map((e) => `${e.involvedObject.kind ?? ''} ${e.type ?? ''} ${e.reason ?? ''}: ${e.message ?? ''} [${e.source?.component ?? ''}]`))].sort(),
+    events: [...new Set(o.events.filter((e) => ['Deployment', 'ReplicaSet', 'Job', 'Service', 'Endpoints', 'StatefulSet', 'DaemonSet'].includes(e.involvedObject.kind ?? '')).map((e) => `${e.involvedObject.kind ?? ''} ${e.type ?? ''} ${e.reason ?? ''}: ${e.message ?? ''} [${e.source?.component ?? ''}]`))].sort(),
   };
   return deep(snapshot) as Obj;
+}
+
+/** One difference between v1.24 and the newer upstream, and how both sides are brought to v1.24's form. */
+export interface KnownDifference {
+  what: string;
+  upstream: string;
+  apply: (snapshot: Obj) => void;
 }
 
 /**
  * Differences between kube-controller-manager v1.24 and the newer upstream kubeloom models, applied to
  * both sides before comparing, each with its reference.
  */
-export const knownDifferences: readonly { what: string; upstream: string; apply: (snapshot: Obj) => void }[] = [
+export const knownDifferences: readonly KnownDifference[] = [
+  {
+    what: 'StatefulSet pods carry the apps.kubernetes.io/pod-index label since 1.28 (PodIndexLabel); v1.24 pods do not',
+    upstream: 'KEP-4017, pkg/controller/statefulset/stateful_set_utils.go initIdentity',
+    apply: (s) => {
+      for (const p of s.pods as { labels?: Record<string, string> }[]) if (p.labels !== undefined) delete p.labels['apps.kubernetes.io/pod-index'];
+    },
+  },
   {
     what: 'ScalingReplicaSet events say "Scaled up replica set X from 0 to M" and "Scaled D replica set X from N to M" in the newer upstream; v1.24 says "Scaled up replica set X to M" when it creates the ReplicaSet and "Scaled D replica set X to M from N" otherwise (a scale-up of an existing ReplicaSet from 0 cannot be told from a creation in the newer form: this script has none)',
     upstream: 'pkg/controller/deployment/sync.go getNewReplicaSet and scaleReplicaSet (v1.24 vs v1.32)',
