@@ -19,6 +19,7 @@ import { EventBroadcaster } from '../tools/events/record/event.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import type { Controller } from '../controller/controller.ts';
 import type { ControllerContext } from './controller-context.ts';
+import { CronJobController } from './cronjob/cronjob-controller.ts';
 import { DaemonSetsController } from './daemon/daemon-set-controller.ts';
 import { DeploymentController } from './deployment/deployment-controller.ts';
 import { EndpointsController } from './endpoint/endpoints-controller.ts';
@@ -76,7 +77,7 @@ export const knownControllers: readonly string[] = [
 export const controllersDisabledByDefault: readonly string[] = ['bootstrapsigner', 'tokencleaner'];
 
 /** The controllers of this package, by upstream name. */
-export const implementedControllers: readonly string[] = ['daemonset', 'deployment', 'endpoint', 'job', 'replicaset', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished'];
+export const implementedControllers: readonly string[] = ['cronjob', 'daemonset', 'deployment', 'endpoint', 'job', 'replicaset', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished'];
 
 /** A `--controllers` entry that names no known controller. */
 export class UnknownControllerError extends KubeloomError {
@@ -194,6 +195,7 @@ export function startControllers(source: RestConfig | Clientset, options: StartC
   };
   const builders: Record<string, () => { controller: Controller; run(o: { signal: AbortSignal }): Promise<void> }> = {
     replicaset: () => new ReplicaSetController(ctxFor('replicaset-controller')),
+    cronjob: () => new CronJobController(ctxFor('cronjob-controller')),
     daemonset: () => new DaemonSetsController(ctxFor('daemon-set-controller')),
     deployment: () => new DeploymentController(ctxFor('deployment-controller')),
     endpoint: () => new EndpointsController(ctxFor('endpoint-controller')),

@@ -29,3 +29,6 @@ export { ServiceAccountsController, defaultServiceAccounts } from './serviceacco
 export { RootCACertPublisher, rootCACertConfigMapName, rootCACertDescription } from './rootcacertpublisher/publisher.ts';
 export { StatefulSetController, controllerRevisionHashLabel, ordinalOf, podIndexLabel, revisionHistoryHashLabel, statefulSetPodNameLabel } from './statefulset/stateful-set-controller.ts';
 export { DaemonSetsController, daemonPodTolerations, nodeShouldRunDaemonPod } from './daemon/daemon-set-controller.ts';
+export { CronJobController, cronJobScheduledTimestampAnnotation, missedScheduleTimes } from './cronjob/cronjob-controller.ts';
+export { CronScheduleError, cronMatches, nextScheduleTime, parseCronSchedule } from './cronjob/cron-schedule.ts';
+export type { CronSchedule } from './cronjob/cron-schedule.ts';
