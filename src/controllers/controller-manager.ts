@@ -22,6 +22,7 @@ import type { ControllerContext } from './controller-context.ts';
 import { CronJobController } from './cronjob/cronjob-controller.ts';
 import { DaemonSetsController } from './daemon/daemon-set-controller.ts';
 import { DeploymentController } from './deployment/deployment-controller.ts';
+import { DisruptionController } from './disruption/disruption-controller.ts';
 import { EndpointsController } from './endpoint/endpoints-controller.ts';
 import { JobController } from './job/job-controller.ts';
 import { ReplicaSetController } from './replicaset/replica-set-controller.ts';
@@ -77,7 +78,7 @@ export const knownControllers: readonly string[] = [
 export const controllersDisabledByDefault: readonly string[] = ['bootstrapsigner', 'tokencleaner'];
 
 /** The controllers of this package, by upstream name. */
-export const implementedControllers: readonly string[] = ['cronjob', 'daemonset', 'deployment', 'endpoint', 'job', 'replicaset', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished'];
+export const implementedControllers: readonly string[] = ['cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'job', 'replicaset', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished'];
 
 /** A `--controllers` entry that names no known controller. */
 export class UnknownControllerError extends KubeloomError {
@@ -198,6 +199,7 @@ export function startControllers(source: RestConfig | Clientset, options: StartC
     cronjob: () => new CronJobController(ctxFor('cronjob-controller')),
     daemonset: () => new DaemonSetsController(ctxFor('daemon-set-controller')),
     deployment: () => new DeploymentController(ctxFor('deployment-controller')),
+    disruption: () => new DisruptionController(ctxFor('disruption-controller')),
     endpoint: () => new EndpointsController(ctxFor('endpoint-controller')),
     job: () => new JobController(ctxFor('job-controller')),
     'root-ca-cert-publisher': () => new RootCACertPublisher(ctxFor('root-ca-cert-publisher'), { rootCA: 'restClient' in source ? '' : (source.tls?.caData ?? '') }),

@@ -32,3 +32,4 @@ export { DaemonSetsController, daemonPodTolerations, nodeShouldRunDaemonPod } fr
 export { CronJobController, cronJobScheduledTimestampAnnotation, missedScheduleTimes } from './cronjob/cronjob-controller.ts';
 export { CronScheduleError, cronMatches, nextScheduleTime, parseCronSchedule } from './cronjob/cron-schedule.ts';
 export type { CronSchedule } from './cronjob/cron-schedule.ts';
+export { DisruptionController, disruptedPodTimeoutMs } from './disruption/disruption-controller.ts';
