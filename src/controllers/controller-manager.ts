@@ -26,6 +26,7 @@ import { DisruptionController } from './disruption/disruption-controller.ts';
 import { EndpointsController } from './endpoint/endpoints-controller.ts';
 import { JobController } from './job/job-controller.ts';
 import { ReplicaSetController } from './replicaset/replica-set-controller.ts';
+import { ResourceQuotaController } from './resourcequota/resource-quota-controller.ts';
 import { TtlAfterFinishedController } from './ttlafterfinished/ttl-after-finished-controller.ts';
 import { RootCACertPublisher } from './rootcacertpublisher/publisher.ts';
 import { ServiceAccountsController } from './serviceaccount/service-accounts-controller.ts';
@@ -78,7 +79,7 @@ export const knownControllers: readonly string[] = [
 export const controllersDisabledByDefault: readonly string[] = ['bootstrapsigner', 'tokencleaner'];
 
 /** The controllers of this package, by upstream name. */
-export const implementedControllers: readonly string[] = ['cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'job', 'replicaset', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished'];
+export const implementedControllers: readonly string[] = ['cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'job', 'replicaset', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished'];
 
 /** A `--controllers` entry that names no known controller. */
 export class UnknownControllerError extends KubeloomError {
@@ -202,6 +203,7 @@ export function startControllers(source: RestConfig | Clientset, options: StartC
     disruption: () => new DisruptionController(ctxFor('disruption-controller')),
     endpoint: () => new EndpointsController(ctxFor('endpoint-controller')),
     job: () => new JobController(ctxFor('job-controller')),
+    resourcequota: () => new ResourceQuotaController(ctxFor('resourcequota-controller')),
     'root-ca-cert-publisher': () => new RootCACertPublisher(ctxFor('root-ca-cert-publisher'), { rootCA: 'restClient' in source ? '' : (source.tls?.caData ?? '') }),
     serviceaccount: () => new ServiceAccountsController(ctxFor('service-account-controller')),
     statefulset: () => new StatefulSetController(ctxFor('statefulset-controller')),

@@ -33,3 +33,4 @@ export { CronJobController, cronJobScheduledTimestampAnnotation, missedScheduleT
 export { CronScheduleError, cronMatches, nextScheduleTime, parseCronSchedule } from './cronjob/cron-schedule.ts';
 export type { CronSchedule } from './cronjob/cron-schedule.ts';
 export { DisruptionController, disruptedPodTimeoutMs } from './disruption/disruption-controller.ts';
+export { ResourceQuotaController } from './resourcequota/resource-quota-controller.ts';
