@@ -179,6 +179,18 @@ test('kubeloom apiserver is a developer cluster by default (a Deployment rolls o
   }
 });
 
+test('kubeloom apiserver --pod-logs --metrics: running pods have a log line and metrics.k8s.io usage (kubectl logs, kubectl top)', async () => {
+  const cli = await startCli(['--pod-logs', '--metrics']);
+  try {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '250m', memory: '64Mi' } } }] } };
+    await (await fetch(`${cli.url}/api/v1/namespaces/default/pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(pod) })).arrayBuffer();
+    await eventually(async () => assert.equal(await (await fetch(`${cli.url}/api/v1/namespaces/default/pods/p/log`)).text(), 'kubeloom: container c started (image nginx)\n'), { timeoutMs: 10_000 });
+    await eventually(async () => assert.deepEqual((await getJson(`${cli.url}/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/p`)).containers, [{ name: 'c', usage: { cpu: '250m', memory: '64Mi' } }]), { timeoutMs: 30_000 });
+  } finally {
+    assert.equal(await cli.stop(), 0);
+  }
+});
+
 test('kubeloom apiserver --rbac authorizes with RBAC: the kubeconfig is admin, anonymous requests get 403', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'kubeloom-cli-'));
   const kubeconfig = join(dir, 'kubeconfig');

@@ -2,7 +2,7 @@
  * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
  * [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--controllers LIST] [--bare]
  * [--no-garbage-collector] [--no-namespace-controller] [--[no-]scheduler] [--[no-]kubelet]
- * [--kubelet-nodes A,B]`: runs the embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL
+ * [--kubelet-nodes A,B] [--pod-logs] [--metrics]`: runs the embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL
  * once it is ready. By default it is a developer's cluster: the scheduler and kubelet stand-ins and every
  * controller kubeloom has run in it; `--bare` runs the API server with only the garbage collector and the
  * namespace controller (for envtest-style tests, or the real kube-controller-manager).
@@ -11,11 +11,12 @@ import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
 import { installCrds, loadPodHandlers, startApiServer, type PodHandlers } from '../testing/index.ts';
 import { isControllerEnabled, parseControllersFlag } from '../controllers/controller-manager.ts';
+import { startPodExtras } from './apiserver-pod-extras.ts';
 
 const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
                           [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--controllers LIST]
                           [--bare] [--no-garbage-collector] [--no-namespace-controller] [--[no-]scheduler]
-                          [--[no-]kubelet] [--kubelet-nodes A,B]
+                          [--[no-]kubelet] [--kubelet-nodes A,B] [--pod-logs] [--metrics]
 
 Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted. By default
 it is a developer's cluster: a scheduler and a kubelet stand-in and kube-controller-manager's controllers
@@ -48,6 +49,9 @@ it is a developer's cluster: a scheduler and a kubelet stand-in and kube-control
   --[no-]kubelet             register a node and run the pods bound to it: Running/Ready, restarts, Jobs'
                              pods Succeeded, deleted pods removed, node Lease renewed; default on unless --bare
   --kubelet-nodes A,B        the nodes the kubelet stand-in registers (default kubeloom-node)
+  --pod-logs                 serve a log line per container of every running pod (kubectl logs)
+  --metrics                  serve metrics.k8s.io (kubectl top): each running container uses what it
+                             requests, refreshed every 15 s
 `;
 
 /** A duration such as 500ms, 10s or 5m, in milliseconds; undefined when malformed or not positive. */
@@ -83,6 +87,8 @@ export const apiserverCommand: Command = {
           'kubelet-nodes': { type: 'string' },
           controllers: { type: 'string' },
           bare: { type: 'boolean' },
+          'pod-logs': { type: 'boolean' },
+          metrics: { type: 'boolean' },
           help: { type: 'boolean', short: 'h' },
         },
         strict: true,
@@ -160,6 +166,7 @@ export const apiserverCommand: Command = {
         return 1;
       }
     }
+    const stopExtras = values['pod-logs'] === true || values.metrics === true ? startPodExtras(server, { logs: values['pod-logs'] === true, metrics: values.metrics === true }) : undefined;
     const kubeconfigPath = values['write-kubeconfig'];
     if (kubeconfigPath !== undefined) await server.writeKubeconfig(kubeconfigPath);
     process.stdout.write(`kubeloom apiserver listening on ${server.url}\n`);
@@ -170,6 +177,7 @@ export const apiserverCommand: Command = {
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
     process.stdout.write(`kubeloom apiserver: ${signal}, stopping\n`);
+    await stopExtras?.();
     await server.stop();
     return 0;
   },
