@@ -18,6 +18,9 @@
  *   exists. The stand-ins run in every case, in the server's process.
  * - memory: a server without controllers holding `pods` pods (one container, labels, requests, an env
  *   var), heap and RSS after a full GC, against the empty server.
+ * - cluster-memory (only when asked: `--only cluster-memory`): the developer cluster running a Deployment of
+ *   `pods` replicas, its time to Available and the process's heap and RSS (server, stand-ins and the
+ *   controllers' informer caches together).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync } from 'node:fs';
@@ -186,6 +189,28 @@ async function benchMemory(): Promise<void> {
   await server.stop();
 }
 
+/** The developer cluster (stand-ins, every controller in the server's process) running a Deployment of `pods`. */
+async function benchClusterMemory(): Promise<void> {
+  const measure = (): { heap: number; rss: number } => {
+    gc?.();
+    gc?.();
+    const m = process.memoryUsage();
+    return { heap: m.heapUsed, rss: m.rss };
+  };
+  const server = await standIns(true);
+  const before = measure();
+  const client = newClientset({ host: server.url });
+  const t0 = performance.now();
+  await client.appsV1().deployments('default').create(deployment('big', podCount, 'nginx:1.25'));
+  await waitForItems(client.appsV1().deployments('default'), (items) => complete(items.find((d) => d.metadata?.name === 'big'), '1', podCount), longWait);
+  const ready = performance.now() - t0;
+  await client.close();
+  const after = measure();
+  console.log(`developer cluster with a Deployment of ${podCount} (server, stand-ins and controllers with their informer caches in one process): Available in ${ms(ready)}; heap ${mib(before.heap)} → ${mib(after.heap)}, RSS ${mib(before.rss)} → ${mib(after.rss)}`);
+  await server.stop();
+}
+
 if (only.has('start')) await benchStart();
 if (only.has('rollout')) await benchRollout();
 if (only.has('memory')) await benchMemory();
+if (only.has('cluster-memory')) await benchClusterMemory();

@@ -108,6 +108,10 @@ export class FakeScheduler implements ServerController {
   readonly #unsubscribe: (() => void)[] = [];
   // Pods found unschedulable, retried when a node changes.
   readonly #unschedulable = new Set<string>();
+  // The node each assigned, unfinished pod runs on, and the count per node: kept as pods change, so that
+  // placing a pod does not list every pod.
+  readonly #placed = new Map<string, string>();
+  readonly #load = new Map<string, number>();
   readonly #stats: ControllerStats;
 
   constructor(options: { client: LoopbackClient; clock: Clock; stats: ControllerStats; onError: (error: unknown) => void }) {
@@ -121,6 +125,7 @@ export class FakeScheduler implements ServerController {
     const storage = this.#client.scope.storage;
     this.#unsubscribe.push(
       storage.subscribe('pods', (c) => {
+        this.#track(c.key, c.type === 'DELETED' ? undefined : (c.object.obj as Pod));
         if (c.type === 'DELETED') this.#unschedulable.delete(c.key);
         else if (needsScheduling(c.object.obj as Pod)) this.#worker.queue.add(c.key);
       }),
@@ -128,8 +133,27 @@ export class FakeScheduler implements ServerController {
         for (const key of this.#unschedulable) this.#worker.queue.add(key);
       }),
     );
-    for (const s of storage.listAt('pods', storage.revision)) if (needsScheduling(s.obj as Pod)) this.#worker.queue.add(s.key);
+    for (const s of storage.listAt('pods', storage.revision)) {
+      this.#track(s.key, s.obj as Pod);
+      if (needsScheduling(s.obj as Pod)) this.#worker.queue.add(s.key);
+    }
     this.#worker.start();
+  }
+
+  /** Keeps the per-node count of assigned, unfinished pods up to date with one pod's change. */
+  #track(key: string, pod: Pod | undefined): void {
+    const before = this.#placed.get(key);
+    const phase = pod?.status?.phase;
+    const after = pod !== undefined && phase !== 'Succeeded' && phase !== 'Failed' ? pod.spec?.nodeName : undefined;
+    if (before === after) return;
+    if (before !== undefined) {
+      this.#load.set(before, (this.#load.get(before) ?? 1) - 1);
+      this.#placed.delete(key);
+    }
+    if (after !== undefined && after !== '') {
+      this.#load.set(after, (this.#load.get(after) ?? 0) + 1);
+      this.#placed.set(key, after);
+    }
   }
 
   async stop(): Promise<void> {
@@ -175,12 +199,7 @@ export class FakeScheduler implements ServerController {
       return;
     }
     this.#unschedulable.delete(key);
-    const load = new Map<string, number>();
-    for (const s of storage.listAt('pods', storage.revision)) {
-      const p = s.obj as Pod;
-      const phase = p.status?.phase;
-      if (p.spec?.nodeName !== undefined && phase !== 'Succeeded' && phase !== 'Failed') load.set(p.spec.nodeName, (load.get(p.spec.nodeName) ?? 0) + 1);
-    }
+    const load = this.#load;
     const nodeName = (n: Node): string => n.metadata?.name ?? '';
     fits.sort((a, b) => (load.get(nodeName(a)) ?? 0) - (load.get(nodeName(b)) ?? 0) || (nodeName(a) < nodeName(b) ? -1 : nodeName(a) > nodeName(b) ? 1 : 0));
     const target = nodeName(fits[0]!);
