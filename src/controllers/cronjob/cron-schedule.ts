@@ -17,13 +17,19 @@ export class CronScheduleError extends KubeloomError {
 
 /** A parsed schedule: the allowed values of each field. */
 export interface CronSchedule {
+  /** Minutes 0–59. */
   minutes: ReadonlySet<number>;
+  /** Hours 0–23. */
   hours: ReadonlySet<number>;
+  /** Days of the month 1–31. */
   daysOfMonth: ReadonlySet<number>;
+  /** Months 1–12. */
   months: ReadonlySet<number>;
+  /** Days of the week 0–6, Sunday 0. */
   daysOfWeek: ReadonlySet<number>;
-  /** Whether day-of-month or day-of-week is `*` (then only the other one restricts days). */
+  /** Whether day-of-month is `*` (then only day-of-week restricts days). */
   domStar: boolean;
+  /** Whether day-of-week is `*` (then only day-of-month restricts days). */
   dowStar: boolean;
   /** The time zone of a `CRON_TZ=` prefix, if any. */
   timeZone?: string;
