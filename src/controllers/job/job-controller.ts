@@ -306,7 +306,7 @@ export class JobController {
       }
       if (satisfied) {
         try {
-          await this.#manageJob(job, active, terminating, succeeded, failedPods);
+          await this.#manageJob(job, active, succeeded, failedPods);
         } catch (err) {
           manageError = err;
         }
@@ -339,7 +339,7 @@ export class JobController {
   }
 
   /** Creates or deletes pods so that `parallelism` run, no more than the completions left (manageJob). */
-  async #manageJob(job: Job, active: Pod[], terminating: number, succeeded: number, failedPods: Pod[]): Promise<void> {
+  async #manageJob(job: Job, active: Pod[], succeeded: number, failedPods: Pod[]): Promise<void> {
     const key = objectKey(job);
     const parallelism = job.spec?.parallelism ?? 1;
     const completions = job.spec?.completions;
@@ -350,9 +350,8 @@ export class JobController {
       await this.#deletePods(job, active, active.length - want);
       return;
     }
-    // Terminating pods still hold their place until they are gone (podReplacementPolicy Failed would
-    // wait for them; TerminatingOrFailed, the default, does not).
-    void terminating;
+    // A terminating pod is replaced at once (podReplacementPolicy TerminatingOrFailed, the default
+    // without a podFailurePolicy; Failed would wait for it to be gone).
     const diff = want - active.length;
     if (diff <= 0) return;
     // The pod-failure backoff: 10 s after the first failure, doubling, at most 6 minutes.
