@@ -24,6 +24,7 @@ import { DaemonSetsController } from './daemon/daemon-set-controller.ts';
 import { DeploymentController } from './deployment/deployment-controller.ts';
 import { DisruptionController } from './disruption/disruption-controller.ts';
 import { EndpointsController } from './endpoint/endpoints-controller.ts';
+import { EndpointSliceController } from './endpointslice/endpointslice-controller.ts';
 import { JobController } from './job/job-controller.ts';
 import { ReplicaSetController } from './replicaset/replica-set-controller.ts';
 import { ResourceQuotaController } from './resourcequota/resource-quota-controller.ts';
@@ -79,7 +80,7 @@ export const knownControllers: readonly string[] = [
 export const controllersDisabledByDefault: readonly string[] = ['bootstrapsigner', 'tokencleaner'];
 
 /** The controllers of this package, by upstream name. */
-export const implementedControllers: readonly string[] = ['cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'job', 'replicaset', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished'];
+export const implementedControllers: readonly string[] = ['cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'job', 'replicaset', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished'];
 
 /** A `--controllers` entry that names no known controller. */
 export class UnknownControllerError extends KubeloomError {
@@ -195,13 +196,14 @@ export function startControllers(source: RestConfig | Clientset, options: StartC
     broadcasters.push({ broadcaster: eventBroadcaster, stopRecording: eventBroadcaster.startRecordingToSink(newCoreEventSink((ns) => client.coreV1().events(ns))) });
     return { client, informerFactory, eventBroadcaster, clock, onError };
   };
-  const builders: Record<string, () => { controller: Controller; run(o: { signal: AbortSignal }): Promise<void> }> = {
+  const builders: Record<string, () => { controller: Controller | undefined; run(o: { signal: AbortSignal }): Promise<void> }> = {
     replicaset: () => new ReplicaSetController(ctxFor('replicaset-controller')),
     cronjob: () => new CronJobController(ctxFor('cronjob-controller')),
     daemonset: () => new DaemonSetsController(ctxFor('daemon-set-controller')),
     deployment: () => new DeploymentController(ctxFor('deployment-controller')),
     disruption: () => new DisruptionController(ctxFor('disruption-controller')),
     endpoint: () => new EndpointsController(ctxFor('endpoint-controller')),
+    endpointslice: () => new EndpointSliceController(ctxFor('endpointslice-controller')),
     job: () => new JobController(ctxFor('job-controller')),
     resourcequota: () => new ResourceQuotaController(ctxFor('resourcequota-controller')),
     'root-ca-cert-publisher': () => new RootCACertPublisher(ctxFor('root-ca-cert-publisher'), { rootCA: 'restClient' in source ? '' : (source.tls?.caData ?? '') }),
@@ -212,11 +214,12 @@ export function startControllers(source: RestConfig | Clientset, options: StartC
   const names = implementedControllers.filter((n) => isControllerEnabled(n, entries));
   const built = names.map((n) => builders[n]!());
   informerFactory.start({ signal });
-  const runs = built.map((c) => c.run({ signal }));
+  // A controller whose run fails (it could not start) is reported, not left as an unhandled rejection.
+  const runs = built.map((c, i) => c.run({ signal }).catch((err: unknown) => report(names[i]!, err, '')));
   let stopped: Promise<void> | undefined;
   return {
     names,
-    idle: () => built.every((c) => c.controller.stats().queueDepth === 0 && c.controller.stats().inFlight === 0),
+    idle: () => built.every((c) => c.controller === undefined || (c.controller.stats().queueDepth === 0 && c.controller.stats().inFlight === 0)),
     stop: () =>
       (stopped ??= (async () => {
         stop.abort();

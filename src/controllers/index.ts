@@ -34,3 +34,5 @@ export { CronScheduleError, cronMatches, nextScheduleTime, parseCronSchedule } f
 export type { CronSchedule } from './cronjob/cron-schedule.ts';
 export { DisruptionController, disruptedPodTimeoutMs } from './disruption/disruption-controller.ts';
 export { ResourceQuotaController } from './resourcequota/resource-quota-controller.ts';
+export { EndpointSliceController, desiredSlices, managedByLabel, managedByValue, maxEndpointsPerSlice, serviceNameLabel } from './endpointslice/endpointslice-controller.ts';
+export type { DesiredSlice } from './endpointslice/endpointslice-controller.ts';
