@@ -124,19 +124,71 @@ test('kubeloom apiserver --crds installs CRDs before it reports ready; --schedul
   }
 });
 
-test('kubeloom apiserver: --kubelet-nodes without --kubelet is a usage error; a missing --crds path fails the start', async () => {
-  const usage = spawn(process.execPath, [main, 'apiserver', '--kubelet-nodes', 'a'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  usage.stderr.setEncoding('utf8');
-  usage.stderr.on('data', (c: string) => (err += c));
-  assert.equal((await once(usage, 'exit'))[0], 2);
-  assert.match(err, /--kubelet-nodes needs --kubelet/);
+test('kubeloom apiserver: --kubelet-nodes without the kubelet, an unknown --controllers name or --controllers with --bare are usage errors; a missing --crds path fails the start', async () => {
+  for (const [args, message] of [
+    [['--bare', '--kubelet-nodes', 'a'], /--kubelet-nodes needs the kubelet stand-in/],
+    [['--no-kubelet', '--kubelet-nodes', 'a'], /--kubelet-nodes needs the kubelet stand-in/],
+    [['--controllers', '*,-bogus'], /--controllers: "bogus" is not in the list of known controllers/],
+    [['--bare', '--controllers', '*'], /--bare runs no workload controllers/],
+  ] as const) {
+    const usage = spawn(process.execPath, [main, 'apiserver', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    usage.stderr.setEncoding('utf8');
+    usage.stderr.on('data', (c: string) => (err += c));
+    assert.equal((await once(usage, 'exit'))[0], 2);
+    assert.match(err, message);
+  }
   const missing = spawn(process.execPath, [main, 'apiserver', '--port', '0', '--crds', '/nonexistent/crds'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err2 = '';
   missing.stderr.setEncoding('utf8');
   missing.stderr.on('data', (c: string) => (err2 += c));
   assert.equal((await once(missing, 'exit'))[0], 1);
   assert.equal(err2, 'kubeloom apiserver: --crds: CRD path /nonexistent/crds does not exist\n');
+});
+
+test('kubeloom apiserver is a developer cluster by default (a Deployment rolls out); --bare and --controllers=-deployment leave Deployments alone', async () => {
+  const deploymentBody = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } };
+  const create = async (url: string): Promise<void> => {
+    await (await fetch(`${url}/apis/apps/v1/namespaces/default/deployments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(deploymentBody) })).arrayBuffer();
+  };
+  const full = await startCli([]);
+  try {
+    await create(full.url);
+    await eventually(async () => assert.equal((await getJson(`${full.url}/apis/apps/v1/namespaces/default/deployments/web`)).status?.availableReplicas, 2), { timeoutMs: 10_000 });
+    assert.deepEqual((await getJson(`${full.url}/api/v1/nodes`)).items.map((n: Json) => n.metadata.name), ['kubeloom-node']);
+  } finally {
+    assert.equal(await full.stop(), 0);
+  }
+  // Without the Deployment controller, a ReplicaSet of our own still gets its pod (the other controllers
+  // and the stand-ins run), and by then no ReplicaSet was made for the Deployment.
+  const partial = await startCli(['--controllers', '*,-deployment']);
+  try {
+    await create(partial.url);
+    const rs = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'probe' }, spec: { replicas: 1, selector: { matchLabels: { app: 'probe' } }, template: { metadata: { labels: { app: 'probe' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } };
+    await (await fetch(`${partial.url}/apis/apps/v1/namespaces/default/replicasets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rs) })).arrayBuffer();
+    await eventually(async () => assert.equal((await getJson(`${partial.url}/apis/apps/v1/namespaces/default/replicasets/probe`)).status?.availableReplicas, 1), { timeoutMs: 10_000 });
+    assert.deepEqual((await getJson(`${partial.url}/apis/apps/v1/namespaces/default/replicasets`)).items.map((r: Json) => r.metadata.name), ['probe']);
+  } finally {
+    assert.equal(await partial.stop(), 0);
+  }
+  const bare = await startCli(['--bare']);
+  try {
+    assert.deepEqual((await getJson(`${bare.url}/api/v1/nodes`)).items, [], 'no kubelet stand-in');
+  } finally {
+    assert.equal(await bare.stop(), 0);
+  }
+});
+
+test('kubeloom apiserver --pod-logs --metrics: running pods have a log line and metrics.k8s.io usage (kubectl logs, kubectl top)', async () => {
+  const cli = await startCli(['--pod-logs', '--metrics']);
+  try {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '250m', memory: '64Mi' } } }] } };
+    await (await fetch(`${cli.url}/api/v1/namespaces/default/pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(pod) })).arrayBuffer();
+    await eventually(async () => assert.equal(await (await fetch(`${cli.url}/api/v1/namespaces/default/pods/p/log`)).text(), 'kubeloom: container c started (image nginx)\n'), { timeoutMs: 10_000 });
+    await eventually(async () => assert.deepEqual((await getJson(`${cli.url}/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/p`)).containers, [{ name: 'c', usage: { cpu: '250m', memory: '64Mi' } }]), { timeoutMs: 30_000 });
+  } finally {
+    assert.equal(await cli.stop(), 0);
+  }
 });
 
 test('kubeloom apiserver --rbac authorizes with RBAC: the kubeconfig is admin, anonymous requests get 403', async () => {

@@ -121,7 +121,8 @@ test('pods of a Job succeed; podOutcome decides other fates, on the server clock
       const jobPod = pod('j-1', { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } });
       jobPod.metadata.ownerReferences = [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', uid: job.metadata.uid, controller: true, blockOwnerDeletion: true }];
       await create(s, pods, jobPod);
-      await create(s, pods, pod('crash', { labels: { fate: 'fail' } }));
+      // restartPolicy Never: with the default (Always) the kubelet would restart the containers instead.
+      await create(s, pods, pod('crash', { labels: { fate: 'fail' }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } }));
       await create(s, pods, pod('server'));
       await s.controllers.waitForIdle();
       const done = (await call(s, 'GET', `${pods}/j-1`)).body;

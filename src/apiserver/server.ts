@@ -20,6 +20,7 @@ import { StreamingHandler } from './streaming/upgrade.ts';
 import { MetricsApi, type NodeMetricsInput, type PodMetricsInput } from './metrics-api.ts';
 import type { PodHandler, PodHandlers } from './streaming/pod-handlers.ts';
 import type { StaticUser } from './authn/authenticator.ts';
+import type { RestConfig } from '../rest/config.ts';
 import { ClusterRoleAggregationController } from './controllers/clusterrole-aggregation.ts';
 import { ControllerManager, type ControllerOptions, type ServerControllers } from './controllers/controller-manager.ts';
 import type { FeatureGates } from './sharding.ts';
@@ -244,6 +245,7 @@ class EmbeddedApiServer implements ApiServer {
   readonly #host: string;
   readonly #token: string | undefined;
   readonly #sockets = new Set<Socket>();
+  readonly #loopbackToken = randomBytes(24).toString('hex');
   #compactor: Ticker | undefined;
   #port: number;
   #listening = false;
@@ -268,7 +270,9 @@ class EmbeddedApiServer implements ApiServer {
       token: this.#token,
       schemaValidation: options.crdSchemaValidation ?? true,
       rbac,
-      users: options.users ?? [],
+      // The loopback credential of the controllers running as clients of this server (kube-apiserver's
+      // loopback token: a privileged user known only to this process).
+      users: [...(options.users ?? []), { name: 'system:kube-controller-manager', token: this.#loopbackToken, groups: ['system:masters'] }],
       ...(options.anonymous === undefined ? {} : { anonymous: options.anonymous }),
       serviceAccountIssuer: options.serviceAccountIssuer,
       webhookServices: (namespace, name, port) => options.webhookServices?.[`${namespace}/${name}:${port}`] ?? options.webhookServices?.[`${namespace}/${name}`],
@@ -294,8 +298,7 @@ class EmbeddedApiServer implements ApiServer {
     }
     // The watch caches start once the bootstrap objects are written (upstream's list when the server starts).
     this.#storage.watchCache?.begin(this.#storage.revision);
-    this.controllers = new ControllerManager(this.#handler.internalScope(), clock, options.controllers);
-    this.controllers.startEnabled();
+    this.controllers = new ControllerManager(this.#handler.internalScope(), clock, options.controllers, () => this.loopbackConfig());
     this.#metrics = new MetricsApi(this.#handler.registry, this.#storage, () => formatTime(clock.now()));
     this.#streaming = new StreamingHandler({ storage: this.#storage, access: this.#handler.access, ...(options.podHandlers === undefined ? {} : { handlers: options.podHandlers }) });
     const listener = (req: IncomingMessage, res: ServerResponse): void => {
@@ -363,6 +366,17 @@ class EmbeddedApiServer implements ApiServer {
       ],
     });
     return { certPem: pems.cert, keyPem: pems.private };
+  }
+
+  /** The client config of the controllers running inside the server: its own address, the loopback token. */
+  loopbackConfig(): RestConfig {
+    return {
+      host: this.url,
+      bearerToken: this.#loopbackToken,
+      ...(this.caCertPem === undefined ? {} : { tls: { caData: this.caCertPem } }),
+      // No client-side limit, as kube-apiserver's own loopback clients (they share the process).
+      qps: -1,
+    };
   }
 
   userKubeconfig(credentials: { token: string } | { certificate: ClientCertificate }): string {
@@ -443,5 +457,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const clientCa = options.tls === true ? await clientCertificateAuthority() : undefined;
   const server = new EmbeddedApiServer(options, tls, clientCa);
   await server.listen();
+  server.controllers.startEnabled();
   return server;
 }

@@ -1,20 +1,28 @@
 /**
  * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
- * [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--no-garbage-collector]
- * [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]`: runs the embedded Kubernetes
- * API server until SIGINT/SIGTERM, printing its URL once it is ready.
+ * [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--controllers LIST] [--bare]
+ * [--no-garbage-collector] [--no-namespace-controller] [--[no-]scheduler] [--[no-]kubelet]
+ * [--kubelet-nodes A,B] [--pod-logs] [--metrics]`: runs the embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL
+ * once it is ready. By default it is a developer's cluster: the scheduler and kubelet stand-ins and every
+ * controller kubeloom has run in it; `--bare` runs the API server with only the garbage collector and the
+ * namespace controller (for envtest-style tests, or the real kube-controller-manager).
  */
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
 import { installCrds, loadPodHandlers, startApiServer, type PodHandlers } from '../testing/index.ts';
 import { parseFeatureGates, type FeatureGates } from '../apiserver/sharding.ts';
+import { isControllerEnabled, parseControllersFlag } from '../controllers/controller-manager.ts';
+import { startPodExtras } from './apiserver-pod-extras.ts';
 
 const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
-                          [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--no-garbage-collector]
-                          [--no-namespace-controller] [--scheduler] [--kubelet] [--kubelet-nodes A,B]
+                          [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--controllers LIST]
+                          [--bare] [--no-garbage-collector] [--no-namespace-controller] [--[no-]scheduler]
+                          [--[no-]kubelet] [--kubelet-nodes A,B] [--pod-logs] [--metrics]
                           [--feature-gates A=true,B=false]
 
-Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted.
+Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted. By default
+it is a developer's cluster: a scheduler and a kubelet stand-in and kube-controller-manager's controllers
+(replicaset, deployment, garbagecollector, namespace) run in it, so Deployments roll out.
   --port N                   port to listen on (default 0: any free port)
   --host H                   address to listen on (default 127.0.0.1)
   --tls                      serve HTTPS with a self-signed certificate (its CA goes into the kubeconfig)
@@ -30,12 +38,22 @@ Runs an embedded Kubernetes API server on loopback (data kept in memory) until i
                              --etcd-compaction-interval; default: never (old resourceVersions stay valid)
   --crds PATH                install the CRDs of a file or directory (YAML/JSON) and wait until they are
                              served; repeatable
+  --controllers LIST         the controllers to run, in kube-controller-manager's syntax: '*' all (the
+                             default), 'name' one, '-name' not that one (e.g. '*,-deployment'); names as
+                             upstream (those kubeloom does not implement are accepted and not run)
+  --bare                     only the API server, the garbage collector and the namespace controller (no
+                             stand-ins, no workload controllers): what a cluster without kube-controller-
+                             manager would do, e.g. to run the real one against it
   --no-garbage-collector     do not garbage-collect by ownerReferences (dependents of deleted owners stay)
   --no-namespace-controller  do not empty and remove deleted namespaces (they stay Terminating)
-  --scheduler                bind pending pods to Ready nodes (a stand-in for kube-scheduler)
-  --kubelet                  register a node and run the pods bound to it: Running/Ready, Jobs' pods
-                             Succeeded
-  --kubelet-nodes A,B        the nodes --kubelet registers (default kubeloom-node)
+  --[no-]scheduler           bind pending pods to Ready nodes (a stand-in for kube-scheduler); default on
+                             unless --bare
+  --[no-]kubelet             register a node and run the pods bound to it: Running/Ready, restarts, Jobs'
+                             pods Succeeded, deleted pods removed, node Lease renewed; default on unless --bare
+  --kubelet-nodes A,B        the nodes the kubelet stand-in registers (default kubeloom-node)
+  --pod-logs                 serve a log line per container of every running pod (kubectl logs)
+  --metrics                  serve metrics.k8s.io (kubectl top): each running container uses what it
+                             requests, refreshed every 15 s
   --feature-gates A=true     feature gates, as kube-apiserver's; known: ShardedListAndWatch (KEP-5866
                              sharded list and watch, default false)
 `;
@@ -72,6 +90,10 @@ export const apiserverCommand: Command = {
           kubelet: { type: 'boolean' },
           'kubelet-nodes': { type: 'string' },
           'feature-gates': { type: 'string' },
+          controllers: { type: 'string' },
+          bare: { type: 'boolean' },
+          'pod-logs': { type: 'boolean' },
+          metrics: { type: 'boolean' },
           help: { type: 'boolean', short: 'h' },
         },
         strict: true,
@@ -96,9 +118,22 @@ export const apiserverCommand: Command = {
       process.stderr.write(`kubeloom apiserver: invalid --compaction-interval ${compaction}: want a duration such as 10s or 5m\n`);
       return 2;
     }
+    const bare = values.bare === true;
+    if (bare && values.controllers !== undefined) {
+      process.stderr.write('kubeloom apiserver: --bare runs no workload controllers: leave out --controllers\n');
+      return 2;
+    }
+    let selection: string[];
+    try {
+      selection = parseControllersFlag(values.controllers ?? '*');
+    } catch (err) {
+      process.stderr.write(`kubeloom apiserver: --controllers: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 2;
+    }
+    const kubelet = values.kubelet ?? !bare;
     const nodes = values['kubelet-nodes']?.split(',').map((n) => n.trim());
-    if (nodes !== undefined && (nodes.some((n) => n === '') || values.kubelet !== true)) {
-      process.stderr.write(`kubeloom apiserver: --kubelet-nodes needs --kubelet and a comma-separated list of node names\n`);
+    if (nodes !== undefined && (nodes.some((n) => n === '') || !kubelet)) {
+      process.stderr.write(`kubeloom apiserver: --kubelet-nodes needs the kubelet stand-in and a comma-separated list of node names\n`);
       return 2;
     }
     let featureGates: FeatureGates | undefined;
@@ -129,10 +164,11 @@ export const apiserverCommand: Command = {
       ...(values.token === undefined ? {} : { token: values.token }),
       rbac: values.rbac === true,
       controllers: {
-        garbageCollector: values['garbage-collector'] !== false,
-        namespace: values['namespace-controller'] !== false,
-        scheduler: values.scheduler === true,
-        kubelet: values.kubelet === true ? (nodes === undefined ? true : { nodes }) : false,
+        garbageCollector: values['garbage-collector'] !== false && (bare || isControllerEnabled('garbagecollector', selection)),
+        namespace: values['namespace-controller'] !== false && (bare || isControllerEnabled('namespace', selection)),
+        scheduler: values.scheduler ?? !bare,
+        kubelet: kubelet ? (nodes === undefined ? true : { nodes }) : false,
+        workloads: bare ? false : selection,
       },
     });
     if (values.crds !== undefined) {
@@ -145,6 +181,7 @@ export const apiserverCommand: Command = {
         return 1;
       }
     }
+    const stopExtras = values['pod-logs'] === true || values.metrics === true ? startPodExtras(server, { logs: values['pod-logs'] === true, metrics: values.metrics === true }) : undefined;
     const kubeconfigPath = values['write-kubeconfig'];
     if (kubeconfigPath !== undefined) await server.writeKubeconfig(kubeconfigPath);
     process.stdout.write(`kubeloom apiserver listening on ${server.url}\n`);
@@ -155,6 +192,7 @@ export const apiserverCommand: Command = {
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
     process.stdout.write(`kubeloom apiserver: ${signal}, stopping\n`);
+    await stopExtras?.();
     await server.stop();
     return 0;
   },

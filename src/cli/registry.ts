@@ -5,6 +5,7 @@ import { registerCommand } from './commands.ts';
 
 registerCommand('version', async () => (await import('./version-command.ts')).versionCommand);
 registerCommand('apiserver', async () => (await import('./apiserver-command.ts')).apiserverCommand);
+registerCommand('controller-manager', async () => (await import('./controller-manager-command.ts')).controllerManagerCommand);
 registerCommand('get', async () => (await import('./get-command.ts')).getCommand);
 registerCommand('demo', async () => (await import('./demo-command.ts')).demoCommand);
 registerCommand('generate', async () => (await import('./generate-command.ts')).generateCommand);

@@ -1,11 +1,20 @@
 /**
  * The background loops running inside the embedded server, started and stopped together as
  * kube-controller-manager starts its controllers (`--controllers`): the garbage collector and the
- * namespace controller by default, the scheduler and kubelet stand-ins on request. Each can be stopped
- * and started again while the server runs (a stopped loop forgets its state; a started one lists
- * everything again, as a controller's informers would).
+ * namespace controller by default; the scheduler and kubelet stand-ins and the workload controllers
+ * (src/controllers: ReplicaSet, Deployment, …) on request. Each can be stopped and started again while
+ * the server runs (a stopped loop forgets its state; a started one lists everything again, as a
+ * controller's informers would).
+ *
+ * The garbage collector, the namespace controller and the stand-ins work on the server's registry
+ * directly (loopback-client.ts). The workload controllers are kube-controller-manager's, written on
+ * kubeloom's client-go layer: they reach the server as any client does, over HTTP on its own address
+ * with a loopback credential made at start (as kube-apiserver's post-start hooks use a loopback client
+ * config), and run unchanged against any other cluster (`kubeloom controller-manager`).
  */
 import { scheduler } from 'node:timers/promises';
+import type { RestConfig } from '../../rest/config.ts';
+import { startControllers, type RunningControllers } from '../../controllers/controller-manager.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import type { RequestScope } from '../handlers/scope.ts';
 import type { ControllerStats, ServerController } from './controller.ts';
@@ -18,11 +27,14 @@ import { defaultNamespaceDeletionGracePeriodMs, NamespaceController } from './na
 
 export type { ControllerStats } from './controller.ts';
 
-/** The loops: kube-controller-manager's garbage collector and namespace controller, and stand-ins for kube-scheduler and kubelets. */
-export type ControllerName = 'garbageCollector' | 'namespace' | 'scheduler' | 'kubelet';
+/**
+ * The loops: kube-controller-manager's garbage collector and namespace controller, stand-ins for
+ * kube-scheduler and kubelets, and the workload controllers (all of src/controllers, as one loop).
+ */
+export type ControllerName = 'garbageCollector' | 'namespace' | 'scheduler' | 'kubelet' | 'workloads';
 
 /** Every loop's name, in start order. */
-export const controllerNames: readonly ControllerName[] = ['garbageCollector', 'namespace', 'scheduler', 'kubelet'];
+export const controllerNames: readonly ControllerName[] = ['garbageCollector', 'namespace', 'scheduler', 'kubelet', 'workloads'];
 
 /** Which loops run, and how (the `controllers` option of `startApiServer`). */
 export interface ControllerOptions {
@@ -36,6 +48,11 @@ export interface ControllerOptions {
   scheduler?: boolean;
   /** Registers nodes and runs the pods bound to them, as kubelets would (default false). */
   kubelet?: boolean | FakeKubeletOptions;
+  /**
+   * kube-controller-manager's workload controllers (src/controllers; default false): true runs them all,
+   * a list selects them in `--controllers` syntax (`['*', '-deployment']`, `['replicaset']`).
+   */
+  workloads?: boolean | readonly string[];
   /** Receives the errors a loop hits (it retries with backoff); default: printed to stderr. */
   onError?: (controller: ControllerName, error: unknown) => void;
 }
@@ -68,7 +85,11 @@ export class ControllerManager implements ServerControllers {
   readonly #enabled: Record<ControllerName, boolean>;
   readonly #stats: ControllerStats = { podsBound: 0, podsStarted: 0, podsFinished: 0 };
 
-  constructor(scope: RequestScope, clock: Clock, options: ControllerOptions = {}) {
+  /**
+   * `loopback` is the client config the workload controllers reach the server with; it is read when they
+   * start, so after the server listens.
+   */
+  constructor(scope: RequestScope, clock: Clock, options: ControllerOptions = {}, loopback?: () => RestConfig) {
     const onError = options.onError ?? printError;
     const kcm = new LoopbackClient(scope, 'kube-controller-manager');
     const kubeletOptions = typeof options.kubelet === 'object' ? options.kubelet : {};
@@ -79,12 +100,14 @@ export class ControllerManager implements ServerControllers {
         new NamespaceController({ client: kcm, clock, deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? defaultNamespaceDeletionGracePeriodMs, onError: (e) => onError('namespace', e) }),
       scheduler: () => new FakeScheduler({ client: new LoopbackClient(scope, 'kube-scheduler'), clock, stats, onError: (e) => onError('scheduler', e) }),
       kubelet: () => new FakeKubelet({ ...kubeletOptions, client: new LoopbackClient(scope, 'kubelet'), clock, stats, onError: (e) => onError('kubelet', e) }),
+      workloads: () => new WorkloadControllers(loopback, clock, options.workloads, onError),
     };
     this.#enabled = {
       garbageCollector: options.garbageCollector ?? true,
       namespace: options.namespace ?? true,
       scheduler: options.scheduler ?? false,
       kubelet: options.kubelet !== undefined && options.kubelet !== false,
+      workloads: options.workloads !== undefined && options.workloads !== false,
     };
   }
 
@@ -126,5 +149,38 @@ export class ControllerManager implements ServerControllers {
 
   stats(): ControllerStats {
     return { ...this.#stats };
+  }
+}
+
+/** The workload controllers of src/controllers as one loop of the server. */
+class WorkloadControllers implements ServerController {
+  readonly #loopback: (() => RestConfig) | undefined;
+  readonly #clock: Clock;
+  readonly #selection: readonly string[];
+  readonly #onError: (controller: ControllerName, error: unknown) => void;
+  #running: RunningControllers | undefined;
+
+  constructor(loopback: (() => RestConfig) | undefined, clock: Clock, selection: boolean | readonly string[] | undefined, onError: (controller: ControllerName, error: unknown) => void) {
+    this.#loopback = loopback;
+    this.#clock = clock;
+    this.#selection = Array.isArray(selection) ? selection : ['*'];
+    this.#onError = onError;
+  }
+
+  start(): void {
+    if (this.#loopback === undefined) throw new Error('the workload controllers need the server\'s loopback client config');
+    this.#running = startControllers(this.#loopback(), {
+      controllers: this.#selection,
+      clock: this.#clock,
+      onError: (_name, error) => this.#onError('workloads', error),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.#running?.stop();
+  }
+
+  idle(): boolean {
+    return this.#running?.idle() ?? true;
   }
 }

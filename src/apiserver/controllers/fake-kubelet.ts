@@ -1,15 +1,25 @@
 /**
  * A stand-in for kubelets, so that workload controllers can be tested end to end without containers: it
- * registers its Nodes (Ready, with capacity, addresses and node info as a kubelet reports them) and, for
+ * registers its Nodes (Ready, with capacity, addresses and node info as a kubelet reports them), keeps
+ * them alive as a kubelet does (pkg/kubelet/nodelease: a Lease per node in kube-node-lease renewed every
+ * 10 s; the Ready condition's heartbeat refreshed every 5 minutes, nodeStatusReportFrequency) and, for
  * every pod bound to one of them, writes the status a kubelet would through pods/status: Running and
- * Ready with running containers and a pod IP, then — when {@link FakeKubeletOptions.podOutcome} says so —
- * Succeeded (exit code 0, Completed) or Failed (Error), after a delay on the server's clock. By default the
- * pods of Jobs succeed at once and every other pod keeps running, so a Job controller sees its pods finish.
+ * Ready with running containers and a pod IP, then — when {@link FakeKubeletOptions.podOutcome} says so,
+ * after a delay on the server's clock — the containers exit. As the kubelet's restart logic
+ * (pkg/kubelet/kuberuntime, computePodActions), restartPolicy Always restarts them, OnFailure restarts them
+ * after a non-zero exit code (restartCount and lastState grow, the pod stays Running), and otherwise the
+ * pod ends Succeeded (every exit code 0, Completed) or Failed (Error). By default the pods of Jobs succeed
+ * at once and every other pod keeps running, so a Job controller sees its pods finish.
  *
- * Nothing runs: no images are pulled, no probes, restarts or logs (see `setPodLogs`), no node heartbeats.
+ * A pod being deleted (deletionTimestamp set by a graceful DELETE, registry/core/pod-deletion.ts) has its
+ * containers "stopped" at once and is then deleted with a zero grace period and its uid as precondition,
+ * as the kubelet's status manager does once a pod's containers are gone.
+ *
+ * Nothing runs: no images are pulled, no probes or logs (see `setPodLogs`).
  */
 import { createHash } from 'node:crypto';
 import type { Container, Node, Pod } from '../../api/core/v1.ts';
+import { isConflict, isNotFound } from '../../apimachinery/errors.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import { formatTime } from '../handlers/scope.ts';
 import { isObject } from '../object-meta.ts';
@@ -41,6 +51,12 @@ export interface FakeKubeletOptions {
   /** Decides each pod's fate when it starts (default: {@link defaultPodOutcome}). */
   podOutcome?: (pod: Pod) => PodOutcome;
 }
+
+// Upstream kubelet: --node-lease-duration-seconds 40, renewed at a quarter of it; node status reported
+// every 5 minutes when nothing changed (nodeStatusReportFrequency).
+const leaseDurationSeconds = 40;
+const leaseRenewIntervalMs = 10_000;
+const nodeStatusReportMs = 5 * 60_000;
 
 /** The node the stand-in registers when none are named. */
 export const defaultNodeName = 'kubeloom-node';
@@ -168,6 +184,8 @@ export class FakeKubelet implements ServerController {
   readonly #nextIp = new Map<string, number>();
   readonly #stats: ControllerStats;
   #unsubscribe: (() => void) | undefined;
+  #heartbeat: { stop(): void } | undefined;
+  #ticks = 0;
 
   constructor(options: { client: LoopbackClient; clock: Clock; stats: ControllerStats; onError: (error: unknown) => void } & FakeKubeletOptions) {
     this.#client = options.client;
@@ -187,6 +205,8 @@ export class FakeKubelet implements ServerController {
       // controller (pkg/controller/nodelifecycle) takes that taint off again.
       this.#client.update(nodes, '', name, (o) => withoutNotReadyTaint(o));
     });
+    this.#renewLeases();
+    this.#heartbeat = this.#clock.newTicker(leaseRenewIntervalMs, () => this.#tick());
     const storage = this.#client.scope.storage;
     this.#unsubscribe = storage.subscribe('pods', (c) => {
       if (c.type === 'DELETED') this.#finishing.delete(String((c.object.obj.metadata as Obj).uid));
@@ -197,8 +217,55 @@ export class FakeKubelet implements ServerController {
   }
 
   async stop(): Promise<void> {
+    this.#heartbeat?.stop();
     this.#unsubscribe?.();
     await this.#worker.stop();
+  }
+
+  #tick(): void {
+    try {
+      this.#renewLeases();
+      this.#ticks++;
+      if ((this.#ticks * leaseRenewIntervalMs) % nodeStatusReportMs === 0) this.#reportNodeStatus();
+    } catch {
+      // A missed heartbeat is retried at the next tick, as the kubelet retries.
+    }
+  }
+
+  /** Creates or renews each node's Lease in kube-node-lease (nodelease.controller). */
+  #renewLeases(): void {
+    const leases = this.#client.resourceFor('coordination.k8s.io/v1', 'Lease');
+    const nodes = this.#client.resourceFor('v1', 'Node');
+    const renewTime = new Date(this.#clock.now()).toISOString().replace('Z', '000Z');
+    for (const name of this.#nodes) {
+      const updated = this.#client.update(leases, 'kube-node-lease', name, (o) => ({ ...o, spec: { ...(isObject(o.spec) ? o.spec : {}), renewTime } }));
+      if (updated !== undefined) continue;
+      const node = this.#client.get(nodes, '', name);
+      const uid = node === undefined ? undefined : (node.metadata as Obj).uid;
+      this.#client.create(leases, 'kube-node-lease', {
+        metadata: { name, namespace: 'kube-node-lease', ...(uid === undefined ? {} : { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid }] }) },
+        spec: { holderIdentity: name, leaseDurationSeconds, renewTime },
+      });
+    }
+  }
+
+  /** Refreshes the conditions' heartbeat times, as the periodic node status report does. */
+  #reportNodeStatus(): void {
+    const nodes = this.#client.resourceFor('v1', 'Node');
+    const now = formatTime(this.#clock.now());
+    for (const name of this.#nodes) {
+      this.#client.update(
+        nodes,
+        '',
+        name,
+        (o) => {
+          const status: Obj = isObject(o.status) ? o.status : {};
+          const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isObject).map((c) => ({ ...c, lastHeartbeatTime: now })) : [];
+          return { ...o, status: { ...status, conditions } };
+        },
+        'status',
+      );
+    }
   }
 
   idle(): boolean {
@@ -207,23 +274,22 @@ export class FakeKubelet implements ServerController {
 
   #isMine(pod: Pod): boolean {
     const node = pod.spec?.nodeName;
-    return node !== undefined && this.#nodes.includes(node) && pod.metadata?.deletionTimestamp === undefined;
+    return node !== undefined && this.#nodes.includes(node);
   }
 
   #sync(key: string): void {
     const pod = this.#client.scope.storage.get('pods', key)?.obj as Pod | undefined;
     if (pod === undefined || !this.#isMine(pod)) return;
+    if (pod.metadata?.deletionTimestamp !== undefined) {
+      this.#terminate(pod);
+      return;
+    }
     const phase = pod.status?.phase;
     if (phase === 'Succeeded' || phase === 'Failed') return;
     const uid = pod.metadata?.uid ?? '';
     if (phase !== 'Running') {
       this.#run(pod);
-      const outcome = this.#outcome(pod);
-      if (outcome.phase !== 'Running') {
-        const afterMs = outcome.afterMs ?? 0;
-        this.#finishing.set(uid, { at: this.#clock.now() + afterMs, outcome });
-        this.#worker.queue.addAfter(key, afterMs);
-      }
+      this.#scheduleOutcome(key, pod);
       return;
     }
     const due = this.#finishing.get(uid);
@@ -234,7 +300,56 @@ export class FakeKubelet implements ServerController {
       return;
     }
     this.#finishing.delete(uid);
+    const exitCode = due.outcome.exitCode ?? (due.outcome.phase === 'Succeeded' ? 0 : 1);
+    const policy = pod.spec?.restartPolicy ?? 'Always';
+    if (policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0)) {
+      this.#restart(pod, exitCode);
+      // The restarted containers get a fate of their own.
+      this.#scheduleOutcome(key, (this.#client.scope.storage.get('pods', key)?.obj as Pod | undefined) ?? pod);
+      return;
+    }
     this.#finish(pod, due.outcome);
+  }
+
+  #scheduleOutcome(key: string, pod: Pod): void {
+    const outcome = this.#outcome(pod);
+    if (outcome.phase === 'Running') return;
+    const afterMs = outcome.afterMs ?? 0;
+    this.#finishing.set(pod.metadata?.uid ?? '', { at: this.#clock.now() + afterMs, outcome });
+    this.#worker.queue.addAfter(key, afterMs);
+  }
+
+  /**
+   * The containers "stop" and the pod goes: deleted with a zero grace period, on the condition that it is
+   * still the same pod (the kubelet's status manager, once a terminating pod's containers are gone).
+   */
+  #terminate(pod: Pod): void {
+    const phase = pod.status?.phase;
+    if (phase !== 'Succeeded' && phase !== 'Failed' && (pod.metadata?.finalizers ?? []).length === 0) this.#stats.podsFinished++;
+    try {
+      this.#client.delete(this.#client.resourceFor('v1', 'Pod'), pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata?.uid ?? '' } });
+    } catch (err) {
+      // Gone already, or replaced by a pod of the same name: nothing of ours to delete.
+      if (isNotFound(err) || isConflict(err)) return;
+      throw err;
+    }
+  }
+
+  /** The containers exited and were started again (restartCount + 1, lastState terminated). */
+  #restart(pod: Pod, exitCode: number): void {
+    const now = formatTime(this.#clock.now());
+    const uid = pod.metadata?.uid ?? '';
+    this.#writeStatus(pod, (current) => {
+      const statuses = Array.isArray(current.containerStatuses) ? current.containerStatuses.filter(isObject) : [];
+      return {
+        ...current,
+        containerStatuses: statuses.map((c) => {
+          const startedAt = isObject(c.state) && isObject(c.state.running) ? c.state.running.startedAt : now;
+          const terminated = { containerID: c.containerID ?? `kubeloom://${hex(`${uid}/${String(c.name)}`)}`, exitCode, finishedAt: now, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt };
+          return { ...c, restartCount: (typeof c.restartCount === 'number' ? c.restartCount : 0) + 1, lastState: { terminated }, state: { running: { startedAt: now } } };
+        }),
+      };
+    });
   }
 
   #podIp(node: string): string {

@@ -4,8 +4,10 @@
  * scheduler binds — to a node that is Ready, schedulable, matches the pod's nodeSelector and whose
  * NoSchedule/NoExecute taints the pod tolerates (a node that is not Ready counts as tainted
  * `node.kubernetes.io/not-ready`, as the node lifecycle controller would taint it); among those, the one running the fewest pods (then by
- * name). A pod no node fits gets PodScheduled=False, reason Unschedulable, with a message in the
- * scheduler's words, and is retried when a node changes. No scoring, affinity, resources or preemption.
+ * name). The pod's required node affinity (labels and `metadata.name` fields) is honoured, as DaemonSet pods
+ * need. A pod no node fits gets PodScheduled=False, reason Unschedulable, with a message in the
+ * scheduler's words, and is retried when a node changes. No scoring, preferred or pod affinity, resources or
+ * preemption.
  */
 import type { Node, Pod, Taint, Toleration } from '../../api/core/v1.ts';
 import { isForbidden } from '../../apimachinery/errors.ts';
@@ -49,11 +51,39 @@ function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
 // v1.TaintNodeNotReady with the NoSchedule effect.
 const notReadyTaint: Taint = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' };
 
+/** A node selector requirement (In, NotIn, Exists, DoesNotExist, Gt, Lt) against one value. */
+function requirementMatches(value: string | undefined, operator: string, values: readonly string[]): boolean {
+  switch (operator) {
+    case 'In':
+      return value !== undefined && values.includes(value);
+    case 'NotIn':
+      return value === undefined || !values.includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
+    case 'Gt':
+    case 'Lt': {
+      const n = Number(value);
+      const bound = Number(values[0]);
+      if (value === undefined || !Number.isInteger(n) || !Number.isInteger(bound)) return false;
+      return operator === 'Gt' ? n > bound : n < bound;
+    }
+    default:
+      return false;
+  }
+}
+
 /** Why `node` does not fit `pod`, in the words of the scheduler's filter plugins, or undefined when it fits. */
 function unfitReason(pod: Pod, node: Node): string | undefined {
   if (node.spec?.unschedulable === true) return 'node(s) were unschedulable';
   const labels = node.metadata?.labels ?? {};
   for (const [k, v] of Object.entries(pod.spec?.nodeSelector ?? {})) if (labels[k] !== v) return "node(s) didn't match Pod's node affinity/selector";
+  // Required node affinity: some term must match the node's labels and fields (metadata.name).
+  const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  if (terms.length > 0 && !terms.some((t) => (t.matchExpressions ?? []).every((r) => requirementMatches(labels[r.key], r.operator, r.values ?? [])) && (t.matchFields ?? []).every((r) => requirementMatches(r.key === 'metadata.name' ? node.metadata?.name : undefined, r.operator, r.values ?? [])))) {
+    return "node(s) didn't match Pod's node affinity/selector";
+  }
   // The node lifecycle controller taints a node that is not Ready; this server has none, so the taint is implied.
   const taints = [...(node.spec?.taints ?? []), ...(isReady(node) ? [] : [notReadyTaint])];
   for (const taint of taints) {
@@ -78,6 +108,10 @@ export class FakeScheduler implements ServerController {
   readonly #unsubscribe: (() => void)[] = [];
   // Pods found unschedulable, retried when a node changes.
   readonly #unschedulable = new Set<string>();
+  // The node each assigned, unfinished pod runs on, and the count per node: kept as pods change, so that
+  // placing a pod does not list every pod.
+  readonly #placed = new Map<string, string>();
+  readonly #load = new Map<string, number>();
   readonly #stats: ControllerStats;
 
   constructor(options: { client: LoopbackClient; clock: Clock; stats: ControllerStats; onError: (error: unknown) => void }) {
@@ -91,6 +125,7 @@ export class FakeScheduler implements ServerController {
     const storage = this.#client.scope.storage;
     this.#unsubscribe.push(
       storage.subscribe('pods', (c) => {
+        this.#track(c.key, c.type === 'DELETED' ? undefined : (c.object.obj as Pod));
         if (c.type === 'DELETED') this.#unschedulable.delete(c.key);
         else if (needsScheduling(c.object.obj as Pod)) this.#worker.queue.add(c.key);
       }),
@@ -98,8 +133,27 @@ export class FakeScheduler implements ServerController {
         for (const key of this.#unschedulable) this.#worker.queue.add(key);
       }),
     );
-    for (const s of storage.listAt('pods', storage.revision)) if (needsScheduling(s.obj as Pod)) this.#worker.queue.add(s.key);
+    for (const s of storage.listAt('pods', storage.revision)) {
+      this.#track(s.key, s.obj as Pod);
+      if (needsScheduling(s.obj as Pod)) this.#worker.queue.add(s.key);
+    }
     this.#worker.start();
+  }
+
+  /** Keeps the per-node count of assigned, unfinished pods up to date with one pod's change. */
+  #track(key: string, pod: Pod | undefined): void {
+    const before = this.#placed.get(key);
+    const phase = pod?.status?.phase;
+    const after = pod !== undefined && phase !== 'Succeeded' && phase !== 'Failed' ? pod.spec?.nodeName : undefined;
+    if (before === after) return;
+    if (before !== undefined) {
+      this.#load.set(before, (this.#load.get(before) ?? 1) - 1);
+      this.#placed.delete(key);
+    }
+    if (after !== undefined && after !== '') {
+      this.#load.set(after, (this.#load.get(after) ?? 0) + 1);
+      this.#placed.set(key, after);
+    }
   }
 
   async stop(): Promise<void> {
@@ -145,12 +199,7 @@ export class FakeScheduler implements ServerController {
       return;
     }
     this.#unschedulable.delete(key);
-    const load = new Map<string, number>();
-    for (const s of storage.listAt('pods', storage.revision)) {
-      const p = s.obj as Pod;
-      const phase = p.status?.phase;
-      if (p.spec?.nodeName !== undefined && phase !== 'Succeeded' && phase !== 'Failed') load.set(p.spec.nodeName, (load.get(p.spec.nodeName) ?? 0) + 1);
-    }
+    const load = this.#load;
     const nodeName = (n: Node): string => n.metadata?.name ?? '';
     fits.sort((a, b) => (load.get(nodeName(a)) ?? 0) - (load.get(nodeName(b)) ?? 0) || (nodeName(a) < nodeName(b) ? -1 : nodeName(a) > nodeName(b) ? 1 : 0));
     const target = nodeName(fits[0]!);

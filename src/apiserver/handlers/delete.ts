@@ -17,6 +17,7 @@ import { strategyFor } from '../registry/strategy.ts';
 import { causesOf, invalidValue, notSupported, path, type FieldError } from '../registry/validation/field.ts';
 import { apiVersionString } from '../resources.ts';
 import { parseGoJson, GoJsonSyntaxError } from '../schema/go-json.ts';
+import { decodeKubernetesProtobuf, ProtobufDecodeError } from '../protobuf.ts';
 import { badRequest, invalid, notFound, untypedError } from '../status.ts';
 import { objectFilter, parseSelectors } from './list-options.ts';
 import { converterContext, convertsWithWebhook, encodedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
@@ -31,6 +32,11 @@ interface RequestDeleteOptions extends DeleteOptions {
   dryRun: boolean;
 }
 
+/** Whether a body starts with the `k8s\0` prefix of kube's protobuf envelope. */
+function isProtobufEnvelope(body: Buffer): boolean {
+  return body.length >= 4 && body[0] === 0x6b && body[1] === 0x38 && body[2] === 0x73 && body[3] === 0x00;
+}
+
 // The body decoder's failures are answered as untyped errors: 500 without a reason.
 function decodeFailure(message: string): StatusError {
   return untypedError(500, message);
@@ -42,9 +48,12 @@ function deleteOptions(body: Buffer, q: URLSearchParams): RequestDeleteOptions {
   if (body.length > 0) {
     let v: unknown;
     try {
-      v = parseGoJson(body.toString('utf8'));
+      // client-go's protobuf clients (kube-controller-manager, kube-scheduler) send DeleteOptions in the
+      // protobuf envelope, recognised by its magic prefix as the negotiated decoder would.
+      v = isProtobufEnvelope(body) ? decodeKubernetesProtobuf(body) : parseGoJson(body.toString('utf8'));
     } catch (err) {
       if (err instanceof GoJsonSyntaxError) throw decodeFailure(`couldn't get version/kind; json parse error: ${err.message}`);
+      if (err instanceof ProtobufDecodeError) throw decodeFailure(err.message);
       throw err;
     }
     if (!isObject(v)) throw decodeFailure("couldn't get version/kind; json parse error: the body is not an object");

@@ -1,6 +1,7 @@
 /**
  * DELETE through the registry of the object's resource: the namespace registry's own Delete for
- * namespaces, the CRD registry's for CustomResourceDefinitions, the generic store's for everything else. The HTTP handler and the controllers running
+ * namespaces, the CRD registry's for CustomResourceDefinitions, graceful deletion for pods
+ * (core/pod-deletion.ts), the generic store's for everything else. The HTTP handler and the controllers running
  * inside the server both delete through here, so a deletion is the same whoever asks for it.
  */
 import { metaOf } from '../object-meta.ts';
@@ -12,7 +13,10 @@ import { namespaceDelete, namespaceFinalized, namespaceStore } from './core/name
 import { stringList, storeDelete, type DeleteResult } from './generic/deletion.ts';
 import type { DeleteOptions } from './generic/garbage-collection-policy.ts';
 import { crdDelete } from './apiextensions/crd-deletion.ts';
+import { podDelete } from './core/pod-deletion.ts';
 
+// Pods: the one resource whose strategy deletes gracefully (RESTGracefulDeleteStrategy).
+const podStore = storageKey('', 'pods');
 // The storage key of CustomResourceDefinitions.
 const crdStore = storageKey('apiextensions.k8s.io', 'customresourcedefinitions');
 
@@ -31,6 +35,7 @@ export function deleteStored(scope: RegistryContext, r: ApiResource, existing: S
   const store = storageKey(r.group, r.resource);
   if (store === namespaceStore) return namespaceDelete(scope, r, existing, options, dryRun);
   if (store === crdStore) return crdDelete(scope, r, existing, options, dryRun);
+  if (store === podStore) return podDelete(scope, r, existing, options, dryRun);
   return storeDelete(scope, r, existing, options, dryRun);
 }
 

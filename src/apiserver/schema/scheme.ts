@@ -140,6 +140,9 @@ for (const name of Object.keys(goTypes)) {
 }
 // Status travels as v1 in every group; the core group's list kinds are named v1.
 byGroupVersionKind.set('v1/Status', 'meta/v1.Status');
+// DeleteOptions is registered in every group version (metav1.AddToGroupVersion): client-go's protobuf
+// clients send it in the version of the resource they delete.
+for (const apiVersion of new Set([...byGroupVersionKind.keys()].map((k) => k.slice(0, k.lastIndexOf('/'))))) byGroupVersionKind.set(`${apiVersion}/DeleteOptions`, 'meta/v1.DeleteOptions');
 
 /** The struct of a built-in kind (`apiVersion` as in objects: `v1`, `apps/v1`), undefined for kinds without one (custom resources). */
 export function structOfKind(apiVersion: string, kind: string): GoStruct | undefined {

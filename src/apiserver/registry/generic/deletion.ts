@@ -5,8 +5,7 @@
  * then either the mark for deletion (deletionTimestamp, deletionGracePeriodSeconds 0, a generation bump)
  * while finalizers remain, or the removal. Also the removal itself, with its side effects.
  *
- * Pods are deleted gracefully with a zero grace period (stamped, then removed: no kubelet waits for them),
- * so `gracePeriodSeconds` never delays a deletion.
+ * Pods are deleted gracefully (registry/core/pod-deletion.ts), not here.
  */
 import { deepEqual, metaOf } from '../../object-meta.ts';
 import { storageKey, type ApiResource } from '../../resources.ts';
@@ -20,8 +19,6 @@ type Obj = Record<string, unknown>;
 
 // The storage key of CustomResourceDefinitions.
 const crdStore = storageKey('apiextensions.k8s.io', 'customresourcedefinitions');
-// Pods: the one resource whose strategy deletes gracefully (RESTGracefulDeleteStrategy).
-const podsStore = storageKey('', 'pods');
 
 /** What a DELETE did. */
 export interface DeleteResult {
@@ -83,18 +80,6 @@ export function storeDelete(scope: RegistryContext, r: ApiResource, existing: St
     if (dryRun) return { object: next, stored: undefined, pending: true };
     const stored = scope.storage.write(store, existing.key, 'MODIFIED', next);
     return { object: stored.obj, stored, pending: true };
-  }
-  if (store === podsStore && meta.deletionTimestamp === undefined) {
-    // The pod strategy's graceful deletion: BeforeDelete marks the pod (a write of its own, seen by
-    // watchers as MODIFIED), and with a grace period of 0 the marked pod is removed at once; the answer
-    // is the marked pod. A kube-apiserver would leave a scheduled pod with a grace period for its
-    // kubelet; here every pod's period is 0.
-    const next = structuredClone(existing.obj);
-    markAsDeleting(metaOf(next), scope.now());
-    if (dryRun) return { object: next, stored: undefined, pending: false };
-    const marked = scope.storage.write(store, existing.key, 'MODIFIED', next);
-    removeObject(scope, store, marked);
-    return { object: marked.obj, stored: marked, pending: false };
   }
   if (dryRun) return { object: existing.obj, stored: existing, pending: false };
   removeObject(scope, store, existing);

@@ -23,6 +23,8 @@ export interface DeleteOptions {
   /** Deprecated boolean form of the policy; cannot be combined with `propagationPolicy`. */
   orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Seconds a graceful deletion (pods) waits; undefined: the object's default. */
+  gracePeriodSeconds?: number | undefined;
 }
 
 /** rest.GarbageCollectionPolicy: what a DELETE without options does to dependents. */

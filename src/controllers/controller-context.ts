@@ -1,0 +1,37 @@
+/**
+ * What every controller of kube-controller-manager gets when it starts (ControllerContext in
+ * cmd/kube-controller-manager/app/controllermanager.go): one typed clientset, one shared informer
+ * factory (each controller asks it for the informers it needs; the manager starts them all once every
+ * controller was built), an event broadcaster writing core/v1 Events, and the clock.
+ */
+import type { Clientset } from '../kubernetes/clientset.ts';
+import type { TypedSharedInformerFactory } from '../informers/factory.ts';
+import type { EventBroadcaster, EventRecorder } from '../tools/events/record/event.ts';
+import type { Clock } from '../util/clock/clock.ts';
+
+/** The shared means of the controllers of one controller manager. */
+export interface ControllerContext {
+  /** The API client every controller writes through. */
+  readonly client: Clientset;
+  /** The shared informers (started by the manager after every controller registered its handlers). */
+  readonly informerFactory: TypedSharedInformerFactory;
+  /** Writes core/v1 Events. */
+  readonly eventBroadcaster: EventBroadcaster;
+  /** Time source for queues, expectations and conditions. */
+  readonly clock: Clock;
+  /** Receives the errors a controller's sync hits (it retries with backoff). */
+  readonly onError: (controller: string, error: unknown, key: string) => void;
+}
+
+/** A recorder for `component` (the event's source, e.g. `replicaset-controller`). */
+export function recorderFor(ctx: ControllerContext, component: string): EventRecorder {
+  return ctx.eventBroadcaster.newRecorder({ component });
+}
+
+/**
+ * `obj` with its apiVersion and kind, as an event's involved object needs them: objects from an
+ * informer's initial LIST carry none (the API server leaves TypeMeta out of list items).
+ */
+export function withKind<T extends object>(obj: T, apiVersion: string, kind: string): T & { apiVersion: string; kind: string } {
+  return { ...obj, apiVersion, kind };
+}

@@ -1,0 +1,216 @@
+/**
+ * What kube-controller-manager's workload controllers share (kubernetes/pkg/controller/controller_utils.go
+ * and pkg/api/v1/pod/util.go): which pods count (FilterActivePods), pod readiness and availability
+ * (IsPodReady, IsPodAvailable), the pod a template makes (GetPodFromTemplate), the order in which surplus
+ * pods are deleted (ActivePodsWithRanks), the template hash (ComputeHash) and the slow-start batches every
+ * controller creates its pods in (slowStartBatch).
+ *
+ * ComputeHash differs by necessity: upstream hashes the Go struct as `spew` prints it, which only Go can
+ * reproduce; kubeloom hashes the template's canonical JSON with the same FNV-32a and the same encoding
+ * (rand.SafeEncodeString), so hashes are stable and well-formed but not the ones a kube-controller-manager
+ * computes for the same template.
+ */
+import type { Pod, PodTemplateSpec } from '../api/core/v1.ts';
+import type { OwnerReference } from '../api/meta/v1.ts';
+import { statusOf } from '../apimachinery/errors.ts';
+import type { Clock } from '../util/clock/clock.ts';
+
+/** The ownerReference with `controller: true`, if any (metav1.GetControllerOf). */
+export function getControllerOf(obj: { metadata?: { ownerReferences?: OwnerReference[] } }): OwnerReference | undefined {
+  return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
+}
+
+/** A controller reference to `owner` (metav1.NewControllerRef): controller and blockOwnerDeletion true. */
+export function newControllerRef(owner: { metadata?: { name?: string; uid?: string } }, apiVersion: string, kind: string): OwnerReference {
+  return { apiVersion, kind, name: owner.metadata?.name ?? '', uid: owner.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true };
+}
+
+/** A pod that is neither finished nor being deleted (controller.IsPodActive). */
+export function isPodActive(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase !== 'Succeeded' && phase !== 'Failed' && pod.metadata?.deletionTimestamp === undefined;
+}
+
+/** A pod being deleted that has not finished (controller.IsPodTerminating). */
+export function isPodTerminating(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase !== 'Succeeded' && phase !== 'Failed' && pod.metadata?.deletionTimestamp !== undefined;
+}
+
+/** The pod's Ready condition, if reported. */
+function readyCondition(pod: Pod): { status?: string; lastTransitionTime?: string } | undefined {
+  return pod.status?.conditions?.find((c) => c.type === 'Ready');
+}
+
+/** True when the pod's Ready condition is True (podutil.IsPodReady). */
+export function isPodReady(pod: Pod): boolean {
+  return readyCondition(pod)?.status === 'True';
+}
+
+/** Milliseconds of an RFC 3339 time, NaN when absent. */
+export function timeMs(t: string | undefined): number {
+  return t === undefined ? Number.NaN : Date.parse(t);
+}
+
+/**
+ * True when the pod has been Ready for at least `minReadySeconds` at `nowMs` (podutil.IsPodAvailable:
+ * the Ready condition's lastTransitionTime plus minReadySeconds is before now).
+ */
+export function isPodAvailable(pod: Pod, minReadySeconds: number, nowMs: number): boolean {
+  if (!isPodReady(pod)) return false;
+  if (minReadySeconds === 0) return true;
+  const since = timeMs(readyCondition(pod)?.lastTransitionTime);
+  return !Number.isNaN(since) && since + minReadySeconds * 1000 < nowMs;
+}
+
+/**
+ * The pod a controller creates from its template (controller.GetPodFromTemplate): the template's labels,
+ * annotations, finalizers and spec, `generateName` of the owner's name and a dash, and the controller
+ * reference.
+ */
+export function getPodFromTemplate(template: PodTemplateSpec | undefined, ownerName: string, controllerRef: OwnerReference): Pod {
+  const meta = template?.metadata ?? {};
+  return {
+    metadata: {
+      generateName: `${ownerName}-`,
+      ...(meta.labels === undefined ? {} : { labels: { ...meta.labels } }),
+      ...(meta.annotations === undefined ? {} : { annotations: { ...meta.annotations } }),
+      ...(meta.finalizers === undefined ? {} : { finalizers: [...meta.finalizers] }),
+      ownerReferences: [controllerRef],
+    },
+    spec: structuredClone(template?.spec ?? { containers: [] }),
+  };
+}
+
+// Upstream's SlowStartInitialBatchSize: the first batch of creates has one call, each next one doubles.
+export const slowStartInitialBatchSize = 1;
+
+/**
+ * Calls `fn` `count` times in batches of 1, 2, 4, … (each batch in parallel); stops after the first batch
+ * with a failure (controller.slowStartBatch), so a template the API refuses fails once, not `count` times.
+ * Returns how many calls succeeded and the first error.
+ */
+export async function slowStartBatch(count: number, initialBatchSize: number, fn: () => Promise<void>): Promise<{ successes: number; error: unknown }> {
+  let remaining = count;
+  let successes = 0;
+  for (let batch = Math.min(remaining, initialBatchSize); batch > 0; batch = Math.min(2 * batch, remaining)) {
+    const results = await Promise.allSettled(Array.from({ length: batch }, () => fn()));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    successes += results.length - results.filter((r) => r.status === 'rejected').length;
+    if (failed !== undefined) return { successes, error: failed.reason };
+    remaining -= batch;
+  }
+  return { successes, error: undefined };
+}
+
+const podPhaseRank: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
+
+/**
+ * Orders pods for deletion, those to delete first first (controller.ActivePodsWithRanks.Less, with the
+ * PodDeletionCost and LogarithmicScaleDown features on, as they are by default since 1.22):
+ * unassigned before assigned; Pending, Unknown, Running; not ready before ready; lower
+ * `controller.kubernetes.io/pod-deletion-cost` first; higher `rank` (more pods of the same owner on the
+ * node) first; ready for less time first (on a log2 scale); more container restarts first; newer first
+ * (on a log2 scale).
+ */
+export function comparePodsForDeletion(a: Pod, b: Pod, rankA: number, rankB: number, nowMs: number): number {
+  const assigned = (p: Pod): number => ((p.spec?.nodeName ?? '') === '' ? 0 : 1);
+  if (assigned(a) !== assigned(b)) return assigned(a) - assigned(b);
+  const phase = (p: Pod): number => podPhaseRank[p.status?.phase ?? 'Pending'] ?? 0;
+  if (phase(a) !== phase(b)) return phase(a) - phase(b);
+  const ready = (p: Pod): number => (isPodReady(p) ? 1 : 0);
+  if (ready(a) !== ready(b)) return ready(a) - ready(b);
+  const cost = (p: Pod): number => {
+    const v = Number(p.metadata?.annotations?.['controller.kubernetes.io/pod-deletion-cost'] ?? '0');
+    return Number.isInteger(v) ? v : 0;
+  };
+  if (cost(a) !== cost(b)) return cost(a) - cost(b);
+  if (rankA !== rankB) return rankB - rankA;
+  // Log2 of the age in nanoseconds, as upstream's logarithmic comparison; a missing time sorts first.
+  const logAge = (t: string | undefined): number => {
+    const ms = timeMs(t);
+    if (Number.isNaN(ms)) return Number.NEGATIVE_INFINITY;
+    const ns = Math.max(1, (nowMs - ms) * 1e6);
+    return Math.floor(Math.log2(ns));
+  };
+  if (isPodReady(a) && isPodReady(b)) {
+    const ra = logAge(readyCondition(a)?.lastTransitionTime);
+    const rb = logAge(readyCondition(b)?.lastTransitionTime);
+    if (ra !== rb) return ra - rb;
+  }
+  const restarts = (p: Pod): number => Math.max(0, ...(p.status?.containerStatuses ?? []).map((c) => c.restartCount ?? 0));
+  if (restarts(a) !== restarts(b)) return restarts(b) - restarts(a);
+  const ca = logAge(a.metadata?.creationTimestamp);
+  const cb = logAge(b.metadata?.creationTimestamp);
+  return ca - cb;
+}
+
+/** FNV-32a over UTF-8 bytes. */
+function fnv32a(text: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+// rand.SafeEncodeString's alphabet: no vowels (no words), no 0/1/3 (no look-alikes).
+const safeAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** rand.SafeEncodeString: every character mapped into {@link safeAlphabet}. */
+export function safeEncodeString(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) out += safeAlphabet[s.charCodeAt(i) % safeAlphabet.length];
+  return out;
+}
+
+/** JSON with object keys sorted, so equal objects hash equally whatever their key order. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/**
+ * The hash of a pod template and a collision count, as the `pod-template-hash` and
+ * `controller-revision-hash` labels carry it (controller.ComputeHash; see the file comment for why the
+ * value differs from upstream's).
+ */
+export function computeHash(template: unknown, collisionCount?: number): string {
+  let text = canonicalJson(template);
+  if (collisionCount !== undefined) text += `#${collisionCount}`;
+  return safeEncodeString(String(fnv32a(text)));
+}
+
+/** The current time of `clock` as a metav1.Time string (seconds precision, as the API serialises it). */
+export function nowTime(clock: Clock): string {
+  return new Date(Math.floor(clock.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** True when the error's Status names a cause of type `cause` (apierrors.HasStatusCause), e.g. NamespaceTerminating. */
+export function hasStatusCause(err: unknown, cause: string): boolean {
+  return statusOf(err)?.details?.causes?.some((c) => c.reason === cause) ?? false;
+}
+
+/**
+ * `v` without zero numbers, false, empty strings, empty objects and empty arrays: what Go's `omitempty`
+ * leaves out, so a computed status compares equal to the one the server stored.
+ */
+export function pruneZero(v: unknown): unknown {
+  if (Array.isArray(v)) return v.length === 0 ? undefined : v.map((x) => pruneZero(x) ?? {});
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      const p = pruneZero(x);
+      if (p !== undefined) out[k] = p;
+    }
+    return Object.keys(out).length === 0 ? undefined : out;
+  }
+  if (v === 0 || v === false || v === '' || v === null) return undefined;
+  return v;
+}

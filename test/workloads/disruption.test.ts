@@ -1,0 +1,38 @@
+/**
+ * The disruption controller (src/controllers/disruption): PodDisruptionBudget status from the pods and
+ * their controllers' scale, and evictions through the API answered by that status.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isTooManyRequests } from '../../src/apimachinery/errors.ts';
+import { startCluster, waitForItems, waitForObject } from './support.ts';
+
+test('a budget gets its status from the pods and their Deployment; evictions are allowed as far as it says', async (t) => {
+  const { client } = await startCluster(t);
+  await client.appsV1().deployments('default').create({ metadata: { name: 'web' }, spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } });
+  const pdbs = client.policyV1().podDisruptionBudgets('default');
+  await pdbs.create({ metadata: { name: 'web' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'web' } } } });
+  const pdb = await waitForObject(pdbs, 'web', (p) => p?.status?.currentHealthy === 3);
+  assert.deepEqual([pdb?.status?.expectedPods, pdb?.status?.desiredHealthy, pdb?.status?.disruptionsAllowed, pdb?.status?.observedGeneration], [3, 2, 1, 1]);
+  assert.deepEqual(
+    pdb?.status?.conditions?.map((c) => [c.type, c.status, c.reason]),
+    [['DisruptionAllowed', 'True', 'SufficientPods']],
+  );
+  const pods = (await client.coreV1().pods('default').list()).items;
+  const evict = (name: string) => client.coreV1().pods('default').createSubresource(name, 'eviction', { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' } });
+  await evict(pods[0]!.metadata!.name!);
+  // The second eviction would leave fewer than desiredHealthy until the replacement is Ready.
+  const refused = await evict(pods[1]!.metadata!.name!).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  assert.ok(refused === undefined || isTooManyRequests(refused), String(refused));
+  // The Deployment replaces the evicted pod; the budget recovers.
+  await waitForItems(client.coreV1().pods('default'), (items) => items.filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length === 3 && items.length === 3);
+  const after = await waitForObject(pdbs, 'web', (p) => p?.status?.currentHealthy === 3 && p.status.disruptionsAllowed === 1);
+  assert.equal(after?.status?.disruptedPods, undefined);
+
+  await pdbs.create({ metadata: { name: 'strict' }, spec: { minAvailable: 3, selector: { matchLabels: { app: 'web' } } } });
+  const strict = await waitForObject(pdbs, 'strict', (p) => p?.status?.expectedPods === 3);
+  assert.deepEqual([strict?.status?.desiredHealthy, strict?.status?.disruptionsAllowed, strict?.status?.conditions?.[0]?.reason], [3, 0, 'InsufficientPods']);
+});
