@@ -1,6 +1,6 @@
 /**
  * `npm run test:real:controllers`: the real kube-scheduler and kube-controller-manager (v1.24, built by
- * ../shared/realk8s/build.sh) against `kubeloom apiserver --kubelet --no-garbage-collector
+ * ../shared/realk8s/build.sh) against `kubeloom apiserver --bare --kubelet --no-garbage-collector
  * --no-namespace-controller`, to check that a control plane nobody here wrote works on the embedded
  * server:
  *
@@ -59,7 +59,7 @@ function record(name: string, ok: boolean, detail: string): void {
 
 async function startApiServer(home: string): Promise<{ child: ChildProcess; kubeconfig: string }> {
   const kubeconfig = path.join(home, 'kubeconfig');
-  const child = spawn(process.execPath, [path.join(root, 'src/cli/main.ts'), 'apiserver', '--kubelet', '--no-garbage-collector', '--no-namespace-controller', '--write-kubeconfig', kubeconfig], {
+  const child = spawn(process.execPath, [path.join(root, 'src/cli/main.ts'), 'apiserver', '--bare', '--kubelet', '--no-garbage-collector', '--no-namespace-controller', '--write-kubeconfig', kubeconfig], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
