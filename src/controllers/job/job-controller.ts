@@ -34,20 +34,18 @@ import type { EventRecorder } from '../../tools/events/record/event.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import { recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
+import { createPodsWithExpectations, deletePodsWithExpectations, RealPodControl } from '../pod-control.ts';
 import {
   canonicalJson,
   comparePodsForDeletion,
   getControllerOf,
   getPodFromTemplate,
-  hasStatusCause,
   isPodActive,
   isPodReady,
   isPodTerminating,
   newControllerRef,
   nowTime,
   pruneZero,
-  slowStartBatch,
-  slowStartInitialBatchSize,
   timeMs,
 } from '../controller-utils.ts';
 
@@ -75,10 +73,6 @@ export interface JobControllerOptions {
 
 function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** The condition of a type when True. */
@@ -148,11 +142,13 @@ export class JobController {
   readonly #jobLister: Lister<Job>;
   readonly #podLister: Lister<Pod>;
   readonly #recorder: EventRecorder;
+  readonly #podControl: RealPodControl;
 
   constructor(ctx: ControllerContext, options: JobControllerOptions = {}) {
     this.#ctx = ctx;
     this.#clock = ctx.clock;
     this.#recorder = recorderFor(ctx, 'job-controller');
+    this.#podControl = new RealPodControl(ctx.client, this.#recorder);
     this.expectations = new UIDTrackingControllerExpectations({ clock: ctx.clock });
     const jobInformer = ctx.informerFactory.batchV1().jobs();
     const podInformer = ctx.informerFactory.coreV1().pods();
@@ -364,50 +360,30 @@ export class JobController {
         return;
       }
     }
-    const ns = job.metadata?.namespace ?? '';
-    const client = this.#ctx.client.coreV1().pods(ns);
-    const subject = withKind(job, jobApiVersion, jobKind);
     const ref = newControllerRef(job, jobApiVersion, jobKind);
-    this.expectations.expectCreations(key, diff);
-    const { successes, error } = await slowStartBatch(diff, slowStartInitialBatchSize, async () => {
-      try {
-        const created = await client.create(getPodFromTemplate(job.spec?.template, job.metadata?.name ?? '', ref));
-        this.#recorder.eventf(subject, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name ?? ''}`);
-      } catch (err) {
-        this.#recorder.eventf(subject, 'Warning', 'FailedCreate', `Error creating: ${errorMessage(err)}`);
-        if (hasStatusCause(err, 'NamespaceTerminating')) return;
-        throw err;
-      }
+    await createPodsWithExpectations({
+      podControl: this.#podControl,
+      expectations: this.expectations,
+      key,
+      count: diff,
+      namespace: job.metadata?.namespace ?? '',
+      object: withKind(job, jobApiVersion, jobKind),
+      newPod: () => getPodFromTemplate(job.spec?.template, job.metadata?.name ?? '', ref),
     });
-    for (let i = successes; i < diff; i++) this.expectations.creationObserved(key);
-    if (error !== undefined) throw asError(error);
   }
 
   /** Deletes `count` of the active pods, those to go first first. */
   async #deletePods(job: Job, active: Pod[], count: number): Promise<void> {
     if (count <= 0) return;
-    const key = objectKey(job);
     const now = this.#clock.now();
-    const victims = [...active].sort((a, b) => comparePodsForDeletion(a, b, 0, 0, now)).slice(0, count);
-    const client = this.#ctx.client.coreV1().pods(job.metadata?.namespace ?? '');
-    const subject = withKind(job, jobApiVersion, jobKind);
-    this.expectations.expectDeletionsOf(key, victims.map((p) => objectKey(p)));
-    const results = await Promise.allSettled(
-      victims.map(async (pod) => {
-        const podName = pod.metadata?.name ?? '';
-        try {
-          await client.delete(podName);
-          this.#recorder.eventf(subject, 'Normal', 'SuccessfulDelete', `Deleted pod: ${podName}`);
-        } catch (err) {
-          if (isNotFound(err)) return;
-          this.expectations.deletionObservedOf(key, objectKey(pod));
-          this.#recorder.eventf(subject, 'Warning', 'FailedDelete', `Error deleting: ${errorMessage(err)}`);
-          throw err;
-        }
-      }),
-    );
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed !== undefined) throw asError(failed.reason);
+    await deletePodsWithExpectations({
+      podControl: this.#podControl,
+      expectations: this.expectations,
+      key: objectKey(job),
+      pods: [...active].sort((a, b) => comparePodsForDeletion(a, b, 0, 0, now)).slice(0, count),
+      namespace: job.metadata?.namespace ?? '',
+      object: withKind(job, jobApiVersion, jobKind),
+    });
   }
 }
 

@@ -24,22 +24,19 @@ import { UIDTrackingControllerExpectations } from '../../controller/expectations
 import type { DeletedFinalStateUnknown } from '../../tools/cache/key-functions.ts';
 import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
-import type { EventRecorder } from '../../tools/events/record/event.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import { recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
+import { createPodsWithExpectations, deletePodsWithExpectations, RealPodControl } from '../pod-control.ts';
 import {
   comparePodsForDeletion,
   getControllerOf,
   getPodFromTemplate,
-  hasStatusCause,
   isPodActive,
   isPodAvailable,
   isPodReady,
   newControllerRef,
   nowTime,
-  slowStartBatch,
-  slowStartInitialBatchSize,
 } from '../controller-utils.ts';
 
 /** Upstream BurstReplicas: at most this many creates or deletes per sync. */
@@ -83,14 +80,14 @@ export class ReplicaSetController {
   readonly #clock: Clock;
   readonly #rsLister: Lister<ReplicaSet>;
   readonly #podLister: Lister<Pod>;
-  readonly #recorder: EventRecorder;
+  readonly #podControl: RealPodControl;
   readonly #burst: number;
 
   constructor(ctx: ControllerContext, options: ReplicaSetControllerOptions = {}) {
     this.#ctx = ctx;
     this.#clock = ctx.clock;
     this.#burst = options.burstReplicas ?? burstReplicas;
-    this.#recorder = recorderFor(ctx, 'replicaset-controller');
+    this.#podControl = new RealPodControl(ctx.client, recorderFor(ctx, 'replicaset-controller'));
     this.expectations = new UIDTrackingControllerExpectations({ clock: ctx.clock });
     const rsInformer = ctx.informerFactory.appsV1().replicaSets();
     const podInformer = ctx.informerFactory.coreV1().pods();
@@ -301,54 +298,22 @@ export class ReplicaSetController {
   /** Creates or deletes pods so that `pods.length` reaches spec.replicas (manageReplicas). */
   async #manageReplicas(pods: Pod[], rs: ReplicaSet): Promise<void> {
     const key = objectKey(rs);
-    const ns = rs.metadata?.namespace ?? '';
-    const podClient = this.#ctx.client.coreV1().pods(ns);
+    const namespace = rs.metadata?.namespace ?? '';
     const desired = rs.spec?.replicas ?? 1;
     const diff = pods.length - desired;
-    const subject = withKind(rs, rsApiVersion, rsKind);
+    const object = withKind(rs, rsApiVersion, rsKind);
+    const { expectations } = this;
+    const podControl = this.#podControl;
     if (diff < 0) {
-      const count = Math.min(-diff, this.#burst);
-      // Raised before any create goes out, so a create observed before this returns is not missed.
-      this.expectations.expectCreations(key, count);
       const ref = newControllerRef(rs, rsApiVersion, rsKind);
-      const { successes, error } = await slowStartBatch(count, slowStartInitialBatchSize, async () => {
-        try {
-          const created = await podClient.create(getPodFromTemplate(rs.spec?.template, rs.metadata?.name ?? '', ref));
-          this.#recorder.eventf(subject, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name ?? ''}`);
-        } catch (err) {
-          this.#recorder.eventf(subject, 'Warning', 'FailedCreate', `Error creating: ${errorMessage(err)}`);
-          // In a namespace being deleted, creates fail for good: not an error to retry.
-          if (hasStatusCause(err, 'NamespaceTerminating')) return;
-          throw err;
-        }
-      });
-      // Every create that failed or was skipped will never be observed.
-      for (let i = successes; i < count; i++) this.expectations.creationObserved(key);
-      if (error !== undefined) throw asError(error);
+      const newPod = (): Pod => getPodFromTemplate(rs.spec?.template, rs.metadata?.name ?? '', ref);
+      await createPodsWithExpectations({ podControl, expectations, key, count: Math.min(-diff, this.#burst), namespace, object, newPod });
       return;
     }
     if (diff > 0) {
       const count = Math.min(diff, this.#burst);
       const victims = this.#podsToDelete(pods, this.#indirectlyRelatedPods(rs), count);
-      // Expect exactly these deletions, so a pod seen deleted twice counts once.
-      this.expectations.expectDeletionsOf(key, victims.map((p) => objectKey(p)));
-      const results = await Promise.allSettled(
-        victims.map(async (pod) => {
-          const podName = pod.metadata?.name ?? '';
-          try {
-            await podClient.delete(podName);
-            this.#recorder.eventf(subject, 'Normal', 'SuccessfulDelete', `Deleted pod: ${podName}`);
-          } catch (err) {
-            // Already gone is a deletion like any other (the informer will see it, or saw it).
-            if (isNotFound(err)) return;
-            this.expectations.deletionObservedOf(key, objectKey(pod));
-            this.#recorder.eventf(subject, 'Warning', 'FailedDelete', `Error deleting: ${errorMessage(err)}`);
-            throw err;
-          }
-        }),
-      );
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed !== undefined) throw failed.reason;
+      await deletePodsWithExpectations({ podControl, expectations, key, pods: victims, namespace, object });
     }
   }
 
