@@ -2,14 +2,16 @@
  * How the workload controllers create and delete their pods (kubernetes/pkg/controller/controller_utils.go:
  * PodControlInterface and RealPodControl's CreatePods / DeletePod): one API call, then a
  * SuccessfulCreate / SuccessfulDelete event on the owner, or a FailedCreate / FailedDelete event with the
- * error (a delete of a pod already gone records nothing, as upstream). On top of it, the two loops the
+ * error (a delete of a pod already gone records nothing, as upstream); the ReplicaSet, Job and DaemonSet
+ * controllers write their pods through it. On top of it, the two loops the
  * ReplicaSet and Job controllers share (the slow-start creates of manageReplicas / manageJob and their
  * parallel deletes), each keeping the owner's expectations in step with the calls that will never be
  * observed by the informer.
  *
  * Where kubeloom differs: a create refused because the namespace is terminating still records its
- * FailedCreate event (upstream's RealPodControl skips the event since 1.22); kubeloom's controllers
- * always recorded it, and this module keeps that.
+ * FailedCreate event (v1.24's RealPodControl skips the event); kubeloom's controllers always recorded it,
+ * and this module keeps that. Upstream's refusal of a pod without labels is left to the callers, whose
+ * templates always carry the selector's labels.
  */
 import type { Pod } from '../api/core/v1.ts';
 import { isNotFound } from '../apimachinery/errors.ts';

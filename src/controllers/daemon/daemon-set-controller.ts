@@ -28,12 +28,12 @@ import { UIDTrackingControllerExpectations } from '../../controller/expectations
 import type { DeletedFinalStateUnknown } from '../../tools/cache/key-functions.ts';
 import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
-import type { EventRecorder } from '../../tools/events/record/event.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import { recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
 import { canonicalJson, computeHash, getControllerOf, isPodAvailable, isPodReady, newControllerRef, pruneZero } from '../controller-utils.ts';
 import { scaledValue } from '../deployment/deployment-util.ts';
+import { RealPodControl } from '../pod-control.ts';
 
 const dsApiVersion = 'apps/v1';
 const dsKind = 'DaemonSet';
@@ -110,12 +110,12 @@ export class DaemonSetsController {
   readonly #nodeLister: Lister<Node>;
   readonly #podLister: Lister<Pod>;
   readonly #revisionLister: Lister<ControllerRevision>;
-  readonly #recorder: EventRecorder;
+  readonly #podControl: RealPodControl;
 
   constructor(ctx: ControllerContext, options: { workers?: number } = {}) {
     this.#ctx = ctx;
     this.#clock = ctx.clock;
-    this.#recorder = recorderFor(ctx, 'daemonset-controller');
+    this.#podControl = new RealPodControl(ctx.client, recorderFor(ctx, 'daemonset-controller'));
     this.expectations = new UIDTrackingControllerExpectations({ clock: ctx.clock });
     const dss = ctx.informerFactory.appsV1().daemonSets();
     const nodes = ctx.informerFactory.coreV1().nodes();
@@ -274,7 +274,6 @@ export class DaemonSetsController {
       }
     }
     const ns = ds.metadata?.namespace ?? '';
-    const client = this.#ctx.client.coreV1().pods(ns);
     const subject = withKind(ds, dsApiVersion, dsKind);
     // Deletions expected by pod key (each counted once), creations by number.
     this.expectations.expectDeletionsOf(key, toDelete.map((p) => objectKey(p)));
@@ -283,11 +282,9 @@ export class DaemonSetsController {
     await Promise.all(
       toCreate.map(async (nodeName) => {
         try {
-          const created = await client.create(this.#newPod(ds, nodeName, hash));
-          this.#recorder.eventf(subject, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name ?? ''}`);
+          await this.#podControl.createPods(ns, this.#newPod(ds, nodeName, hash), subject);
         } catch (err) {
           this.expectations.creationObserved(key);
-          this.#recorder.eventf(subject, 'Warning', 'FailedCreate', `Error creating: ${err instanceof Error ? err.message : String(err)}`);
           errors.push(err);
         }
       }),
@@ -295,8 +292,7 @@ export class DaemonSetsController {
     await Promise.all(
       toDelete.map(async (pod) => {
         try {
-          await client.delete(pod.metadata?.name ?? '');
-          this.#recorder.eventf(subject, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata?.name ?? ''}`);
+          await this.#podControl.deletePod(ns, pod.metadata?.name ?? '', subject);
         } catch (err) {
           if (isNotFound(err)) return;
           this.expectations.deletionObservedOf(key, objectKey(pod));
