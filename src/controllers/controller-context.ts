@@ -2,8 +2,11 @@
  * What every controller of kube-controller-manager gets when it starts (ControllerContext in
  * cmd/kube-controller-manager/app/controllermanager.go): one typed clientset, one shared informer
  * factory (each controller asks it for the informers it needs; the manager starts them all once every
- * controller was built), an event broadcaster writing core/v1 Events, and the clock.
+ * controller was built), an event broadcaster writing core/v1 Events, and the clock; and the queue and
+ * workers every controller builds on them ({@link newSyncController}).
  */
+import { Controller } from '../controller/controller.ts';
+import type { HasSynced } from '../controller/event-handler.ts';
 import type { Clientset } from '../kubernetes/clientset.ts';
 import type { TypedSharedInformerFactory } from '../informers/factory.ts';
 import type { EventBroadcaster, EventRecorder } from '../tools/events/record/event.ts';
@@ -34,4 +37,35 @@ export function recorderFor(ctx: ControllerContext, component: string): EventRec
  */
 export function withKind<T extends object>(obj: T, apiVersion: string, kind: string): T & { apiVersion: string; kind: string } {
   return { ...obj, apiVersion, kind };
+}
+
+/** Options of {@link newSyncController}. */
+export interface SyncControllerOptions {
+  /** Names the queue and labels the metrics (upstream's queue name, e.g. `replicaset`). */
+  name: string;
+  /** The controller's name in {@link ControllerContext.onError} reports. Default: `name`. */
+  errorName?: string;
+  /** Caches that must have synced before the workers start. */
+  informers: readonly HasSynced[];
+  /** Concurrent syncs (the controller's `--concurrent-*-syncs`). */
+  workers: number;
+  /** Syncs one key (the controller's syncHandler). */
+  reconcile: (key: string) => Promise<void>;
+}
+
+/**
+ * The queue and workers of one controller on `ctx`'s clock, its sync errors reported to `ctx.onError`
+ * (what every upstream controller writes as Run → WaitForNamedCacheSync → worker → processNextWorkItem,
+ * with the requeue-with-rate-limit on error; the loop itself is {@link Controller}).
+ */
+export function newSyncController(ctx: ControllerContext, options: SyncControllerOptions): Controller {
+  const errorName = options.errorName ?? options.name;
+  return new Controller({
+    name: options.name,
+    informers: options.informers,
+    workers: options.workers,
+    clock: ctx.clock,
+    onError: (err, key) => ctx.onError(errorName, err, key),
+    reconcile: (key) => options.reconcile(key),
+  });
 }

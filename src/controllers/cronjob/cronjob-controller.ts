@@ -16,15 +16,13 @@
 import type { CronJob, CronJobStatus, Job } from '../../api/batch/v1.ts';
 import type { ObjectReference } from '../../api/core/v1.ts';
 import { isAlreadyExists, isNotFound } from '../../apimachinery/errors.ts';
-import { objectKey } from '../../apimachinery/meta.ts';
-import { Controller } from '../../controller/controller.ts';
-import { objectOf } from '../../controller/enqueue.ts';
-import type { DeletedFinalStateUnknown } from '../../tools/cache/key-functions.ts';
+import type { Controller } from '../../controller/controller.ts';
+import { enqueueForObject, objectOf } from '../../controller/enqueue.ts';
 import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
 import type { EventRecorder } from '../../tools/events/record/event.ts';
 import type { Clock } from '../../util/clock/clock.ts';
-import { recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
+import { newSyncController, recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { canonicalJson, getControllerOf, newControllerRef, pruneZero, timeMs } from '../controller-utils.ts';
 import { isJobFinished } from '../job/job-controller.ts';
 import { nextScheduleTime, parseCronSchedule, type CronSchedule } from './cron-schedule.ts';
@@ -66,20 +64,14 @@ export class CronJobController {
     const jobs = ctx.informerFactory.batchV1().jobs();
     this.#cjLister = cjs.lister();
     this.#jobLister = jobs.lister();
-    this.controller = new Controller({
+    this.controller = newSyncController(ctx, {
       name: 'cronjob',
       informers: [cjs.informer(), jobs.informer()],
       // kube-controller-manager's --concurrent-cron-job-syncs default.
       workers: options.workers ?? 5,
-      clock: ctx.clock,
-      onError: (err, key) => ctx.onError('cronjob', err, key),
       reconcile: (key) => this.syncCronJob(key),
     });
-    const onCj = (obj: CronJob | DeletedFinalStateUnknown<CronJob>): void => {
-      const cj = objectOf(obj);
-      this.controller.add(cj !== undefined ? objectKey(cj) : (obj as DeletedFinalStateUnknown<CronJob>).key);
-    };
-    cjs.informer().addEventHandler({ onAdd: onCj, onUpdate: (_o, c) => onCj(c), onDelete: onCj });
+    cjs.informer().addEventHandler(enqueueForObject(this.controller));
     const onJob = (job: Job | undefined): void => {
       const ref = job === undefined ? undefined : getControllerOf(job);
       if (job !== undefined && ref?.kind === cjKind) this.controller.add(`${job.metadata?.namespace ?? ''}/${ref.name}`);

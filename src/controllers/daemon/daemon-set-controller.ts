@@ -22,14 +22,14 @@ import type { Node, NodeSelectorRequirement, Pod, Toleration } from '../../api/c
 import { isAlreadyExists, isNotFound } from '../../apimachinery/errors.ts';
 import { labelSelectorAsSelector, type LabelSelector } from '../../apimachinery/labels.ts';
 import { objectKey } from '../../apimachinery/meta.ts';
-import { Controller } from '../../controller/controller.ts';
+import type { Controller } from '../../controller/controller.ts';
 import { objectOf } from '../../controller/enqueue.ts';
 import { UIDTrackingControllerExpectations } from '../../controller/expectations.ts';
 import type { DeletedFinalStateUnknown } from '../../tools/cache/key-functions.ts';
 import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
 import type { Clock } from '../../util/clock/clock.ts';
-import { recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
+import { newSyncController, recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
 import { canonicalJson, computeHash, getControllerOf, isPodAvailable, isPodReady, newControllerRef, pruneZero } from '../controller-utils.ts';
 import { scaledValue } from '../deployment/deployment-util.ts';
@@ -125,13 +125,11 @@ export class DaemonSetsController {
     this.#nodeLister = nodes.lister();
     this.#podLister = pods.lister();
     this.#revisionLister = revisions.lister();
-    this.controller = new Controller({
+    this.controller = newSyncController(ctx, {
       name: 'daemonset',
       informers: [dss.informer(), nodes.informer(), pods.informer(), revisions.informer()],
       // kube-controller-manager's --concurrent-daemonset-syncs default.
       workers: options.workers ?? 2,
-      clock: ctx.clock,
-      onError: (err, key) => ctx.onError('daemonset', err, key),
       reconcile: (key) => this.syncDaemonSet(key),
     });
     const onDs = (obj: DaemonSet | DeletedFinalStateUnknown<DaemonSet>): void => {

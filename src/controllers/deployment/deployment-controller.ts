@@ -24,14 +24,14 @@ import type { Pod } from '../../api/core/v1.ts';
 import { isAlreadyExists, isNotFound } from '../../apimachinery/errors.ts';
 import { labelSelectorAsSelector, type LabelSelector } from '../../apimachinery/labels.ts';
 import { objectKey } from '../../apimachinery/meta.ts';
-import { Controller } from '../../controller/controller.ts';
+import type { Controller } from '../../controller/controller.ts';
 import { objectOf } from '../../controller/enqueue.ts';
 import type { DeletedFinalStateUnknown } from '../../tools/cache/key-functions.ts';
 import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
 import type { EventRecorder } from '../../tools/events/record/event.ts';
 import type { Clock } from '../../util/clock/clock.ts';
-import { recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
+import { newSyncController, recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
 import { canonicalJson, computeHash, getControllerOf, hasStatusCause, newControllerRef, nowTime, pruneZero, timeMs } from '../controller-utils.ts';
 import {
@@ -107,12 +107,10 @@ export class DeploymentController {
     this.#dLister = dInformer.lister();
     this.#rsLister = rsInformer.lister();
     this.#podLister = podInformer.lister();
-    this.controller = new Controller({
+    this.controller = newSyncController(ctx, {
       name: 'deployment',
       informers: [dInformer.informer(), rsInformer.informer(), podInformer.informer()],
       workers: options.workers ?? 5,
-      clock: ctx.clock,
-      onError: (err, key) => ctx.onError('deployment', err, key),
       reconcile: (key) => this.syncDeployment(key),
     });
     dInformer.informer().addEventHandler({

@@ -22,14 +22,13 @@ import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from '../../api/p
 import { isNotFound } from '../../apimachinery/errors.ts';
 import { labelSelectorAsSelector } from '../../apimachinery/labels.ts';
 import { objectKey } from '../../apimachinery/meta.ts';
-import { Controller } from '../../controller/controller.ts';
-import { objectOf } from '../../controller/enqueue.ts';
-import type { DeletedFinalStateUnknown } from '../../tools/cache/key-functions.ts';
+import type { Controller } from '../../controller/controller.ts';
+import { enqueueForObject, objectOf } from '../../controller/enqueue.ts';
 import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
 import type { EventRecorder } from '../../tools/events/record/event.ts';
 import type { Clock } from '../../util/clock/clock.ts';
-import { recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
+import { newSyncController, recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { canonicalJson, getControllerOf, isPodReady, nowTime, pruneZero, timeMs } from '../controller-utils.ts';
 import { scaledValue } from '../deployment/deployment-util.ts';
 
@@ -64,19 +63,13 @@ export class DisruptionController {
     this.#deployments = f.appsV1().deployments().lister();
     this.#sets = f.appsV1().statefulSets().lister();
     this.#rcs = f.coreV1().replicationControllers().lister();
-    this.controller = new Controller({
+    this.controller = newSyncController(ctx, {
       name: 'disruption',
       informers: informers.map((i) => i.informer()),
       workers: options.workers ?? 1,
-      clock: ctx.clock,
-      onError: (err, key) => ctx.onError('disruption', err, key),
       reconcile: (key) => this.syncPodDisruptionBudget(key),
     });
-    const onPdb = (obj: PodDisruptionBudget | DeletedFinalStateUnknown<PodDisruptionBudget>): void => {
-      const pdb = objectOf(obj);
-      this.controller.add(pdb !== undefined ? objectKey(pdb) : (obj as DeletedFinalStateUnknown<PodDisruptionBudget>).key);
-    };
-    pdbs.informer().addEventHandler({ onAdd: onPdb, onUpdate: (_o, p) => onPdb(p), onDelete: onPdb });
+    pdbs.informer().addEventHandler(enqueueForObject(this.controller));
     const onPod = (pod: Pod | undefined): void => {
       if (pod === undefined) return;
       for (const pdb of this.#pdbsFor(pod)) this.controller.add(objectKey(pdb));

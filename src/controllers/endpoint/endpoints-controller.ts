@@ -17,12 +17,11 @@ import type { EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Pod, Ser
 import { isAlreadyExists, isNotFound } from '../../apimachinery/errors.ts';
 import { selectorFromSet } from '../../apimachinery/labels.ts';
 import { keyOf, objectKey } from '../../apimachinery/meta.ts';
-import { Controller } from '../../controller/controller.ts';
-import { objectOf } from '../../controller/enqueue.ts';
-import type { DeletedFinalStateUnknown } from '../../tools/cache/key-functions.ts';
+import type { Controller } from '../../controller/controller.ts';
+import { enqueueForObject, objectOf } from '../../controller/enqueue.ts';
 import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
-import type { ControllerContext } from '../controller-context.ts';
+import { newSyncController, type ControllerContext } from '../controller-context.ts';
 import { canonicalJson, isPodReady, pruneZero } from '../controller-utils.ts';
 
 /** The label a headless Service's Endpoints carry (v1.IsHeadlessService). */
@@ -101,20 +100,14 @@ export class EndpointsController {
     this.#serviceLister = services.lister();
     this.#podLister = pods.lister();
     this.#endpointsLister = endpoints.lister();
-    this.controller = new Controller({
+    this.controller = newSyncController(ctx, {
       name: 'endpoint',
       informers: [services.informer(), pods.informer(), endpoints.informer()],
       // kube-controller-manager's --concurrent-endpoint-syncs default.
       workers: options.workers ?? 5,
-      clock: ctx.clock,
-      onError: (err, key) => ctx.onError('endpoint', err, key),
       reconcile: (key) => this.syncService(key),
     });
-    const onService = (obj: Service | DeletedFinalStateUnknown<Service>): void => {
-      const svc = objectOf(obj);
-      this.controller.add(svc !== undefined ? objectKey(svc) : (obj as DeletedFinalStateUnknown<Service>).key);
-    };
-    services.informer().addEventHandler({ onAdd: onService, onUpdate: (_o, s) => onService(s), onDelete: onService });
+    services.informer().addEventHandler(enqueueForObject(this.controller));
     const onPod = (pod: Pod): void => {
       for (const svc of this.#servicesFor(pod)) this.controller.add(objectKey(svc));
     };

@@ -20,11 +20,10 @@ import type { Endpoint, EndpointPort, EndpointSlice } from '../../api/discovery/
 import { isNotFound } from '../../apimachinery/errors.ts';
 import { selectorFromSet } from '../../apimachinery/labels.ts';
 import { objectKey } from '../../apimachinery/meta.ts';
-import { Controller } from '../../controller/controller.ts';
-import { objectOf } from '../../controller/enqueue.ts';
-import type { DeletedFinalStateUnknown } from '../../tools/cache/key-functions.ts';
+import type { Controller } from '../../controller/controller.ts';
+import { enqueueForObject, objectOf } from '../../controller/enqueue.ts';
 import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
-import type { ControllerContext } from '../controller-context.ts';
+import { newSyncController, type ControllerContext } from '../controller-context.ts';
 import { canonicalJson, isPodReady, newControllerRef, pruneZero } from '../controller-utils.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
 import { findPort } from '../endpoint/endpoints-controller.ts';
@@ -116,20 +115,15 @@ export class EndpointSliceController {
     const pods = f.coreV1().pods();
     const nodes = f.coreV1().nodes();
     const slices = f.discoveryV1().endpointSlices();
-    const controller = new Controller({
+    const controller = newSyncController(this.#ctx, {
       name: 'endpoint_slice',
+      errorName: 'endpointslice',
       informers: [services.informer(), pods.informer(), nodes.informer(), slices.informer()],
       workers: this.#workers,
-      clock: this.#ctx.clock,
-      onError: (err, key) => this.#ctx.onError('endpointslice', err, key),
       reconcile: (key) => this.#syncService(key),
     });
     this.controller = controller;
-    const onService = (obj: Service | DeletedFinalStateUnknown<Service>): void => {
-      const svc = objectOf(obj);
-      controller.add(svc !== undefined ? objectKey(svc) : (obj as DeletedFinalStateUnknown<Service>).key);
-    };
-    services.informer().addEventHandler({ onAdd: onService, onUpdate: (_o, s) => onService(s), onDelete: onService });
+    services.informer().addEventHandler(enqueueForObject(controller));
     const onPod = (pod: Pod | undefined): void => {
       if (pod === undefined) return;
       for (const svc of services.lister().namespace(pod.metadata?.namespace ?? '').list()) {

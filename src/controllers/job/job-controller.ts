@@ -24,7 +24,7 @@ import type { Pod } from '../../api/core/v1.ts';
 import { isNotFound } from '../../apimachinery/errors.ts';
 import { labelSelectorAsSelector, type LabelSelector } from '../../apimachinery/labels.ts';
 import { objectKey } from '../../apimachinery/meta.ts';
-import { Controller } from '../../controller/controller.ts';
+import type { Controller } from '../../controller/controller.ts';
 import { objectOf } from '../../controller/enqueue.ts';
 import { UIDTrackingControllerExpectations } from '../../controller/expectations.ts';
 import type { DeletedFinalStateUnknown } from '../../tools/cache/key-functions.ts';
@@ -32,7 +32,7 @@ import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
 import type { EventRecorder } from '../../tools/events/record/event.ts';
 import type { Clock } from '../../util/clock/clock.ts';
-import { recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
+import { newSyncController, recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
 import { createPodsWithExpectations, deletePodsWithExpectations, RealPodControl } from '../pod-control.ts';
 import {
@@ -154,12 +154,10 @@ export class JobController {
     const podInformer = ctx.informerFactory.coreV1().pods();
     this.#jobLister = jobInformer.lister();
     this.#podLister = podInformer.lister();
-    this.controller = new Controller({
+    this.controller = newSyncController(ctx, {
       name: 'job',
       informers: [jobInformer.informer(), podInformer.informer()],
       workers: options.workers ?? 5,
-      clock: ctx.clock,
-      onError: (err, key) => ctx.onError('job', err, key),
       reconcile: (key) => this.syncJob(key),
     });
     jobInformer.informer().addEventHandler({

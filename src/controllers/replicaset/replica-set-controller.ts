@@ -18,14 +18,14 @@ import type { Pod } from '../../api/core/v1.ts';
 import { isNotFound } from '../../apimachinery/errors.ts';
 import { labelSelectorAsSelector, selectorFromSet, type LabelSelector } from '../../apimachinery/labels.ts';
 import { objectKey } from '../../apimachinery/meta.ts';
-import { Controller } from '../../controller/controller.ts';
+import type { Controller } from '../../controller/controller.ts';
 import { objectOf } from '../../controller/enqueue.ts';
 import { UIDTrackingControllerExpectations } from '../../controller/expectations.ts';
 import type { DeletedFinalStateUnknown } from '../../tools/cache/key-functions.ts';
 import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
 import type { Clock } from '../../util/clock/clock.ts';
-import { recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
+import { newSyncController, recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
 import { createPodsWithExpectations, deletePodsWithExpectations, RealPodControl } from '../pod-control.ts';
 import {
@@ -93,12 +93,10 @@ export class ReplicaSetController {
     const podInformer = ctx.informerFactory.coreV1().pods();
     this.#rsLister = rsInformer.lister();
     this.#podLister = podInformer.lister();
-    this.controller = new Controller({
+    this.controller = newSyncController(ctx, {
       name: 'replicaset',
       informers: [rsInformer.informer(), podInformer.informer()],
       workers: options.workers ?? 5,
-      clock: ctx.clock,
-      onError: (err, key) => ctx.onError('replicaset', err, key),
       reconcile: (key) => this.syncReplicaSet(key),
     });
     rsInformer.informer().addEventHandler({

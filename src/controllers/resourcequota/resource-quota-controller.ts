@@ -18,7 +18,7 @@ import type { Pod, ResourceQuota, ResourceQuotaStatus } from '../../api/core/v1.
 import { isNotFound } from '../../apimachinery/errors.ts';
 import { objectKey } from '../../apimachinery/meta.ts';
 import { formatQuantity, parseQuantity, QuantityFormat, type Quantity, type QuantityFormatValue } from '../../apimachinery/quantity.ts';
-import { Controller } from '../../controller/controller.ts';
+import type { Controller } from '../../controller/controller.ts';
 import { objectOf } from '../../controller/enqueue.ts';
 import type { GenericInformer } from '../../tools/cache/shared-informer-factory.ts';
 import type { KubeObject } from '../../apimachinery/object.ts';
@@ -26,7 +26,7 @@ import type { DeletedFinalStateUnknown } from '../../tools/cache/key-functions.t
 import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
 import type { Clock } from '../../util/clock/clock.ts';
-import type { ControllerContext } from '../controller-context.ts';
+import { newSyncController, type ControllerContext } from '../controller-context.ts';
 import { canonicalJson, pruneZero, timeMs } from '../controller-utils.ts';
 
 type Resources = Record<string, string> | undefined;
@@ -100,13 +100,11 @@ export class ResourceQuotaController {
       ['cronjobs.batch', f.batchV1().cronJobs() as GenericInformer<KubeObject>],
     ];
     this.#counted = new Map(tracked.map(([name, i]) => [name, i.lister()]));
-    this.controller = new Controller({
+    this.controller = newSyncController(ctx, {
       name: 'resourcequota',
       informers: tracked.map(([, i]) => i.informer()),
       // kube-controller-manager's --concurrent-resource-quota-syncs default.
       workers: options.workers ?? 5,
-      clock: ctx.clock,
-      onError: (err, key) => ctx.onError('resourcequota', err, key),
       reconcile: (key) => this.syncResourceQuota(key),
     });
     const onQuota = (obj: ResourceQuota | DeletedFinalStateUnknown<ResourceQuota>): void => {

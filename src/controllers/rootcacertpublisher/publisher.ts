@@ -8,10 +8,10 @@
  */
 import type { ConfigMap, Namespace } from '../../api/core/v1.ts';
 import { isAlreadyExists, isForbidden, isNotFound } from '../../apimachinery/errors.ts';
-import { Controller } from '../../controller/controller.ts';
+import type { Controller } from '../../controller/controller.ts';
 import { objectOf } from '../../controller/enqueue.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
-import type { ControllerContext } from '../controller-context.ts';
+import { newSyncController, type ControllerContext } from '../controller-context.ts';
 
 /** The ConfigMap's name (RootCACertConfigMapName). */
 export const rootCACertConfigMapName = 'kube-root-ca.crt';
@@ -35,13 +35,12 @@ export class RootCACertPublisher {
     const configMaps = ctx.informerFactory.coreV1().configMaps();
     this.#namespaces = namespaces.lister();
     this.#configMaps = configMaps.lister();
-    this.controller = new Controller({
+    this.controller = newSyncController(ctx, {
       name: 'root_ca_cert_publisher',
+      errorName: 'root-ca-cert-publisher',
       informers: [namespaces.informer(), configMaps.informer()],
       // kube-controller-manager's --concurrent-rootcacertpublisher-syncs default.
       workers: options.workers ?? 5,
-      clock: ctx.clock,
-      onError: (err, key) => ctx.onError('root-ca-cert-publisher', err, key),
       reconcile: (key) => this.syncNamespace(key),
     });
     const onNamespace = (ns: Namespace): void => this.controller.add(ns.metadata?.name ?? '');

@@ -6,10 +6,10 @@
  */
 import type { Namespace, ServiceAccount } from '../../api/core/v1.ts';
 import { isAlreadyExists, isForbidden, isNotFound } from '../../apimachinery/errors.ts';
-import { Controller } from '../../controller/controller.ts';
+import type { Controller } from '../../controller/controller.ts';
 import { objectOf } from '../../controller/enqueue.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
-import type { ControllerContext } from '../controller-context.ts';
+import { newSyncController, type ControllerContext } from '../controller-context.ts';
 
 /** The ServiceAccounts every namespace gets (upstream DefaultServiceAccountsControllerOptions). */
 export const defaultServiceAccounts: readonly string[] = ['default'];
@@ -28,13 +28,11 @@ export class ServiceAccountsController {
     const serviceAccounts = ctx.informerFactory.coreV1().serviceAccounts();
     this.#namespaces = namespaces.lister();
     this.#serviceAccounts = serviceAccounts.lister();
-    this.controller = new Controller({
+    this.controller = newSyncController(ctx, {
       name: 'serviceaccount',
       informers: [namespaces.informer(), serviceAccounts.informer()],
       // kube-controller-manager's --concurrent-serviceaccount-token-syncs default.
       workers: options.workers ?? 5,
-      clock: ctx.clock,
-      onError: (err, key) => ctx.onError('serviceaccount', err, key),
       reconcile: (key) => this.syncNamespace(key),
     });
     const onNamespace = (ns: Namespace): void => this.controller.add(ns.metadata?.name ?? '');

@@ -25,14 +25,13 @@ import type { PersistentVolumeClaim, Pod, PodTemplateSpec } from '../../api/core
 import { isAlreadyExists, isNotFound } from '../../apimachinery/errors.ts';
 import { labelSelectorAsSelector, type LabelSelector } from '../../apimachinery/labels.ts';
 import { objectKey } from '../../apimachinery/meta.ts';
-import { Controller } from '../../controller/controller.ts';
-import { objectOf } from '../../controller/enqueue.ts';
-import type { DeletedFinalStateUnknown } from '../../tools/cache/key-functions.ts';
+import type { Controller } from '../../controller/controller.ts';
+import { enqueueForObject, objectOf } from '../../controller/enqueue.ts';
 import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
 import type { EventRecorder } from '../../tools/events/record/event.ts';
 import type { Clock } from '../../util/clock/clock.ts';
-import { recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
+import { newSyncController, recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
 import { canonicalJson, computeHash, getControllerOf, isPodAvailable, isPodReady, newControllerRef, pruneZero } from '../controller-utils.ts';
 
@@ -105,20 +104,14 @@ export class StatefulSetController {
     this.#setLister = sets.lister();
     this.#podLister = pods.lister();
     this.#revisionLister = revisions.lister();
-    this.controller = new Controller({
+    this.controller = newSyncController(ctx, {
       name: 'statefulset',
       informers: [sets.informer(), pods.informer(), revisions.informer()],
       // kube-controller-manager's --concurrent-statefulset-syncs default.
       workers: options.workers ?? 5,
-      clock: ctx.clock,
-      onError: (err, key) => ctx.onError('statefulset', err, key),
       reconcile: (key) => this.syncStatefulSet(key),
     });
-    const onSet = (obj: StatefulSet | DeletedFinalStateUnknown<StatefulSet>): void => {
-      const set = objectOf(obj);
-      this.controller.add(set !== undefined ? objectKey(set) : (obj as DeletedFinalStateUnknown<StatefulSet>).key);
-    };
-    sets.informer().addEventHandler({ onAdd: onSet, onUpdate: (_o, s) => onSet(s), onDelete: onSet });
+    sets.informer().addEventHandler(enqueueForObject(this.controller));
     const onPod = (pod: Pod | undefined): void => {
       const ref = pod === undefined ? undefined : getControllerOf(pod);
       if (pod === undefined || ref === undefined || ref.kind !== setKind) return;

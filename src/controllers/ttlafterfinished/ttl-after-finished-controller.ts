@@ -8,11 +8,11 @@
 import type { Job } from '../../api/batch/v1.ts';
 import { isNotFound } from '../../apimachinery/errors.ts';
 import { objectKey } from '../../apimachinery/meta.ts';
-import { Controller } from '../../controller/controller.ts';
+import type { Controller } from '../../controller/controller.ts';
 import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
 import type { Clock } from '../../util/clock/clock.ts';
-import type { ControllerContext } from '../controller-context.ts';
+import { newSyncController, type ControllerContext } from '../controller-context.ts';
 import { timeMs } from '../controller-utils.ts';
 
 /** When the Job finished, if it did (the Complete or Failed condition's transition time). */
@@ -45,13 +45,11 @@ export class TtlAfterFinishedController {
     this.#clock = ctx.clock;
     const jobs = ctx.informerFactory.batchV1().jobs();
     this.#jobLister = jobs.lister();
-    this.controller = new Controller({
+    this.controller = newSyncController(ctx, {
       name: 'ttl-after-finished',
       informers: [jobs.informer()],
       // kube-controller-manager's --concurrent-ttl-after-finished-syncs default.
       workers: options.workers ?? 5,
-      clock: ctx.clock,
-      onError: (err, key) => ctx.onError('ttl-after-finished', err, key),
       reconcile: (key) => this.processJob(key),
     });
     const enqueue = (job: Job): void => {
