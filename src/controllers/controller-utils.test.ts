@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Pod } from '../api/core/v1.ts';
-import { comparePodsForDeletion, computeHash, isPodAvailable, safeEncodeString, slowStartBatch } from './controller-utils.ts';
+import type { Namespace, Pod } from '../api/core/v1.ts';
+import { Lister } from '../tools/cache/lister.ts';
+import { deletionHandlingMetaNamespaceKeyFunc } from '../tools/cache/key-functions.ts';
+import { newIndexer } from '../tools/cache/store.ts';
+import { comparePodsForDeletion, computeHash, enqueueNamespace, getActiveNamespace, isPodAvailable, safeEncodeString, slowStartBatch } from './controller-utils.ts';
 
 const now = Date.parse('2026-01-01T12:00:00Z');
 
@@ -60,4 +63,28 @@ test('computeHash is stable across key order, changes with the collision count, 
   assert.notEqual(computeHash({ x: 1 }, 1), computeHash({ x: 1 }, 2));
   assert.match(a, /^[bcdfghjklmnpqrstvwxz2456789]+$/);
   assert.equal(safeEncodeString('0123'), '4567');
+});
+
+test('getActiveNamespace: an Active namespace (or one without a phase yet); not a missing, terminating or deleted one', () => {
+  const idx = newIndexer<Namespace>(deletionHandlingMetaNamespaceKeyFunc, {});
+  idx.add({ metadata: { name: 'active' }, status: { phase: 'Active' } });
+  idx.add({ metadata: { name: 'new' } });
+  idx.add({ metadata: { name: 'terminating' }, status: { phase: 'Terminating' } });
+  idx.add({ metadata: { name: 'deleting', deletionTimestamp: '2026-01-01T12:00:00Z' }, status: { phase: 'Active' } });
+  const lister = new Lister<Namespace>(idx, { group: '', resource: 'namespaces' });
+  assert.equal(getActiveNamespace(lister, 'active')?.metadata?.name, 'active');
+  assert.equal(getActiveNamespace(lister, 'new')?.metadata?.name, 'new');
+  assert.equal(getActiveNamespace(lister, 'terminating'), undefined);
+  assert.equal(getActiveNamespace(lister, 'deleting'), undefined);
+  assert.equal(getActiveNamespace(lister, 'missing'), undefined);
+});
+
+test('enqueueNamespace enqueues the name on add and update, nothing on delete', () => {
+  const keys: string[] = [];
+  const handler = enqueueNamespace({ add: (k) => keys.push(k) });
+  const ns: Namespace = { metadata: { name: 'a' } };
+  handler.onAdd(ns, true);
+  handler.onUpdate(ns, { metadata: { name: 'b' } });
+  handler.onDelete({ metadata: { name: 'c' } });
+  assert.deepEqual(keys, ['a', 'b']);
 });

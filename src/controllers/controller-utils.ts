@@ -3,16 +3,20 @@
  * and pkg/api/v1/pod/util.go): which pods count (FilterActivePods), pod readiness and availability
  * (IsPodReady, IsPodAvailable), the pod a template makes (GetPodFromTemplate), the order in which surplus
  * pods are deleted (ActivePodsWithRanks), the template hash (ComputeHash) and the slow-start batches every
- * controller creates its pods in (slowStartBatch).
+ * controller creates its pods in (slowStartBatch); and what the per-namespace controllers (ServiceAccounts,
+ * root CA publisher) share: which namespaces they sync and when ({@link getActiveNamespace},
+ * {@link enqueueNamespace}).
  *
  * ComputeHash differs by necessity: upstream hashes the Go struct as `spew` prints it, which only Go can
  * reproduce; kubeloom hashes the template's canonical JSON with the same FNV-32a and the same encoding
  * (rand.SafeEncodeString), so hashes are stable and well-formed but not the ones a kube-controller-manager
  * computes for the same template.
  */
-import type { Pod, PodTemplateSpec } from '../api/core/v1.ts';
+import type { Namespace, Pod, PodTemplateSpec } from '../api/core/v1.ts';
 import type { OwnerReference } from '../api/meta/v1.ts';
-import { statusOf } from '../apimachinery/errors.ts';
+import { isNotFound, statusOf } from '../apimachinery/errors.ts';
+import type { KeySink, ResourceEventHandler } from '../controller/event-handler.ts';
+import type { Lister } from '../tools/cache/lister.ts';
 import type { Clock } from '../util/clock/clock.ts';
 
 /** The ownerReference with `controller: true`, if any (metav1.GetControllerOf). */
@@ -213,4 +217,32 @@ export function pruneZero(v: unknown): unknown {
   }
   if (v === 0 || v === false || v === '' || v === null) return undefined;
   return v;
+}
+
+/**
+ * The namespace `name` from `lister` when it exists and is active (phase Active, or none yet, and not being
+ * deleted), else undefined: how the per-namespace controllers' syncNamespace opens
+ * (serviceaccounts_controller.go, rootcacertpublisher/publisher.go), since creating in a namespace that is
+ * gone or terminating is refused. Errors other than NotFound are thrown.
+ */
+export function getActiveNamespace(lister: Lister<Namespace>, name: string): Namespace | undefined {
+  let ns: Namespace;
+  try {
+    ns = lister.get(name);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+  if (ns.metadata?.deletionTimestamp !== undefined || (ns.status?.phase ?? 'Active') !== 'Active') return undefined;
+  return ns;
+}
+
+/**
+ * Enqueues a namespace's name when it is added or updated, and nothing when it is deleted (the
+ * namespaceAdded / namespaceUpdated handlers of the per-namespace controllers: a namespace that is gone has
+ * nothing left to fill).
+ */
+export function enqueueNamespace(sink: KeySink): ResourceEventHandler<Namespace> {
+  const enqueue = (ns: Namespace): void => sink.add(ns.metadata?.name ?? '');
+  return { onAdd: enqueue, onUpdate: (_old, ns) => enqueue(ns), onDelete: () => undefined };
 }

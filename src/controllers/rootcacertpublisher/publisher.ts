@@ -7,11 +7,12 @@
  * `ca.crt`, as upstream would with empty CA data).
  */
 import type { ConfigMap, Namespace } from '../../api/core/v1.ts';
-import { isAlreadyExists, isForbidden, isNotFound } from '../../apimachinery/errors.ts';
+import { isAlreadyExists, isForbidden } from '../../apimachinery/errors.ts';
 import type { Controller } from '../../controller/controller.ts';
 import { objectOf } from '../../controller/enqueue.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
 import { newSyncController, type ControllerContext } from '../controller-context.ts';
+import { enqueueNamespace, getActiveNamespace } from '../controller-utils.ts';
 
 /** The ConfigMap's name (RootCACertConfigMapName). */
 export const rootCACertConfigMapName = 'kube-root-ca.crt';
@@ -43,8 +44,7 @@ export class RootCACertPublisher {
       workers: options.workers ?? 5,
       reconcile: (key) => this.syncNamespace(key),
     });
-    const onNamespace = (ns: Namespace): void => this.controller.add(ns.metadata?.name ?? '');
-    namespaces.informer().addEventHandler({ onAdd: onNamespace, onUpdate: (_o, ns) => onNamespace(ns), onDelete: () => undefined });
+    namespaces.informer().addEventHandler(enqueueNamespace(this.controller));
     const onConfigMap = (obj: ConfigMap | undefined): void => {
       if (obj?.metadata?.name === rootCACertConfigMapName) this.controller.add(obj.metadata.namespace ?? '');
     };
@@ -58,14 +58,7 @@ export class RootCACertPublisher {
 
   /** Creates or restores the namespace's kube-root-ca.crt (syncNamespace). Exposed for tests. */
   async syncNamespace(name: string): Promise<void> {
-    let ns: Namespace;
-    try {
-      ns = this.#namespaces.get(name);
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
-    }
-    if (ns.metadata?.deletionTimestamp !== undefined || (ns.status?.phase ?? 'Active') !== 'Active') return;
+    if (getActiveNamespace(this.#namespaces, name) === undefined) return;
     const client = this.#ctx.client.coreV1().configMaps(name);
     let current: ConfigMap | undefined;
     try {

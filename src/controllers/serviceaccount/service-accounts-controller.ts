@@ -5,11 +5,12 @@
  * missing one is created. A namespace being deleted is left alone (creates there are refused anyway).
  */
 import type { Namespace, ServiceAccount } from '../../api/core/v1.ts';
-import { isAlreadyExists, isForbidden, isNotFound } from '../../apimachinery/errors.ts';
+import { isAlreadyExists, isForbidden } from '../../apimachinery/errors.ts';
 import type { Controller } from '../../controller/controller.ts';
 import { objectOf } from '../../controller/enqueue.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
 import { newSyncController, type ControllerContext } from '../controller-context.ts';
+import { enqueueNamespace, getActiveNamespace } from '../controller-utils.ts';
 
 /** The ServiceAccounts every namespace gets (upstream DefaultServiceAccountsControllerOptions). */
 export const defaultServiceAccounts: readonly string[] = ['default'];
@@ -35,8 +36,7 @@ export class ServiceAccountsController {
       workers: options.workers ?? 5,
       reconcile: (key) => this.syncNamespace(key),
     });
-    const onNamespace = (ns: Namespace): void => this.controller.add(ns.metadata?.name ?? '');
-    namespaces.informer().addEventHandler({ onAdd: onNamespace, onUpdate: (_o, ns) => onNamespace(ns), onDelete: () => undefined });
+    namespaces.informer().addEventHandler(enqueueNamespace(this.controller));
     serviceAccounts.informer().addEventHandler({
       onAdd: () => undefined,
       onUpdate: () => undefined,
@@ -54,14 +54,7 @@ export class ServiceAccountsController {
 
   /** Creates the namespace's missing default ServiceAccounts (syncNamespace). Exposed for tests. */
   async syncNamespace(name: string): Promise<void> {
-    let ns: Namespace;
-    try {
-      ns = this.#namespaces.get(name);
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
-    }
-    if ((ns.status?.phase ?? 'Active') !== 'Active' || ns.metadata?.deletionTimestamp !== undefined) return;
+    if (getActiveNamespace(this.#namespaces, name) === undefined) return;
     for (const sa of defaultServiceAccounts) {
       try {
         this.#serviceAccounts.namespace(name).get(sa);
