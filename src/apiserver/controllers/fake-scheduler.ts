@@ -9,8 +9,9 @@
  * scheduler's words, and is retried when a node changes. No scoring, preferred or pod affinity, resources or
  * preemption.
  */
-import type { Node, Pod, Taint, Toleration } from '../../api/core/v1.ts';
+import type { Node, Pod, Taint } from '../../api/core/v1.ts';
 import { isForbidden } from '../../apimachinery/errors.ts';
+import { findMatchingUntoleratedTaint, podMatchesNodeSelectorAndAffinityTerms } from '../../controllers/scheduling-helpers.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import { formatTime } from '../handlers/scope.ts';
 import { isObject, metaOf } from '../object-meta.ts';
@@ -38,59 +39,18 @@ function isReady(node: Node): boolean {
   return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
-/** TolerationsTolerateTaint. */
-function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
-  return tolerations.some((t) => {
-    if (t.effect !== undefined && t.effect !== '' && t.effect !== taint.effect) return false;
-    if (t.key !== undefined && t.key !== '' && t.key !== taint.key) return false;
-    if (t.operator === 'Exists') return true;
-    return (t.key ?? '') !== '' && (t.value ?? '') === (taint.value ?? '');
-  });
-}
-
 // v1.TaintNodeNotReady with the NoSchedule effect.
 const notReadyTaint: Taint = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' };
-
-/** A node selector requirement (In, NotIn, Exists, DoesNotExist, Gt, Lt) against one value. */
-function requirementMatches(value: string | undefined, operator: string, values: readonly string[]): boolean {
-  switch (operator) {
-    case 'In':
-      return value !== undefined && values.includes(value);
-    case 'NotIn':
-      return value === undefined || !values.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      const n = Number(value);
-      const bound = Number(values[0]);
-      if (value === undefined || !Number.isInteger(n) || !Number.isInteger(bound)) return false;
-      return operator === 'Gt' ? n > bound : n < bound;
-    }
-    default:
-      return false;
-  }
-}
 
 /** Why `node` does not fit `pod`, in the words of the scheduler's filter plugins, or undefined when it fits. */
 function unfitReason(pod: Pod, node: Node): string | undefined {
   if (node.spec?.unschedulable === true) return 'node(s) were unschedulable';
-  const labels = node.metadata?.labels ?? {};
-  for (const [k, v] of Object.entries(pod.spec?.nodeSelector ?? {})) if (labels[k] !== v) return "node(s) didn't match Pod's node affinity/selector";
-  // Required node affinity: some term must match the node's labels and fields (metadata.name).
-  const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
-  if (terms.length > 0 && !terms.some((t) => (t.matchExpressions ?? []).every((r) => requirementMatches(labels[r.key], r.operator, r.values ?? [])) && (t.matchFields ?? []).every((r) => requirementMatches(r.key === 'metadata.name' ? node.metadata?.name : undefined, r.operator, r.values ?? [])))) {
-    return "node(s) didn't match Pod's node affinity/selector";
-  }
+  // The nodeSelector, and the required node affinity (labels and metadata.name fields).
+  if (!podMatchesNodeSelectorAndAffinityTerms(pod.spec, node)) return "node(s) didn't match Pod's node affinity/selector";
   // The node lifecycle controller taints a node that is not Ready; this server has none, so the taint is implied.
   const taints = [...(node.spec?.taints ?? []), ...(isReady(node) ? [] : [notReadyTaint])];
-  for (const taint of taints) {
-    if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
-    if (!tolerates(pod.spec?.tolerations ?? [], taint)) return `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`;
-  }
-  return undefined;
+  const taint = findMatchingUntoleratedTaint(taints, pod.spec?.tolerations ?? []);
+  return taint === undefined ? undefined : `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`;
 }
 
 /** FitError.Error(): "0/N nodes are available: <count> <reason>, ...". */

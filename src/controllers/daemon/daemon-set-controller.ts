@@ -18,7 +18,7 @@
  * predicates (resources, ports), `failed` pod backoff, and revision history cleanup.
  */
 import type { ControllerRevision, DaemonSet, DaemonSetStatus } from '../../api/apps/v1.ts';
-import type { Node, NodeSelectorRequirement, Pod, Toleration } from '../../api/core/v1.ts';
+import type { Node, Pod, Toleration } from '../../api/core/v1.ts';
 import { isAlreadyExists, isNotFound } from '../../apimachinery/errors.ts';
 import { labelSelectorAsSelector, type LabelSelector } from '../../apimachinery/labels.ts';
 import { objectKey } from '../../apimachinery/meta.ts';
@@ -34,6 +34,7 @@ import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-re
 import { canonicalJson, computeHash, getControllerOf, isPodAvailable, isPodReady, newControllerRef, pruneZero } from '../controller-utils.ts';
 import { scaledValue } from '../deployment/deployment-util.ts';
 import { RealPodControl } from '../pod-control.ts';
+import { findMatchingUntoleratedTaint, podMatchesNodeSelectorAndAffinityTerms } from '../scheduling-helpers.ts';
 
 const dsApiVersion = 'apps/v1';
 const dsKind = 'DaemonSet';
@@ -51,51 +52,11 @@ export const daemonPodTolerations: readonly Toleration[] = [
   { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
 ];
 
-function tolerates(tolerations: readonly Toleration[], taint: { key: string; value?: string; effect: string }): boolean {
-  return tolerations.some((t) => {
-    if ((t.effect ?? '') !== '' && t.effect !== taint.effect) return false;
-    if ((t.key ?? '') !== '' && t.key !== taint.key) return false;
-    if (t.operator === 'Exists') return true;
-    return (t.key ?? '') !== '' && (t.value ?? '') === (taint.value ?? '');
-  });
-}
-
-function matchesRequirement(value: string | undefined, r: NodeSelectorRequirement): boolean {
-  const values = r.values ?? [];
-  switch (r.operator) {
-    case 'In':
-      return value !== undefined && values.includes(value);
-    case 'NotIn':
-      return value === undefined || !values.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    default:
-      return false;
-  }
-}
-
 /** Whether a daemon pod of `ds` should run on `node` (NodeShouldRunDaemonPod, the predicates kept). */
 export function nodeShouldRunDaemonPod(ds: DaemonSet, node: Node): boolean {
-  const labels = node.metadata?.labels ?? {};
   const spec = ds.spec?.template?.spec;
-  for (const [k, v] of Object.entries(spec?.nodeSelector ?? {})) if (labels[k] !== v) return false;
-  const terms = spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
-  if (terms !== undefined && terms.length > 0) {
-    const any = terms.some(
-      (term) =>
-        (term.matchExpressions ?? []).every((r) => matchesRequirement(labels[r.key], r)) &&
-        (term.matchFields ?? []).every((r) => matchesRequirement(r.key === 'metadata.name' ? node.metadata?.name : undefined, r)),
-    );
-    if (!any) return false;
-  }
-  const tolerations = [...(spec?.tolerations ?? []), ...daemonPodTolerations];
-  for (const taint of node.spec?.taints ?? []) {
-    if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
-    if (!tolerates(tolerations, taint)) return false;
-  }
-  return true;
+  if (!podMatchesNodeSelectorAndAffinityTerms(spec, node)) return false;
+  return findMatchingUntoleratedTaint(node.spec?.taints ?? [], [...(spec?.tolerations ?? []), ...daemonPodTolerations]) === undefined;
 }
 
 /** The DaemonSet controller; see the file comment. */
