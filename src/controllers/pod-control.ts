@@ -98,7 +98,8 @@ export interface CreatePodsWithExpectationsOptions {
  * Creates `count` pods in slow-start batches (the create half of ReplicaSet's manageReplicas and Job's
  * manageJob): the creations are expected before any create goes out, so one the informer sees before this
  * returns is not missed; every create that failed or was skipped is then marked observed, as it never will
- * be. A create refused because the namespace is terminating is not an error (it would fail for good).
+ * be. A create refused because the namespace is terminating is not an error (it would fail for good); it
+ * counts as issued, as upstream counts it, so its expectation waits for the timeout.
  * Throws the first error of the batch that failed.
  */
 export async function createPodsWithExpectations(options: CreatePodsWithExpectationsOptions): Promise<void> {
