@@ -9,7 +9,7 @@ import { startApiServer } from '../src/testing/index.ts';
 import { call, type Json } from './apiserver-helpers.ts';
 
 test('with a token every path requires it: 401 Status otherwise', async () => {
-  const s = await startApiServer({ token: 's3cret' });
+  const s = await startApiServer({ token: 's3cret', tls: false });
   try {
     for (const path of ['/version', '/api', '/apis', '/api/v1/namespaces', '/nothing']) {
       for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 's3cret' }] as Record<string, string>[]) {

@@ -6,6 +6,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { loadKubeConfig, restConfigFrom } from '../src/clientcmd/index.ts';
+import { isForbidden, isUnauthorized } from '../src/apimachinery/errors.ts';
+import { newClientset } from '../src/kubernetes/clientset.ts';
 import { eventually } from '../src/testing/index.ts';
 import type { Json } from './apiserver-helpers.ts';
 
@@ -31,7 +34,7 @@ async function startCli(args: string[]): Promise<Cli> {
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: string) => {
         out += chunk;
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
+        const m = /listening on (https?:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
         if (m) resolve(m[1]!);
       });
       child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
@@ -58,16 +61,22 @@ test('kubeloom apiserver prints its URL once ready, writes a kubeconfig and stop
   const kubeconfig = join(dir, 'kubeconfig');
   const cli = await startCli(['--token', 'cli-token', '--write-kubeconfig', kubeconfig]);
   try {
+    // --token implies --tls: a kubeconfig's token is sent only to an https server (clientcmd, kubectl).
     const url = cli.url;
+    assert.match(url, /^https:/);
     const kc: Json = parseYaml(await readFile(kubeconfig, 'utf8'));
     assert.equal(kc.clusters[0].cluster.server, url);
     assert.equal(kc.users[0].user.token, 'cli-token');
-    const denied = await fetch(`${url}/api/v1/namespaces`);
-    assert.equal(denied.status, 401);
-    await denied.arrayBuffer();
-    const res = await fetch(`${url}/api/v1/namespaces`, { headers: { authorization: 'Bearer cli-token' } });
-    assert.equal(res.status, 200);
-    assert.equal(((await res.json()) as Json).kind, 'NamespaceList');
+    const rest = await restConfigFrom(await loadKubeConfig({ path: kubeconfig, env: {} }));
+    assert.equal(rest.bearerToken, 'cli-token');
+    const anonymous = newClientset({ host: rest.host, tls: rest.tls!, qps: -1 });
+    const admin = newClientset({ ...rest, qps: -1 });
+    try {
+      await assert.rejects(anonymous.coreV1().namespaces().list(), (err: unknown) => isUnauthorized(err));
+      assert.ok((await admin.coreV1().namespaces().list()).items.some((ns) => ns.metadata?.name === 'default'));
+    } finally {
+      await Promise.all([anonymous.close(), admin.close()]);
+    }
     assert.equal(await cli.stop(), 0);
     assert.match(cli.out(), /SIGTERM, stopping\n$/);
   } finally {
@@ -200,12 +209,21 @@ test('kubeloom apiserver --rbac authorizes with RBAC: the kubeconfig is admin, a
     const kc: Json = parseYaml(await readFile(kubeconfig, 'utf8'));
     const token: string = kc.users[0].user.token;
     assert.match(token, /^[0-9a-f]{48}$/);
-    const anon = await fetch(`${url}/api/v1/namespaces`);
-    assert.equal(anon.status, 403);
-    assert.equal(((await anon.json()) as Json).message, 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope');
-    const res = await fetch(`${url}/api/v1/namespaces`, { headers: { authorization: `Bearer ${token}` } });
-    assert.equal(res.status, 200);
-    await res.arrayBuffer();
+    // --rbac implies --tls, so the kubeconfig's token is used (clientcmd sends credentials only over https).
+    assert.match(url, /^https:/);
+    const rest = await restConfigFrom(await loadKubeConfig({ path: kubeconfig, env: {} }));
+    const anonymous = newClientset({ host: rest.host, tls: rest.tls!, qps: -1 });
+    const admin = newClientset({ ...rest, qps: -1 });
+    try {
+      await assert.rejects(anonymous.coreV1().namespaces().list(), (err: Error) => {
+        assert.ok(isForbidden(err));
+        assert.match(err.message, /namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope/);
+        return true;
+      });
+      assert.ok((await admin.coreV1().namespaces().list()).items.length > 0);
+    } finally {
+      await Promise.all([anonymous.close(), admin.close()]);
+    }
     assert.equal(await cli.stop(), 0);
   } finally {
     cli.kill();

@@ -41,7 +41,7 @@ function podSet(name: string, replicas: number): PodSet {
 }
 
 test('the PodSet controller runs as its ServiceAccount with deploy/rbac.yaml, and fails with 403 once a needed rule is removed', async (t) => {
-  const server = await startApiServer({ rbac: true, token: adminToken });
+  const server = await startApiServer({ rbac: true, token: adminToken, tls: false });
   const admin = new RestClient({ host: server.url, bearerToken: adminToken, qps: -1 });
   t.after(async () => {
     await admin.close();

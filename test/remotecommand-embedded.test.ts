@@ -338,7 +338,7 @@ test('the WebSocket handshake carries the bearer token and TLS of the config, an
 
 
 test('with RBAC, exec over WebSocket needs get on pods/exec (the handshake is a GET): a user without it gets the 403 Status', async () => {
-  const rbac = await startApiServer({ rbac: true, token: 'admin-token', users: [{ name: 'viewer', token: 'viewer-token' }] });
+  const rbac = await startApiServer({ rbac: true, token: 'admin-token', users: [{ name: 'viewer', token: 'viewer-token' }], tls: false });
   const admin = new RestClient({ host: rbac.url, bearerToken: 'admin-token' });
   const viewer = new RestClient({ host: rbac.url, bearerToken: 'viewer-token' });
   try {

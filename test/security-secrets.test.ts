@@ -43,7 +43,7 @@ const shown = (x: unknown): string => {
 };
 
 test('a rejected bearer token appears in no error, no log line and no printed client, through requests and an informer', async () => {
-  const server = await startApiServer({ token: 'right-token' });
+  const server = await startApiServer({ token: 'right-token', tls: false });
   const cs = newClientset({ host: server.url, bearerToken: 'wrong-SECRET-token', qps: -1 });
   try {
     const logs = await captureConsole(async (lines) => {
@@ -115,7 +115,7 @@ test('exec plugins: run without a shell (arguments reach it verbatim); their out
           apiVersion: 'v1',
           kind: 'Config',
           'current-context': 'c',
-          clusters: [{ name: 'c', cluster: { server: server.url } }],
+          clusters: [{ name: 'c', cluster: { server: server.url, 'certificate-authority-data': Buffer.from(server.caCertPem!).toString('base64') } }],
           users: [
             {
               name: 'u',

@@ -125,7 +125,7 @@ test('credentials are refused before any connection for plain HTTP to a non-loop
 });
 
 test('credentials over plain HTTP to loopback are allowed (the embedded server), and the refusal names the opt-in', async () => {
-  const server = await startApiServer({ token: 'loopback-SECRET' });
+  const server = await startApiServer({ token: 'loopback-SECRET', tls: false });
   try {
     const cs = newClientset({ host: server.url, bearerToken: 'loopback-SECRET', qps: -1 });
     assert.equal((await cs.coreV1().namespaces().get('default')).metadata?.name, 'default');

@@ -32,7 +32,13 @@ export interface ApiServerOptions {
   host?: string;
   /** Port to listen on (default 0: any free port). */
   port?: number;
-  /** Serve HTTPS with a self-signed certificate for 127.0.0.1/localhost made at start (default false). */
+  /**
+   * Serve HTTPS with a self-signed certificate for 127.0.0.1/localhost made at start (default: true when
+   * `token` or `rbac` is set, else false). A kubeconfig's credentials are sent only to an https server
+   * (client-go's clientcmd, and kubectl, ignore them for http), so a server whose kubeconfig carries a
+   * token serves TLS unless `tls: false` is asked for; then only clients given the token directly
+   * (a RestConfig's `bearerToken`) authenticate. See docs/kubeconfig.md.
+   */
   tls?: boolean;
   /**
    * Bearer token of the built-in admin user (`admin`, group system:masters), which the kubeconfig uses.
@@ -453,8 +459,9 @@ class EmbeddedApiServer implements ApiServer {
  * await server.stop();
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
-  const tls = options.tls === true ? await selfSignedCertificate() : undefined;
-  const clientCa = options.tls === true ? await clientCertificateAuthority() : undefined;
+  const secure = options.tls ?? (options.token !== undefined || options.rbac === true);
+  const tls = secure ? await selfSignedCertificate() : undefined;
+  const clientCa = secure ? await clientCertificateAuthority() : undefined;
   const server = new EmbeddedApiServer(options, tls, clientCa);
   await server.listen();
   server.controllers.startEnabled();

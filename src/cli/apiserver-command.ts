@@ -27,10 +27,11 @@ it is a developer's cluster: a scheduler and a kubelet stand-in and kube-control
   --host H                   address to listen on (default 127.0.0.1)
   --tls                      serve HTTPS with a self-signed certificate (its CA goes into the kubeconfig)
   --token T                  bearer token of the admin user (system:masters); without --rbac, every
-                             request must then authenticate
+                             request must then authenticate; implies --tls (kubectl sends a
+                             kubeconfig's token only over https)
   --rbac                     authorize with RBAC (bootstrap roles, ServiceAccount tokens, impersonation,
                              reviews); the kubeconfig authenticates as admin (token made at start
-                             unless --token)
+                             unless --token); implies --tls
   --write-kubeconfig PATH    write a kubeconfig for the server to PATH (mode 0600)
   --pod-handlers MODULE      serve pods/exec, attach and portforward with the module's default export
                              (PodHandlers: see docs/remotecommand.md)
@@ -160,7 +161,8 @@ export const apiserverCommand: Command = {
       port,
       compactionIntervalMs,
       ...(values.host === undefined ? {} : { host: values.host }),
-      tls: values.tls === true,
+      // A kubeconfig's token is sent only to an https server (clientcmd), so --token and --rbac imply --tls.
+      tls: values.tls === true || values.token !== undefined || values.rbac === true,
       ...(values.token === undefined ? {} : { token: values.token }),
       rbac: values.rbac === true,
       controllers: {

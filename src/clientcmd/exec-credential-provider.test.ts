@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
+import https from 'node:https';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { generate } from 'selfsigned';
 import { FakeClock } from '../util/clock/clock.ts';
 import { RestClient } from '../rest/client.ts';
 import { buildGet } from '../rest/request.ts';
@@ -331,9 +332,11 @@ contexts:
 });
 
 describe('exec plugins across clients (exec.GetAuthenticator, roundTripper)', () => {
+  // An https server: a kubeconfig's credentials, exec plugins included, apply only to https (clientcmd).
   async function withServer(fn: (url: string, seen: Array<string | undefined>) => Promise<void>): Promise<void> {
     const seen: Array<string | undefined> = [];
-    const server = http.createServer((req, res) => {
+    const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' });
+    const server = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
       seen.push(req.headers.authorization);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p"}}');
@@ -341,7 +344,7 @@ describe('exec plugins across clients (exec.GetAuthenticator, roundTripper)', ()
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
     try {
-      await fn(`http://127.0.0.1:${port}`, seen);
+      await fn(`https://127.0.0.1:${port}`, seen);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -355,7 +358,7 @@ describe('exec plugins across clients (exec.GetAuthenticator, roundTripper)', ()
       `apiVersion: v1
 kind: Config
 current-context: c
-clusters: [{name: c, cluster: {server: "${server}"}}]
+clusters: [{name: c, cluster: {server: "${server}", insecure-skip-tls-verify: true}}]
 users:
 - name: u
   user:

@@ -199,3 +199,36 @@ describe('restConfigFrom: unusable configurations name the file and the field', 
     });
   });
 });
+
+// client-go tools/clientcmd/client_config.go ClientConfig: "only try to read the auth information if we are
+// secure" (rest.IsConfigTransportTLS): user credentials and TLS settings are merged only for https.
+describe('restConfigFrom: credentials and TLS settings only for an https server', () => {
+  const rows: { name: string; cluster: string; user: string; want: Partial<RestConfig> }[] = [
+    { name: 'bearer token over http: not sent', cluster: 'server: http://h:8080', user: 'token: tok', want: { host: 'http://h:8080' } },
+    { name: 'token file over http: neither read nor passed on', cluster: 'server: http://h', user: 'tokenFile: no-such-file', want: { host: 'http://h' } },
+    { name: 'basic auth over http: not sent', cluster: 'server: http://h', user: 'username: admin, password: pw', want: { host: 'http://h' } },
+    {
+      name: 'client certificate over http: not used',
+      cluster: 'server: http://h',
+      user: 'client-certificate: pki/client.crt, client-key: pki/client.key',
+      want: { host: 'http://h' },
+    },
+    { name: 'CA and server name over http: dropped', cluster: 'server: http://h, certificate-authority: pki/ca.crt, tls-server-name: x', user: '', want: { host: 'http://h' } },
+    { name: 'auth-provider over http: ignored, not refused', cluster: 'server: http://h', user: 'auth-provider: {name: gcp}', want: { host: 'http://h' } },
+    { name: 'exec plugin over http: not run', cluster: 'server: http://h', user: 'exec: {apiVersion: client.authentication.k8s.io/v1, command: plugin, interactiveMode: Never}', want: { host: 'http://h' } },
+    {
+      name: 'impersonation, proxy and compression still apply over http',
+      cluster: 'server: http://h, proxy-url: "http://proxy:3128", disable-compression: true',
+      user: 'token: tok, as: jane, as-groups: [devs]',
+      want: { host: 'http://h', proxyUrl: 'http://proxy:3128', disableCompression: true, impersonate: { userName: 'jane', groups: ['devs'] } },
+    },
+    { name: 'the scheme is matched case-insensitively (HTTPS)', cluster: 'server: HTTPS://h', user: 'token: tok', want: { host: 'HTTPS://h', bearerToken: 'tok' } },
+  ];
+  for (const row of rows) {
+    test(row.name, async () => {
+      const rest = await restFor(row.cluster, row.user);
+      assert.equal(rest.credentialProvider, undefined);
+      assert.deepEqual(plain(rest), row.want);
+    });
+  }
+});

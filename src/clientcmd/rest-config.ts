@@ -3,6 +3,14 @@
  *
  * File references are read here, so the RestConfig carries PEM text; the token file is the exception:
  * it is passed on as `bearerTokenFile` for the REST client to re-read, so rotated tokens are used.
+ *
+ * As client-go's tools/clientcmd/client_config.go ClientConfig ("only try to read the auth information
+ * if we are secure", rest.IsConfigTransportTLS), the user's credentials (token, token file, basic auth,
+ * client certificate, exec plugin, auth-provider) and the cluster's TLS settings apply only when the
+ * server is reached over https; an `http://` server gets the host, proxy, compression setting and
+ * impersonation only, so no credential crosses plain HTTP. Where kubeloom differs: a server without a
+ * scheme is https when the kubeconfig has TLS settings (CA, client certificate, insecure-skip-tls-verify),
+ * and then gets them; upstream decides before merging those settings, so such a server is http there.
  */
 import { readFile } from 'node:fs/promises';
 import type { Clock } from '../util/clock/clock.ts';
@@ -93,11 +101,13 @@ async function tlsFor(clusterName: string, cluster: Cluster, userName: string, u
  * Builds the RestConfig for a context (default: the config's current context): server URL, TLS
  * settings with CA, client certificate and key read into PEM text, bearer token or token file, basic
  * auth, impersonation, proxy, and an exec credential plugin as `credentialProvider`.
+ * Credentials and TLS settings are applied only to an https server, as client-go does: for an
+ * `http://` server the RestConfig carries no token, basic auth, certificate or exec plugin.
  * The result prints with its secrets redacted.
  *
  * @throws {InvalidKubeConfigError} when the context, its cluster or its user is missing or invalid.
- * @throws {KubeConfigReadError} when a referenced file cannot be read.
- * @throws {UnsupportedAuthProviderError} for legacy auth-provider users (gcp, azure, oidc).
+ * @throws {KubeConfigReadError} when a referenced file cannot be read (https servers only).
+ * @throws {UnsupportedAuthProviderError} for legacy auth-provider users (gcp, azure, oidc) of an https server.
  * @throws {NoConfigurationError} for an empty config.
  *
  * @example
@@ -109,15 +119,31 @@ export async function restConfigFrom(config: KubeConfig, options: RestConfigFrom
   const user = getEntry(config.authInfos, context.authInfo);
   const userPath = `users[${JSON.stringify(context.authInfo)}].user`;
 
+  const hasTls =
+    cluster.insecureSkipTlsVerify === true ||
+    !!cluster.certificateAuthorityData ||
+    !!cluster.certificateAuthority ||
+    !!user?.clientCertificateData ||
+    !!user?.clientCertificate;
+  const rest: RestConfig = { host: hostFor(cluster.server, hasTls) };
+  if (cluster.proxyUrl) rest.proxyUrl = cluster.proxyUrl;
+  if (cluster.disableCompression === true) rest.disableCompression = true;
+  if (user?.impersonate) {
+    rest.impersonate = { userName: user.impersonate };
+    if (user.impersonateUid) rest.impersonate.uid = user.impersonateUid;
+    if (user.impersonateGroups?.length) rest.impersonate.groups = [...user.impersonateGroups];
+    if (user.impersonateUserExtra && Object.keys(user.impersonateUserExtra).length > 0) {
+      rest.impersonate.extra = Object.fromEntries(Object.entries(user.impersonateUserExtra).map(([k, v]) => [k, [...v]]));
+    }
+  }
+  // Upstream: "only try to read the auth information if we are secure".
+  if (!/^https:/i.test(rest.host)) return protectRestConfig(rest);
+
   if (user?.authProvider !== undefined) {
     throw new UnsupportedAuthProviderError(user.authProvider.name, context.authInfo, user.locationOfOrigin);
   }
   const tls = await tlsFor(context.cluster, cluster, context.authInfo, user);
-  const hasTls = tls.insecure === true || tls.caData !== undefined || tls.certData !== undefined;
-  const rest: RestConfig = { host: hostFor(cluster.server, hasTls) };
   if (Object.keys(tls).length > 0) rest.tls = tls;
-  if (cluster.proxyUrl) rest.proxyUrl = cluster.proxyUrl;
-  if (cluster.disableCompression === true) rest.disableCompression = true;
 
   if (user !== undefined) {
     if (user.token) rest.bearerToken = user.token;
@@ -137,14 +163,6 @@ export async function restConfigFrom(config: KubeConfig, options: RestConfigFrom
     if (user.username || user.password) {
       rest.username = user.username ?? '';
       rest.password = user.password ?? '';
-    }
-    if (user.impersonate) {
-      rest.impersonate = { userName: user.impersonate };
-      if (user.impersonateUid) rest.impersonate.uid = user.impersonateUid;
-      if (user.impersonateGroups?.length) rest.impersonate.groups = [...user.impersonateGroups];
-      if (user.impersonateUserExtra && Object.keys(user.impersonateUserExtra).length > 0) {
-        rest.impersonate.extra = Object.fromEntries(Object.entries(user.impersonateUserExtra).map(([k, v]) => [k, [...v]]));
-      }
     }
     if (user.exec !== undefined) {
       // Shared process-wide: every client built from this user and cluster runs the plugin once.

@@ -90,7 +90,7 @@ export interface E2eTestOptions {
   needs?: readonly Capability[];
   /** Embedded backend: serve HTTPS with a self-signed CA (default false). The real backend is always what its kubeconfig says. */
   tls?: boolean;
-  /** Embedded backend: require a bearer token, as a real cluster does (default false). */
+  /** Embedded backend: require a bearer token, as a real cluster does (default false); implies `tls`, since a kubeconfig's token goes only to https. */
   token?: boolean;
 }
 
@@ -177,7 +177,7 @@ const embeddedBackend: Backend = {
   name: 'embedded',
   capabilities: new Set(Object.values(Capability).filter((c) => !clusterOnly.has(c))),
   async open(options) {
-    const server = await startApiServer({ tls: options.tls === true, ...(options.token === true ? { token: `e2e-${random()}` } : {}) });
+    const server = await startApiServer({ tls: options.tls === true || options.token === true, ...(options.token === true ? { token: `e2e-${random()}` } : {}) });
     const kubeConfig = parseKubeConfig(server.kubeconfig);
     return { embedded: server, kubeConfig, restConfig: { ...(await restConfigFrom(kubeConfig)), qps: -1 }, close: () => server.stop() };
   },
