@@ -29,7 +29,8 @@ const pods = Number(arg('--pods') ?? 10_000);
 const events = Number(arg('--events') ?? 3000);
 const rate = Number(arg('--rate') ?? 1000);
 const rounds = Number(arg('--rounds') ?? 3);
-const mkpods = arg('--mkpods') ?? '/work/shared/realk8s/mkpods.py';
+// ../shared/realk8s beside the checkout, as the other real-cluster tools find it.
+const mkpods = arg('--mkpods') ?? new URL('../../shared/realk8s/mkpods.py', import.meta.url).pathname;
 const profileDir = arg('--cpu-prof');
 const variants: InformerVariant[] = ['kubeloom', 'kubeloom-protobuf'];
 

@@ -319,7 +319,7 @@ try {
     try {
       await cs.coreV1().namespaces().delete(namespace);
     } catch {
-      // finalized by the caller (python3 /work/shared/realk8s/mkpods.py dropns)
+      // finalized by the caller (python3 ../shared/realk8s/mkpods.py dropns)
     }
   }
   rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  *
  *   node test/workloads/differential/record.ts [path/to/kube-controller-manager]
  *
- * Default binary: /root/realk8s/bin/kube-controller-manager (see /work/shared/realk8s). It runs with the
+ * Default binary: /root/realk8s/bin/kube-controller-manager (see ../shared/realk8s). It runs with the
  * flags controllers.sh gives it (every controller but the token controller) and is stopped at the end;
  * its log goes to $TMPDIR/kubeloom-kcm-<pid>.log.
  */
