@@ -6,7 +6,9 @@
  *
  * The script: a Deployment of 3 rolled out, updated to a new image (a rolling update), scaled to 1; a
  * Service selecting it (Endpoints); a Job of 2 completions; a StatefulSet of 2 and a DaemonSet, each
- * updated to a new image (ControllerRevisions, `controller-revision-hash`). Each step waits for the state both controller
+ * updated to a new image (ControllerRevisions, `controller-revision-hash`); two PodDisruptionBudgets over
+ * the Deployment's pod (minAvailable and maxUnavailable: the disruption controller's status); a
+ * ResourceQuota at the end (its hard and used amounts). Each step waits for the state both controller
  * managers must reach. The snapshot keeps what must match — object names, labels (pod-template-hash),
  * annotations (revisions, replicas), owner references, status counts and condition reasons and messages,
  * event reasons and messages — with what either side picks freely (uids, hash values, pod name
@@ -17,7 +19,8 @@
  */
 import type { ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet } from '../../../src/api/apps/v1.ts';
 import type { Job } from '../../../src/api/batch/v1.ts';
-import type { Endpoints, Event, Pod } from '../../../src/api/core/v1.ts';
+import type { Endpoints, Event, Pod, ResourceQuota } from '../../../src/api/core/v1.ts';
+import type { PodDisruptionBudget } from '../../../src/api/policy/v1.ts';
 import { PatchType } from '../../../src/apimachinery/options.ts';
 import type { Clientset } from '../../../src/kubernetes/clientset.ts';
 import { pruneZero } from '../../../src/controllers/controller-utils.ts';
@@ -35,6 +38,8 @@ export interface Observed {
   pods: Pod[];
   jobs: Job[];
   endpoints: Endpoints[];
+  podDisruptionBudgets: PodDisruptionBudget[];
+  resourceQuotas: ResourceQuota[];
   events: Event[];
 }
 
@@ -70,6 +75,13 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   await client.coreV1().services(ns).create({ metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } });
   await waitForObject(client.coreV1().endpoints(ns), 'web', (e) => e?.subsets?.[0]?.addresses?.length === 1);
 
+  // Two PodDisruptionBudgets over the one web pod: minAvailable 1 (no disruption allowed) and
+  // maxUnavailable 1 (one allowed; the expected count comes from the Deployment's scale).
+  const pdbs = client.policyV1().podDisruptionBudgets(ns);
+  await pdbs.create({ metadata: { name: 'web-min' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } } });
+  await pdbs.create({ metadata: { name: 'web-max' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'web' } } } });
+  await waitForItems(pdbs, (all) => all.length === 2 && all.every((p) => p.status?.observedGeneration === p.metadata?.generation && p.status?.currentHealthy === 1 && p.status.expectedPods === 1 && p.status.conditions?.some((c) => c.type === 'DisruptionAllowed') === true));
+
   const jobs = client.batchV1().jobs(ns);
   await jobs.create({ metadata: { name: 'pi' }, spec: { completions: 2, parallelism: 1, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'busybox' }] } } } });
   await waitForObject(jobs, 'pi', (j) => j?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') === true && (j.status.active ?? 0) === 0);
@@ -94,6 +106,15 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   await waitForObject(dss, 'agent', (d) => dsDone(d, 2));
   await waitForItems(client.coreV1().pods(ns), (pods) => pods.filter((p) => p.metadata?.labels?.app === 'agent').length === 1 && pods.some((p) => p.metadata?.labels?.app === 'agent' && p.spec?.containers[0]?.image === 'agent:2' && p.status?.phase === 'Running'));
 
+  // A ResourceQuota once the workloads are settled, then a ConfigMap: used must count what the namespace holds.
+  const quotas = client.coreV1().resourceQuotas(ns);
+  await client.coreV1().configMaps(ns).create({ metadata: { name: 'settings' }, data: { mode: 'test' } });
+  await quotas.create({ metadata: { name: 'quota' }, spec: { hard: { pods: '10', services: '5', configmaps: '10', 'requests.cpu': '2', 'count/deployments.apps': '3' } } });
+  const livePods = (await client.coreV1().pods(ns).list()).items.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed').length;
+  const services = (await client.coreV1().services(ns).list()).items.length;
+  const configMaps = (await client.coreV1().configMaps(ns).list()).items.length;
+  await waitForObject(quotas, 'quota', (q) => q?.status?.used?.pods === String(livePods) && q.status.used.services === String(services) && q.status.used.configmaps === String(configMaps) && q.status.used['count/deployments.apps'] === '1' && q.status.used['requests.cpu'] !== undefined);
+
   return {
     deployments: (await deployments.list()).items,
     replicaSets: (await client.appsV1().replicaSets(ns).list()).items,
@@ -103,6 +124,8 @@ export async function runScenario(client: Clientset): Promise<Observed> {
     pods: (await client.coreV1().pods(ns).list()).items,
     jobs: (await jobs.list()).items,
     endpoints: (await client.coreV1().endpoints(ns).list()).items.filter((e) => e.metadata?.name !== 'kubernetes'),
+    podDisruptionBudgets: (await pdbs.list()).items,
+    resourceQuotas: (await quotas.list()).items,
     events: (await client.coreV1().events(ns).list()).items,
   };
 }
@@ -147,7 +170,14 @@ export function normalise(o: Observed): Obj {
   for (const rs of o.replicaSets) prefixes.add(text(`${rs.metadata?.name ?? ''}-`));
   for (const j of o.jobs) prefixes.add(`${j.metadata?.name ?? ''}-`);
   for (const d of o.daemonSets) prefixes.add(`${d.metadata?.name ?? ''}-`);
-  const pods = [...o.pods].sort((a, b) => text(a.metadata?.generateName ?? '').localeCompare(text(b.metadata?.generateName ?? '')) || (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? ''));
+  // Ordered by generateName, then by name once generated suffixes are placeholders (StatefulSet pods have
+  // fixed names, and their replacements can share a creation second), then by creation.
+  const pods = [...o.pods].sort(
+    (a, b) =>
+      text(a.metadata?.generateName ?? '').localeCompare(text(b.metadata?.generateName ?? '')) ||
+      text(a.metadata?.name ?? '').localeCompare(text(b.metadata?.name ?? '')) ||
+      (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? ''),
+  );
   const deep = (v: unknown): unknown => {
     if (typeof v === 'string') return text(v);
     if (Array.isArray(v)) return v.map(deep);
@@ -215,8 +245,12 @@ export function normalise(o: Observed): Obj {
         ports: s.ports,
       })),
     })),
+    podDisruptionBudgets: [...o.podDisruptionBudgets]
+      .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''))
+      .map((p) => ({ name: p.metadata?.name, generation: p.metadata?.generation, status: pruneZero({ ...p.status, conditions: conditions(p.status?.conditions) }) })),
+    resourceQuotas: o.resourceQuotas.map((q) => ({ name: q.metadata?.name, hard: q.status?.hard, used: q.status?.used })),
     // Distinct events, as `<kind> <type> <reason>: <message>` (counts and order depend on timing).
-    events: [...new Set(o.events.filter((e) => ['Deployment', 'ReplicaSet', 'Job', 'Service', 'Endpoints', 'StatefulSet', 'DaemonSet'].includes(e.involvedObject.kind ?? '')).map((e) => `${e.involvedObject.kind ?? ''} ${e.type ?? ''} ${e.reason ?? ''}: ${e.message ?? ''} [${e.source?.component ?? ''}]`))].sort(),
+    events: [...new Set(o.events.filter((e) => ['Deployment', 'ReplicaSet', 'Job', 'Service', 'Endpoints', 'StatefulSet', 'DaemonSet', 'PodDisruptionBudget', 'ResourceQuota'].includes(e.involvedObject.kind ?? '')).map((e) => `${e.involvedObject.kind ?? ''} ${e.type ?? ''} ${e.reason ?? ''}: ${e.message ?? ''} [${e.source?.component ?? ''}]`))].sort(),
   };
   return deep(snapshot) as Obj;
 }
