@@ -8,7 +8,9 @@
  * Service selecting it (Endpoints); a Job of 2 completions; a StatefulSet of 2 and a DaemonSet, each
  * updated to a new image (ControllerRevisions, `controller-revision-hash`); two PodDisruptionBudgets over
  * the Deployment's pod (minAvailable and maxUnavailable: the disruption controller's status); a
- * ResourceQuota at the end (its hard and used amounts). Each step waits for the state both controller
+ * ResourceQuota at the end (its hard and used amounts); the Service's EndpointSlice; a Job with
+ * ttlSecondsAfterFinished 0 (deleted once finished); a fresh namespace (its `default` ServiceAccount and
+ * `kube-root-ca.crt`). Each step waits for the state both controller
  * managers must reach. The snapshot keeps what must match — object names, labels (pod-template-hash),
  * annotations (revisions, replicas), owner references, status counts and condition reasons and messages,
  * event reasons and messages — with what either side picks freely (uids, hash values, pod name
@@ -19,7 +21,8 @@
  */
 import type { ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet } from '../../../src/api/apps/v1.ts';
 import type { Job } from '../../../src/api/batch/v1.ts';
-import type { Endpoints, Event, Pod, ResourceQuota } from '../../../src/api/core/v1.ts';
+import type { ConfigMap, Endpoints, Event, Pod, ResourceQuota, ServiceAccount } from '../../../src/api/core/v1.ts';
+import type { EndpointSlice } from '../../../src/api/discovery/v1.ts';
 import type { PodDisruptionBudget } from '../../../src/api/policy/v1.ts';
 import { PatchType } from '../../../src/apimachinery/options.ts';
 import type { Clientset } from '../../../src/kubernetes/clientset.ts';
@@ -40,6 +43,10 @@ export interface Observed {
   endpoints: Endpoints[];
   podDisruptionBudgets: PodDisruptionBudget[];
   resourceQuotas: ResourceQuota[];
+  endpointSlices: EndpointSlice[];
+  /** The ServiceAccounts and the root CA ConfigMap of the namespace the script creates. */
+  freshServiceAccounts: ServiceAccount[];
+  freshConfigMaps: ConfigMap[];
   events: Event[];
 }
 
@@ -74,6 +81,9 @@ export async function runScenario(client: Clientset): Promise<Observed> {
 
   await client.coreV1().services(ns).create({ metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } });
   await waitForObject(client.coreV1().endpoints(ns), 'web', (e) => e?.subsets?.[0]?.addresses?.length === 1);
+  const slices = client.discoveryV1().endpointSlices(ns);
+  const webSlices = (all: EndpointSlice[]) => all.filter((e) => e.metadata?.labels?.['kubernetes.io/service-name'] === 'web');
+  await waitForItems(slices, (all) => webSlices(all).length === 1 && webSlices(all)[0]!.endpoints?.length === 1 && webSlices(all)[0]!.endpoints?.[0]?.conditions?.ready === true);
 
   // Two PodDisruptionBudgets over the one web pod: minAvailable 1 (no disruption allowed) and
   // maxUnavailable 1 (one allowed; the expected count comes from the Deployment's scale).
@@ -106,6 +116,17 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   await waitForObject(dss, 'agent', (d) => dsDone(d, 2));
   await waitForItems(client.coreV1().pods(ns), (pods) => pods.filter((p) => p.metadata?.labels?.app === 'agent').length === 1 && pods.some((p) => p.metadata?.labels?.app === 'agent' && p.spec?.containers[0]?.image === 'agent:2' && p.status?.phase === 'Running'));
 
+  // A Job removed by the TTL-after-finished controller as soon as it finishes (its pods by the garbage collector).
+  await jobs.create({ metadata: { name: 'ttl' }, spec: { ttlSecondsAfterFinished: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'ttl', image: 'busybox' }] } } } });
+  await waitForItems(client.coreV1().events(ns), (es) => es.some((e) => e.involvedObject.name === 'ttl' && e.reason === 'Completed') && es.some((e) => e.involvedObject.name === 'ttl' && e.reason === 'SuccessfulCreate'));
+  await waitForObject(jobs, 'ttl', (j) => j === undefined);
+  await waitForItems(client.coreV1().pods(ns), (pods) => !pods.some((p) => p.metadata?.labels?.['job-name'] === 'ttl'));
+
+  // A fresh namespace gets its `default` ServiceAccount and the root CA ConfigMap.
+  await client.coreV1().namespaces().create({ metadata: { name: 'fresh' } });
+  await waitForObject(client.coreV1().serviceAccounts('fresh'), 'default', (sa) => sa !== undefined);
+  await waitForObject(client.coreV1().configMaps('fresh'), 'kube-root-ca.crt', (cm) => cm !== undefined);
+
   // A ResourceQuota once the workloads are settled, then a ConfigMap: used must count what the namespace holds.
   const quotas = client.coreV1().resourceQuotas(ns);
   await client.coreV1().configMaps(ns).create({ metadata: { name: 'settings' }, data: { mode: 'test' } });
@@ -126,6 +147,9 @@ export async function runScenario(client: Clientset): Promise<Observed> {
     endpoints: (await client.coreV1().endpoints(ns).list()).items.filter((e) => e.metadata?.name !== 'kubernetes'),
     podDisruptionBudgets: (await pdbs.list()).items,
     resourceQuotas: (await quotas.list()).items,
+    endpointSlices: webSlices((await slices.list()).items),
+    freshServiceAccounts: (await client.coreV1().serviceAccounts('fresh').list()).items,
+    freshConfigMaps: (await client.coreV1().configMaps('fresh').list()).items,
     events: (await client.coreV1().events(ns).list()).items,
   };
 }
@@ -170,6 +194,7 @@ export function normalise(o: Observed): Obj {
   for (const rs of o.replicaSets) prefixes.add(text(`${rs.metadata?.name ?? ''}-`));
   for (const j of o.jobs) prefixes.add(`${j.metadata?.name ?? ''}-`);
   for (const d of o.daemonSets) prefixes.add(`${d.metadata?.name ?? ''}-`);
+  prefixes.add('ttl-'); // the Job deleted after it finished
   // Ordered by generateName, then by name once generated suffixes are placeholders (StatefulSet pods have
   // fixed names, and their replacements can share a creation second), then by creation.
   const pods = [...o.pods].sort(
@@ -249,6 +274,23 @@ export function normalise(o: Observed): Obj {
       .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''))
       .map((p) => ({ name: p.metadata?.name, generation: p.metadata?.generation, status: pruneZero({ ...p.status, conditions: conditions(p.status?.conditions) }) })),
     resourceQuotas: o.resourceQuotas.map((q) => ({ name: q.metadata?.name, hard: q.status?.hard, used: q.status?.used })),
+    endpointSlices: o.endpointSlices.map((e) => ({
+      name: `${e.metadata?.generateName ?? ''}{slice}`,
+      labels: e.metadata?.labels,
+      ownerReferences: owners(e.metadata?.ownerReferences),
+      addressType: e.addressType,
+      endpoints: (e.endpoints ?? []).map((ep) => ({ addresses: ep.addresses.map(() => '{ip}'), conditions: ep.conditions, nodeName: ep.nodeName, targetRef: { kind: ep.targetRef?.kind, name: ep.targetRef?.name, namespace: ep.targetRef?.namespace } })),
+      ports: e.ports,
+    })),
+    freshNamespace: {
+      serviceAccounts: o.freshServiceAccounts.map((sa) => ({ name: sa.metadata?.name, secrets: sa.secrets?.length ?? 0, automountServiceAccountToken: sa.automountServiceAccountToken })),
+      configMaps: o.freshConfigMaps.map((cm) => ({
+        name: cm.metadata?.name,
+        annotations: cm.metadata?.annotations,
+        // The CA is the server's (empty for a plain-HTTP one): only its form is compared.
+        data: Object.fromEntries(Object.entries(cm.data ?? {}).map(([k, v]) => [k, v === '' ? '' : v.startsWith('-----BEGIN CERTIFICATE-----') ? '{pem-certificate}' : '{other}'])),
+      })),
+    },
     // Distinct events, as `<kind> <type> <reason>: <message>` (counts and order depend on timing).
     events: [...new Set(o.events.filter((e) => ['Deployment', 'ReplicaSet', 'Job', 'Service', 'Endpoints', 'StatefulSet', 'DaemonSet', 'PodDisruptionBudget', 'ResourceQuota'].includes(e.involvedObject.kind ?? '')).map((e) => `${e.involvedObject.kind ?? ''} ${e.type ?? ''} ${e.reason ?? ''}: ${e.message ?? ''} [${e.source?.component ?? ''}]`))].sort(),
   };
