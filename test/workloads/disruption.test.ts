@@ -36,3 +36,14 @@ test('a budget gets its status from the pods and their Deployment; evictions are
   const strict = await waitForObject(pdbs, 'strict', (p) => p?.status?.expectedPods === 3);
   assert.deepEqual([strict?.status?.desiredHealthy, strict?.status?.disruptionsAllowed, strict?.status?.conditions?.[0]?.reason], [3, 0, 'InsufficientPods']);
 });
+
+test('a budget over no pods reports NoPods (Normal, "No matching pods found") and allows no disruption', async (t) => {
+  const { client } = await startCluster(t, { workloads: ['disruption'] });
+  const pdbs = client.policyV1().podDisruptionBudgets('default');
+  await pdbs.create({ metadata: { name: 'none' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'none' } } } });
+  const pdb = await waitForObject(pdbs, 'none', (p) => p?.status?.observedGeneration === 1);
+  assert.deepEqual([pdb?.status?.expectedPods ?? 0, pdb?.status?.currentHealthy ?? 0, pdb?.status?.disruptionsAllowed ?? 0, pdb?.status?.conditions?.[0]?.reason], [0, 0, 0, 'InsufficientPods']);
+  const events = await waitForItems(client.coreV1().events('default'), (es) => es.some((e) => e.involvedObject.name === 'none' && e.reason === 'NoPods'));
+  const e = events.find((x) => x.reason === 'NoPods');
+  assert.deepEqual([e?.type, e?.message, e?.involvedObject.kind, e?.source?.component], ['Normal', 'No matching pods found', 'PodDisruptionBudget', 'controllermanager']);
+});

@@ -5,7 +5,8 @@
  * {@link DisruptionController.syncPodDisruptionBudget} that writes the status the eviction API reads —
  * expectedPods, desiredHealthy, currentHealthy, disruptionsAllowed, observedGeneration, the
  * DisruptionAllowed condition (SufficientPods / InsufficientPods / SyncFailed) — and forgets
- * `disruptedPods` entries once their pods are gone or after two minutes (DeletionTimeout).
+ * `disruptedPods` entries once their pods are gone or after two minutes (DeletionTimeout). A budget that
+ * selects no pods gets a Normal `NoPods` event ("No matching pods found") on each sync, as upstream's.
  *
  * The expected count: the pods' number for an integer minAvailable; otherwise the scale of the pods'
  * controllers (ReplicaSets — or their Deployment — StatefulSets, ReplicationControllers), for maxUnavailable
@@ -162,6 +163,8 @@ export class DisruptionController {
     } catch {
       pods = [];
     }
+    // Upstream reports a budget over no pods on every sync (the recorder aggregates the repeats).
+    if (pods.length === 0) this.#recorder.eventf(subject, 'Normal', 'NoPods', 'No matching pods found');
     // Expected pods and the healthy ones wanted (getExpectedPodCount).
     let expected = 0;
     let desired = 0;

@@ -90,7 +90,11 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   const pdbs = client.policyV1().podDisruptionBudgets(ns);
   await pdbs.create({ metadata: { name: 'web-min' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } } });
   await pdbs.create({ metadata: { name: 'web-max' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'web' } } } });
-  await waitForItems(pdbs, (all) => all.length === 2 && all.every((p) => p.status?.observedGeneration === p.metadata?.generation && p.status?.currentHealthy === 1 && p.status.expectedPods === 1 && p.status.conditions?.some((c) => c.type === 'DisruptionAllowed') === true));
+  // A percentage (the expected count from the Deployment's scale, rounded up) and a selector matching nothing.
+  await pdbs.create({ metadata: { name: 'web-pct' }, spec: { minAvailable: '50%', selector: { matchLabels: { app: 'web' } } } });
+  await pdbs.create({ metadata: { name: 'none' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'none' } } } });
+  await waitForItems(pdbs, (all) => all.length === 4 && all.every((p) => p.status?.observedGeneration === p.metadata?.generation && (p.status?.currentHealthy ?? 0) === (p.metadata?.name === 'none' ? 0 : 1) && p.status?.conditions?.some((c) => c.type === 'DisruptionAllowed') === true));
+  await waitForItems(client.coreV1().events(ns), (es) => es.some((e) => e.involvedObject.name === 'none' && e.reason === 'NoPods'));
 
   const jobs = client.batchV1().jobs(ns);
   await jobs.create({ metadata: { name: 'pi' }, spec: { completions: 2, parallelism: 1, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'busybox' }] } } } });
@@ -130,11 +134,11 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   // A ResourceQuota once the workloads are settled, then a ConfigMap: used must count what the namespace holds.
   const quotas = client.coreV1().resourceQuotas(ns);
   await client.coreV1().configMaps(ns).create({ metadata: { name: 'settings' }, data: { mode: 'test' } });
-  await quotas.create({ metadata: { name: 'quota' }, spec: { hard: { pods: '10', services: '5', configmaps: '10', 'requests.cpu': '2', 'count/deployments.apps': '3' } } });
+  await quotas.create({ metadata: { name: 'quota' }, spec: { hard: { pods: '10', services: '5', configmaps: '10', secrets: '10', 'requests.cpu': '2', 'limits.memory': '1Gi', 'services.nodeports': '1', resourcequotas: '1', persistentvolumeclaims: '2', 'count/deployments.apps': '3', 'count/jobs.batch': '3', 'count/configmaps': '10' } } });
   const livePods = (await client.coreV1().pods(ns).list()).items.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed').length;
   const services = (await client.coreV1().services(ns).list()).items.length;
   const configMaps = (await client.coreV1().configMaps(ns).list()).items.length;
-  await waitForObject(quotas, 'quota', (q) => q?.status?.used?.pods === String(livePods) && q.status.used.services === String(services) && q.status.used.configmaps === String(configMaps) && q.status.used['count/deployments.apps'] === '1' && q.status.used['requests.cpu'] !== undefined);
+  await waitForObject(quotas, 'quota', (q) => q?.status?.used?.pods === String(livePods) && q.status.used.services === String(services) && q.status.used.configmaps === String(configMaps) && q.status.used['count/deployments.apps'] === '1' && Object.keys(q.status.used).length === Object.keys(q.spec?.hard ?? {}).length);
 
   return {
     deployments: (await deployments.list()).items,
