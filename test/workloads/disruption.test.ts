@@ -47,3 +47,14 @@ test('a budget over no pods reports NoPods (Normal, "No matching pods found") an
   const e = events.find((x) => x.reason === 'NoPods');
   assert.deepEqual([e?.type, e?.message, e?.involvedObject.kind, e?.source?.component], ['Normal', 'No matching pods found', 'PodDisruptionBudget', 'controllermanager']);
 });
+
+test('pods without a controller are left out of a maxUnavailable budget\'s expected count, not a sync failure', async (t) => {
+  const { client } = await startCluster(t, { workloads: ['disruption'] });
+  await client.coreV1().pods('default').create({ metadata: { name: 'solo', labels: { app: 'solo' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+  await waitForObject(client.coreV1().pods('default'), 'solo', (p) => p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true);
+  const pdbs = client.policyV1().podDisruptionBudgets('default');
+  await pdbs.create({ metadata: { name: 'solo' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'solo' } } } });
+  const pdb = await waitForObject(pdbs, 'solo', (p) => p?.status?.observedGeneration === 1);
+  assert.deepEqual([pdb?.status?.currentHealthy, pdb?.status?.expectedPods ?? 0, pdb?.status?.desiredHealthy ?? 0, pdb?.status?.disruptionsAllowed ?? 0], [1, 0, 0, 0]);
+  assert.deepEqual(pdb?.status?.conditions?.map((c) => [c.type, c.status, c.reason]), [['DisruptionAllowed', 'False', 'InsufficientPods']]);
+});

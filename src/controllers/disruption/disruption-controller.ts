@@ -10,7 +10,7 @@
  *
  * The expected count: the pods' number for an integer minAvailable; otherwise the scale of the pods'
  * controllers (ReplicaSets — or their Deployment — StatefulSets, ReplicationControllers), for maxUnavailable
- * and percentages (rounded up). A pod that is Ready and not being deleted, and not recently evicted, is
+ * and percentages (rounded up); pods without a controller count for neither (unmanagedPods). A pod that is Ready and not being deleted, and not recently evicted, is
  * healthy.
  *
  * Left out: controllers found through arbitrary scale subresources (custom resources), and
@@ -176,6 +176,9 @@ export class DisruptionController {
     } else if (pdb.spec?.maxUnavailable !== undefined || minAvailable !== undefined) {
       const scales = new Map<string, number>();
       for (const pod of pods) {
+        // Pods without a controller are left out of the expected count, not an error (upstream's
+        // unmanagedPods, which it only logs).
+        if (getControllerOf(pod) === undefined) continue;
         const s = this.#scaleOf(pod);
         if (s === undefined) {
           failure = `found no controllers for pod "${pod.metadata?.name ?? ''}"`;

@@ -6,8 +6,9 @@
  *
  * The script: a Deployment of 3 rolled out, updated to a new image (a rolling update), scaled to 1; a
  * Service selecting it (Endpoints); a Job of 2 completions; a StatefulSet of 2 and a DaemonSet, each
- * updated to a new image (ControllerRevisions, `controller-revision-hash`); two PodDisruptionBudgets over
- * the Deployment's pod (minAvailable and maxUnavailable: the disruption controller's status); a
+ * updated to a new image (ControllerRevisions, `controller-revision-hash`); PodDisruptionBudgets over
+ * the Deployment's pod (minAvailable, maxUnavailable, a percentage), over no pods and over a pod without
+ * a controller (the disruption controller's status and events); a
  * ResourceQuota at the end (its hard and used amounts); the Service's EndpointSlice; a Job with
  * ttlSecondsAfterFinished 0 (deleted once finished); a fresh namespace (its `default` ServiceAccount and
  * `kube-root-ca.crt`). Each step waits for the state both controller
@@ -85,7 +86,7 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   const webSlices = (all: EndpointSlice[]) => all.filter((e) => e.metadata?.labels?.['kubernetes.io/service-name'] === 'web');
   await waitForItems(slices, (all) => webSlices(all).length === 1 && webSlices(all)[0]!.endpoints?.length === 1 && webSlices(all)[0]!.endpoints?.[0]?.conditions?.ready === true);
 
-  // Two PodDisruptionBudgets over the one web pod: minAvailable 1 (no disruption allowed) and
+  // PodDisruptionBudgets over the one web pod: minAvailable 1 (no disruption allowed) and
   // maxUnavailable 1 (one allowed; the expected count comes from the Deployment's scale).
   const pdbs = client.policyV1().podDisruptionBudgets(ns);
   await pdbs.create({ metadata: { name: 'web-min' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } } });
@@ -93,7 +94,11 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   // A percentage (the expected count from the Deployment's scale, rounded up) and a selector matching nothing.
   await pdbs.create({ metadata: { name: 'web-pct' }, spec: { minAvailable: '50%', selector: { matchLabels: { app: 'web' } } } });
   await pdbs.create({ metadata: { name: 'none' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'none' } } } });
-  await waitForItems(pdbs, (all) => all.length === 4 && all.every((p) => p.status?.observedGeneration === p.metadata?.generation && (p.status?.currentHealthy ?? 0) === (p.metadata?.name === 'none' ? 0 : 1) && p.status?.conditions?.some((c) => c.type === 'DisruptionAllowed') === true));
+  // A pod without a controller under a maxUnavailable budget: left out of the expected count.
+  await client.coreV1().pods(ns).create({ metadata: { name: 'solo', labels: { app: 'solo' } }, spec: { containers: [{ name: 'solo', image: 'busybox' }] } });
+  await waitForObject(client.coreV1().pods(ns), 'solo', (p) => p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true);
+  await pdbs.create({ metadata: { name: 'solo' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'solo' } } } });
+  await waitForItems(pdbs, (all) => all.length === 5 && all.every((p) => p.status?.observedGeneration === p.metadata?.generation && (p.status?.currentHealthy ?? 0) === (p.metadata?.name === 'none' ? 0 : 1) && p.status?.conditions?.some((c) => c.type === 'DisruptionAllowed') === true));
   await waitForItems(client.coreV1().events(ns), (es) => es.some((e) => e.involvedObject.name === 'none' && e.reason === 'NoPods'));
 
   const jobs = client.batchV1().jobs(ns);
