@@ -5,7 +5,7 @@
  * (replay.test.ts), then normalised and compared.
  *
  * The script: a Deployment of 3 rolled out, updated to a new image (a rolling update), scaled to 1; a
- * Service selecting it (Endpoints); a Job of 2 completions; a StatefulSet of 2 and a DaemonSet, each
+ * Service selecting it (Endpoints, EndpointSlice); the StatefulSet's headless Service; a Job of 2 completions; a StatefulSet of 2 and a DaemonSet, each
  * updated to a new image (ControllerRevisions, `controller-revision-hash`); PodDisruptionBudgets over
  * the Deployment's pod (minAvailable, maxUnavailable, a percentage), over no pods and over a pod without
  * a controller (the disruption controller's status and events); a
@@ -83,7 +83,8 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   await client.coreV1().services(ns).create({ metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } });
   await waitForObject(client.coreV1().endpoints(ns), 'web', (e) => e?.subsets?.[0]?.addresses?.length === 1);
   const slices = client.discoveryV1().endpointSlices(ns);
-  const webSlices = (all: EndpointSlice[]) => all.filter((e) => e.metadata?.labels?.['kubernetes.io/service-name'] === 'web');
+  const serviceSlices = (name: string) => (all: EndpointSlice[]) => all.filter((e) => e.metadata?.labels?.['kubernetes.io/service-name'] === name);
+  const webSlices = serviceSlices('web');
   await waitForItems(slices, (all) => webSlices(all).length === 1 && webSlices(all)[0]!.endpoints?.length === 1 && webSlices(all)[0]!.endpoints?.[0]?.conditions?.ready === true);
 
   // PodDisruptionBudgets over the one web pod: minAvailable 1 (no disruption allowed) and
@@ -116,6 +117,12 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   await sets.patch('db', PatchType.StrategicMerge, { spec: { template: { spec: { containers: [{ name: 'db', image: 'postgres:16' }] } } } });
   await waitForObject(sets, 'db', (s) => stsDone(s) && s?.status?.currentRevision !== undefined && (s.metadata?.generation ?? 0) === 2);
   await waitForItems(client.coreV1().pods(ns), (pods) => pods.filter((p) => p.metadata?.labels?.app === 'db' && p.spec?.containers[0]?.image === 'postgres:16' && p.status?.phase === 'Running').length === 2);
+
+  // The StatefulSet's headless Service: hostnames in Endpoints and EndpointSlice, an unnamed port.
+  await client.coreV1().services(ns).create({ metadata: { name: 'db' }, spec: { clusterIP: 'None', selector: { app: 'db' }, ports: [{ port: 5432 }] } });
+  await waitForObject(client.coreV1().endpoints(ns), 'db', (e) => e?.subsets?.[0]?.addresses?.length === 2);
+  const dbSlices = serviceSlices('db');
+  await waitForItems(slices, (all) => dbSlices(all).length === 1 && dbSlices(all)[0]!.endpoints?.filter((ep) => ep.conditions?.ready === true).length === 2);
 
   const dss = client.appsV1().daemonSets(ns);
   await dss.create({ metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'agent', image: 'agent:1' }] } } } });
@@ -156,7 +163,7 @@ export async function runScenario(client: Clientset): Promise<Observed> {
     endpoints: (await client.coreV1().endpoints(ns).list()).items.filter((e) => e.metadata?.name !== 'kubernetes'),
     podDisruptionBudgets: (await pdbs.list()).items,
     resourceQuotas: (await quotas.list()).items,
-    endpointSlices: webSlices((await slices.list()).items),
+    endpointSlices: [...dbSlices((await slices.list()).items), ...webSlices((await slices.list()).items)],
     freshServiceAccounts: (await client.coreV1().serviceAccounts('fresh').list()).items,
     freshConfigMaps: (await client.coreV1().configMaps('fresh').list()).items,
     events: (await client.coreV1().events(ns).list()).items,
@@ -274,7 +281,7 @@ export function normalise(o: Observed): Obj {
       name: e.metadata?.name,
       labels: e.metadata?.labels,
       subsets: (e.subsets ?? []).map((s) => ({
-        addresses: (s.addresses ?? []).map((a) => ({ ip: '{ip}', nodeName: a.nodeName, targetRef: { kind: a.targetRef?.kind, name: a.targetRef?.name } })),
+        addresses: [...(s.addresses ?? [])].sort((a, b) => (a.targetRef?.name ?? '').localeCompare(b.targetRef?.name ?? '')).map((a) => ({ ip: '{ip}', hostname: a.hostname, nodeName: a.nodeName, targetRef: { kind: a.targetRef?.kind, name: a.targetRef?.name } })),
         notReadyAddresses: (s.notReadyAddresses ?? []).length,
         ports: s.ports,
       })),
@@ -288,7 +295,9 @@ export function normalise(o: Observed): Obj {
       labels: e.metadata?.labels,
       ownerReferences: owners(e.metadata?.ownerReferences),
       addressType: e.addressType,
-      endpoints: (e.endpoints ?? []).map((ep) => ({ addresses: ep.addresses.map(() => '{ip}'), conditions: ep.conditions, nodeName: ep.nodeName, targetRef: { kind: ep.targetRef?.kind, name: ep.targetRef?.name, namespace: ep.targetRef?.namespace } })),
+      endpoints: [...(e.endpoints ?? [])]
+        .sort((a, b) => (a.targetRef?.name ?? '').localeCompare(b.targetRef?.name ?? ''))
+        .map((ep) => ({ addresses: ep.addresses.map(() => '{ip}'), conditions: ep.conditions, hostname: ep.hostname, nodeName: ep.nodeName, targetRef: { kind: ep.targetRef?.kind, name: ep.targetRef?.name, namespace: ep.targetRef?.namespace } })),
       ports: e.ports,
     })),
     freshNamespace: {
