@@ -29,3 +29,15 @@ test('a quota reports what the namespace uses: pods and their requests and limit
   await client.coreV1().pods('default').delete('a', { gracePeriodSeconds: 0 });
   await waitForObject(quotas, 'q', (x) => x?.status?.used?.pods === '1' && x.status.used['requests.cpu'] === '500m');
 });
+
+test('count/pods counts every pod, finished ones too; pods counts only those not finished', async (t) => {
+  const { client } = await startCluster(t, { scheduler: false, kubelet: false, workloads: ['resourcequota'] });
+  const podsClient = client.coreV1().pods('default');
+  await podsClient.create({ metadata: { name: 'running' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+  const done = await podsClient.create({ metadata: { name: 'done' }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } });
+  await podsClient.updateStatus({ ...done, status: { phase: 'Succeeded' } });
+  const quotas = client.coreV1().resourceQuotas('default');
+  await quotas.create({ metadata: { name: 'q' }, spec: { hard: { pods: '10', 'count/pods': '10' } } });
+  const q = await waitForObject(quotas, 'q', (x) => x?.status?.used?.pods === '1');
+  assert.deepEqual(q?.status?.used, { pods: '1', 'count/pods': '2' });
+});

@@ -3,9 +3,10 @@
  * with the usage evaluators of pkg/quota/v1/evaluator/core), written on kubeloom's client-go layer: for every
  * ResourceQuota, `status.hard` mirrors `spec.hard` and `status.used` is recomputed from the namespace's
  * objects whenever a quota or a tracked object changes — pods (those not finished and not past their
- * deletion grace period: `pods`, `count/pods`, `cpu`/`requests.cpu`, `memory`/`requests.memory`,
+ * deletion grace period: `pods`, `cpu`/`requests.cpu`, `memory`/`requests.memory`,
  * `limits.cpu`, `limits.memory`, `requests.ephemeral-storage`, `limits.ephemeral-storage`, each the larger
- * of the containers' sum and the largest init container), services (`services`,
+ * of the containers' sum and the largest init container; `count/pods` counts every pod, finished or
+ * not), services (`services`,
  * `services.loadbalancers`, `services.nodeports`), `configmaps`, `secrets`, `persistentvolumeclaims` and
  * `requests.storage`, `replicationcontrollers`, `resourcequotas`, and `count/<resource>.<group>` for the
  * workloads this package watches.
@@ -140,8 +141,10 @@ export class ResourceQuotaController {
     };
     switch (resource) {
       case 'pods':
-      case 'count/pods':
         return count(pods().length);
+      case 'count/pods':
+        // Every stored pod, finished or not (PodUsageFunc: the object count is always charged).
+        return count(list('pods').length);
       case 'cpu':
       case 'requests.cpu':
         return podSum('requests', 'cpu');

@@ -96,7 +96,14 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   await pdbs.create({ metadata: { name: 'web-pct' }, spec: { minAvailable: '50%', selector: { matchLabels: { app: 'web' } } } });
   await pdbs.create({ metadata: { name: 'none' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'none' } } } });
   // A pod without a controller under a maxUnavailable budget: left out of the expected count.
-  await client.coreV1().pods(ns).create({ metadata: { name: 'solo', labels: { app: 'solo' } }, spec: { containers: [{ name: 'solo', image: 'busybox' }] } });
+  // Its requests and limits (an init container asking more CPU than the container) are the quota's usage below.
+  await client.coreV1().pods(ns).create({
+    metadata: { name: 'solo', labels: { app: 'solo' } },
+    spec: {
+      initContainers: [{ name: 'init', image: 'busybox', resources: { requests: { cpu: '1' } } }],
+      containers: [{ name: 'solo', image: 'busybox', resources: { requests: { cpu: '250m', memory: '64Mi' }, limits: { cpu: '500m', memory: '128Mi' } } }],
+    },
+  });
   await waitForObject(client.coreV1().pods(ns), 'solo', (p) => p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true);
   await pdbs.create({ metadata: { name: 'solo' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'solo' } } } });
   await waitForItems(pdbs, (all) => all.length === 5 && all.every((p) => p.status?.observedGeneration === p.metadata?.generation && (p.status?.currentHealthy ?? 0) === (p.metadata?.name === 'none' ? 0 : 1) && p.status?.conditions?.some((c) => c.type === 'DisruptionAllowed') === true));
@@ -146,7 +153,7 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   // A ResourceQuota once the workloads are settled, then a ConfigMap: used must count what the namespace holds.
   const quotas = client.coreV1().resourceQuotas(ns);
   await client.coreV1().configMaps(ns).create({ metadata: { name: 'settings' }, data: { mode: 'test' } });
-  await quotas.create({ metadata: { name: 'quota' }, spec: { hard: { pods: '10', services: '5', configmaps: '10', secrets: '10', 'requests.cpu': '2', 'limits.memory': '1Gi', 'services.nodeports': '1', resourcequotas: '1', persistentvolumeclaims: '2', 'count/deployments.apps': '3', 'count/jobs.batch': '3', 'count/configmaps': '10' } } });
+  await quotas.create({ metadata: { name: 'quota' }, spec: { hard: { pods: '10', services: '5', configmaps: '10', secrets: '10', 'requests.cpu': '2', 'limits.memory': '1Gi', 'limits.cpu': '4', 'requests.memory': '1Gi', cpu: '4', memory: '2Gi', 'count/pods': '10', 'services.nodeports': '1', resourcequotas: '1', persistentvolumeclaims: '2', 'count/deployments.apps': '3', 'count/jobs.batch': '3', 'count/configmaps': '10' } } });
   const livePods = (await client.coreV1().pods(ns).list()).items.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed').length;
   const services = (await client.coreV1().services(ns).list()).items.length;
   const configMaps = (await client.coreV1().configMaps(ns).list()).items.length;
