@@ -11,7 +11,7 @@
  * a controller (the disruption controller's status and events); a
  * ResourceQuota at the end (its hard and used amounts); the Service's EndpointSlice; a Job with
  * ttlSecondsAfterFinished 0 (deleted once finished); a fresh namespace (its `default` ServiceAccount and
- * `kube-root-ca.crt`). Each step waits for the state both controller
+ * `kube-root-ca.crt`, both put back after a deletion or a change). Each step waits for the state both controller
  * managers must reach. The snapshot keeps what must match — object names, labels (pod-template-hash),
  * annotations (revisions, replicas), owner references, status counts and condition reasons and messages,
  * event reasons and messages — with what either side picks freely (uids, hash values, pod name
@@ -148,7 +148,13 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   // A fresh namespace gets its `default` ServiceAccount and the root CA ConfigMap.
   await client.coreV1().namespaces().create({ metadata: { name: 'fresh' } });
   await waitForObject(client.coreV1().serviceAccounts('fresh'), 'default', (sa) => sa !== undefined);
-  await waitForObject(client.coreV1().configMaps('fresh'), 'kube-root-ca.crt', (cm) => cm !== undefined);
+  const cmRoot = await waitForObject(client.coreV1().configMaps('fresh'), 'kube-root-ca.crt', (cm) => cm !== undefined);
+  // Both are put back: a deleted ServiceAccount is created again, changed data is restored (extra keys dropped).
+  const firstSa = await client.coreV1().serviceAccounts('fresh').get('default');
+  await client.coreV1().serviceAccounts('fresh').delete('default');
+  await waitForObject(client.coreV1().serviceAccounts('fresh'), 'default', (sa) => sa !== undefined && sa.metadata?.uid !== firstSa.metadata?.uid);
+  await client.coreV1().configMaps('fresh').patch('kube-root-ca.crt', PatchType.Merge, { data: { 'ca.crt': 'changed', extra: 'x' } });
+  await waitForObject(client.coreV1().configMaps('fresh'), 'kube-root-ca.crt', (cm) => cm?.data?.extra === undefined && cm?.data?.['ca.crt'] === cmRoot?.data?.['ca.crt'] && cm?.metadata?.resourceVersion !== cmRoot?.metadata?.resourceVersion);
 
   // A ResourceQuota once the workloads are settled, then a ConfigMap: used must count what the namespace holds.
   const quotas = client.coreV1().resourceQuotas(ns);
@@ -316,8 +322,10 @@ export function normalise(o: Observed): Obj {
         data: Object.fromEntries(Object.entries(cm.data ?? {}).map(([k, v]) => [k, v === '' ? '' : v.startsWith('-----BEGIN CERTIFICATE-----') ? '{pem-certificate}' : '{other}'])),
       })),
     },
-    // Distinct events, as `<kind> <type> <reason>: <message>` (counts and order depend on timing).
-    events: [...new Set(o.events.filter((e) => ['Deployment', 'ReplicaSet', 'Job', 'Service', 'Endpoints', 'StatefulSet', 'DaemonSet', 'PodDisruptionBudget', 'ResourceQuota'].includes(e.involvedObject.kind ?? '')).map((e) => `${e.involvedObject.kind ?? ''} ${e.type ?? ''} ${e.reason ?? ''}: ${e.message ?? ''} [${e.source?.component ?? ''}]`))].sort(),
+    // Distinct events, as `<kind> <type> <reason>: <message>` (counts and order depend on timing). A
+    // FailedDelete of a pod already gone is a delete racing the informer cache, which either side may
+    // or may not run into (seen once in the real kube-controller-manager's StatefulSet update): left out.
+    events: [...new Set(o.events.filter((e) => !(e.reason === 'FailedDelete' && / not found$/.test(e.message ?? '')) && ['Deployment', 'ReplicaSet', 'Job', 'Service', 'Endpoints', 'StatefulSet', 'DaemonSet', 'PodDisruptionBudget', 'ResourceQuota'].includes(e.involvedObject.kind ?? '')).map((e) => `${e.involvedObject.kind ?? ''} ${e.type ?? ''} ${e.reason ?? ''}: ${e.message ?? ''} [${e.source?.component ?? ''}]`))].sort(),
   };
   return deep(snapshot) as Obj;
 }
