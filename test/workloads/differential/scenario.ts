@@ -5,7 +5,7 @@
  * (replay.test.ts), then normalised and compared.
  *
  * The script: a Deployment of 3 rolled out, updated to a new image (a rolling update), scaled to 1; a
- * Service selecting it (Endpoints, EndpointSlice); the StatefulSet's headless Service; a Job of 2 completions; a StatefulSet of 2 and a DaemonSet, each
+ * Service selecting it (Endpoints, EndpointSlice); the StatefulSet's headless Service; a Service selecting no pods; a Job of 2 completions; a StatefulSet of 2 and a DaemonSet, each
  * updated to a new image (ControllerRevisions, `controller-revision-hash`); PodDisruptionBudgets over
  * the Deployment's pod (minAvailable, maxUnavailable, a percentage), over no pods and over a pod without
  * a controller (the disruption controller's status and events); a
@@ -131,6 +131,12 @@ export async function runScenario(client: Clientset): Promise<Observed> {
   const dbSlices = serviceSlices('db');
   await waitForItems(slices, (all) => dbSlices(all).length === 1 && dbSlices(all)[0]!.endpoints?.filter((ep) => ep.conditions?.ready === true).length === 2);
 
+  // A Service selecting no pods: Endpoints without subsets, a placeholder EndpointSlice.
+  await client.coreV1().services(ns).create({ metadata: { name: 'empty' }, spec: { selector: { app: 'nothing' }, ports: [{ name: 'http', port: 80 }] } });
+  await waitForObject(client.coreV1().endpoints(ns), 'empty', (e) => e !== undefined);
+  const emptySlices = serviceSlices('empty');
+  await waitForItems(slices, (all) => emptySlices(all).length === 1);
+
   const dss = client.appsV1().daemonSets(ns);
   await dss.create({ metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'agent', image: 'agent:1' }] } } } });
   const dsDone = (d: DaemonSet | undefined, gen: number): boolean => d?.metadata?.generation === gen && d.status?.observedGeneration === gen && d.status.updatedNumberScheduled === 1 && d.status.numberAvailable === 1 && d.status.desiredNumberScheduled === 1;
@@ -176,7 +182,7 @@ export async function runScenario(client: Clientset): Promise<Observed> {
     endpoints: (await client.coreV1().endpoints(ns).list()).items.filter((e) => e.metadata?.name !== 'kubernetes'),
     podDisruptionBudgets: (await pdbs.list()).items,
     resourceQuotas: (await quotas.list()).items,
-    endpointSlices: [...dbSlices((await slices.list()).items), ...webSlices((await slices.list()).items)],
+    endpointSlices: [...dbSlices((await slices.list()).items), ...emptySlices((await slices.list()).items), ...webSlices((await slices.list()).items)],
     freshServiceAccounts: (await client.coreV1().serviceAccounts('fresh').list()).items,
     freshConfigMaps: (await client.coreV1().configMaps('fresh').list()).items,
     events: (await client.coreV1().events(ns).list()).items,
@@ -311,7 +317,8 @@ export function normalise(o: Observed): Obj {
       endpoints: [...(e.endpoints ?? [])]
         .sort((a, b) => (a.targetRef?.name ?? '').localeCompare(b.targetRef?.name ?? ''))
         .map((ep) => ({ addresses: ep.addresses.map(() => '{ip}'), conditions: ep.conditions, hostname: ep.hostname, nodeName: ep.nodeName, targetRef: { kind: ep.targetRef?.kind, name: ep.targetRef?.name, namespace: ep.targetRef?.namespace } })),
-      ports: e.ports,
+      // Go writes the placeholder slice's nil ports as null; absent and null are the same here.
+      ports: e.ports ?? [],
     })),
     freshNamespace: {
       serviceAccounts: o.freshServiceAccounts.map((sa) => ({ name: sa.metadata?.name, secrets: sa.secrets?.length ?? 0, automountServiceAccountToken: sa.automountServiceAccountToken })),
