@@ -3,18 +3,9 @@
  * BENCHMARKS.md's sharding section. node bench/sharding/report.ts a.json b.json …
  */
 import { readFileSync } from 'node:fs';
+import type { PhaseResult } from './phase-result.ts';
 
-interface Phase {
-  phase: string;
-  replicas: number;
-  settleMs: number;
-  movedReconciledByOwnerMs: number;
-  moved: number;
-  withoutOwner: number;
-  withTwoOwners: number;
-  perReplica: Array<{ id: string; heapMB: number; cached: number; activeFraction: number }>;
-  singleChangeReplicas: number;
-}
+type Phase = Required<PhaseResult>;
 interface Run {
   server: string;
   objects: number;

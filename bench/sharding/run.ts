@@ -24,6 +24,7 @@ import { parseKubeConfig, restConfigFrom } from '../../src/clientcmd/index.ts';
 import { newClientset, type Clientset } from '../../src/kubernetes/index.ts';
 import { fnv1a64BigInt } from '../../src/apimachinery/sharding/index.ts';
 import { parseRanges, type ShardRange } from '../../src/sharding/index.ts';
+import type { PhaseResult } from './phase-result.ts';
 
 const { values } = parseArgs({
   options: {
@@ -164,18 +165,6 @@ function ownerOf(hash: bigint, owners: Map<string, ShardRange[]>): string[] {
   const out: string[] = [];
   for (const [id, ranges] of owners) if (ranges.some((r) => hash >= r.start && hash < r.end)) out.push(id);
   return out;
-}
-
-interface PhaseResult {
-  phase: string;
-  replicas: number;
-  settleMs: number;
-  movedReconciledByOwnerMs: number;
-  moved: number;
-  withoutOwner: number;
-  withTwoOwners: number;
-  perReplica: Array<{ id: string; heapMB: number; cached: number; activeFraction: number }>;
-  singleChangeReplicas?: number;
 }
 
 const results: PhaseResult[] = [];
