@@ -78,7 +78,12 @@ export interface ApiResource {
    * The version objects are stored in when it is not this entry's, and its schema for custom resources
    * (objects are converted to it on writes and back on reads).
    */
-  readonly storage?: { readonly version: string; readonly schema: CustomResourceSchema | undefined };
+  readonly storage?: {
+    readonly version: string;
+    readonly schema: CustomResourceSchema | undefined;
+    /** The group of the storage version when it is another group's (events.k8s.io events are stored as core events). */
+    readonly group?: string;
+  };
   /** A custom resource's conversion webhook (CRD `spec.conversion.strategy: Webhook`); absent for strategy None. */
   readonly conversionWebhook?: ConversionWebhookConfig;
 }
@@ -100,8 +105,15 @@ export function apiVersionString(group: string, version: string): string {
 
 /** The storage identity of a resource: all versions of a group/resource share one store. */
 export function storageKey(group: string, resource: string): string {
-  return group === '' ? resource : `${resource}.${group}`;
+  const key = group === '' ? resource : `${resource}.${group}`;
+  return cohabitating[key] ?? key;
 }
+
+/**
+ * Resources kube-apiserver stores with another group's (StorageFactory.AddCohabitatingResources in
+ * pkg/kubeapiserver/default_storage_factory_builder.go): events.k8s.io events are core events.
+ */
+const cohabitating: Readonly<Record<string, string>> = { 'events.events.k8s.io': 'events' };
 
 /**
  * discovery's storageVersionHash: the first 8 bytes of the SHA-256 of `<group>/<version>/<kind>` of the
@@ -269,6 +281,8 @@ function builtinResource(s: BuiltinSpec): ApiResource {
     storageVersionHash: verbs.includes('get') && s.virtual !== true ? storageVersionHash(stored.g, stored.v, stored.kind) : '',
     // A built-in kind served in several versions of its own group is stored in one of them.
     ...(stored.g === s.g && stored.v !== s.v ? { storage: { version: stored.v, schema: undefined } } : {}),
+    // One kind stored as another group's (events.k8s.io events as core events).
+    ...(stored.g !== s.g ? { storage: { version: stored.v, schema: undefined, group: stored.g } } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
  * asks for) and for `as=PartialObjectMetadata[List]` (what metadata-only clients ask for).
  * The columns follow kube-apiserver's printers for the common resources; other resources get Name and Age.
  */
+import { findResults, JsonPathEvalError, JsonPathParseError, parseJsonPath, printResults, type JsonPathTemplate } from '../util/jsonpath/jsonpath.ts';
 import type { ApiResource, PrinterColumn } from './resources.ts';
 import type { StoredObject } from './storage.ts';
 
@@ -719,21 +720,41 @@ const defaultColumns: Column[] = [
   },
 ];
 
-// A small JSONPath subset for CRD printer columns: .a.b, .a[0].b
-function jsonPathCell(path: string): Column['cell'] {
-  const parts: (string | number)[] = [];
-  for (const m of path.matchAll(/\.([^.[\]]+)|\[(\d+)\]/g)) parts.push(m[1] ?? Number(m[2]));
+/**
+ * The value of a CRD printer column (apiextensions-apiserver pkg/registry/customresource/tableconvertor):
+ * the column's path as a client-go JSONPath template `{<jsonPath>}` with missing keys allowed, and the
+ * first value it finds; `none` when it finds nothing or fails (a comparison of incompatible types, an
+ * index out of bounds). A path that does not parse finds nothing (kube-apiserver then fails to serve the
+ * resource's tables at all: "the server could not properly serve the CR columns").
+ */
+function jsonPathValue(path: string): (o: Obj) => { found: boolean; value: unknown } {
+  let tpl: JsonPathTemplate | undefined;
+  try {
+    tpl = parseJsonPath(`{${path}}`);
+  } catch (err) {
+    if (!(err instanceof JsonPathParseError)) throw err;
+  }
   return (o) => {
-    const v = get(o, parts);
-    return v === undefined ? null : v;
+    if (tpl === undefined) return { found: false, value: undefined };
+    try {
+      const first = findResults(tpl, o, { allowMissingKeys: true })[0] ?? [];
+      return first.length === 0 ? { found: false, value: undefined } : { found: true, value: first[0] };
+    } catch (err) {
+      if (err instanceof JsonPathEvalError) return { found: false, value: undefined };
+      throw err;
+    }
   };
 }
 
 /** cellForJSONValue of the CRD table convertor: typed values, `date` as an age, anything else null. */
 function crCell(type: string, path: string): Column['cell'] {
-  const value = jsonPathCell(path);
+  const value = jsonPathValue(path);
   return (o, now) => {
-    const v = value(o, now);
+    const found = value(o);
+    if (!found.found) return null;
+    const v = found.value;
+    // String columns print the value as the template would (JSON for maps and lists, Go's %v else, <no value> for null).
+    if (type === 'string') return printResults([v]);
     if (v === null || v === undefined) return null;
     switch (type) {
       case 'integer':
@@ -748,8 +769,7 @@ function crCell(type: string, path: string): Column['cell'] {
         return Number.isNaN(t) ? '<invalid>' : humanDuration(now - t);
       }
       default:
-        // String columns print any value through JSONPath: strings bare, other values as JSON.
-        return typeof v === 'string' ? v : JSON.stringify(v);
+        return null;
     }
   };
 }

@@ -14,15 +14,18 @@ import { parseFeatureGates, type FeatureGates } from '../apiserver/sharding.ts';
 import { isControllerEnabled, parseControllersFlag } from '../controllers/controller-manager.ts';
 import { startPodExtras } from './apiserver-pod-extras.ts';
 
-const usage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
+/** The help text of `kubeloom apiserver`. */
+export const apiserverUsage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
                           [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--controllers LIST]
                           [--bare] [--no-garbage-collector] [--no-namespace-controller] [--[no-]scheduler]
                           [--[no-]kubelet] [--kubelet-nodes A,B] [--pod-logs] [--metrics]
                           [--feature-gates A=true,B=false]
 
 Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted. By default
-it is a developer's cluster: a scheduler and a kubelet stand-in and kube-controller-manager's controllers
-(replicaset, deployment, garbagecollector, namespace) run in it, so Deployments roll out.
+it is a developer's cluster: a scheduler and a kubelet stand-in and every controller of kube-controller-
+manager that kubeloom implements run in it (garbagecollector, namespace, cronjob, daemonset, deployment,
+disruption, endpoint, endpointslice, job, replicaset, resourcequota, root-ca-cert-publisher,
+serviceaccount, statefulset, ttl-after-finished), so Deployments roll out and Services get endpoints.
   --port N                   port to listen on (default 0: any free port)
   --host H                   address to listen on (default 127.0.0.1)
   --tls                      serve HTTPS with a self-signed certificate (its CA goes into the kubeconfig)
@@ -101,11 +104,11 @@ export const apiserverCommand: Command = {
         allowNegative: true,
       }));
     } catch (err) {
-      process.stderr.write(`kubeloom apiserver: ${err instanceof Error ? err.message : String(err)}\n${usage}`);
+      process.stderr.write(`kubeloom apiserver: ${err instanceof Error ? err.message : String(err)}\n${apiserverUsage}`);
       return 2;
     }
     if (values.help === true) {
-      process.stdout.write(usage);
+      process.stdout.write(apiserverUsage);
       return 0;
     }
     const port = values.port === undefined ? 0 : Number(values.port);

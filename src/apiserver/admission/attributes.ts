@@ -34,4 +34,11 @@ export interface AdmissionAttributes {
   options: Record<string, unknown>;
   /** Labels of the request's namespace (for namespaceSelector), undefined when it does not exist. */
   namespaceLabels: Record<string, string> | undefined;
+  /**
+   * Converts an object of this resource to another of its versions (the ObjectInterfaces' convertor
+   * admission webhooks use): a custom resource's conversion webhook, called as kube-apiserver calls it
+   * for a webhook registered for another version. Absent: only the apiVersion changes (strategy None).
+   * Rejects with the Status the request fails with.
+   */
+  convertObject?: (obj: Record<string, unknown>, version: string) => Promise<Record<string, unknown>>;
 }

@@ -11,6 +11,9 @@ import { namespacesStore, type Obj, type RequestScope, type Target } from './sco
 import { dryRunOf } from './write-options.ts';
 import { addWarnings } from './field-validation.ts';
 import { policiesActive, validateAdmissionPolicies } from '../admission/validating-admission-policy.ts';
+import { converterContext, convertsWithWebhook, convertWithWebhook, ConversionWebhookError } from '../registry/apiextensions/webhook-converter.ts';
+import { apiVersionString } from '../resources.ts';
+import { internalError } from '../status.ts';
 
 const optionsKind: Record<Operation, string> = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions', CONNECT: '' };
 
@@ -40,6 +43,27 @@ function attributes(scope: RequestScope, t: Target, op: Operation, q: URLSearchP
     dryRun: dryRunOf(q),
     options,
     namespaceLabels: ns === undefined ? undefined : ((metaOf(ns).labels as Record<string, string> | undefined) ?? {}),
+    ...(convertsWithWebhook(t.r) ? { convertObject: admissionConverter(scope, t) } : {}),
+  };
+}
+
+/**
+ * The convertor admission webhooks of a custom resource with a conversion webhook use (the request
+ * scope's Convertor: the CRD's converter, without the pruning the storage codec adds). A failed
+ * conversion fails the request as NewVersionedAttributes' error does: a 500 InternalError.
+ */
+function admissionConverter(scope: RequestScope, t: Target): (obj: Obj, version: string) => Promise<Obj> {
+  const r = t.r;
+  const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
+  return async (obj, version) => {
+    if (!convertsWithWebhook(r)) return obj;
+    try {
+      const [converted] = await convertWithWebhook(r.conversionWebhook, [obj], apiVersionString(r.group, version), ctx);
+      return converted!;
+    } catch (err) {
+      if (err instanceof ConversionWebhookError) throw internalError(err.message);
+      throw err;
+    }
   };
 }
 

@@ -20,7 +20,7 @@ import { parseGoJson, GoJsonSyntaxError } from '../schema/go-json.ts';
 import { decodeKubernetesProtobuf, ProtobufDecodeError } from '../protobuf.ts';
 import { badRequest, invalid, notFound, untypedError } from '../status.ts';
 import { objectFilter, parseSelectors } from './list-options.ts';
-import { converterContext, convertsWithWebhook, encodedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
+import { converterContext, convertsWithWebhook, encodedInRequestVersion, objectInVersion } from '../registry/apiextensions/webhook-converter.ts';
 import { encodeInVersion, encodeStored, sendObject, withApiVersion, withoutTypeMeta, type Render } from './response.ts';
 import { objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { dryRunErrors } from './write-options.ts';
@@ -100,6 +100,15 @@ function encodeResult(t: Target, result: DeleteResult): string {
   return withApiVersion(JSON.stringify(result.object), apiVersionString(t.r.group, t.r.version));
 }
 
+/**
+ * Whether a deletion only marks the object (it has finalizers, or the options' orphaning or foreground
+ * propagation adds one): the storage then updates instead of deleting.
+ */
+function marksForDeletion(obj: Obj, opts: RequestDeleteOptions): boolean {
+  const finalizers = (obj.metadata as { finalizers?: unknown[] } | undefined)?.finalizers ?? [];
+  return finalizers.length > 0 || opts.propagationPolicy === 'Foreground' || opts.propagationPolicy === 'Orphan' || opts.orphanDependents === true;
+}
+
 /** Serves DELETE of a named object. */
 export async function deleteResource(scope: RequestScope, t: Target, q: URLSearchParams, body: Buffer, render: Render, res: ServerResponse): Promise<void> {
   const opts = deleteOptions(body, q);
@@ -107,15 +116,31 @@ export async function deleteResource(scope: RequestScope, t: Target, q: URLSearc
   admit({ operation: 'DELETE', resource: t.r, subresource: '', namespace: t.namespace, name, object: undefined, oldObject: undefined, storage: scope.storage });
   const existing = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
   if (existing === undefined) throw notFound(t.r, name);
-  await mutateWrite(scope, t, 'DELETE', q, res, undefined, existing.obj);
-  await validateWrite(scope, t, 'DELETE', q, res, undefined, existing.obj);
+  const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
+  const webhook = convertsWithWebhook(t.r);
+  let old = existing.obj;
+  if (webhook) {
+    // A custom resource converted by a webhook goes through it as kube-apiserver v1.24's storage takes it:
+    // Store.Delete reads the object in the request's version, the etcd store encodes the watch cache's copy
+    // of it back to the storage version (getStateFromObject) before admission, and, when the deletion only
+    // marks the object (finalizers), the marked object too (GuaranteedUpdate). A failing webhook fails the
+    // delete there as here.
+    old = await objectInVersion(t.r, existing.obj, t.r.version, ctx);
+    await objectInVersion(t.r, old, t.r.storage!.version, ctx);
+    if (marksForDeletion(existing.obj, opts)) await objectInVersion(t.r, old, t.r.storage!.version, ctx);
+  }
+  // Admission of a DELETE sees the stored object as oldObject, in the request's version (v1.24 runs both
+  // kinds of admission inside the storage's delete: rest.AdmissionToValidateObjectDeleteFunc).
+  await mutateWrite(scope, t, 'DELETE', q, res, undefined, old);
+  await validateWrite(scope, t, 'DELETE', q, res, undefined, old);
   const out = deleteStored(scope, t.r, existing, opts, opts.dryRun);
   // The object stays (finalizers pending) or the registry returns deleted objects: answer with it.
   if (out.pending || strategyFor(t.r).returnsDeletedObject) {
-    const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
-    sendObject(res, 200, convertsWithWebhook(t.r) ? await encodedInRequestVersion(t.r, out.stored?.json ?? JSON.stringify(out.object), ctx) : encodeResult(t, out), render);
+    sendObject(res, 200, webhook ? await encodedInRequestVersion(t.r, out.stored?.json ?? JSON.stringify(out.object), ctx) : encodeResult(t, out), render);
     return;
   }
+  // The etcd store decodes the deleted object into the request's version, though the answer is a Status.
+  if (webhook && !opts.dryRun) await objectInVersion(t.r, existing.obj, t.r.version, ctx);
   // Otherwise the generic registry answers with a Success Status naming what went (details.kind is the plural).
   const details: Obj = { name, ...(t.r.group === '' ? {} : { group: t.r.group }), kind: t.r.resource, uid: (out.object.metadata as Obj).uid };
   sendObject(res, 200, JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }), render);

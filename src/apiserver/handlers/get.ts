@@ -22,8 +22,9 @@ export async function getResource(scope: RequestScope, t: Target, q: URLSearchPa
   if (rv !== '' && !(await waitUntilFresh(scope.storage, scope.config.clock, Number(rv)))) throw tooLargeResourceVersion(Number(rv), scope.storage.revision, 1);
   const s = scope.storage.get(storeOf(t), objectKey(t.namespace, t.name!));
   if (s === undefined) throw notFound(t.r, t.name!);
-  // Metadata-only reads need no conversion (upstream's PartialObjectMetadata has no version to convert).
-  const inVersion = render.as === 'metadata' ? s : await storedInRequestVersion(t.r, s, converterContext(scope.config.clock, scope.config.webhookServices));
+  // Metadata-only reads convert too: kube-apiserver's storage decodes into the request's version before
+  // the handler transforms the object to PartialObjectMetadata (checked on v1.24: one review).
+  const inVersion = await storedInRequestVersion(t.r, s, converterContext(scope.config.clock, scope.config.webhookServices));
   sendObject(res, 200, renderOne(scope, t, inVersion, render, includeObject), render);
 }
 

@@ -142,7 +142,7 @@ export async function listResource(scope: RequestScope, t: Target, q: URLSearchP
   const listMeta: Obj = t.r.custom && render.as === 'object' ? { continue: '', resourceVersion: String(snapshot) } : { resourceVersion: String(snapshot) };
   if (continueToken !== undefined) listMeta.continue = continueToken;
   if (remaining !== undefined) listMeta.remainingItemCount = remaining;
-  if (convertsWithWebhook(t.r) && render.as !== 'metadata') {
+  if (convertsWithWebhook(t.r)) {
     // One webhook call per item, in order, as kube-apiserver v1.24 converts a list (checked against it);
     // tables too: printer columns are the request version's.
     const ctx = converterContext(scope.config.clock, scope.config.webhookServices);

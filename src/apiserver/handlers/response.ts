@@ -149,7 +149,7 @@ export function encodeStored(t: Target, s: StoredObject): string {
  * built-in kinds stored in another version are converted; everything else is returned as stored.
  */
 export function storedInVersion(t: Target, s: StoredObject): StoredObject {
-  if (t.r.custom || t.r.storage === undefined || t.r.storage.version === t.r.version) return s;
+  if (t.r.custom || t.r.storage === undefined || (t.r.storage.version === t.r.version && t.r.storage.group === undefined)) return s;
   const obj = convertBuiltin(t.r, s.obj, t.r.version);
   return { ...s, obj, json: JSON.stringify(obj) };
 }

@@ -18,6 +18,7 @@ import { patchFailure } from './patch-failure.ts';
 import { parseBody, display, parseKubeYaml } from './request-body.ts';
 import { mutateWrite, validateWrite } from './admit.ts';
 import { scaleFromCustomResource, ScaleAccessError } from '../registry/apiextensions/scale.ts';
+import { converterContext, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
 import { sendObject, type Render } from './response.ts';
 import { objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { commitUpdate } from './update.ts';
@@ -94,9 +95,18 @@ function existingOf(scope: RequestScope, t: Target): StoredObject {
   return s;
 }
 
+/**
+ * The stored object in the request's version: a custom resource converted by a webhook is read through
+ * it, as the /scale handlers of kube-apiserver read the object through the version's storage (one
+ * conversion, whose failure fails the request), and its Scale is then taken from that version's paths.
+ */
+async function existingInVersion(scope: RequestScope, t: Target): Promise<StoredObject> {
+  return storedInRequestVersion(t.r, existingOf(scope, t), converterContext(scope.config.clock, scope.config.webhookServices));
+}
+
 /** Serves GET of /scale. */
-export function getScale(scope: RequestScope, t: Target, render: Render, res: ServerResponse): void {
-  const o = existingOf(scope, t).obj;
+export async function getScale(scope: RequestScope, t: Target, render: Render, res: ServerResponse): Promise<void> {
+  const o = (await existingInVersion(scope, t)).obj;
   // apiextensions-apiserver answers 500 for a custom resource without spec replicas.
   if (t.r.scale !== undefined && !customScaleOf(t, o).found) throw internalError(`the spec replicas field ${JSON.stringify(t.r.scale.specReplicasPath)} does not exist`);
   sendObject(res, 200, JSON.stringify(scaleOf(t, o)), render);
@@ -107,7 +117,7 @@ export async function writeScale(scope: RequestScope, t: Target, q: URLSearchPar
   const type = patch ? patchTypeOf(t, req) : '';
   const opts = createOptions(q, req, patch ? 'PatchOptions' : 'UpdateOptions', patch ? { apply: type === patchTypes.apply } : undefined);
   const name = t.name!;
-  const existing = existingOf(scope, t);
+  const existing = await existingInVersion(scope, t);
   const custom = t.r.scale;
   let scale: unknown;
   if (patch && type === patchTypes.apply) {

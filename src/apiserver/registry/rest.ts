@@ -4,6 +4,7 @@
  * validation of metadata and of the kind), and the final form an object is stored in (defaults as they
  * apply on every read, and the Go struct's encoding for built-in kinds).
  */
+import { convertEvent } from './events/conversion.ts';
 import { randomUUID } from 'node:crypto';
 import { invalid } from '../status.ts';
 import { dropEmptyMetadata, generateName, isObject, metaOf, specChanged } from '../object-meta.ts';
@@ -145,8 +146,8 @@ export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subr
  * handler's storage codec does (apiextensions-apiserver pkg/apiserver/customresource_handler.go).
  */
 export function toStorageVersion(r: ApiResource, obj: Obj): Obj {
-  if (r.storage === undefined || r.storage.version === '' || r.storage.version === r.version) return obj;
-  if (!r.custom) return convertBuiltin(r, obj, r.storage.version);
+  if (r.storage === undefined || r.storage.version === '' || (r.storage.version === r.version && (r.storage.group ?? r.group) === r.group)) return obj;
+  if (!r.custom) return convertBuiltin(r, obj, r.storage.version, r.storage.group);
   return convertCustomResource(obj, apiVersionString(r.group, r.storage.version), r.storage.schema, true);
 }
 
@@ -155,9 +156,14 @@ export function toStorageVersion(r: ApiResource, obj: Obj): Obj {
  * in its Go struct's encoding (the decode into the target version's struct upstream). Kinds served in
  * a single version are returned as they are.
  */
-export function convertBuiltin(r: ApiResource, obj: Obj, version: string): Obj {
-  const apiVersion = apiVersionString(r.group, version);
+export function convertBuiltin(r: ApiResource, obj: Obj, version: string, group = r.group): Obj {
+  const apiVersion = apiVersionString(group, version);
   if (obj.apiVersion === apiVersion) return obj;
+  if (r.kind === 'Event' && (r.group === '' || r.group === 'events.k8s.io')) {
+    const converted = convertEvent(obj, apiVersion);
+    const s = structOfKind(apiVersion, 'Event');
+    return s === undefined ? converted : decodeTyped(s, converted);
+  }
   if (r.group !== 'autoscaling' || r.kind !== 'HorizontalPodAutoscaler') return obj;
   const converted = convertHorizontalPodAutoscaler(obj, apiVersion);
   setDefaults({ ...r, version }, converted);
