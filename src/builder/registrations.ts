@@ -47,29 +47,36 @@ export interface ControllerRegistration {
   readonly rbac: readonly RbacRule[];
 }
 
-const controllers = new WeakMap<Manager, ControllerRegistration[]>();
-const webhooks = new WeakMap<Manager, WebhookRegistration[]>();
+// Kept on the manager under a registry-wide symbol, so a CLI and a project that load two copies of
+// kubeloom (a global CLI, the project's node_modules) still see one list.
+const key = Symbol.for('kubeloom.builder.registrations');
+interface Registrations {
+  controllers: ControllerRegistration[];
+  webhooks: WebhookRegistration[];
+}
+
+function registrationsOf(mgr: Manager): Registrations {
+  const holder = mgr as unknown as { [key]?: Registrations };
+  holder[key] ??= { controllers: [], webhooks: [] };
+  return holder[key];
+}
 
 /** Records a completed controller (called by the builder). */
 export function recordController(mgr: Manager, registration: ControllerRegistration): void {
-  const list = controllers.get(mgr) ?? [];
-  list.push(registration);
-  controllers.set(mgr, list);
+  registrationsOf(mgr).controllers.push(registration);
 }
 
 /** Records a completed webhook registration (called by the webhook builder). */
 export function recordWebhook(mgr: Manager, registration: WebhookRegistration): void {
-  const list = webhooks.get(mgr) ?? [];
-  list.push(registration);
-  webhooks.set(mgr, list);
+  registrationsOf(mgr).webhooks.push(registration);
 }
 
 /** The controllers the builder completed on `mgr`, in order. */
 export function controllerRegistrations(mgr: Manager): readonly ControllerRegistration[] {
-  return [...(controllers.get(mgr) ?? [])];
+  return [...registrationsOf(mgr).controllers];
 }
 
 /** The webhooks the webhook builder completed on `mgr`, in order. */
 export function webhookRegistrations(mgr: Manager): readonly WebhookRegistration[] {
-  return [...(webhooks.get(mgr) ?? [])];
+  return [...registrationsOf(mgr).webhooks];
 }

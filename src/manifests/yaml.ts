@@ -7,5 +7,5 @@ import { stringify } from 'yaml';
 
 /** One or more objects as a YAML stream (documents separated by `---`), ending in a newline. */
 export function toYaml(...documents: readonly unknown[]): string {
-  return documents.map((d) => stringify(d, { aliasDuplicateObjects: false, lineWidth: 0, minContentWidth: 0 })).join('---\n');
+  return documents.map((d) => stringify(d, { aliasDuplicateObjects: false, indentSeq: false, lineWidth: 0, minContentWidth: 0 })).join('---\n');
 }
