@@ -11,26 +11,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { kubeloomLockEntry, newestTsc, npm, npx, offlineEnv, packKubeloom, pinned, pkg, repoLockPackages, root, type LockEntry } from './support/pack.ts';
 
 const execFileAsync = promisify(execFile);
-const root = path.join(import.meta.dirname, '..');
-const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {
-  name: string;
-  version: string;
-  files: string[];
-  bin: Record<string, string>;
-  exports: Record<string, string | Record<string, string>>;
-  dependencies: Record<string, string>;
-  optionalDependencies?: Record<string, string>;
-  peerDependencies: Record<string, string>;
-  peerDependenciesMeta: Record<string, { optional: boolean }>;
-};
 const subpaths = Object.keys(pkg.exports).filter((k) => k !== './package.json');
 /** A specifier for a subpath; for a wildcard one (`./api/*`), the first module it matches. */
 async function specifierFor(subpath: string): Promise<string> {
@@ -42,72 +29,26 @@ async function specifierFor(subpath: string): Promise<string> {
 }
 const specifiers = await Promise.all(subpaths.map(specifierFor));
 
-// npm as `npm test` runs it (npm_execpath), else the npm on PATH.
-const npmCli = process.env['npm_execpath'];
-function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<{ stdout: string; stderr: string }> {
-  const [file, argv] = npmCli !== undefined && npmCli.endsWith('.js') ? [process.execPath, [npmCli, ...args]] : ['npm', args];
-  return execFileAsync(file, argv, { cwd, env, maxBuffer: 64 * 1024 * 1024 });
-}
-function npx(args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
-  const npxCli = npmCli !== undefined && npmCli.endsWith('npm-cli.js') ? path.join(path.dirname(npmCli), 'npx-cli.js') : undefined;
-  const [file, argv] = npxCli !== undefined ? [process.execPath, [npxCli, ...args]] : ['npx', args];
-  // The bin's `#!/usr/bin/env node` runs the first node on PATH: make it this one (npm test puts
-  // node_modules/.bin first anyway).
-  const env = { ...offlineEnv(), PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env['PATH'] ?? ''}` };
-  return execFileAsync(file, argv, { cwd, env, maxBuffer: 16 * 1024 * 1024 });
-}
-// Offline, and a proxy that refuses connections: any attempt to reach a registry fails.
-function offlineEnv(): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    npm_config_offline: 'true',
-    npm_config_proxy: 'http://127.0.0.1:9',
-    npm_config_https_proxy: 'http://127.0.0.1:9',
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-    npm_config_update_notifier: 'false',
-  };
-}
-
 let work: string;
 let project: string;
-let tarball: string;
 let packedFiles: string[];
 
 before(async () => {
   work = await mkdtemp(path.join(tmpdir(), 'kubeloom-pack-'));
-  // A scratch copy, so building dist/ never races with tests that run the repository's bin/.
-  const copy = path.join(work, 'repo');
-  await mkdir(copy);
-  for (const entry of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src', ...pkg.files.filter((f) => f !== 'dist')]) {
-    await cp(path.join(root, entry), path.join(copy, entry), { recursive: true });
-  }
-  await symlink(path.join(root, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
-  const { stdout } = await npm(['pack', '--json', '--pack-destination', work], copy);
-  const [result] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  tarball = path.join(work, result!.filename);
-  packedFiles = result!.files.map((f) => f.path);
+  const packed = await packKubeloom(work);
+  packedFiles = packed.files;
 
   project = path.join(work, 'project');
   await mkdir(project);
   // npm ci fills the cache with tarballs, not with registry metadata, so resolving version ranges
   // offline is impossible: the project gets a lockfile pinning what the repository's lockfile pins.
-  const lock = JSON.parse(await readFile(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+  const lock = { packages: await repoLockPackages() };
   const typesNode = lock.packages['node_modules/@types/node']!.version!;
-  const dependencies = { kubeloom: `file:../${result!.filename}`, '@types/node': typesNode };
+  const dependencies = { kubeloom: `file:../${packed.filename}`, '@types/node': typesNode };
   await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies }, null, 2));
   const packages: Record<string, LockEntry> = {
     '': { name: 'consumer', dependencies },
-    'node_modules/kubeloom': {
-      version: pkg.version,
-      resolved: `file:../${result!.filename}`,
-      integrity: `sha512-${createHash('sha512').update(await readFile(tarball)).digest('base64')}`,
-      dependencies: pkg.dependencies,
-      optionalDependencies: pkg.optionalDependencies,
-      peerDependencies: pkg.peerDependencies,
-      peerDependenciesMeta: pkg.peerDependenciesMeta,
-      bin: pkg.bin,
-    },
+    'node_modules/kubeloom': await kubeloomLockEntry(packed, `file:../${packed.filename}`),
     ...pinned(lock.packages, [...Object.keys(pkg.dependencies), ...Object.keys(pkg.optionalDependencies ?? {}), '@types/node']),
   };
   await writeFile(path.join(project, 'package-lock.json'), JSON.stringify({ name: 'consumer', lockfileVersion: 3, requires: true, packages }, null, 2));
@@ -115,36 +56,6 @@ before(async () => {
   // nothing may depend on one (bufferutil's node-gyp-build is the only one among the dependencies).
   await npm(['ci', '--offline', '--ignore-scripts'], project, offlineEnv());
 });
-
-/** One package of a package-lock.json (lockfileVersion 3). */
-interface LockEntry {
-  version?: string;
-  dependencies?: Record<string, string>;
-  optionalDependencies?: Record<string, string>;
-  [field: string]: unknown;
-}
-
-/** The entries of `packages` that `names` need, transitively, at the paths they have there. */
-function pinned(packages: Record<string, LockEntry>, names: string[]): Record<string, LockEntry> {
-  const out: Record<string, LockEntry> = {};
-  const resolve = (from: string, name: string): string => {
-    // Node's lookup: the nearest node_modules/<name> from `from` upwards.
-    for (let dir = from; ; dir = dir.includes('/node_modules/') ? dir.slice(0, dir.lastIndexOf('/node_modules/')) : '') {
-      const candidate = dir === '' ? `node_modules/${name}` : `${dir}/node_modules/${name}`;
-      if (packages[candidate] !== undefined) return candidate;
-      if (dir === '') throw new Error(`${name} (needed by ${from || 'the project'}) is not in package-lock.json`);
-    }
-  };
-  const visit = (from: string, name: string): void => {
-    const at = resolve(from, name);
-    if (out[at] !== undefined) return;
-    const { dev: _dev, devOptional: _devOptional, ...entry } = packages[at]!;
-    out[at] = entry;
-    for (const dep of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) visit(at, dep);
-  };
-  for (const name of names) visit('', name);
-  return out;
-}
 
 after(async () => {
   if (work !== undefined) await rm(work, { recursive: true, force: true });
@@ -225,20 +136,6 @@ test('a consumer type-checks against the installed package under moduleResolutio
     );
   }
 });
-
-/**
- * The newest TypeScript's tsc, besides the pinned one: `$KUBELOOM_TSC_LATEST` (a path to its
- * bin/tsc), else the one `npm run tools` installs (scripts/install-typescript-latest.sh, into
- * .kubeloom-tools/typescript-latest; CI runs it). The pack test runs offline from npm's cache, which
- * holds only what the lockfile pins, so the newest compiler cannot be fetched here; without either,
- * only the pinned one runs (and the test says so in its diagnostics).
- */
-function newestTsc(): string | undefined {
-  const fromEnv = process.env['KUBELOOM_TSC_LATEST'];
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  const installed = path.join(root, '.kubeloom-tools', 'typescript-latest', 'node_modules', 'typescript', 'bin', 'tsc');
-  return existsSync(installed) ? installed : undefined;
-}
 
 test('every export subpath imports on Node.js, without loading prom-client or selfsigned', async () => {
   const script = `

@@ -26,6 +26,7 @@ import { requestKey, type ReconcileContext, type ReconcileFunc, type Reconciler,
 import type { ShardGate } from '../sharding/shard-gate.ts';
 import { kindSource, type Source } from '../source/source.ts';
 import { finalizerReconcile, type FinalizerHandlers } from './finalizer.ts';
+import { recordController, type RbacRule } from './registrations.ts';
 
 /** The builder was misused (no `for` and no name, `for` twice, a name taken). */
 export class BuilderError extends KubeloomError {
@@ -92,6 +93,11 @@ export class Builder<T extends KubeObject = KubeObject> {
   readonly #globalPredicates: Predicate<KubeObject>[] = [];
   #name: string | undefined;
   #options: BuilderControllerOptions = {};
+  // What `kubeloom manifests` reads back (registrations.ts): declared kinds, rules, finalizer use.
+  readonly #ownsKinds: AnyKind[] = [];
+  readonly #watchesKinds: AnyKind[] = [];
+  readonly #rbac: RbacRule[] = [];
+  #finalizer = false;
 
   constructor(mgr: Manager) {
     this.#mgr = mgr;
@@ -123,6 +129,7 @@ export class Builder<T extends KubeObject = KubeObject> {
       predicates: (options.predicates ?? []) as Predicate<KubeObject>[],
       role: { owns: this.#forKind, matchEveryOwner: options.matchEveryOwner === true },
     });
+    this.#ownsKinds.push(kind as AnyKind);
     return this;
   }
 
@@ -133,6 +140,7 @@ export class Builder<T extends KubeObject = KubeObject> {
   watches<O extends KubeObject>(kind: ResourceKind<O, unknown>, mapOrHandler: MapFunc<O> | EventHandler<O>, options: WatchOptions<O> = {}): this {
     const handler = typeof mapOrHandler === 'function' ? enqueueRequestsFromMapFunc(mapOrHandler) : mapOrHandler;
     this.#watches.push({ kind: options.metadataOnly === true ? metadataOnlyKind(kind) : (kind as AnyKind), handler: handler as EventHandler<KubeObject>, predicates: (options.predicates ?? []) as Predicate<KubeObject>[], role: { watches: true } });
+    this.#watchesKinds.push(kind as AnyKind);
     return this;
   }
 
@@ -151,6 +159,16 @@ export class Builder<T extends KubeObject = KubeObject> {
   /** The controller's name (builder.Named). Default: the `for` kind in lower case, as upstream. */
   named(name: string): this {
     this.#name = name;
+    return this;
+  }
+
+  /**
+   * RBAC rules the controller needs beyond those its watches imply (kubebuilder's `+kubebuilder:rbac`
+   * markers, as code): `kubeloom manifests` writes them into config/rbac/role.yaml. Only declares;
+   * grants nothing at run time.
+   */
+  withRbac(...rules: RbacRule[]): this {
+    this.#rbac.push(...rules);
     return this;
   }
 
@@ -224,6 +242,7 @@ export class Builder<T extends KubeObject = KubeObject> {
     }
     for (const s of this.#rawSources) controller.watch(s);
     this.#mgr.add(controller);
+    recordController(this.#mgr, { name, for: this.#forKind as AnyKind | undefined, owns: [...this.#ownsKinds], watches: [...this.#watchesKinds], finalizer: this.#finalizer, rbac: [...this.#rbac] });
     return controller;
   }
 
@@ -236,6 +255,7 @@ export class Builder<T extends KubeObject = KubeObject> {
   completeWithFinalizer(finalizerName: string, handlers: FinalizerHandlers<T>): ManagedController<Client> {
     const kind = this.#forKind;
     if (kind === undefined) throw new BuilderError('completeWithFinalizer() needs for()');
+    this.#finalizer = true;
     return this.complete(finalizerReconcile(kind, finalizerName, handlers));
   }
 }

@@ -10,3 +10,5 @@ export { finalizerReconcile } from './finalizer.ts';
 export type { FinalizerHandlers } from './finalizer.ts';
 export { WebhookBuilder, webhookManagedBy } from './webhook.ts';
 export type { Conversions, WebhookRegistration } from './webhook.ts';
+export { controllerRegistrations, webhookRegistrations } from './registrations.ts';
+export type { ControllerRegistration, RbacRule, RbacVerb } from './registrations.ts';

@@ -25,6 +25,7 @@ import { ConversionWebhook, type KindConversion } from '../webhook/conversion/co
 import type { DevMutatingWebhook, DevValidatingWebhook } from '../webhook/dev.ts';
 import type { WebhookServer } from '../webhook/server.ts';
 import { BuilderError } from './builder.ts';
+import { recordWebhook } from './registrations.ts';
 
 // webhook.go: webhookPathStringValidation.
 const webhookPathPattern = /^((\/[a-zA-Z0-9-_]+)+|\/)$/;
@@ -162,7 +163,7 @@ export class WebhookBuilder<T extends KubeObject = KubeObject> {
     const rules = [{ operations: ['CREATE', 'UPDATE'], apiGroups: [kind.group], apiVersions: [kind.version], resources: [kind.resource] }];
     const entry = { failurePolicy: 'Fail', sideEffects: 'None', admissionReviewVersions: ['v1'], rules };
     const lower = kind.kind.toLowerCase();
-    return {
+    const registration: WebhookRegistration = {
       gvk,
       mutatePath,
       validatePath,
@@ -176,6 +177,8 @@ export class WebhookBuilder<T extends KubeObject = KubeObject> {
         return { name: `v${lower}-${kind.version}.kb.io`, path: validatePath, ...entry, ...overrides };
       },
     };
+    recordWebhook(this.#mgr, registration);
+    return registration;
   }
 }
 

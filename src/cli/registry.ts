@@ -10,3 +10,6 @@ registerCommand('get', async () => (await import('./get-command.ts')).getCommand
 registerCommand('demo', async () => (await import('./demo-command.ts')).demoCommand);
 registerCommand('generate', async () => (await import('./generate-command.ts')).generateCommand);
 registerCommand('port-forward', async () => (await import('./port-forward-command.ts')).portForwardCommand);
+registerCommand('init', async () => (await import('./init-command.ts')).initCommand);
+registerCommand('create', async () => (await import('./create-command.ts')).createCommand);
+registerCommand('manifests', async () => (await import('./manifests-command.ts')).manifestsCommand);
