@@ -14,6 +14,8 @@ import { policiesActive, validateAdmissionPolicies } from '../admission/validati
 import { converterContext, convertsWithWebhook, convertWithWebhook, ConversionWebhookError } from '../registry/apiextensions/webhook-converter.ts';
 import { apiVersionString } from '../resources.ts';
 import { internalError } from '../status.ts';
+import { checkResourceQuota, usedAsStatus } from '../admission/resource-quota.ts';
+import { updateInternal } from './update.ts';
 
 const optionsKind: Record<Operation, string> = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions', CONNECT: '' };
 
@@ -88,4 +90,22 @@ export async function validateWrite(scope: RequestScope, t: Target, op: Operatio
   const attrs = attributes(scope, t, op, q, object, oldObject);
   if (policies) validateAdmissionPolicies(scope, attrs, warner(res));
   if (scope.admission.active()) await scope.admission.validate(attrs, warner(res));
+}
+
+/**
+ * ResourceQuota admission, the last validating plugin (admission/resource-quota.ts): throws its 403, or
+ * writes the raised `status.used` of the quotas the object is charged to (as the quota evaluator's
+ * UpdateStatus does, before the object is stored; not for dry runs).
+ */
+export function chargeResourceQuota(scope: RequestScope, t: Target, op: 'CREATE' | 'UPDATE', object: Obj, oldObject: Obj | undefined, dryRun: boolean): void {
+  const charged = checkResourceQuota(scope.storage, { operation: op, resource: t.r, subresource: t.subresource ?? '', namespace: t.namespace, name: t.name ?? '', object, oldObject, dryRun });
+  if (charged.length === 0) return;
+  const r = scope.registry.lookup('', 'v1', 'resourcequotas');
+  if (r === undefined) return;
+  for (const { quota, used } of charged) {
+    const meta = quota.obj.metadata as Obj;
+    const target: Target = { r, namespace: t.namespace, name: String(meta.name), subresource: 'status', watchPath: false };
+    const status = (quota.obj.status ?? {}) as Obj;
+    updateInternal(scope, target, quota, { ...quota.obj, status: { ...status, used: usedAsStatus(used) } }, 'kube-apiserver');
+  }
 }

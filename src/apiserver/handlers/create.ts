@@ -22,7 +22,7 @@ import { decodeObject, typedObject } from './request-body.ts';
 import { encodeInVersion, encodeStored, sendObject, type Render } from './response.ts';
 import { crdGroupResource, objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { createOptions } from './write-options.ts';
-import { mutateWrite, validateWrite } from './admit.ts';
+import { chargeResourceQuota, mutateWrite, validateWrite } from './admit.ts';
 
 /** How the new object's managedFields are recorded. */
 export type Manage = (o: Obj) => Obj;
@@ -100,6 +100,7 @@ export async function createObject(scope: RequestScope, t: Target, decoded: Obj,
   }
   const name = validateCreate(scope, t, obj);
   if (rq !== undefined) await validateWrite(scope, t, 'CREATE', rq.q, rq.res, obj, undefined);
+  if (rq !== undefined) chargeResourceQuota(scope, t, 'CREATE', obj, undefined, o.dryRun);
   if (!convertsWithWebhook(t.r)) return commitCreate(scope, t, name, obj, o.dryRun);
   // A conversion webhook converts to the storage version on the way in and back on the way out.
   const ctx = converterContext(scope.config.clock, scope.config.webhookServices);

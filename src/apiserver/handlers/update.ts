@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { admit, validateAdmission, type PluginAttributes } from '../admission/plugins.ts';
 import { admitCustomResource, decodeCustomResource } from '../registry/apiextensions/custom-resource-schema.ts';
 import { toCauses } from '../registry/field-errors.ts';
-import { mutateWrite, validateWrite } from './admit.ts';
+import { chargeResourceQuota, mutateWrite, validateWrite } from './admit.ts';
 import { acceptedCrdStatus, customResourcesOf, isNoop, metaOf, validateUpdateMeta } from '../object-meta.ts';
 import { trackUpdate } from '../patch/index.ts';
 import { beforeUpdate, storageForm, toStorageVersion } from '../registry/rest.ts';
@@ -170,6 +170,7 @@ async function updateObject(scope: RequestScope, t: Target, existing: StoredObje
   }
   const prepared = validateUpdate(scope, t, existing, managed, admitted.attrs);
   if (rq !== undefined) await validateWrite(scope, t, 'UPDATE', rq.q, rq.res, prepared, old);
+  if (rq !== undefined) chargeResourceQuota(scope, t, 'UPDATE', prepared, old, o.dryRun);
   if (!convertsWithWebhook(t.r)) return storeUpdate(scope, t, existing, prepared, o.dryRun);
   // A conversion webhook converts to the storage version on the way in and back on the way out.
   const ctx = converterContext(scope.config.clock, scope.config.webhookServices);

@@ -11,8 +11,8 @@
  * `requests.storage`, `replicationcontrollers`, `resourcequotas`, and `count/<resource>.<group>` for the
  * workloads this package watches.
  *
- * Only the status: enforcing quotas at admission is the API server's (ResourceQuota admission), which the
- * embedded server does not do. Left out: scopes and scopeSelector, pod overhead, extended resources,
+ * Only the status: enforcing quotas at admission is the API server's (ResourceQuota admission; the embedded
+ * server's is src/apiserver/admission/resource-quota.ts, which charges status.used on admit as upstream). Left out: scopes and scopeSelector, pod overhead, extended resources,
  * `count/` of resources not listed here.
  */
 import type { Pod, ResourceQuota, ResourceQuotaStatus } from '../../api/core/v1.ts';

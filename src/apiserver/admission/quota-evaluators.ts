@@ -1,0 +1,251 @@
+/**
+ * The usage evaluators ResourceQuota admission charges a request with (kubernetes/pkg/quota/v1/evaluator/core
+ * and apiserver/pkg/quota/v1/generic, v1.24): what one object uses of each quota resource name, which
+ * names of a quota's `hard` an evaluator tracks, which operations it is charged on, and the pod
+ * constraints (a pod must request what a quota limits among cpu and memory).
+ *
+ * - pods (CREATE): `pods` (not when the pod is finished), `count/pods`, `cpu`/`requests.cpu`,
+ *   `memory`/`requests.memory`, `ephemeral-storage`/`requests.ephemeral-storage`, `limits.cpu`,
+ *   `limits.memory`, `limits.ephemeral-storage` — each the containers' sum or the largest init container
+ *   (PodRequestsAndLimits), present only when the pod states it; pod overhead is not added;
+ * - services (CREATE, UPDATE): `services`, `count/services`, `services.loadbalancers`, `services.nodeports`;
+ * - persistentvolumeclaims (CREATE, UPDATE): `persistentvolumeclaims`, `count/persistentvolumeclaims`,
+ *   `requests.storage` and the storage class's `<class>.storageclass.storage.k8s.io/requests.storage`
+ *   and `/persistentvolumeclaims`;
+ * - anything else (CREATE): the object count `count/<resource>[.<group>]`, with the legacy names
+ *   `configmaps`, `secrets`, `resourcequotas` and `replicationcontrollers` for those.
+ *
+ * Quota scopes: pods match Terminating/NotTerminating, BestEffort/NotBestEffort and PriorityClass
+ * (scopeSelector In/NotIn/Exists/DoesNotExist); other kinds match no scoped quota, as upstream.
+ */
+import { parseQuantity, QuantityFormat, type Quantity } from '../../apimachinery/quantity.ts';
+
+type Obj = Record<string, unknown>;
+
+/** Usage by quota resource name. */
+export type ResourceList = Map<string, Quantity>;
+
+/** A quota scope selector requirement (spec.scopes become `Exists` requirements). */
+export interface ScopeRequirement {
+  scopeName: string;
+  operator: string;
+  values?: string[];
+}
+
+/** What ResourceQuota admission needs of one kind. */
+export interface QuotaEvaluator {
+  /** Whether the operation can change the usage this evaluator tracks (Handles). */
+  handles(operation: string): boolean;
+  /** The names among `names` this evaluator tracks (MatchingResources). */
+  matchingResources(names: readonly string[]): string[];
+  /** Whether one scope requirement selects the object (MatchesScopeFunc). */
+  matchesScope(scope: ScopeRequirement, obj: Obj): boolean;
+  /** What the object uses (Usage). */
+  usage(obj: Obj): ResourceList;
+  /** Why the object cannot be charged to a quota limiting `required`, or undefined (Constraints). */
+  constraints(required: readonly string[], obj: Obj): string | undefined;
+}
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const one = (): Quantity => ({ nanos: 10n ** 9n, format: QuantityFormat.DecimalSI });
+const countOf = (n: number): Quantity => ({ nanos: BigInt(n) * 10n ** 9n, format: QuantityFormat.DecimalSI });
+
+function resourcesOf(c: unknown, kind: 'requests' | 'limits'): Record<string, string> {
+  const r = isObj(c) && isObj(c.resources) ? c.resources[kind] : undefined;
+  return isObj(r) ? (r as Record<string, string>) : {};
+}
+
+function add(a: Quantity | undefined, b: Quantity): Quantity {
+  return a === undefined ? b : { nanos: a.nanos + b.nanos, format: a.format };
+}
+
+/** PodRequestsAndLimits: the containers' sums, raised to any init container's larger amount. */
+function podRequestsAndLimits(pod: Obj): { requests: ResourceList; limits: ResourceList } {
+  const spec = isObj(pod.spec) ? pod.spec : {};
+  const containers = Array.isArray(spec.containers) ? spec.containers : [];
+  const inits = Array.isArray(spec.initContainers) ? spec.initContainers : [];
+  const sum = (kind: 'requests' | 'limits'): ResourceList => {
+    const out: ResourceList = new Map();
+    for (const c of containers) for (const [k, v] of Object.entries(resourcesOf(c, kind))) out.set(k, add(out.get(k), parseQuantity(v)));
+    for (const c of inits) {
+      for (const [k, v] of Object.entries(resourcesOf(c, kind))) {
+        const q = parseQuantity(v);
+        const cur = out.get(k);
+        if (cur === undefined || q.nanos > cur.nanos) out.set(k, q);
+      }
+    }
+    return out;
+  };
+  return { requests: sum('requests'), limits: sum('limits') };
+}
+
+/** QuotaV1Pod: a pod that is finished no longer uses compute resources. */
+function podCountsForQuota(pod: Obj): boolean {
+  const phase = isObj(pod.status) ? pod.status.phase : undefined;
+  return phase !== 'Succeeded' && phase !== 'Failed';
+}
+
+const podComputeResources = ['cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage', 'limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'pods', 'count/pods'];
+// validationSet of pods.go: quotaed cpu or memory must be requested by every container.
+const podValidationSet = new Set(['cpu', 'memory', 'requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory']);
+
+/** A pod's containers, then its init containers. */
+function allContainers(pod: Obj): unknown[] {
+  const spec = isObj(pod.spec) ? pod.spec : {};
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+  return [...list(spec.containers), ...list(spec.initContainers)];
+}
+
+function isBestEffort(pod: Obj): boolean {
+  const all = allContainers(pod);
+  return all.every((c) => Object.keys(resourcesOf(c, 'requests')).length === 0 && Object.keys(resourcesOf(c, 'limits')).length === 0);
+}
+
+const podEvaluator: QuotaEvaluator = {
+  handles: (op) => op === 'CREATE',
+  matchingResources: (names) => names.filter((n) => podComputeResources.includes(n)),
+  matchesScope(scope, pod) {
+    const spec = isObj(pod.spec) ? pod.spec : {};
+    switch (scope.scopeName) {
+      case 'Terminating':
+        return typeof spec.activeDeadlineSeconds === 'number' && spec.activeDeadlineSeconds >= 0;
+      case 'NotTerminating':
+        return !(typeof spec.activeDeadlineSeconds === 'number' && spec.activeDeadlineSeconds >= 0);
+      case 'BestEffort':
+        return isBestEffort(pod);
+      case 'NotBestEffort':
+        return !isBestEffort(pod);
+      case 'PriorityClass': {
+        const name = typeof spec.priorityClassName === 'string' ? spec.priorityClassName : '';
+        const values = scope.values ?? [];
+        switch (scope.operator) {
+          case 'Exists':
+            return name !== '';
+          case 'DoesNotExist':
+            return name === '';
+          case 'In':
+            return values.includes(name);
+          case 'NotIn':
+            return !values.includes(name);
+          default:
+            return false;
+        }
+      }
+      default:
+        return false;
+    }
+  },
+  usage(pod) {
+    const out: ResourceList = new Map([['count/pods', one()]]);
+    if (!podCountsForQuota(pod)) return out;
+    const { requests, limits } = podRequestsAndLimits(pod);
+    out.set('pods', one());
+    for (const r of ['cpu', 'memory', 'ephemeral-storage']) {
+      const req = requests.get(r);
+      if (req !== undefined) {
+        out.set(r, req);
+        out.set(`requests.${r}`, req);
+      }
+      const lim = limits.get(r);
+      if (lim !== undefined) out.set(`limits.${r}`, lim);
+    }
+    return out;
+  },
+  constraints(required, pod) {
+    const req = required.filter((r) => podValidationSet.has(r));
+    if (req.length === 0) return undefined;
+    // The containers missing each resource (missingSetResourceToContainerNames).
+    const missing = new Map<string, Set<string>>();
+    for (const c of allContainers(pod)) {
+      // enforcePodContainerConstraints: a requests.X or bare X needs a request, a limits.X a limit.
+      const requests = resourcesOf(c, 'requests');
+      const limits = resourcesOf(c, 'limits');
+      const name = isObj(c) && typeof c.name === 'string' ? c.name : '';
+      for (const r of req) {
+        const stated = r.startsWith('limits.') ? limits[r.slice('limits.'.length)] !== undefined : requests[r.startsWith('requests.') ? r.slice('requests.'.length) : r] !== undefined;
+        if (!stated) missing.set(r, (missing.get(r) ?? new Set()).add(name));
+      }
+    }
+    if (missing.size === 0) return undefined;
+    const parts = [...missing.keys()].sort().map((r) => `${r} for: ${[...missing.get(r)!].sort().join(',')}`);
+    return `must specify ${parts.join('; ')}`;
+  },
+};
+
+const serviceResources = ['services', 'count/services', 'services.loadbalancers', 'services.nodeports'];
+const serviceEvaluator: QuotaEvaluator = {
+  handles: (op) => op === 'CREATE' || op === 'UPDATE',
+  matchingResources: (names) => names.filter((n) => serviceResources.includes(n)),
+  matchesScope: () => false,
+  usage(svc) {
+    const spec = isObj(svc.spec) ? svc.spec : {};
+    const ports = Array.isArray(spec.ports) ? spec.ports.length : 0;
+    const out: ResourceList = new Map([
+      ['count/services', one()],
+      ['services', one()],
+      ['services.loadbalancers', countOf(0)],
+      ['services.nodeports', countOf(0)],
+    ]);
+    if (spec.type === 'NodePort') out.set('services.nodeports', countOf(ports));
+    if (spec.type === 'LoadBalancer') {
+      out.set('services.nodeports', countOf(ports));
+      out.set('services.loadbalancers', one());
+    }
+    return out;
+  },
+  constraints: () => undefined,
+};
+
+const storageClassSuffix = '.storageclass.storage.k8s.io/';
+const pvcEvaluator: QuotaEvaluator = {
+  handles: (op) => op === 'CREATE' || op === 'UPDATE',
+  matchingResources: (names) => names.filter((n) => ['persistentvolumeclaims', 'count/persistentvolumeclaims', 'requests.storage'].includes(n) || (n.includes(storageClassSuffix) && (n.endsWith('/requests.storage') || n.endsWith('/persistentvolumeclaims')))),
+  matchesScope: () => false,
+  usage(pvc) {
+    const spec = isObj(pvc.spec) ? pvc.spec : {};
+    const out: ResourceList = new Map([
+      ['count/persistentvolumeclaims', one()],
+      ['persistentvolumeclaims', one()],
+    ]);
+    const storageClass = typeof spec.storageClassName === 'string' ? spec.storageClassName : '';
+    if (storageClass !== '') out.set(`${storageClass}${storageClassSuffix}persistentvolumeclaims`, one());
+    const requests = isObj(spec.resources) && isObj(spec.resources.requests) ? spec.resources.requests : {};
+    if (typeof requests.storage === 'string') {
+      const q = parseQuantity(requests.storage);
+      out.set('requests.storage', q);
+      if (storageClass !== '') out.set(`${storageClass}${storageClassSuffix}requests.storage`, q);
+    }
+    return out;
+  },
+  constraints: () => undefined,
+};
+
+// legacyObjectCountAliases of evaluator/core/registry.go.
+const legacyAliases: Readonly<Record<string, string>> = { configmaps: 'configmaps', resourcequotas: 'resourcequotas', replicationcontrollers: 'replicationcontrollers', secrets: 'secrets' };
+
+/** NewObjectCountEvaluator: `count/<resource>[.<group>]` (and a legacy name) charged 1 on CREATE. */
+function objectCountEvaluator(group: string, resource: string): QuotaEvaluator {
+  const countName = `count/${group === '' ? resource : `${resource}.${group}`}`;
+  const alias = group === '' ? legacyAliases[resource] : undefined;
+  const names = alias === undefined ? [countName] : [countName, alias];
+  return {
+    handles: (op) => op === 'CREATE',
+    matchingResources: (hard) => hard.filter((n) => names.includes(n)),
+    matchesScope: () => false,
+    usage: () => new Map(names.map((n) => [n, one()])),
+    constraints: () => undefined,
+  };
+}
+
+// The resources quota admission never charges (install's ignoredResources: virtual resources).
+const ignored = new Set(['bindings', 'componentstatuses', 'tokenreviews.authentication.k8s.io', 'localsubjectaccessreviews.authorization.k8s.io', 'selfsubjectaccessreviews.authorization.k8s.io', 'selfsubjectrulesreviews.authorization.k8s.io', 'subjectaccessreviews.authorization.k8s.io']);
+
+/** The evaluator of a group/resource, undefined for those quota admission ignores. */
+export function quotaEvaluatorFor(group: string, resource: string): QuotaEvaluator | undefined {
+  const key = group === '' ? resource : `${resource}.${group}`;
+  if (ignored.has(key)) return undefined;
+  if (group === '' && resource === 'pods') return podEvaluator;
+  if (group === '' && resource === 'services') return serviceEvaluator;
+  if (group === '' && resource === 'persistentvolumeclaims') return pvcEvaluator;
+  return objectCountEvaluator(group, resource);
+}
