@@ -216,7 +216,11 @@ test('init → create api --webhook → create api --conversion: npm test passes
   if (real === undefined || real === '') return;
   // A server-side dry run cannot create the namespace its objects go to: create it for real first.
   const env = { ...process.env, KUBECONFIG: real };
-  await execFileAsync(kubectl, ['create', 'namespace', 'ship-e2e-op-system'], { env }).catch(() => undefined);
+  const created = await execFileAsync(kubectl, ['create', 'namespace', 'ship-e2e-op-system'], { env }).then(
+    () => true,
+    () => false,
+  );
+  if (created) t.after(() => execFileAsync(kubectl, ['delete', 'namespace', 'ship-e2e-op-system', '--wait=false'], { env }).catch(() => undefined));
   const dryRun = await run(kubectl, ['apply', '--dry-run=server', '-k', 'config/default'], env);
   t.diagnostic(dryRun);
   assert.match(dryRun, /deployment\.apps\/ship-e2e-op-controller-manager created \(server dry run\)/);

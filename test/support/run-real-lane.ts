@@ -40,7 +40,13 @@ creates get unique names and are deleted too. Ways to get a cluster:
 See docs/testing-real-cluster.md.
 `;
 
-/** Test files below test/ that import the backend layer. */
+/**
+ * Test files that are not on the backend layer but use the cluster when the variable is set: the
+ * scaffold's `kubectl apply --dry-run=server -k config/default`.
+ */
+const ownKubeconfigSuites = ['test/scaffold-e2e.test.ts'];
+
+/** Test files below test/ that import the backend layer, and {@link ownKubeconfigSuites}. */
 async function suiteFiles(): Promise<string[]> {
   const out: string[] = [];
   const walk = async (dir: string): Promise<void> => {
@@ -51,6 +57,8 @@ async function suiteFiles(): Promise<string[]> {
     }
   };
   await walk(path.join(root, 'test'));
+  // Suites that read KUBELOOM_TEST_KUBECONFIG themselves instead of declaring tests through backend.ts.
+  out.push(...ownKubeconfigSuites);
   return out.sort();
 }
 

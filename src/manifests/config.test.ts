@@ -1,0 +1,105 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parse, parseAllDocuments } from 'yaml';
+import { defineCrd, s } from '../apiextensions/crd-builder.ts';
+import { controllerManagedBy } from '../builder/builder.ts';
+import { controllerRegistrations, webhookRegistrations } from '../builder/registrations.ts';
+import { webhookManagedBy } from '../builder/webhook.ts';
+import { kinds } from '../client/kinds.ts';
+import { newManager } from '../manager/manager.ts';
+import { generateConfig, generatedHeader, type ManifestInput } from './config.ts';
+import { ManifestError } from './errors.ts';
+
+const schema = s.object({ spec: s.object({ size: s.integer() }), status: s.object({ ready: s.boolean() }) });
+const gizmos = defineCrd({
+  group: 'ship.example.com',
+  kind: 'Gizmo',
+  plural: 'gizmos',
+  scope: 'Namespaced',
+  versions: [
+    { name: 'v1', schema, subresources: { status: {} }, additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }] },
+    { name: 'v2', schema },
+  ],
+});
+const quiet = { debug() {}, info() {}, error() {} };
+
+/** What `kubeloom manifests` reads from a project's setup(mgr): a manager that is never started. */
+function input(options: { webhooks: boolean }): ManifestInput {
+  const mgr = newManager({ host: 'https://127.0.0.1:1' }, { logger: quiet });
+  controllerManagedBy(mgr).for(gizmos.resource('v1')).owns(kinds.appsV1.deployments).complete(() => undefined);
+  if (options.webhooks) {
+    webhookManagedBy(mgr).for(gizmos.resource('v1')).withDefaulter({ default() {} }).withValidator({}).complete();
+    webhookManagedBy(mgr).for(gizmos.resource('v1')).withConversion({ hub: 'v1', spokes: { v2: { convertTo: (x) => x, convertFrom: (x) => x } } }).complete();
+  }
+  return { projectName: 'gizmo-op', crds: [gizmos.manifest], controllers: controllerRegistrations(mgr), webhooks: webhookRegistrations(mgr) };
+}
+
+test('the same project gives the same bytes, every file marked as generated, no YAML anchors', () => {
+  const a = generateConfig(input({ webhooks: true }));
+  const b = generateConfig(input({ webhooks: true }));
+  assert.deepEqual([...a], [...b]);
+  for (const [path, text] of a) {
+    assert.ok(text.startsWith(`${generatedHeader}\n`), path);
+    for (const doc of parseAllDocuments(text)) assert.deepEqual(doc.errors, [], path);
+    assert.doesNotMatch(text, /[&*][a-z0-9]+\s*$/m, `${path} has no anchors`);
+  }
+});
+
+test('the CRD comes from the declaration: every version, printer columns, subresources, defaulted names, and the conversion stanza when a conversion is registered', () => {
+  const files = generateConfig(input({ webhooks: true }));
+  const crd = parse(files.get('crd/bases/ship.example.com_gizmos.yaml')!) as Record<string, unknown> & { spec: Record<string, unknown> };
+  assert.deepEqual(crd.spec['names'], { kind: 'Gizmo', plural: 'gizmos', listKind: 'GizmoList', singular: 'gizmo' });
+  assert.deepEqual(crd.spec['versions'], gizmos.manifest.spec.versions);
+  assert.deepEqual(crd.spec['conversion'], { strategy: 'Webhook', webhook: { clientConfig: { service: { name: 'webhook-service', namespace: 'system', path: '/convert' } }, conversionReviewVersions: ['v1'] } });
+  assert.match(files.get('crd/kustomization.yaml')!, /configurations:\n- kustomizeconfig.yaml/);
+  const plain = generateConfig(input({ webhooks: false }));
+  assert.equal((parse(plain.get('crd/bases/ship.example.com_gizmos.yaml')!) as { spec: Record<string, unknown> }).spec['conversion'], undefined);
+});
+
+test('webhook configurations come from the registrations: paths, rules, sideEffects, failurePolicy, matchPolicy', () => {
+  const files = generateConfig(input({ webhooks: true }));
+  const [mutating, validating] = parseAllDocuments(files.get('webhook/manifests.yaml')!).map((d) => d.toJS() as { kind: string; metadata: { name: string }; webhooks: unknown[] });
+  assert.equal(mutating!.kind, 'MutatingWebhookConfiguration');
+  assert.deepEqual(mutating!.webhooks, [
+    {
+      admissionReviewVersions: ['v1'],
+      clientConfig: { service: { name: 'webhook-service', namespace: 'system', path: '/mutate-ship-example-com-v1-gizmo' } },
+      failurePolicy: 'Fail',
+      matchPolicy: 'Equivalent',
+      name: 'mgizmo-v1.kb.io',
+      rules: [{ apiGroups: ['ship.example.com'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['gizmos'] }],
+      sideEffects: 'None',
+    },
+  ]);
+  assert.equal(validating!.kind, 'ValidatingWebhookConfiguration');
+  assert.equal((validating!.webhooks[0] as { name: string }).name, 'vgizmo-v1.kb.io');
+});
+
+test('without webhooks there is no webhook/ or certmanager/ and the Deployment mounts no certificate', () => {
+  const files = generateConfig(input({ webhooks: false }));
+  assert.deepEqual([...files.keys()].filter((p) => p.startsWith('webhook/') || p.startsWith('certmanager/')), []);
+  assert.doesNotMatch(files.get('manager/manager.yaml')!, /webhook-server-cert/);
+  assert.doesNotMatch(files.get('default/kustomization.yaml')!, /\.\.\/webhook/);
+  const withWebhooks = generateConfig(input({ webhooks: true }));
+  assert.match(withWebhooks.get('manager/manager.yaml')!, /secretName: webhook-server-cert/);
+});
+
+test('role.yaml is a ClusterRole manager-role with the normalized rules (the interface of kubeloom rbac check)', () => {
+  const role = parse(generateConfig(input({ webhooks: false })).get('rbac/role.yaml')!) as { apiVersion: string; kind: string; metadata: unknown; rules: unknown };
+  assert.equal(role.apiVersion, 'rbac.authorization.k8s.io/v1');
+  assert.equal(role.kind, 'ClusterRole');
+  assert.deepEqual(role.metadata, { name: 'manager-role' });
+  assert.deepEqual(role.rules, [
+    { apiGroups: ['apps'], resources: ['deployments'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] },
+    { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+    { apiGroups: ['ship.example.com'], resources: ['gizmos'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: ['ship.example.com'], resources: ['gizmos/finalizers'], verbs: ['update'] },
+    { apiGroups: ['ship.example.com'], resources: ['gizmos/status'], verbs: ['get', 'patch', 'update'] },
+  ]);
+});
+
+test('a conversion for a kind no CRD declares, or a project name that is not a DNS label, is refused', () => {
+  const bad = input({ webhooks: true });
+  assert.throws(() => generateConfig({ ...bad, crds: [] }), (err: unknown) => err instanceof ManifestError && /no CRD under src\/api declares it/.test(err.message));
+  assert.throws(() => generateConfig({ ...bad, projectName: 'Gizmo_Op' }), ManifestError);
+});

@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { insertAtAnchor } from './anchors.ts';
+import { createApi } from './create-api.ts';
+import { ScaffoldError } from './errors.ts';
+import { initProject } from './init.ts';
+import { kindNames } from './names.ts';
+
+test('kind names: full group, plural, lower and camel case; bad names refused', () => {
+  assert.deepEqual(kindNames({ group: 'batch', version: 'v1', kind: 'CronJob', domain: 'example.com', namespaced: true }), { group: 'batch.example.com', version: 'v1', kind: 'CronJob', plural: 'cronjobs', lower: 'cronjob', camel: 'cronJob', namespaced: true });
+  assert.equal(kindNames({ group: 'x', version: 'v1', kind: 'Policy', domain: 'e.io', namespaced: false }).plural, 'policies');
+  assert.equal(kindNames({ group: 'x', version: 'v1', kind: 'Box', domain: 'e.io', namespaced: false }).plural, 'boxes');
+  assert.equal(kindNames({ group: '', version: 'v2beta1', kind: 'Gateway', domain: 'e.io', namespaced: false }).group, 'e.io');
+  for (const bad of [{ group: 'Batch' }, { version: '1' }, { kind: 'cronJob' }, { group: '', domain: '' }]) {
+    assert.throws(() => kindNames({ group: 'batch', version: 'v1', kind: 'CronJob', domain: 'example.com', namespaced: true, ...bad }), ScaffoldError);
+  }
+});
+
+test('insertAtAnchor adds lines above the anchor with its indentation, once', () => {
+  const text = 'a\n  // kubeloom:scaffold:x\nb';
+  const once = insertAtAnchor(text, 'x', ['one();'], 'f.ts');
+  assert.equal(once, 'a\n  one();\n  // kubeloom:scaffold:x\nb');
+  assert.equal(insertAtAnchor(once, 'x', ['one();'], 'f.ts'), once);
+  assert.throws(() => insertAtAnchor(text, 'y', ['two();'], 'f.ts'), /f\.ts has no "\/\/ kubeloom:scaffold:y" line/);
+});
+
+test('init refuses a non-empty folder; create api wires the kind into setup.ts and refuses it twice', async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'kubeloom-scaffold-unit-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const project = path.join(dir, 'my-op');
+  await initProject(project, { domain: 'example.org', kubeloomSpec: '^9.9.9' });
+  assert.equal((JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies['kubeloom'], '^9.9.9');
+  await assert.rejects(initProject(project), /is not empty/);
+  await createApi(project, { group: 'ops', version: 'v1', kind: 'Gadget', namespaced: false });
+  const setup = await readFile(path.join(project, 'src', 'setup.ts'), 'utf8');
+  assert.match(setup, /import \{ gadgets \} from '\.\/api\/gadget\/index\.ts';\n/);
+  assert.match(setup, / {2}gadgets,\n {2}\/\/ kubeloom:scaffold:crds/);
+  assert.match(setup, / {2}setupGadgetController\(mgr\);\n/);
+  assert.match(await readFile(path.join(project, 'src', 'api', 'gadget', 'index.ts'), 'utf8'), /scope: 'Cluster'/);
+  await assert.rejects(createApi(project, { group: 'ops', version: 'v1', kind: 'Gadget' }), /Gadget v1 already exists/);
+  await assert.rejects(createApi(project, { group: 'ops', version: 'v2', kind: 'Other', conversion: true }), /Other does not yet/);
+  await writeFile(path.join(project, 'src', 'api', 'gadget', 'v1.ts'), 'hand-written\n');
+  await assert.rejects(createApi(project, { group: 'ops', version: 'v2', kind: 'Gadget' }), /does not have the shape create api wrote/);
+});
