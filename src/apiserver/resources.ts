@@ -347,6 +347,11 @@ export class ResourceRegistry {
     this.#crds.set(crdName, entries);
   }
 
+  /** Every CRD served, with the entries it added (a copy: server snapshots carry it). */
+  customResources(): Map<string, readonly ApiResource[]> {
+    return new Map(this.#crds);
+  }
+
   /** Stops serving a CRD's resource. Returns the entries that were removed. */
   removeCustomResource(crdName: string): ApiResource[] {
     const entries = this.#crds.get(crdName) ?? [];
