@@ -45,14 +45,19 @@ function isAlive(pid: number): boolean {
   }
 }
 
+// The lock files this process holds (a second server of the same process on a directory is refused too).
+const held = new Set<string>();
+
 // Takes the directory's lock for this process; a lock left by a process that is gone is taken over.
 function lock(dir: string): string {
-  const file = path.join(dir, lockFileName);
+  const file = path.resolve(dir, lockFileName);
+  if (held.has(file)) throw new DataDirectoryError(`data directory ${dir} is in use by another server of this process`);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, 'wx', 0o600);
       writeSync(fd, `${process.pid}\n`);
       closeSync(fd);
+      held.add(file);
       return file;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -62,6 +67,11 @@ function lock(dir: string): string {
     }
   }
   throw new DataDirectoryError(`could not lock data directory ${dir}`);
+}
+
+function unlock(file: string): void {
+  held.delete(file);
+  rmSync(file, { force: true });
 }
 
 /** Options of {@link SqliteBackend.open}. */
@@ -119,7 +129,7 @@ export class SqliteBackend implements StorageBackend {
           SELECT MAX(l.revision) FROM log AS l WHERE l.store = log.store AND l.key = log.key AND l.revision <= :rv))`);
       this.#setMeta = this.#db.prepare('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value');
     } catch (err) {
-      rmSync(this.#lockFile, { force: true });
+      unlock(this.#lockFile);
       throw err;
     }
   }
@@ -191,6 +201,6 @@ export class SqliteBackend implements StorageBackend {
     if (this.#closed) return;
     this.#closed = true;
     this.#db.close();
-    rmSync(this.#lockFile, { force: true });
+    unlock(this.#lockFile);
   }
 }
