@@ -42,7 +42,12 @@ test('a fresh server starts from the bootstrap snapshot with exactly the objects
         const image = (s: ApiServer): string => {
           const port = new URL(s.url).port;
           const out: string[] = [];
-          for (const [store, items] of s.snapshot().storage.objects) for (const [key, o] of items) out.push(`${store} ${key} ${o.json.replace(/"uid":"[^"]+"/g, '"uid":""').replace(/"-----BEGIN CERTIFICATE[^"]*"/g, 'CA').replaceAll(port, 'PORT')}`);
+          for (const [store, items] of s.snapshot().storage.objects) {
+            for (const [key, o] of items) {
+              assert.equal(o.json, JSON.stringify(o.obj), `${store} ${key}`);
+              out.push(`${store} ${key} ${o.json.replace(/"uid":"[^"]+"/g, '"uid":""').replace(/"-----BEGIN CERTIFICATE[^"]*"/g, 'CA').replaceAll(port, 'PORT')}`);
+            }
+          }
           return out.sort().join('\n');
         };
         assert.equal(fast.revision(), slow.revision());
