@@ -278,6 +278,9 @@ export interface ServedGroup {
   readonly versions: readonly string[];
 }
 
+// The built-in entries: the same for every server and never changed, so built once per process.
+let builtinEntries: readonly ApiResource[] | undefined;
+
 /**
  * The set of served resources. Lookups are by group, version and plural name; discovery reads the
  * groups and per-version resource lists.
@@ -289,7 +292,8 @@ export class ResourceRegistry {
   readonly #crds = new Map<string, ApiResource[]>();
 
   constructor() {
-    for (const spec of builtins) this.#add(builtinResource(spec));
+    builtinEntries ??= builtins.map((spec) => builtinResource(spec));
+    for (const r of builtinEntries) this.#add(r);
   }
 
   #add(r: ApiResource): void {
