@@ -8,7 +8,10 @@
 // First: a clear error on unsupported Node.js versions, before any dependency loads.
 import '../node-version.ts';
 export { startApiServer } from './server.ts';
-export type { ApiServer, ApiServerOptions, ClientCertificate } from './server.ts';
+export type { ApiServer, ApiServerOptions, ApiServerStorage, ClientCertificate } from './server.ts';
+export type { ApiServerSnapshot } from './snapshot.ts';
+export { StorageKind } from './storage/interface.ts';
+export type { StorageSnapshot } from './storage/interface.ts';
 export type { WatchCacheOptions } from './watch-cache.ts';
 export type { FeatureGates } from './sharding.ts';
 export type { StaticUser } from './authn/authenticator.ts';

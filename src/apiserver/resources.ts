@@ -292,6 +292,9 @@ export interface ServedGroup {
   readonly versions: readonly string[];
 }
 
+// The built-in entries: the same for every server and never changed, so built once per process.
+let builtinEntries: readonly ApiResource[] | undefined;
+
 /**
  * The set of served resources. Lookups are by group, version and plural name; discovery reads the
  * groups and per-version resource lists.
@@ -303,7 +306,8 @@ export class ResourceRegistry {
   readonly #crds = new Map<string, ApiResource[]>();
 
   constructor() {
-    for (const spec of builtins) this.#add(builtinResource(spec));
+    builtinEntries ??= builtins.map((spec) => builtinResource(spec));
+    for (const r of builtinEntries) this.#add(r);
   }
 
   #add(r: ApiResource): void {
@@ -359,6 +363,11 @@ export class ResourceRegistry {
     this.removeCustomResource(crdName);
     for (const e of entries) this.#add(e);
     this.#crds.set(crdName, entries);
+  }
+
+  /** Every CRD served, with the entries it added (a copy: server snapshots carry it). */
+  customResources(): Map<string, readonly ApiResource[]> {
+    return new Map(this.#crds);
   }
 
   /** Stops serving a CRD's resource. Returns the entries that were removed. */

@@ -13,8 +13,13 @@
  *
  * A store may also have a {@link WatchCache}: the window of recent events kube-apiserver's watch cache keeps
  * per resource, which decides how far back a watch may start (watch-cache.ts). Every write is recorded there.
+ *
+ * This class is the one implementation of {@link StorageInterface} (storage/interface.ts) and the read model
+ * of every backend: with a {@link StorageBackend} (SQLite), each change is made durable by the backend before
+ * it is applied here, and a store opened on a backend starts from what the backend retained.
  */
 import type { WatchCache } from './watch-cache.ts';
+import type { KeyRange, StorageBackend, StorageInterface, StorageSnapshot } from './storage/interface.ts';
 
 /** The watch event types a change produces. */
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -152,7 +157,7 @@ function decodeChange(c: Change, d: StorageDecoder): Change {
 }
 
 /** The global store: every resource's objects, the revision counter and the change history. */
-export class Storage {
+export class Storage implements StorageInterface {
   #revision: number;
   readonly #stores = new Map<string, ObjectStore>();
   readonly #listeners = new Map<string, Set<ChangeListener>>();
@@ -166,14 +171,56 @@ export class Storage {
   #head = 0;
   // Every revision <= #compacted is no longer reconstructable from the history.
   #compacted = 0;
+  // Where changes are made durable before they are applied (undefined: memory only).
+  readonly #backend: StorageBackend | undefined;
   /** The watch cache's event windows, when the server models them (undefined: any retained revision may be watched). */
   watchCache: WatchCache | undefined;
 
-  /** @param historySize how many changes to keep for watch resumption and paginated lists. */
-  constructor(historySize: number, startRevision = 0) {
+  /**
+   * @param historySize how many changes to keep for watch resumption and paginated lists.
+   * @param startRevision the revision of an empty store.
+   * @param backend where to make changes durable; the store starts from what it {@link StorageBackend.load}s.
+   */
+  constructor(historySize: number, startRevision = 0, backend?: StorageBackend) {
     this.#capacity = Math.max(1, historySize);
     this.#revision = startRevision;
     this.#compacted = startRevision;
+    this.#backend = backend;
+    if (backend !== undefined) this.restore(backend.load());
+  }
+
+  /** The backend that makes this store's changes durable, if any. */
+  get backend(): StorageBackend | undefined {
+    return this.#backend;
+  }
+
+  /**
+   * An immutable image of every object and the retained history. The maps are copied, the stored objects
+   * and changes shared (they are immutable), so a snapshot of a thousand objects takes microseconds.
+   */
+  snapshot(): StorageSnapshot {
+    const objects = new Map<string, ReadonlyMap<string, StoredObject>>();
+    for (const [name, s] of this.#stores) if (s.items.size > 0) objects.set(name, new Map(s.items));
+    return { revision: this.#revision, compactedRevision: this.#compacted, objects, history: this.#history.slice(this.#head) };
+  }
+
+  /**
+   * Replaces the whole content with a snapshot's (or a backend's loaded state): objects, revision, compacted
+   * revision and history (its newest `historySize` changes). Listeners are not told; decoders and unstructured
+   * marks are kept (the server sets them again for the custom resources the snapshot serves).
+   */
+  restore(snapshot: StorageSnapshot): void {
+    this.#stores.clear();
+    for (const [name, items] of snapshot.objects) {
+      const s = this.#store(name);
+      for (const [k, v] of items) s.items.set(k, v);
+    }
+    this.#revision = snapshot.revision;
+    const history = snapshot.history;
+    const dropped = Math.max(0, history.length - this.#capacity);
+    this.#history = history.slice(dropped);
+    this.#head = 0;
+    this.#compacted = dropped > 0 ? Math.max(snapshot.compactedRevision, history[dropped - 1]!.rv) : snapshot.compactedRevision;
   }
 
   /** The current revision: the resourceVersion of the latest write. */
@@ -274,8 +321,11 @@ export class Storage {
     const json = JSON.stringify(stamped);
     // etcd refuses a request larger than its --max-request-bytes before anything is written.
     if (type !== 'DELETED' && json.length + key.length > etcdMaxRequestBytes && Buffer.byteLength(json) + key.length > etcdMaxRequestBytes) throw new EtcdRequestTooLargeError();
-    this.#revision = rv;
     const stored: StoredObject = { obj: stamped, json, rv, key };
+    const change: Change = { rv, store, type, key, object: stored, prev };
+    // Durable first: a backend that cannot commit throws, and nothing has changed then.
+    if (this.#backend !== undefined) this.#backend.append(change, this.#compacted);
+    this.#revision = rv;
     if (type === 'DELETED') {
       s.items.delete(key);
       s.invalidate();
@@ -283,7 +333,6 @@ export class Storage {
       if (prev === undefined) s.invalidate();
       s.items.set(key, stored);
     }
-    const change: Change = { rv, store, type, key, object: stored, prev };
     this.#record(change);
     this.watchCache?.record(store, rv);
     const listeners = this.#listeners.get(store);
@@ -312,6 +361,7 @@ export class Storage {
   compact(revision = this.#revision): void {
     const target = Math.min(revision, this.#revision);
     if (target <= this.#compacted) return;
+    this.#backend?.compact(target);
     this.#compacted = target;
     let i = this.#head;
     while (i < this.#history.length && this.#history[i]!.rv <= target) i++;
@@ -351,7 +401,7 @@ export class Storage {
    * at or past the current revision), restricted to keys >= `startKey` and, when given, to one
    * namespace. Throws {@link RevisionCompactedError} when the history no longer reaches back.
    */
-  listAt(store: string, revision: number, options: { namespace?: string; startKey?: string } = {}): StoredObject[] {
+  listAt(store: string, revision: number, options: KeyRange = {}): StoredObject[] {
     const s = this.#stores.get(store);
     const prefix = options.namespace === undefined || options.namespace === '' ? '' : `${options.namespace}/`;
     const start = options.startKey ?? '';
@@ -386,7 +436,7 @@ export class Storage {
    * many there are in range. At the current revision this costs O(log n) plus the items consumed, so
    * paging through a large resource stays linear overall.
    */
-  scan(store: string, revision: number, options: { namespace?: string; startKey?: string } = {}): { total: number; items: Iterable<StoredObject> } {
+  scan(store: string, revision: number, options: KeyRange = {}): { total: number; items: Iterable<StoredObject> } {
     const s = this.#stores.get(store);
     if (revision < this.#revision || s === undefined) {
       const all = this.listAt(store, revision, options);

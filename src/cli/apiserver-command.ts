@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
-import { installCrds, loadPodHandlers, startApiServer, type PodHandlers } from '../testing/index.ts';
+import { installCrds, loadPodHandlers, startApiServer, type ApiServer, type PodHandlers } from '../testing/index.ts';
 import { parseFeatureGates, type FeatureGates } from '../apiserver/sharding.ts';
 import { isControllerEnabled, parseControllersFlag } from '../controllers/controller-manager.ts';
 import { startPodExtras } from './apiserver-pod-extras.ts';
@@ -19,9 +19,10 @@ export const apiserverUsage = `usage: kubeloom apiserver [--port N] [--host H] [
                           [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--controllers LIST]
                           [--bare] [--no-garbage-collector] [--no-namespace-controller] [--[no-]scheduler]
                           [--[no-]kubelet] [--kubelet-nodes A,B] [--pod-logs] [--metrics]
-                          [--feature-gates A=true,B=false]
+                          [--feature-gates A=true,B=false] [--data-dir DIR]
 
-Runs an embedded Kubernetes API server on loopback (data kept in memory) until interrupted. By default
+Runs an embedded Kubernetes API server on loopback until interrupted, its data in memory (lost when it
+stops) or, with --data-dir, in a SQLite database that survives restarts and crashes. By default
 it is a developer's cluster: a scheduler and a kubelet stand-in and every controller of kube-controller-
 manager that kubeloom implements run in it (garbagecollector, namespace, cronjob, daemonset, deployment,
 disruption, endpoint, endpointslice, job, replicaset, resourcequota, root-ca-cert-publisher,
@@ -36,6 +37,9 @@ serviceaccount, statefulset, ttl-after-finished), so Deployments roll out and Se
                              reviews); the kubeconfig authenticates as admin (token made at start
                              unless --token); implies --tls
   --write-kubeconfig PATH    write a kubeconfig for the server to PATH (mode 0600)
+  --data-dir DIR             keep the data in DIR/kubeloom.db (SQLite revision log, WAL; every write is
+                             fsynced before it is acknowledged), and start from what DIR holds: same
+                             objects, resourceVersions continuing; default: in memory, lost on exit
   --pod-handlers MODULE      serve pods/exec, attach and portforward with the module's default export
                              (PodHandlers: see docs/remotecommand.md)
   --compaction-interval D    compact the watch history every D (e.g. 10s, 5m), as kube-apiserver's
@@ -72,7 +76,7 @@ function parseDuration(text: string): number | undefined {
 
 /** The `apiserver` subcommand. */
 export const apiserverCommand: Command = {
-  summary: 'run the embedded Kubernetes API server on loopback (in memory), for kubectl and tests',
+  summary: 'run the embedded Kubernetes API server on loopback (in memory, or SQLite with --data-dir), for kubectl and tests',
   async run(args: string[]): Promise<number> {
     let values;
     try {
@@ -85,6 +89,7 @@ export const apiserverCommand: Command = {
           token: { type: 'string' },
           rbac: { type: 'boolean' },
           'write-kubeconfig': { type: 'string' },
+          'data-dir': { type: 'string' },
           'pod-handlers': { type: 'string' },
           'compaction-interval': { type: 'string' },
           crds: { type: 'string', multiple: true },
@@ -158,24 +163,32 @@ export const apiserverCommand: Command = {
         return 2;
       }
     }
-    const server = await startApiServer({
-      ...(podHandlers === undefined ? {} : { podHandlers }),
-      ...(featureGates === undefined ? {} : { featureGates }),
-      port,
-      compactionIntervalMs,
-      ...(values.host === undefined ? {} : { host: values.host }),
-      // A kubeconfig's token is sent only to an https server (clientcmd), so --token and --rbac imply --tls.
-      tls: values.tls === true || values.token !== undefined || values.rbac === true,
-      ...(values.token === undefined ? {} : { token: values.token }),
-      rbac: values.rbac === true,
-      controllers: {
-        garbageCollector: values['garbage-collector'] !== false && (bare || isControllerEnabled('garbagecollector', selection)),
-        namespace: values['namespace-controller'] !== false && (bare || isControllerEnabled('namespace', selection)),
-        scheduler: values.scheduler ?? !bare,
-        kubelet: kubelet ? (nodes === undefined ? true : { nodes }) : false,
-        workloads: bare ? false : selection,
-      },
-    });
+    const dataDir = values['data-dir'];
+    let server: ApiServer;
+    try {
+      server = await startApiServer({
+        ...(dataDir === undefined ? {} : { dataDir }),
+        ...(podHandlers === undefined ? {} : { podHandlers }),
+        ...(featureGates === undefined ? {} : { featureGates }),
+        port,
+        compactionIntervalMs,
+        ...(values.host === undefined ? {} : { host: values.host }),
+        // A kubeconfig's token is sent only to an https server (clientcmd), so --token and --rbac imply --tls.
+        tls: values.tls === true || values.token !== undefined || values.rbac === true,
+        ...(values.token === undefined ? {} : { token: values.token }),
+        rbac: values.rbac === true,
+        controllers: {
+          garbageCollector: values['garbage-collector'] !== false && (bare || isControllerEnabled('garbagecollector', selection)),
+          namespace: values['namespace-controller'] !== false && (bare || isControllerEnabled('namespace', selection)),
+          scheduler: values.scheduler ?? !bare,
+          kubelet: kubelet ? (nodes === undefined ? true : { nodes }) : false,
+          workloads: bare ? false : selection,
+        },
+      });
+    } catch (err) {
+      process.stderr.write(`kubeloom apiserver: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    }
     if (values.crds !== undefined) {
       try {
         const installed = await installCrds(server, { paths: values.crds, errorIfPathMissing: true });
@@ -189,6 +202,7 @@ export const apiserverCommand: Command = {
     const stopExtras = values['pod-logs'] === true || values.metrics === true ? startPodExtras(server, { logs: values['pod-logs'] === true, metrics: values.metrics === true }) : undefined;
     const kubeconfigPath = values['write-kubeconfig'];
     if (kubeconfigPath !== undefined) await server.writeKubeconfig(kubeconfigPath);
+    process.stdout.write(`kubeloom apiserver storage: ${server.storage.description}\n`);
     process.stdout.write(`kubeloom apiserver listening on ${server.url}\n`);
     if (kubeconfigPath !== undefined) process.stdout.write(`kubeconfig written to ${kubeconfigPath}; try: KUBECONFIG=${kubeconfigPath} kubectl get namespaces\n`);
     else process.stdout.write('pass --write-kubeconfig PATH to get a kubeconfig for kubectl\n');

@@ -13,3 +13,4 @@ registerCommand('port-forward', async () => (await import('./port-forward-comman
 registerCommand('init', async () => (await import('./init-command.ts')).initCommand);
 registerCommand('create', async () => (await import('./create-command.ts')).createCommand);
 registerCommand('manifests', async () => (await import('./manifests-command.ts')).manifestsCommand);
+registerCommand('cluster', async () => (await import('./cluster-command.ts')).clusterCommand);

@@ -52,19 +52,23 @@ export class ServiceAccountTokens {
   /** The audiences requests are authenticated for (kube-apiserver's --api-audiences, defaulting to the issuer). */
   readonly apiAudiences: readonly string[];
   readonly #clock: Clock;
-  readonly #privateKey: KeyObject;
-  readonly #publicKey: KeyObject;
-  readonly #keyId: string;
+  // The signing key, made on first use: most servers never sign or verify a token, and a key pair
+  // costs a good part of a test server's start.
+  #key: { privateKey: KeyObject; publicKey: KeyObject; keyId: string } | undefined;
 
   constructor(options: { clock: Clock; issuer?: string; apiAudiences?: readonly string[] }) {
     this.#clock = options.clock;
     this.issuer = options.issuer ?? defaultServiceAccountIssuer;
     this.apiAudiences = options.apiAudiences ?? [this.issuer];
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    this.#privateKey = privateKey;
-    this.#publicKey = publicKey;
-    // As upstream's keyIDFromPublicKey: the base64url SHA-256 of the DER public key.
-    this.#keyId = createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url');
+  }
+
+  #keys(): { privateKey: KeyObject; publicKey: KeyObject; keyId: string } {
+    if (this.#key === undefined) {
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      // As upstream's keyIDFromPublicKey: the base64url SHA-256 of the DER public key.
+      this.#key = { privateKey, publicKey, keyId: createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url') };
+    }
+    return this.#key;
   }
 
   /** Signs a token; returns it with its expiry (ms since the epoch). */
@@ -75,14 +79,14 @@ export class ServiceAccountTokens {
     if (c.pod !== undefined) priv.pod = { ...c.pod };
     else if (c.secret !== undefined) priv.secret = { ...c.secret };
     const token = await new SignJWT({ 'kubernetes.io': priv })
-      .setProtectedHeader({ alg: 'ES256', kid: this.#keyId })
+      .setProtectedHeader({ alg: 'ES256', kid: this.#keys().keyId })
       .setIssuer(this.issuer)
       .setSubject(serviceAccountUsername(c.namespace, c.serviceAccount.name))
       .setAudience([...c.audiences])
       .setIssuedAt(nowS)
       .setNotBefore(nowS)
       .setExpirationTime(exp)
-      .sign(this.#privateKey);
+      .sign(this.#keys().privateKey);
     return { token, expiresAtMs: (nowS + c.expirationSeconds) * 1000 };
   }
 
@@ -100,7 +104,7 @@ export class ServiceAccountTokens {
     if (unverified.iss !== this.issuer) return undefined;
     let payload;
     try {
-      ({ payload } = await jwtVerify(token, this.#publicKey, { algorithms: ['ES256'], currentDate: new Date(this.#clock.now()), clockTolerance: leewaySeconds }));
+      ({ payload } = await jwtVerify(token, this.#keys().publicKey, { algorithms: ['ES256'], currentDate: new Date(this.#clock.now()), clockTolerance: leewaySeconds }));
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === 'ERR_JWT_EXPIRED') return { error: 'service account token has expired' };

@@ -16,7 +16,7 @@ import { typedObject } from '../handlers/request-body.ts';
 import type { RequestScope, Target } from '../handlers/scope.ts';
 import { updateInternal } from '../handlers/update.ts';
 import { isObject, metaOf } from '../object-meta.ts';
-import { apiVersionString, storageKey, type ApiResource } from '../resources.ts';
+import { apiVersionString, storageKey, type ApiResource, type ServedGroup } from '../resources.ts';
 import { deleteObject, deleteStored, type DeleteResult } from '../registry/delete.ts';
 import type { DeleteOptions } from '../registry/generic/garbage-collection-policy.ts';
 
@@ -79,11 +79,18 @@ export class LoopbackClient {
   }
 
   #findPreferred(store: string): ApiResource | undefined {
-    const matching = this.#scope.registry.all().filter((r) => storageKey(r.group, r.resource) === store);
+    return this.#choosePreferred(
+      this.#scope.registry.all().filter((r) => storageKey(r.group, r.resource) === store),
+      () => this.#scope.registry.groups(),
+    );
+  }
+
+  // The entry of the group's preferred version among the entries of one store.
+  #choosePreferred(matching: readonly ApiResource[], groups: () => ServedGroup[]): ApiResource | undefined {
     const first = matching[0];
     if (first === undefined) return undefined;
     if (first.group === '') return first;
-    const versions = this.#scope.registry.groups().find((g) => g.name === first.group)?.versions ?? [];
+    const versions = groups().find((g) => g.name === first.group)?.versions ?? [];
     for (const v of versions) {
       const r = matching.find((m) => m.version === v);
       if (r !== undefined) return r;
@@ -93,13 +100,24 @@ export class LoopbackClient {
 
   /** Every served resource once, in its preferred version. */
   preferredResources(): ApiResource[] {
-    const seen = new Set<string>();
-    const out: ApiResource[] = [];
+    // One pass over the registry for every store, rather than one per store.
+    const byStore = new Map<string, ApiResource[]>();
     for (const r of this.#scope.registry.all()) {
       const store = storageKey(r.group, r.resource);
-      if (seen.has(store)) continue;
-      seen.add(store);
-      const preferred = this.preferredResource(store);
+      const list = byStore.get(store);
+      if (list === undefined) byStore.set(store, [r]);
+      else list.push(r);
+    }
+    let groups: ServedGroup[] | undefined;
+    const servedGroups = (): ServedGroup[] => (groups ??= this.#scope.registry.groups());
+    const out: ApiResource[] = [];
+    for (const [store, matching] of byStore) {
+      let preferred: ApiResource | undefined;
+      if (this.#preferred.has(store)) preferred = this.#preferred.get(store);
+      else {
+        preferred = this.#choosePreferred(matching, servedGroups);
+        this.#preferred.set(store, preferred);
+      }
       if (preferred !== undefined) out.push(preferred);
     }
     return out;

@@ -20,6 +20,24 @@ export class ServiceAllocator {
     return `10.${96 + Math.floor(n / 65536)}.${Math.floor(n / 256) % 256}.${n % 256}`;
   }
 
+  /**
+   * Moves past the cluster IP and node ports a stored Service already holds, so a server started on
+   * existing data (a data directory, a snapshot) does not hand them out again.
+   */
+  observe(spec: Obj): void {
+    const ips: unknown[] = [spec.clusterIP, ...(Array.isArray(spec.clusterIPs) ? (spec.clusterIPs as unknown[]) : [])];
+    for (const ip of ips) {
+      const m = typeof ip === 'string' ? /^10\.(\d+)\.(\d+)\.(\d+)$/.exec(ip) : null;
+      if (m === null) continue;
+      const n = (Number(m[1]) - 96) * 65536 + Number(m[2]) * 256 + Number(m[3]);
+      if (n >= this.#nextIp && Number(m[1]) >= 96 && Number(m[1]) < 112) this.#nextIp = n + 1;
+    }
+    for (const p of Array.isArray(spec.ports) ? spec.ports : []) {
+      const port = isObject(p) ? p.nodePort : undefined;
+      if (typeof port === 'number' && port >= this.#nextNodePort && port < 32767) this.#nextNodePort = port + 1;
+    }
+  }
+
   /** The next free node port (wraps within the range). */
   nodePort(): number {
     const p = this.#nextNodePort;

@@ -1,0 +1,129 @@
+/**
+ * The storage contract of the embedded API server, after kube-apiserver's `storage.Interface`
+ * (k8s.io/apiserver/pkg/storage/interfaces.go) and etcd's data model as kine reproduces it on SQL
+ * (k3s-io/kine, pkg/logstructured): one global revision, a log of changes keyed by revision, reads at a
+ * revision, watches from a revision, compaction.
+ *
+ * Two layers, so the hot path stays synchronous and in memory whatever keeps the data:
+ *
+ * - {@link StorageInterface}: what the registry and the handlers call. It is synchronous: a write returns
+ *   the stored object (or throws) before the request continues, and every read is served from memory.
+ *   `Storage` (../storage.ts) is its one implementation; every backend shares it as the read model.
+ * - {@link StorageBackend}: where committed changes are made durable. The in-memory server has none; the
+ *   SQLite backend (sqlite-backend.ts) appends each change to a revision log, synchronously and before the
+ *   write is acknowledged, and gives the retained state back when a server starts on the same data.
+ *
+ * Where this differs from upstream: kube-apiserver's storage.Interface is asynchronous (etcd is remote) and
+ * its watch cache is the read model; here the read model is the store itself, so a backend must answer
+ * synchronously too (see docs/apiserver.md, "Storage", for what an etcd backend would need).
+ */
+import type { Change, ChangeListener, ChangeType, StorageDecoder, StoredObject } from '../storage.ts';
+import type { WatchCache } from '../watch-cache.ts';
+
+/** A key range within one resource: keys >= `startKey`, restricted to one namespace when given. */
+export interface KeyRange {
+  /** Only keys `namespace/...` (undefined or '': every key). */
+  namespace?: string;
+  /** The first key to include (a continue token's key, plus NUL). */
+  startKey?: string;
+}
+
+/**
+ * The operations the API server performs on its storage (upstream's storage.Interface: Get, GetList,
+ * Create/GuaranteedUpdate/Delete folded into {@link StorageInterface.write}, Watch as
+ * {@link StorageInterface.changesSince} + {@link StorageInterface.subscribe}, plus etcd's Compact).
+ *
+ * Invariants every implementation keeps:
+ * - `revision` only grows; each write takes `revision + 1` and stamps it as the object's resourceVersion;
+ * - stored objects are immutable: a write stores a new object, so reads may share them without copying;
+ * - a write either commits completely (memory, backend and listeners) or throws with nothing changed;
+ * - a read at a revision older than `compactedRevision` throws RevisionCompactedError (410 Gone).
+ */
+export interface StorageInterface {
+  /** The current revision: the resourceVersion of the latest write (etcd's header revision). */
+  readonly revision: number;
+  /** The highest revision whose changes are no longer retained; reads and watches before it fail. */
+  readonly compactedRevision: number;
+  /** The watch cache's event windows, when the server models them. */
+  watchCache: WatchCache | undefined;
+  /** The current state of one object (upstream Get), decoded. */
+  get(store: string, key: string): StoredObject | undefined;
+  /** How many objects a resource holds now. */
+  count(store: string): number;
+  /** The objects of a resource in key order at `revision` (upstream GetList with ResourceVersionMatchExact). */
+  listAt(store: string, revision: number, range?: KeyRange): StoredObject[];
+  /** Like listAt, lazily: O(log n) plus the items consumed at the current revision (paginated lists). */
+  scan(store: string, revision: number, range?: KeyRange): { total: number; items: Iterable<StoredObject> };
+  /** The retained changes of a resource after `revision`, in order (a watch's replay). */
+  changesSince(store: string, revision: number): Change[];
+  /**
+   * Commits one change: a new state (ADDED/MODIFIED) or a removal (DELETED, `obj` being the final state).
+   * Preconditions (resourceVersion, uid) are checked by the registry before it calls this, in the same
+   * synchronous turn, which makes the check and the write atomic as etcd's transaction does.
+   */
+  write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>): StoredObject;
+  /** Drops the history up to `revision` (default: the current one), as etcd's Compact. */
+  compact(revision?: number): void;
+  /** Registers a listener of one resource's committed changes; returns its unregistration. */
+  subscribe(store: string, listener: ChangeListener): () => void;
+  /** Registers a listener of every committed change; returns its unregistration. */
+  subscribeAll(listener: ChangeListener): () => void;
+  /** Sets how a resource's stored states are read back (custom resources' pruning and defaulting). */
+  setDecoder(store: string, decoder: StorageDecoder | undefined): void;
+  /** Marks a resource as unstructured (custom resources: keys in Go's map order). */
+  setUnstructured(store: string, unstructured: boolean): void;
+  /** The resources that hold or held objects. */
+  stores(): string[];
+  /** An immutable image of the whole store, which {@link StorageInterface.restore} takes back. */
+  snapshot(): StorageSnapshot;
+}
+
+/**
+ * An immutable image of a store at one revision: the objects and the retained history. Taking one copies
+ * the maps' entries, never the objects (stored objects are immutable and shared), so it costs microseconds
+ * per thousand objects; a store started from it is isolated from the one it was taken from.
+ */
+export interface StorageSnapshot {
+  /** The revision of the image. */
+  readonly revision: number;
+  /** The compacted revision of the image. */
+  readonly compactedRevision: number;
+  /** Resource → key → current state. Never mutated. */
+  readonly objects: ReadonlyMap<string, ReadonlyMap<string, StoredObject>>;
+  /** The retained changes, oldest first. */
+  readonly history: readonly Change[];
+}
+
+/** The backends a server can keep its data in. */
+export const StorageKind = {
+  /** In memory only: fastest, lost when the process ends. */
+  Memory: 'memory',
+  /** A SQLite revision log on disk (node:sqlite), the in-memory store as its read model. */
+  Sqlite: 'sqlite',
+} as const;
+
+/** One of {@link StorageKind}. */
+export type StorageKind = (typeof StorageKind)[keyof typeof StorageKind];
+
+/**
+ * Where committed changes are made durable (kine's `Backend`, reduced to what a write-through log needs).
+ * Every method is synchronous: {@link StorageBackend.append} returns once the change is durable, and
+ * throws when it could not be, in which case the write fails and memory is left unchanged.
+ */
+export interface StorageBackend {
+  /** Which backend this is. */
+  readonly kind: StorageKind;
+  /** One line for humans: where the data is and what survives what (the CLI's startup line). */
+  describe(): string;
+  /** The retained state to start from: the latest objects and the log after the compacted revision. */
+  load(): StorageSnapshot;
+  /**
+   * Makes one change durable before it is applied in memory and acknowledged. `compacted` is the store's
+   * compacted revision, so the backend can drop what no read can reach any more when it suits it.
+   */
+  append(change: Change, compacted: number): void;
+  /** Drops what no read at or after `revision` needs (etcd's Compact). */
+  compact(revision: number): void;
+  /** Releases the backend (closes files). */
+  close(): void;
+}
