@@ -2,14 +2,14 @@
  * The embedded server's protobuf watch frames are encoded from the stored objects (not from their JSON
  * lines parsed again): byte for byte what encoding the JSON watch's events gives, for objects as stored
  * (ADDED, MODIFIED, DELETED, a DELETED for an object leaving a label selection) and for
- * PartialObjectMetadata.
+ * PartialObjectMetadata; and so are GET and LIST answers.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { startApiServer } from '../src/apiserver/index.ts';
 import { newClientset } from '../src/kubernetes/index.ts';
-import { encodeProtobufWatchEvent } from '../src/runtime/protobuf/encode.ts';
+import { encodeProtobuf, encodeProtobufWatchEvent } from '../src/runtime/protobuf/encode.ts';
 
 /** Reads a watch until `count` events arrived: protobuf frames (length-delimited) or JSON lines. */
 function readWatch(url: string, accept: string, count: number, protobuf: boolean): Promise<Buffer[]> {
@@ -92,4 +92,23 @@ test('protobuf watch frames equal the frames of the JSON events, for stored obje
     (await twin).map((f) => f.toString('hex')),
     got[0]!.map((f) => f.toString('hex')),
   );
+});
+
+test('protobuf GET and LIST answers, encoded from the stored objects, equal the encoding of the JSON answers', async (t) => {
+  const server = await startApiServer();
+  t.after(() => server.stop());
+  const cs = newClientset({ host: server.url, qps: -1 });
+  await cs.coreV1().configMaps('default').create({ metadata: { name: 'a', labels: { l: '1' }, annotations: { n: 'x' } }, data: { k: 'v' }, binaryData: { b: 'AAE=' } });
+  await cs.coreV1().configMaps('default').create({ metadata: { name: 'b' }, immutable: true });
+  await cs.coreV1().pods('default').create({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox', resources: { limits: { cpu: '250m', memory: '64Mi' } } }] } });
+  const get = async (path: string, accept: string): Promise<Buffer> => {
+    const res = await fetch(`${server.url}${path}`, { headers: { accept } });
+    assert.equal(res.status, 200, path);
+    return Buffer.from(await res.arrayBuffer());
+  };
+  for (const path of ['/api/v1/namespaces/default/configmaps/a', '/api/v1/namespaces/default/configmaps', '/api/v1/namespaces/default/configmaps?limit=1', '/api/v1/pods', '/api/v1/namespaces/default/pods/p']) {
+    const protobuf = await get(path, 'application/vnd.kubernetes.protobuf');
+    const json = JSON.parse((await get(path, 'application/json')).toString()) as Record<string, unknown>;
+    assert.equal(protobuf.toString('hex'), Buffer.from(encodeProtobuf(json)).toString('hex'), path);
+  }
 });
