@@ -49,6 +49,8 @@ export interface Change {
   readonly prev: StoredObject | undefined;
   /** Encoded watch lines by event type, filled lazily by the watch streams and shared by them. */
   lines?: Map<string, string>;
+  /** Encoded protobuf watch frames by event type, shared the same way (watch-stream.ts). */
+  frames?: Map<string, Buffer>;
 }
 
 /** Thrown when a revision is older than the retained history. */

@@ -46,6 +46,15 @@ export interface WatchStreamOptions {
    * they are. A line it cannot translate (a malformed-event fault) goes out as it is.
    */
   frame?: (line: string) => Buffer | undefined;
+  /**
+   * Encodes an event's wire frame straight from the object (protobuf), instead of rendering its JSON line
+   * and turning that into a frame with {@link WatchStreamOptions.frame}; raw lines still go through
+   * `frame`. With `shareFrames` the frame of a change is cached on the change, shared by every watcher
+   * that sends the same event type of it (those sending objects as stored).
+   */
+  frameEvent?: ((type: ChangeType, object: StoredObject) => Buffer) | undefined;
+  /** Cache `frameEvent`'s frames on the change (see there). */
+  shareFrames?: boolean;
 }
 
 /** The state an object that left a watch's selection is reported with: its previous one, at the change's revision. */
@@ -197,7 +206,61 @@ export class WatchStream {
     return line;
   }
 
+  #frameOf(item: { type: ChangeType; object: StoredObject; change: Change | undefined }): Buffer {
+    const { type, object, change } = item;
+    const frameEvent = this.#o.frameEvent!;
+    if (change === undefined || this.#o.shareFrames !== true) return frameEvent(type, object);
+    change.frames ??= new Map();
+    let frame = change.frames.get(type);
+    if (frame === undefined) {
+      frame = frameEvent(type, object);
+      change.frames.set(type, frame);
+    }
+    return frame;
+  }
+
+  /** {@link WatchStream.#pump} for streams whose events are framed from their objects (protobuf). */
+  #pumpFrames(): void {
+    const res = this.#o.res;
+    const frame = this.#o.frame;
+    while (!this.#closed && !this.#waitingDrain && this.#qHead < this.#queue.length) {
+      const batch: Buffer[] = [];
+      let size = 0;
+      let ending = false;
+      while (this.#qHead < this.#queue.length && size < writeBatchBytes) {
+        const item = this.#queue[this.#qHead++]!;
+        if (item === endOfStream) {
+          ending = true;
+          break;
+        }
+        const data = typeof item === 'string' ? (frame?.(item) ?? Buffer.from(item)) : this.#frameOf(item);
+        if (typeof item !== 'string' && this.#o.faults.hasPendingCut(this.resource) && this.#o.faults.takeCut(this.resource)) {
+          if (batch.length > 0) res.write(Buffer.concat(batch));
+          this.#cleanup();
+          res.write(data.subarray(0, Math.max(1, data.length >> 1)), () => res.destroy());
+          return;
+        }
+        batch.push(data);
+        size += data.length;
+      }
+      this.#compactQueue();
+      if (batch.length > 0) {
+        const ok = res.write(batch.length === 1 ? batch[0]! : Buffer.concat(batch, size));
+        if (!ok) this.#waitingDrain = true;
+      }
+      if (ending) {
+        this.#cleanup();
+        res.end();
+        return;
+      }
+    }
+  }
+
   #pump(): void {
+    if (this.#o.frameEvent !== undefined) {
+      this.#pumpFrames();
+      return;
+    }
     const res = this.#o.res;
     while (!this.#closed && !this.#waitingDrain && this.#qHead < this.#queue.length) {
       const batch: string[] = [];

@@ -23,6 +23,7 @@ import { WarningLogger, parseWarningHeaders, type WarningHandler } from './warni
 import { ListStreamDecoder, type ListEnvelope } from './list-decoder.ts';
 import { ManagedFieldsInterner } from './managed-fields-interner.ts';
 import { WatchEventIterator } from './watch-event-iterator.ts';
+import { Reachability, isUnreachableError } from './reachability.ts';
 import { decodeBody, isProtobufContentType, negotiatedAccept, negotiatedBody } from './content-negotiation.ts';
 import { ProtobufListDecoder } from './protobuf-list-decoder.ts';
 import { ProtobufWatchDecoder } from './protobuf-watch-decoder.ts';
@@ -66,6 +67,12 @@ export interface RestClientOptions {
    * With `allowH2` only the request's stream is reset: the shared session is not replaced.
    */
   readIdleTimeoutMs?: number;
+  /**
+   * Let the reflectors of this client come back together after an outage: the first request that gets
+   * an answer, or a bounded-rate readiness probe, ends their backoff waits ({@link Reachability}).
+   * Default true; false keeps client-go's behaviour (each reflector sits out its own backoff).
+   */
+  wakeOnReachable?: boolean;
 }
 
 /**
@@ -311,6 +318,8 @@ interface SentResponse extends StreamResponse {
  */
 class ConnectionPool {
   readonly dispatcher: Dispatcher;
+  /** Set by the RestClient that created the pool (it holds the probe). */
+  reachability!: Reachability;
   readonly tokenFile: CachedTokenFile | undefined;
   readonly #config: RestConfig;
   readonly #transport: TransportOptions;
@@ -361,6 +370,7 @@ class ConnectionPool {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.reachability.close();
     const open = [...this.#open];
     this.#open.clear();
     for (const end of open) end();
@@ -419,6 +429,16 @@ export class RestClient {
     this.#useCredentialProvider = config.credentialProvider !== undefined && !hasStaticCredentials;
     this.#ownsPool = inheritedPool === undefined;
     this.#pool = inheritedPool ?? new ConnectionPool(config, options.allowH2 === true ? { allowH2: true } : {}, this.#clock);
+    if (inheritedPool === undefined) {
+      const proxied = config.proxyUrl !== undefined && config.proxyUrl !== '';
+      const port = this.#base.port !== '' ? Number(this.#base.port) : this.#base.protocol === 'https:' ? 443 : 80;
+      this.#pool.reachability = new Reachability({
+        clock: this.#clock,
+        ...(proxied ? {} : { tcpTarget: { host: this.#base.hostname.replace(/^\[(.*)\]$/, '$1'), port } }),
+        httpProbe: (signal) => this.#probeReadyz(signal),
+        wake: options.wakeOnReachable ?? true,
+      });
+    }
     this.#tokenFile = this.#pool.tokenFile;
   }
 
@@ -436,6 +456,27 @@ export class RestClient {
       return new Derived({ ...this.config, ...overrides }, this.#options);
     } finally {
       inheritedPool = undefined;
+    }
+  }
+
+  /**
+   * Whether the server answers, as this client's requests (and those of the clients derived from it)
+   * last saw it; reflectors wait on it to come back together after an outage (see {@link Reachability}).
+   */
+  get reachability(): Reachability {
+    return this.#pool.reachability;
+  }
+
+  /** The readiness probe of {@link Reachability}: `GET /readyz`, its status code (rejects without an answer). */
+  async #probeReadyz(signal: AbortSignal): Promise<number> {
+    try {
+      const resp = await this.#send({ verb: 'GET', path: '/readyz', query: [], headers: {} }, signal, { readIdleMs: 10_000, retryTransportErrors: false });
+      resp.idle?.stop();
+      resp.body.resume();
+      return resp.statusCode;
+    } catch (err) {
+      if (err instanceof StatusError) return err.statusCode;
+      throw err;
     }
   }
 
@@ -892,16 +933,18 @@ export class RestClient {
         if (idle?.error !== undefined) throw idle.error;
         // undici refuses requests on a closed pool with an error that reads like a dropped connection.
         if (this.#pool.closed) throw new ClientClosedError(describe);
+        if (isUnreachableError(err)) this.#pool.reachability.reportUnreachable();
         // A GET whose connection was reset is safe to send again (on a new connection).
         if (options.retryTransportErrors && req.verb === 'GET' && isConnectionReset(err) && attempts < this.#maxRetries) {
           attempts++;
           await this.#retryWait(1, signal);
           continue;
         }
-        throw new NetworkError(describe, err);
+        throw new NetworkError(describe, err, this.#pool.reachability);
       }
       idle?.touch();
       const code = resp.statusCode;
+      this.#pool.reachability.reportResponse(code);
       const body = decodedBody(resp.body, resp.headers);
       for (const w of parseWarningHeaders(headerValues(resp.headers, 'warning'))) this.#warnings.handleWarning(w);
       if (code >= 200 && code < 300) return { statusCode: code, headers: resp.headers, body, idle };

@@ -6,15 +6,32 @@
 import type { Status } from '../api/meta/v1.ts';
 import { KubeloomError, StatusError, StatusReason, isStatusObject, newStatus, type StatusReasonValue } from '../apimachinery/errors.ts';
 import { decodeProtobuf, hasProtobufMagic } from '../runtime/protobuf/decode.ts';
+import type { Reachability } from './reachability.ts';
 
 /** A request failed without an HTTP response (connection refused or reset, TLS failure, DNS). `cause` is the original error. */
 export class NetworkError extends KubeloomError {
   /** The method and URL that failed (never includes credentials). */
   readonly request: string;
-  constructor(request: string, cause: unknown) {
+  /**
+   * The reachability of the client that sent it (see {@link reachabilityOf}): a reflector waits on it
+   * to learn when the server is back. Not enumerable, so that logging the error stays short.
+   */
+  declare readonly reachability: Reachability | undefined;
+  constructor(request: string, cause: unknown, reachability?: Reachability) {
     super('ERR_KUBE_NETWORK', `${request}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.request = request;
+    Object.defineProperty(this, 'reachability', { value: reachability, enumerable: false });
   }
+}
+
+/** The {@link Reachability} of the client a {@link NetworkError} (in `err` or its causes) came from. */
+export function reachabilityOf(err: unknown): Reachability | undefined {
+  const seen = new Set<unknown>();
+  for (let e: unknown = err; e !== null && typeof e === 'object' && !seen.has(e); e = (e as { cause?: unknown }).cause) {
+    seen.add(e);
+    if (e instanceof NetworkError && e.reachability !== undefined) return e.reachability;
+  }
+  return undefined;
 }
 
 /**

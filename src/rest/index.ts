@@ -15,6 +15,7 @@ export { decodeProtobuf, ProtobufDecodeError, protobufContentType, type FieldsV1
 export { canEncodeProtobuf, encodeProtobuf, encodeProtobufWatchEvent, ProtobufEncodeError } from '../runtime/protobuf/encode.ts';
 export { ManagedFieldsInterner, defaultInternerMaxBytes } from './managed-fields-interner.ts';
 export * from './client.ts';
+export * from './reachability.ts';
 export * from './token-bucket.ts';
 export * from './token-file.ts';
 export * from './transport.ts';

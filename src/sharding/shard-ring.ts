@@ -302,8 +302,12 @@ export class ShardRing {
       this.#dirty = false;
       return;
     }
+    // Wake at the next expiry of a member's Lease rather than on the next retry tick, so that a dead
+    // member's ranges are taken over a lease duration after its last renewal was seen, not up to a
+    // retry period later.
+    const delay = Math.max(0, Math.min(this.#retryMs, this.#nextExpiry() - this.#clock.now()));
     await new Promise<void>((resolve) => {
-      const timer = this.#clock.afterFunc(this.#retryMs, () => finish());
+      const timer = this.#clock.afterFunc(delay, () => finish());
       const onAbort = (): void => finish();
       const finish = (): void => {
         timer.stop();
@@ -325,6 +329,17 @@ export class ShardRing {
       this.#observed.set(name, { lease, resourceVersion: rv, observedAt: this.#clock.now() });
       if (name !== this.leaseName) this.#poke();
     }
+  }
+
+  /** The earliest local time at which a member now alive (other than this replica) expires; Infinity if none. */
+  #nextExpiry(): number {
+    const now = this.#clock.now();
+    let next = Infinity;
+    for (const [name, o] of this.#observed) {
+      if (name === this.leaseName || !this.#alive(o, now)) continue;
+      next = Math.min(next, o.observedAt + (o.lease.spec?.leaseDurationSeconds ?? this.#leaseMs / 1000) * 1000);
+    }
+    return next;
   }
 
   #alive(o: Observation, now: number): boolean {

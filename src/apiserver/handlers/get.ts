@@ -9,7 +9,7 @@ import { waitUntilFresh } from '../watch-cache.ts';
 import { tooLargeResourceVersion } from './list.ts';
 import { parseResourceVersion } from './list-options.ts';
 import { boolParam } from './request-info.ts';
-import { checkMetadataShape, renderOne, sendObject, tableOptions, type Render } from './response.ts';
+import { checkMetadataShape, renderOne, sendObject, sendObjectValue, storedValue, tableOptions, type Render } from './response.ts';
 import { objectKey, storeOf, type RequestScope, type Target } from './scope.ts';
 import { converterContext, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
 
@@ -25,7 +25,9 @@ export async function getResource(scope: RequestScope, t: Target, q: URLSearchPa
   // Metadata-only reads convert too: kube-apiserver's storage decodes into the request's version before
   // the handler transforms the object to PartialObjectMetadata (checked on v1.24: one review).
   const inVersion = await storedInRequestVersion(t.r, s, converterContext(scope.config.clock, scope.config.webhookServices));
-  sendObject(res, 200, renderOne(scope, t, inVersion, render, includeObject), render);
+  const value = render.as === 'object' && render.format === 'protobuf' ? storedValue(t, inVersion) : undefined;
+  if (value !== undefined) sendObjectValue(res, 200, value, () => renderOne(scope, t, inVersion, render, includeObject), render);
+  else sendObject(res, 200, renderOne(scope, t, inVersion, render, includeObject), render);
 }
 
 /**

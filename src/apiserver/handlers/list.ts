@@ -17,7 +17,7 @@ import { waitUntilFresh } from '../watch-cache.ts';
 import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
 import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
 import { converterContext, convertsWithWebhook, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
-import { checkMetadataShape, encodeInVersion, sendObject, tableOptions, withoutTypeMeta, type Render } from './response.ts';
+import { checkMetadataShape, encodeInVersion, sendObject, sendObjectValue, tableOptions, withoutTypeMeta, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { shardSelectionOf, withShard } from '../sharding.ts';
 
@@ -166,6 +166,11 @@ export async function listResource(scope: RequestScope, t: Target, q: URLSearchP
     return;
   }
   const head = `{"kind":${JSON.stringify(t.r.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;
-  const encoded = items.map((s) => withoutTypeMeta(t.r.storage === undefined ? s.json : encodeInVersion(t.r, s.json)));
-  sendObject(res, 200, `${head}${encoded.join(',')}]}`, render);
+  const json = (): string => `${head}${items.map((s) => withoutTypeMeta(t.r.storage === undefined ? s.json : encodeInVersion(t.r, s.json))).join(',')}]}`;
+  if (render.format === 'protobuf' && t.r.storage === undefined) {
+    // Encoded from the stored objects: no JSON rendered and parsed again (items' TypeMeta is not in their messages).
+    sendObjectValue(res, 200, { kind: t.r.listKind, apiVersion, metadata: listMeta, items: items.map((s) => s.obj) }, json, render);
+    return;
+  }
+  sendObject(res, 200, json(), render);
 }

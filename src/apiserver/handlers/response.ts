@@ -247,6 +247,25 @@ export function sendObject(res: ServerResponse, code: number, json: string, rend
 }
 
 /**
+ * Writes an object in the negotiated serialization, protobuf encoded from `obj` itself (no JSON rendered
+ * and parsed again) when its kind has a protobuf form; otherwise as {@link sendObject} with `json()`.
+ */
+export function sendObjectValue(res: ServerResponse, code: number, obj: Obj, json: () => string, render: Render): void {
+  if (render.format === 'protobuf' && canEncodeProtobuf(str(obj.apiVersion), str(obj.kind))) {
+    write(res, code, encodeProtobuf(obj), protobufMediaType);
+    return;
+  }
+  sendObject(res, code, json(), render);
+}
+
+/** A built-in object stored in the request's version, as sent: with the request's apiVersion. */
+export function storedValue(t: Target, s: StoredObject): Obj | undefined {
+  if (t.r.custom || t.r.storage !== undefined || t.r.conversionWebhook !== undefined) return undefined;
+  const apiVersion = apiVersionString(t.r.group, t.r.version);
+  return s.obj.apiVersion === apiVersion ? s.obj : { ...s.obj, apiVersion };
+}
+
+/**
  * Answers with the Status of a failure (a StatusError's own, or 500 InternalError for anything else)
  * in the response's negotiated serialization, with Retry-After when the Status asks for it; a response
  * already under way is cut off instead.

@@ -10,7 +10,7 @@ import { newStatus, StatusError, StatusReason } from '../../apimachinery/errors.
 import { InitialEventsEndAnnotation } from '../../apimachinery/watch.ts';
 import { apiVersionString } from '../resources.ts';
 import { invalid, requiredCause } from '../status.ts';
-import { RevisionCompactedError, type Storage } from '../storage.ts';
+import { RevisionCompactedError, type ChangeType, type Storage, type StoredObject } from '../storage.ts';
 import { partialMetadata, toTable } from '../table.ts';
 import { WatchStream, type ObjectEncoder } from '../watch-stream.ts';
 import { protobufMediaType } from '../protobuf.ts';
@@ -87,6 +87,18 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
   }
   // Built-in kinds asked for in protobuf get length-delimited WatchEvent frames, as kube-apiserver's.
   const frame = render.format === 'protobuf' && render.as !== 'table' && !t.r.custom ? protobufWatchFrame : undefined;
+  // Frames are encoded from the stored object, not from its JSON line parsed again: objects sent as
+  // stored share one frame per change among all watchers; PartialObjectMetadata is built per watcher.
+  // Kinds stored in another version (converted through JSON) keep the line path.
+  const typed = (obj: Obj): Obj => (obj.apiVersion === apiVersion && obj.kind === t.r.kind ? obj : { ...obj, apiVersion, kind: t.r.kind });
+  const frameEvent: ((type: ChangeType, s: StoredObject) => Buffer) | undefined =
+    frame === undefined || convertsWithWebhook(t.r)
+      ? undefined
+      : render.as === 'metadata'
+        ? (type, s) => encodeProtobufWatchEvent(type, partialMetadata(s.obj) as Obj)
+        : encode === undefined
+          ? (type, s) => encodeProtobufWatchEvent(type, typed(s.obj))
+          : undefined;
   const contentType = frame === undefined ? 'application/json' : `${protobufMediaType};stream=watch`;
   res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
@@ -113,6 +125,7 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
     bookmark: bookmarkLine,
     convert: convertsWithWebhook(t.r) && render.as !== 'metadata' ? (s) => storedInRequestVersion(t.r, s, converterContext(config.clock, config.webhookServices)) : undefined,
     ...(frame === undefined ? {} : { frame }),
+    ...(frameEvent === undefined ? {} : { frameEvent, shareFrames: render.as !== 'metadata' }),
     onClose: () => {
       unsubscribe();
       scope.watches.delete(stream);

@@ -10,6 +10,7 @@ import type { ListOptions } from '../../apimachinery/options.ts';
 import { InitialEventsEndAnnotation, isWatchEventBatchIterator, type Watch, type WatchEvent } from '../../apimachinery/watch.ts';
 import { DelayWithReset, type BackoffManager, type RandomSource } from '../../util/backoff/backoff.ts';
 import { realClock, type Clock, type Timer } from '../../util/clock/clock.ts';
+import { reachabilityOf } from '../../rest/errors.ts';
 import type { ReflectorStore, ReplaceTransaction } from './delta.ts';
 import { listAllPages, defaultPageSize, type ListPageStream, type PagedListResult } from './list-pager.ts';
 import type { ListerWatcher } from './listwatch.ts';
@@ -239,6 +240,8 @@ export class Reflector<T> {
   #running = false;
   /** Set by {@link Reflector.relist}: end the watch and list again, without waiting for the backoff. */
   #relistRequested = false;
+  /** The last backoff wait was ended early by the client's {@link Reachability}. */
+  #wokenEarly = false;
   /** Aborts the watch being consumed (for {@link Reflector.relist}). */
   #abortWatch: ((reason: unknown) => void) | undefined;
 
@@ -297,16 +300,18 @@ export class Reflector<T> {
     this.#running = true;
     try {
       while (!signal.aborted) {
+        let failure: unknown;
         try {
           await this.listAndWatch(signal);
         } catch (err) {
           if (signal.aborted) break;
+          failure = err;
           this.#watchErrorHandler(this as Reflector<unknown>, err);
         }
         if (signal.aborted) break;
         if (this.#relistRequested) continue;
         try {
-          await this.#clock.sleep(this.#backoff.nextDelay(), signal);
+          await this.#backoffAfter(failure, signal);
         } catch {
           break;
         }
@@ -430,6 +435,7 @@ export class Reflector<T> {
     if (committing !== undefined) committing.commit(rv);
     else this.#store.replace(items, rv);
     this.#lastSyncResourceVersion = rv;
+    this.#wokenEarly = false;
   }
 
   /**
@@ -440,7 +446,7 @@ export class Reflector<T> {
   async #watchList(signal: AbortSignal): Promise<OpenWatch<T> | undefined> {
     const retriableWithSideEffects = async (err: unknown): Promise<boolean> => {
       if (isWatchErrorRetriable(err)) {
-        await this.#clock.sleep(this.#backoff.nextDelay(), signal);
+        await this.#backoffAfter(err, signal);
         return true;
       }
       if (isExpired(err) || isTooLargeResourceVersionError(err)) {
@@ -543,7 +549,7 @@ export class Reflector<T> {
           if (signal.aborted) return;
           if (isWatchErrorRetriable(err)) {
             try {
-              await this.#clock.sleep(this.#backoff.nextDelay(), signal);
+              await this.#backoffAfter(err, signal);
             } catch {
               return;
             }
@@ -585,6 +591,36 @@ export class Reflector<T> {
     }
   }
 
+  /**
+   * Sleeps the next backoff delay (upstream's), but when `err` says the server could not be reached,
+   * ends early once the client's other requests or its probe found it again ({@link Reachability}):
+   * the reflectors of one client then come back together instead of each after its own backoff.
+   * Rejects with `signal.reason` when stopped.
+   */
+  async #backoffAfter(err: unknown, signal: AbortSignal): Promise<void> {
+    const delay = this.#backoff.nextDelay();
+    const reachability = err === undefined ? undefined : reachabilityOf(err);
+    // An attempt made right after an early wake that failed for want of a connection again (a proxy
+    // resetting only this reflector's requests, a flapping server) sits out its whole backoff: early
+    // wakes never add requests beyond one per backoff step.
+    const wokenBefore = this.#wokenEarly;
+    this.#wokenEarly = false;
+    if (reachability === undefined || wokenBefore) return this.#clock.sleep(delay, signal);
+    const done = new AbortController();
+    const either = AbortSignal.any([signal, done.signal]);
+    const slept = this.#clock.sleep(delay, either);
+    const woken = reachability.whenReachable(either);
+    // The loser is rejected by `done` below: nothing awaits it.
+    slept.catch(() => undefined);
+    woken.catch(() => undefined);
+    try {
+      this.#wokenEarly = (await Promise.race([slept.then(() => false), woken.then(() => true)])) && !signal.aborted;
+    } finally {
+      done.abort();
+    }
+    if (signal.aborted) throw signal.reason;
+  }
+
   /** How long a watch may stay silent (no headers, no event) before it is taken for a broken connection. */
   #watchIdleMs(timeoutSeconds: number): number {
     return this.#idleTimeoutMs ?? (timeoutSeconds > 0 ? timeoutSeconds * 1000 : this.#minWatchTimeoutMs * 2) + defaultWatchIdleGraceMs;
@@ -618,6 +654,8 @@ export class Reflector<T> {
     } finally {
       headersTimer.stop();
     }
+    // The server answered: the next failure may be woken early again.
+    this.#wokenEarly = false;
     return { iterator: watch[Symbol.asyncIterator](), pending: undefined, abort, unlink };
   }
 

@@ -21,7 +21,7 @@ export type { LeaderMetric, LeaderMetricsProvider } from './metrics.ts';
 export { newPrometheusLeaderMetricsProvider } from './prometheus-metrics.ts';
 export type { PrometheusRegistry } from '../../util/prometheus/registry.ts';
 export type { HealthzAdaptorOptions } from './healthz.ts';
-export { rawRecord } from './resourcelock/interface.ts';
+export { LockWatchUnsupportedError, rawRecord } from './resourcelock/interface.ts';
 export type {
   LeaderElectionRecord,
   LockEventRecorder,
@@ -30,7 +30,7 @@ export type {
   ResourceLock,
   ResourceLockConfig,
 } from './resourcelock/interface.ts';
-export { LeaseLock, LeaseNotInitializedError, leaderElectionRecordToLeaseSpec, leaseSpecToLeaderElectionRecord } from './resourcelock/lease-lock.ts';
+export { LeaseLock, LeaseNotInitializedError, LeaseWatchError, leaderElectionRecordToLeaseSpec, leaseSpecToLeaderElectionRecord } from './resourcelock/lease-lock.ts';
 export type { LeaseClient, LeaseLockOptions } from './resourcelock/lease-lock.ts';
 export { FakeLeaseClient, FakeLeaseStore } from './resourcelock/fake-lease-client.ts';
 export type { LeaseCall, LeaseFault, LeaseVerb } from './resourcelock/fake-lease-client.ts';

@@ -6,11 +6,12 @@
  */
 import type { Lease } from '../../../api/coordination/v1.ts';
 import { StatusError, newNotFound, newStatus } from '../../../apimachinery/errors.ts';
-import type { RequestOptions } from '../../../apimachinery/options.ts';
+import type { ListOptions, RequestOptions } from '../../../apimachinery/options.ts';
+import type { Watch, WatchEvent } from '../../../apimachinery/watch.ts';
 import type { LeaseClient } from './lease-lock.ts';
 
 /** A Lease client call, as recorded by {@link FakeLeaseClient.calls}. */
-export type LeaseVerb = 'get' | 'create' | 'update';
+export type LeaseVerb = 'get' | 'create' | 'update' | 'watch';
 
 /** One recorded call: its verb, the Lease name and, for writes, the holder it tried to write. */
 export interface LeaseCall {
@@ -51,10 +52,41 @@ export class FakeLeaseStore {
   readonly leases = new Map<string, Lease>();
   #revision = 0;
 
+  readonly #watchers = new Set<{ push: (event: WatchEvent<Lease>) => void; close: () => void }>();
+
   /** Next global resourceVersion. */
   nextResourceVersion(): string {
     this.#revision++;
     return String(this.#revision);
+  }
+
+  /** Tells every open watch that `lease` was stored (`ADDED`/`MODIFIED`) or removed (`DELETED`). */
+  notify(type: 'ADDED' | 'MODIFIED' | 'DELETED', lease: Lease): void {
+    for (const w of this.#watchers) w.push({ type, object: clone(lease) });
+  }
+
+  /** Deletes a Lease (as another client would), telling the watches. */
+  delete(name: string): void {
+    const lease = this.leases.get(name);
+    if (lease === undefined) return;
+    this.leases.delete(name);
+    this.notify('DELETED', lease);
+  }
+
+  /** Ends every open watch, as a dropped connection would. */
+  closeWatches(): void {
+    for (const w of [...this.#watchers]) w.close();
+  }
+
+  /** Number of open watches. */
+  watchCount(): number {
+    return this.#watchers.size;
+  }
+
+  /** Registers a watch; returns its unsubscribe function. */
+  subscribe(watcher: { push: (event: WatchEvent<Lease>) => void; close: () => void }): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
   }
 }
 
@@ -105,6 +137,7 @@ export class FakeLeaseClient implements LeaseClient {
       const stored = clone(lease);
       stored.metadata = { ...stored.metadata, namespace: this.namespace, resourceVersion: this.store.nextResourceVersion(), uid: `uid-${name}` };
       this.store.leases.set(name, stored);
+      this.store.notify('ADDED', stored);
       return clone(stored);
     });
   }
@@ -128,11 +161,61 @@ export class FakeLeaseClient implements LeaseClient {
       const stored = clone(lease);
       stored.metadata = { ...current.metadata, ...stored.metadata, resourceVersion: this.store.nextResourceVersion() };
       this.store.leases.set(name, stored);
+      this.store.notify('MODIFIED', stored);
       return clone(stored);
     });
   }
 
-  async #call(call: Omit<LeaseCall, 'outcome'>, signal: AbortSignal | undefined, run: () => Lease): Promise<Lease> {
+  /**
+   * Watches Leases (or applies a queued fault): with a `metadata.name=` field selector only that one;
+   * without a resourceVersion the current state comes first as ADDED events. The stream ends when
+   * `options.signal` aborts or {@link FakeLeaseStore.closeWatches} is called.
+   */
+  async watch(options: ListOptions = {}): Promise<Watch<Lease>> {
+    const selected = /^metadata\.name=(.*)$/.exec(options.fieldSelector ?? '')?.[1];
+    const signal = options.signal;
+    const queue: WatchEvent<Lease>[] = [];
+    let wake: (() => void) | undefined;
+    let closed = false;
+    const matches = (lease: Lease): boolean => selected === undefined || lease.metadata?.name === selected;
+    let unsubscribe = (): void => {};
+    // The snapshot and the subscription happen together, so that no write falls between them.
+    await this.#call({ verb: 'watch', name: selected ?? '' }, signal, () => {
+      if (options.resourceVersion === undefined || options.resourceVersion === '') {
+        for (const lease of this.store.leases.values()) if (matches(lease)) queue.push({ type: 'ADDED', object: clone(lease) });
+      }
+      unsubscribe = this.store.subscribe({
+        push: (event) => {
+          if (!matches(event.object as Lease)) return;
+          queue.push(event);
+          wake?.();
+        },
+        close: () => {
+          closed = true;
+          wake?.();
+        },
+      });
+    });
+    const onAbort = (): void => wake?.();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    return {
+      async *[Symbol.asyncIterator](): AsyncGenerator<WatchEvent<Lease>> {
+        try {
+          for (;;) {
+            while (queue.length > 0 && !signal?.aborted) yield queue.shift()!;
+            if (closed || signal?.aborted) return;
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
+          }
+        } finally {
+          unsubscribe();
+          signal?.removeEventListener('abort', onAbort);
+        }
+      },
+    };
+  }
+
+  async #call<R = Lease>(call: Omit<LeaseCall, 'outcome'>, signal: AbortSignal | undefined, run: () => R): Promise<R> {
     const entry: LeaseCall = { ...call, outcome: 'pending' };
     if (entry.holderIdentity === undefined) delete entry.holderIdentity;
     this.calls.push(entry);

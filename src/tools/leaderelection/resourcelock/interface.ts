@@ -2,6 +2,7 @@
  * The lock a {@link LeaderElector} competes for (client-go tools/leaderelection/resourcelock.Interface),
  * and the record stored in it.
  */
+import { KubeloomError } from '../../../apimachinery/errors.ts';
 import type { KubeObject } from '../../../apimachinery/object.ts';
 
 /**
@@ -68,6 +69,21 @@ export interface ResourceLock {
   identity(): string;
   /** A human-readable name of the lock for logs, `namespace/name`. */
   describe(): string;
+  /**
+   * Optional: follows the lock, yielding its record every time the server reports a change (the
+   * current record first), and `undefined` when the lock is deleted. The iterable ends or rejects when
+   * the stream does (the elector starts a new one), and ends when `signal` aborts. Rejects with
+   * {@link LockWatchUnsupportedError} when the lock cannot be watched. An elector with
+   * `watchLock` uses it only to notice changes earlier; every decision still rests on `get`/`update`.
+   */
+  watch?(options?: LockRequestOptions): AsyncIterable<ObservedLeaderElectionRecord | undefined>;
+}
+
+/** {@link ResourceLock.watch} was called on a lock whose client cannot watch. */
+export class LockWatchUnsupportedError extends KubeloomError {
+  constructor(lock: string) {
+    super('ERR_LOCK_WATCH_UNSUPPORTED', `lock ${lock} cannot be watched: its client has no watch`);
+  }
 }
 
 /** Serializes a record canonically (fixed field order, absent times as null). */

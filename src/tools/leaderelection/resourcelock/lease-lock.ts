@@ -4,9 +4,11 @@
  */
 import type { Lease, LeaseSpec } from '../../../api/coordination/v1.ts';
 import { KubeloomError } from '../../../apimachinery/errors.ts';
-import type { RequestOptions } from '../../../apimachinery/options.ts';
+import type { ListOptions, RequestOptions } from '../../../apimachinery/options.ts';
+import type { Watch } from '../../../apimachinery/watch.ts';
 import { formatMicroTime, parseTime } from '../../events/meta-time.ts';
 import {
+  LockWatchUnsupportedError,
   rawRecord,
   type LeaderElectionRecord,
   type LockEventRecorder,
@@ -28,6 +30,8 @@ export interface LeaseClient {
   create(lease: Lease, options?: RequestOptions): Promise<Lease>;
   /** Updates the Lease (optimistic concurrency on its resourceVersion). */
   update(lease: Lease, options?: RequestOptions): Promise<Lease>;
+  /** Watches Leases (optional: without it {@link LeaseLock.watch} is unsupported). */
+  watch?(options: ListOptions): Promise<Watch<Lease>>;
 }
 
 /** Options of a {@link LeaseLock}. */
@@ -46,6 +50,16 @@ export interface LeaseLockOptions extends ResourceLockConfig {
 export class LeaseNotInitializedError extends KubeloomError {
   constructor() {
     super('ERR_LEASE_NOT_INITIALIZED', 'lease not initialized, call get or create first');
+  }
+}
+
+/** The watch of a {@link LeaseLock} ended with an ERROR event (e.g. 410 Expired); the watcher starts anew. */
+export class LeaseWatchError extends KubeloomError {
+  /** The Status code the server sent. */
+  readonly status: number | undefined;
+  constructor(message: string, status: number | undefined) {
+    super('ERR_LEASE_WATCH', `lease watch failed: ${message}`);
+    this.status = status;
   }
 }
 
@@ -141,6 +155,26 @@ export class LeaseLock implements ResourceLock {
 
   identity(): string {
     return this.#identity;
+  }
+
+  /**
+   * Watches this one Lease (field selector on its name, from the current state): yields its record on
+   * every ADDED/MODIFIED event, `undefined` on DELETED; ends when the stream ends, throws the Status of
+   * an ERROR event. Does not touch the version `update` is conditional on: only `get` sets that.
+   */
+  async *watch(options: LockRequestOptions = {}): AsyncIterable<ObservedLeaderElectionRecord | undefined> {
+    if (this.#client.watch === undefined) throw new LockWatchUnsupportedError(this.describe());
+    const stream = await this.#client.watch({ fieldSelector: `metadata.name=${this.#name}`, ...requestOptions(options) });
+    for await (const event of stream) {
+      if (event.type === 'BOOKMARK') continue;
+      if (event.type === 'ERROR') throw new LeaseWatchError(event.object.message ?? '', event.object.code);
+      if (event.type === 'DELETED') {
+        yield undefined;
+        continue;
+      }
+      const record = leaseSpecToLeaderElectionRecord(event.object.spec);
+      yield { record, raw: rawRecord(record) };
+    }
   }
 
   describe(): string {
