@@ -25,6 +25,7 @@ import { ClusterRoleAggregationController } from './controllers/clusterrole-aggr
 import { ControllerManager, type ControllerOptions, type ServerControllers } from './controllers/controller-manager.ts';
 import type { FeatureGates } from './sharding.ts';
 import { bootstrapKubernetesService, bootstrapObjects } from './bootstrap/bootstrap.ts';
+import { rbacLearnFile } from '../rbac/learn-mode.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -108,6 +109,12 @@ export interface ApiServerOptions {
    * honours `shardSelector` on lists and watches (KEP-5866; see docs/sharding.md).
    */
   featureGates?: FeatureGates;
+  /**
+   * Append every distinct request's authorizer attributes (user, User-Agent, verb, group, resource,
+   * subresource, namespace, name) to this JSON-lines file (default: the file `kubeloom rbac learn` names
+   * in KUBELOOM_RBAC_LEARN_FILE, else none). See docs/rbac.md.
+   */
+  recordRequestsTo?: string;
 }
 
 /** A client certificate and its private key, in PEM. */
@@ -287,6 +294,7 @@ class EmbeddedApiServer implements ApiServer {
       maxRequestBodyBytes: options.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes,
       clock,
       ...(options.featureGates === undefined ? {} : { featureGates: options.featureGates }),
+      recordRequestsTo: options.recordRequestsTo ?? rbacLearnFile(),
     });
     const compactionIntervalMs = options.compactionIntervalMs ?? 0;
     if (compactionIntervalMs > 0) {
