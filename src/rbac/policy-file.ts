@@ -11,7 +11,9 @@ import { RbacPolicyError, sortRules } from './policy-rules.ts';
 
 /** The roles found in policy files. */
 export interface PolicyDocuments {
+  /** The ClusterRoles, in file order. */
   clusterRoles: ClusterRole[];
+  /** The Roles, in file order. */
   roles: Role[];
 }
 

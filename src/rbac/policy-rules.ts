@@ -29,9 +29,11 @@ export class RbacPolicyError extends KubeloomError {
  * name (`resourceNames` empty) or only the names listed (sorted).
  */
 export interface RuleAtom {
+  /** The API group ('' for the core group). */
   readonly apiGroup: string;
   /** `pods`, or `pods/status` for a subresource. */
   readonly resource: string;
+  /** The verb (`get`, `list`, `watch`, `create`, …). */
   readonly verb: string;
   /** Sorted; empty: every name. */
   readonly resourceNames: readonly string[];
@@ -39,7 +41,9 @@ export interface RuleAtom {
 
 /** A non-resource permission: a verb on one URL (e.g. `get` on `/healthz`). */
 export interface NonResourceAtom {
+  /** The verb (`get`, `post`, …). */
   readonly verb: string;
+  /** The URL path, possibly ending in `*` (a prefix). */
   readonly url: string;
 }
 

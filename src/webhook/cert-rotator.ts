@@ -55,8 +55,11 @@ export const caKeyKey = 'ca.key';
 
 /** What a caBundle is injected into (rotator.go WebhookType). */
 export const WebhookType = {
+  /** A ValidatingWebhookConfiguration: every webhook's clientConfig.caBundle. */
   Validating: 'Validating',
+  /** A MutatingWebhookConfiguration: every webhook's clientConfig.caBundle. */
   Mutating: 'Mutating',
+  /** A CustomResourceDefinition: spec.conversion.webhook.clientConfig.caBundle. */
   CRDConversion: 'CRDConversion',
 } as const;
 /** One of {@link WebhookType}. */
@@ -66,6 +69,7 @@ export type WebhookTypeValue = (typeof WebhookType)[keyof typeof WebhookType];
 export interface WebhookInfo {
   /** The webhook configuration's name, or the CRD's (`widgets.example.com`). */
   name: string;
+  /** What kind of object it is. */
   type: WebhookTypeValue;
 }
 
@@ -79,7 +83,12 @@ export class CertRotatorError extends KubeloomError {
 /** Options of {@link CertRotator} (rotator.go CertRotator's fields). */
 export interface CertRotatorOptions {
   /** The Secret holding CA and serving pair (SecretKey); created when missing. */
-  secret: { namespace: string; name: string };
+  secret: {
+    /** The Secret's namespace (usually the operator's). */
+    namespace: string;
+    /** The Secret's name. */
+    name: string;
+  };
   /** Where tls.crt, tls.key and ca.crt are written (default the webhook server's default certDir). */
   certDir?: string;
   /** The name the serving certificate is for, e.g. `webhook-service.system.svc` (DNSName). */
@@ -243,7 +252,16 @@ export class CertRotator {
   }
 
   /** The CA and serving pair in use, once the first refresh is done. */
-  current(): { caCert: string; cert: string; key: string } | undefined {
+  current():
+    | {
+        /** The CA certificate (PEM). */
+        caCert: string;
+        /** The serving certificate (PEM). */
+        cert: string;
+        /** The serving key (PEM). */
+        key: string;
+      }
+    | undefined {
     return this.#current === undefined ? undefined : { caCert: this.#current.ca.cert, cert: this.#current.serving.cert, key: this.#current.serving.key };
   }
 

@@ -64,7 +64,9 @@ export interface CertificateAuthorityOptions {
   commonName: string;
   /** The CA's organization (none when unset). */
   organization?: string;
+  /** Start of validity. */
   notBefore: Date;
+  /** End of validity. */
   notAfter: Date;
 }
 

@@ -13,17 +13,27 @@ import { requestInfo } from './request-info.ts';
 
 /** One recorded request: its authorizer attributes, its user and its User-Agent. */
 export interface RecordedRequest {
+  /** The authenticated (or impersonated) user's name. */
   user: string;
+  /** The user's groups. */
   groups: string[];
+  /** The client's User-Agent header ('' without one). */
   userAgent: string;
+  /** The authorizer's verb: `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`, … */
   verb: string;
   /** False for non-resource URLs (`/healthz`, `/apis`): then only `path` and `verb` matter. */
   resourceRequest: boolean;
+  /** The URL path of a non-resource request ('' for resource requests). */
   path: string;
+  /** The API group ('' for the core group). */
   apiGroup: string;
+  /** The resource (plural). */
   resource: string;
+  /** The subresource ('' for none). */
   subresource: string;
+  /** The namespace ('' for cluster-scoped requests and requests across all namespaces). */
   namespace: string;
+  /** The object's name ('' for lists, watches and creates). */
   name: string;
   /** A watch that asked for its initial events (a streaming list, `sendInitialEvents=true`). */
   sendInitialEvents?: true;
