@@ -5,7 +5,7 @@
  * runs the operator out of cluster with that token: it must reconcile. Then it removes each permission
  * in turn and records what breaks (the operator's first error, and which of its effects never came).
  *
- *   node test/real-rbac/least-privilege.ts [KUBECONFIG]     (default $KUBELOOM_TEST_KUBECONFIG, then ~/realk8s/kubeconfig)
+ *   node test/real-rbac/least-privilege.ts [KUBECONFIG]     (or npm run test:real:rbac; default $KUBELOOM_TEST_KUBECONFIG, then ~/realk8s/kubeconfig)
  *
  * Works in the namespaces rbac-lane-system (the ServiceAccount and the Lease) and rbac-lane-work (the
  * ConfigMaps), created if missing and kept; everything else it creates it deletes. Prints a Markdown
