@@ -2,8 +2,9 @@
  * CertRotator against a real kube-apiserver: the rotator keeps a webhook server's certificates in a
  * Secret and injects its CA into a ValidatingWebhookConfiguration and a CRD's conversion webhook; the
  * real server then calls the webhook (https://127.0.0.1:<port>, trusted only through that caBundle) and
- * relays its denial. With lifetimes shortened so that every check renews, the serving certificate and
- * then the CA are rotated while the server keeps calling the webhook successfully.
+ * relays its denial. With lifetimes shortened so that every check renews, the serving certificate is
+ * rotated and the server keeps calling the webhook successfully. (CA rotation is pinned on the embedded
+ * server, src/webhook/cert-rotator.test.ts.)
  *
  *   node test/real-rbac/cert-rotator.ts [KUBECONFIG]   (default $KUBELOOM_TEST_KUBECONFIG, then ~/realk8s/kubeconfig)
  *
