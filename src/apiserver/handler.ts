@@ -38,6 +38,7 @@ import { updateResource } from './handlers/update.ts';
 import { watchResource } from './handlers/watch.ts';
 import { createReview, isReview } from './handlers/review.ts';
 import { AccessControl } from './authz/access-control.ts';
+import { RequestRecorder } from './authz/request-recorder.ts';
 import { ImpersonationError } from './authz/impersonation.ts';
 import { WebhookAdmission } from './admission/admission.ts';
 import { SystemUsers, userInfo } from './authn/user.ts';
@@ -54,6 +55,7 @@ export class ApiHandler {
   /** Authentication, authorization and RBAC write checks. */
   readonly access: AccessControl;
   readonly #scope: RequestScope;
+  readonly #recorder: RequestRecorder | undefined;
   #serverAddress = '127.0.0.1:0';
 
   constructor(registry: ResourceRegistry, storage: Storage, faults: Faults, config: HandlerConfig) {
@@ -65,6 +67,7 @@ export class ApiHandler {
     const users = [...(config.token === undefined ? [] : [{ name: 'admin', token: config.token, groups: [SystemUsers.privilegedGroup] }]), ...(config.users ?? [])];
     const anonymous = config.anonymous ?? (config.token === undefined || rbac);
     this.access = new AccessControl({ rbac, users, anonymous, serviceAccountIssuer: config.serviceAccountIssuer, clock: config.clock }, storage);
+    this.#recorder = config.recordRequestsTo === undefined ? undefined : new RequestRecorder(config.recordRequestsTo);
     this.#scope = {
       access: this.access,
       admission: new WebhookAdmission(storage, registry, config.clock, config.webhookServices ?? (() => undefined)),
@@ -132,6 +135,7 @@ export class ApiHandler {
     const method = req.method ?? 'GET';
     // authn → impersonation → authz, before anything about the path is known, as kube-apiserver's filters.
     const user = await this.access.identify(req);
+    this.#recorder?.record(user, req.headers['user-agent'], method, url.pathname, url.searchParams);
     this.access.authorizeRequest(user, method, url.pathname, url.searchParams);
     const scope: RequestScope = { ...this.#scope, user };
     const { config } = scope;

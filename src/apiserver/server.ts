@@ -30,6 +30,7 @@ import { restoreDerivedState } from './bootstrap/restored-state.ts';
 import { SqliteBackend } from './storage/sqlite-backend.ts';
 import { StorageKind } from './storage/interface.ts';
 import type { ApiServerSnapshot } from './snapshot.ts';
+import { rbacLearnFile } from '../rbac/learn-mode.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -126,6 +127,12 @@ export interface ApiServerOptions {
    * objects. Not with `dataDir`.
    */
   from?: ApiServerSnapshot;
+  /**
+   * Append every distinct request's authorizer attributes (user, User-Agent, verb, group, resource,
+   * subresource, namespace, name) to this JSON-lines file (default: the file `kubeloom rbac learn` names
+   * in KUBELOOM_RBAC_LEARN_FILE, else none). See docs/rbac.md.
+   */
+  recordRequestsTo?: string;
 }
 
 /** Which storage backs a server, and what survives what. */
@@ -345,6 +352,7 @@ class EmbeddedApiServer implements ApiServer {
       maxRequestBodyBytes: options.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes,
       clock,
       ...(options.featureGates === undefined ? {} : { featureGates: options.featureGates }),
+      recordRequestsTo: options.recordRequestsTo ?? rbacLearnFile(),
     });
     const compactionIntervalMs = options.compactionIntervalMs ?? 0;
     if (compactionIntervalMs > 0) {

@@ -14,3 +14,4 @@ registerCommand('init', async () => (await import('./init-command.ts')).initComm
 registerCommand('create', async () => (await import('./create-command.ts')).createCommand);
 registerCommand('manifests', async () => (await import('./manifests-command.ts')).manifestsCommand);
 registerCommand('cluster', async () => (await import('./cluster-command.ts')).clusterCommand);
+registerCommand('rbac', async () => (await import('./rbac-command.ts')).rbacCommand);

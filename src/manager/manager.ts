@@ -23,7 +23,8 @@ import { InformerCache, type CacheOptions } from '../cache/cache.ts';
 import { Client, type ClientOptions } from '../client/client.ts';
 import { kinds, type ResourceKind } from '../client/kinds.ts';
 import { ResourceClient } from '../kubernetes/resource-client.ts';
-import { RestClient } from '../rest/client.ts';
+import { defaultUserAgent, RestClient } from '../rest/client.ts';
+import { managerUserAgent, rbacLearnFile } from '../rbac/learn-mode.ts';
 import type { RestConfig } from '../rest/config.ts';
 import { EventBroadcaster } from '../tools/events/event-broadcaster.ts';
 import { newEventSink } from '../tools/events/event-sink.ts';
@@ -232,6 +233,8 @@ export class Manager {
   readonly #sharding: ManagerSharding | undefined;
 
   constructor(rest: RestClient, options: ManagerOptions = {}) {
+    // Under `kubeloom rbac learn` the manager's requests carry a User-Agent mark (docs/rbac.md).
+    if (rbacLearnFile() !== undefined) rest = rest.withConfig({ userAgent: managerUserAgent(rest.config.userAgent ?? defaultUserAgent) });
     this.rest = rest;
     this.#options = options;
     this.#clock = options.clock ?? realClock;

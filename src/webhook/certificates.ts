@@ -50,31 +50,52 @@ export interface ServingCertificates {
   key: string;
 }
 
-/** Makes a CA and a serving certificate signed by it, and writes them into `certDir`. */
-export async function generateServingCertificates(options: ServingCertificateOptions = {}): Promise<ServingCertificates> {
-  const certDir = options.certDir ?? defaultCertDir();
-  const hosts = options.hosts ?? ['localhost', '127.0.0.1', '::1'];
-  const clock = options.clock ?? realClock;
-  const notBeforeDate = new Date(clock.now() - 60_000);
-  const notAfterDate = new Date(clock.now() + validityMs);
-  const ca = await generate([{ name: 'commonName', value: 'kubeloom-webhook-ca' }], {
+/** A certificate and its private key, in PEM. */
+export interface KeyPairPem {
+  /** The certificate (PEM). */
+  cert: string;
+  /** The private key (PEM). */
+  key: string;
+}
+
+/** The validity window and names of a certificate authority made by {@link createCertificateAuthority}. */
+export interface CertificateAuthorityOptions {
+  /** The CA's common name. */
+  commonName: string;
+  /** The CA's organization (none when unset). */
+  organization?: string;
+  /** Start of validity. */
+  notBefore: Date;
+  /** End of validity. */
+  notAfter: Date;
+}
+
+/** A self-signed CA (ECDSA P-256, SHA-256) that may sign certificates. */
+export async function createCertificateAuthority(options: CertificateAuthorityOptions): Promise<KeyPairPem> {
+  const attrs = [{ name: 'commonName', value: options.commonName }, ...(options.organization === undefined ? [] : [{ name: 'organizationName', value: options.organization }])];
+  const ca = await generate(attrs, {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
-    notBeforeDate,
-    notAfterDate,
+    notBeforeDate: options.notBefore,
+    notAfterDate: options.notAfter,
     extensions: [
       { name: 'basicConstraints', cA: true, critical: true },
       { name: 'keyUsage', digitalSignature: true, keyCertSign: true, cRLSign: true, critical: true },
     ],
   });
+  return { cert: ca.cert, key: ca.private };
+}
+
+/** A serving certificate for `hosts` (DNS names or IP addresses, the first also its common name) signed by `ca`. */
+export async function issueServingCertificate(ca: KeyPairPem, hosts: readonly string[], notBefore: Date, notAfter: Date): Promise<KeyPairPem> {
   const leaf = await generate([{ name: 'commonName', value: hosts[0] ?? 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
-    notBeforeDate,
-    notAfterDate,
-    ca: { key: ca.private, cert: ca.cert },
+    notBeforeDate: notBefore,
+    notAfterDate: notAfter,
+    ca: { key: ca.key, cert: ca.cert },
     extensions: [
       { name: 'basicConstraints', cA: false, critical: true },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
@@ -82,6 +103,20 @@ export async function generateServingCertificates(options: ServingCertificateOpt
       { name: 'subjectAltName', altNames: hosts.map((h) => (isIP(h) === 0 ? { type: 2 as const, value: h } : { type: 7 as const, ip: h })) },
     ],
   });
+  return { cert: leaf.cert, key: leaf.private };
+}
+
+/** Makes a CA and a serving certificate signed by it, and writes them into `certDir`. */
+export async function generateServingCertificates(options: ServingCertificateOptions = {}): Promise<ServingCertificates> {
+  const certDir = options.certDir ?? defaultCertDir();
+  const hosts = options.hosts ?? ['localhost', '127.0.0.1', '::1'];
+  const clock = options.clock ?? realClock;
+  const notBeforeDate = new Date(clock.now() - 60_000);
+  const notAfterDate = new Date(clock.now() + validityMs);
+  const caPair = await createCertificateAuthority({ commonName: 'kubeloom-webhook-ca', notBefore: notBeforeDate, notAfter: notAfterDate });
+  const ca = { cert: caPair.cert, private: caPair.key };
+  const leafPair = await issueServingCertificate(caPair, hosts, notBeforeDate, notAfterDate);
+  const leaf = { cert: leafPair.cert, private: leafPair.key };
   await mkdir(certDir, { recursive: true });
   // The key first, then the certificate: a watcher that sees the new certificate finds its key.
   await writeFile(path.join(certDir, options.keyName ?? 'tls.key'), leaf.private, { mode: 0o600 });

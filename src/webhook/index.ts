@@ -10,7 +10,10 @@ export { WebhookServer, WebhookServerError, defaultCertDir, defaultWebhookPort }
 export type { HealthChecker, HttpServable, ResolvedWebhookServerOptions, ServerAddress, WebhookHandler, WebhookServerOptions } from './server.ts';
 export { CertWatcher, CertificateReadError } from './certwatcher.ts';
 export type { CertificatePair, CertWatcherOptions } from './certwatcher.ts';
-export { ensureServingCertificates, generateServingCertificates } from './certificates.ts';
+export { createCertificateAuthority, ensureServingCertificates, generateServingCertificates, issueServingCertificate } from './certificates.ts';
+export type { CertificateAuthorityOptions, KeyPairPem } from './certificates.ts';
+export { CertRotator, CertRotatorError, WebhookType, caCertKey, caKeyKey, injectCaBundle } from './cert-rotator.ts';
+export type { CertRotatorOptions, WebhookInfo, WebhookTypeValue } from './cert-rotator.ts';
 export { DevWebhookError, setupDevWebhooks } from './dev.ts';
 export type { DevConversion, DevMutatingWebhook, DevValidatingWebhook, DevWebhookConfiguration, DevWebhookOptions, DevWebhooks } from './dev.ts';
 export type { ServingCertificateOptions, ServingCertificates } from './certificates.ts';

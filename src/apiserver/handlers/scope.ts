@@ -45,6 +45,8 @@ export interface HandlerConfig {
   clock: Clock;
   /** Feature gates (default: all off). */
   featureGates?: FeatureGates;
+  /** A JSON-lines file every distinct request's authorizer attributes are appended to (default none). */
+  recordRequestsTo?: string | undefined;
 }
 
 /** The shared state the verb handlers read and write; built once by `ApiHandler`. */
