@@ -24,6 +24,7 @@ import type { TransformFunc } from '../tools/cache/delta.ts';
 import type { ResourceEventHandler } from '../tools/cache/event-handlers.ts';
 import type { Indexer, Indexers } from '../tools/cache/indexer.ts';
 import type { ListerWatcher } from '../tools/cache/listwatch.ts';
+import { defaultWatchErrorHandler } from '../tools/cache/reflector.ts';
 import { SharedIndexInformer, type ResourceEventHandlerRegistration } from '../tools/cache/shared-informer.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import { kindKey, type ResourceKind } from '../client/kinds.ts';
@@ -97,6 +98,24 @@ export interface CacheOptions {
   /** Called after each LIST and WATCH request an informer makes, with the method (GET), HTTP code (or '<error>') and verb
    * ('list' for a LIST and for a watch-list, which streams the initial state; 'watch' for a plain watch). */
   onRequest?: (method: string, code: string, verb: 'list' | 'watch') => void;
+  /**
+   * Called when an informer's LIST or WATCH fails (a refused connection, a kind the server does not
+   * serve), once per attempt: the reflector's backoff (800 ms → 30 s) spaces the calls. The Manager
+   * logs them; the last error of each kind is kept for {@link InformerCache.syncStatus}.
+   */
+  onListWatchError?: (kind: ResourceKind<unknown, unknown>, objectDescription: string, err: unknown) => void;
+}
+
+/** One kind's informers as seen by {@link InformerCache.syncStatus}. */
+export interface KindSyncStatus {
+  /** The kind. */
+  readonly kind: ResourceKind<unknown, unknown>;
+  /** E.g. "example.com/v1, Resource=websites". */
+  readonly objectDescription: string;
+  /** Whether every namespace's informer has synced. */
+  readonly synced: boolean;
+  /** The error of the last LIST or WATCH, when the last one failed; cleared by the next success. */
+  readonly lastError: unknown;
 }
 
 /** Options of {@link InformerCache.getInformer}. */
@@ -214,10 +233,12 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
   readonly kind: ResourceKind<unknown, unknown>;
   readonly informers = new Map<string, SharedIndexInformer<T>>();
   readonly objectDescription: string;
+  /** The last LIST/WATCH error, undefined once a request succeeded again. */
+  lastError: unknown;
   readonly #waiters = new Set<() => void>();
   #started = false;
 
-  constructor(kind: ResourceKind<unknown, unknown>, rest: RestClient, namespaces: readonly string[], sel: ObjectSelectorOptions, resyncMs: number, clock: Clock, onRequest?: RequestHook) {
+  constructor(kind: ResourceKind<unknown, unknown>, rest: RestClient, namespaces: readonly string[], sel: ObjectSelectorOptions, resyncMs: number, clock: Clock, onRequest?: RequestHook, onError?: CacheOptions['onListWatchError']) {
     this.kind = kind;
     const meta = isMetadataKind(kind);
     this.objectDescription = `${kind.group === '' ? kind.version : `${kind.group}/${kind.version}`}, Resource=${kind.resource}${meta ? ' (metadata)' : ''}`;
@@ -232,7 +253,7 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
         namespace: ns,
         ...(meta ? { accept: { object: partialObjectMetadataAccept, list: partialObjectMetadataListAccept } } : {}),
       });
-      const lw = withSelectors({ list: (o) => counted(onRequest, 'list', client.list(o)), watch: (o) => counted(onRequest, o.sendInitialEvents === true ? 'list' : 'watch', client.watch(o)) }, sel.labelSelector, sel.fieldSelector);
+      const lw = withSelectors({ list: (o) => this.#tracked(counted(onRequest, 'list', client.list(o)), o.signal, onError), watch: (o) => this.#tracked(counted(onRequest, o.sendInitialEvents === true ? 'list' : 'watch', client.watch(o)), o.signal, onError) }, sel.labelSelector, sel.fieldSelector);
       const informer = new SharedIndexInformer<T>(lw as ListerWatcher<T>, {
         clock,
         defaultEventHandlerResyncPeriodMs: resyncMs,
@@ -241,6 +262,11 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
         ...(sel.shardKey !== undefined ? { shardKey: sel.shardKey as (obj: T) => string } : {}),
       });
       if (sel.transform !== undefined) informer.setTransform(sel.transform as unknown as TransformFunc<T>);
+      // A failed request was reported through onError already; the reflector's default handler would say it twice.
+      if (onError !== undefined) informer.setWatchErrorHandler((r, err) => {
+        for (let e: unknown = err; e !== undefined; e = e instanceof Error ? e.cause : undefined) if (e === this.lastError) return;
+        defaultWatchErrorHandler(r, err);
+      });
       // Wakes read-your-writes waiters whenever the cache changes (the store is updated before handlers run).
       const wake = (): void => {
         for (const w of [...this.#waiters]) w();
@@ -248,6 +274,23 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
       informer.addEventHandler({ onAdd: wake, onUpdate: wake, onDelete: wake });
       this.informers.set(ns, informer);
     }
+  }
+
+  // Keeps the last request error for syncStatus and reports it; an aborted request (stop) is no error.
+  #tracked<R>(p: Promise<R>, signal: AbortSignal | undefined, onError: CacheOptions['onListWatchError']): Promise<R> {
+    return p.then(
+      (r) => {
+        this.lastError = undefined;
+        return r;
+      },
+      (err: unknown) => {
+        if (signal?.aborted !== true) {
+          this.lastError = err;
+          onError?.(this.kind, this.objectDescription, err);
+        }
+        throw err;
+      },
+    );
   }
 
   run(signal: AbortSignal): Promise<void> {
@@ -381,7 +424,7 @@ export class InformerCache {
         ...(by?.shardSelector !== undefined ? { shardSelector: by.shardSelector } : {}),
         ...(by?.shardKey !== undefined ? { shardKey: by.shardKey } : {}),
       };
-      entry = new KindInformers<KubeObject>(kind, o.rest, (sel.namespaces ?? []).filter((n) => n !== ''), sel, o.syncPeriodMs ?? 10 * 3600_000, this.#clock, o.onRequest);
+      entry = new KindInformers<KubeObject>(kind, o.rest, (sel.namespaces ?? []).filter((n) => n !== ''), sel, o.syncPeriodMs ?? 10 * 3600_000, this.#clock, o.onRequest, o.onListWatchError);
       this.#kinds.set(key, entry);
       if (this.#started && this.#signal !== undefined) this.#running.push(entry.run(this.#signal));
     }
@@ -587,6 +630,11 @@ export class InformerCache {
       }
     }
     return true;
+  }
+
+  /** Each kind's sync state and last LIST/WATCH error, for readiness checks and sync-timeout messages. */
+  syncStatus(): KindSyncStatus[] {
+    return [...this.#kinds.values()].map((e) => ({ kind: e.kind, objectDescription: e.objectDescription, synced: e.hasSynced(), lastError: e.lastError }));
   }
 
   /** Whether the cache was started. */

@@ -15,6 +15,7 @@ export { HttpServerRunnable, ServerError, parseBindAddress } from './server.ts';
 export { webhookServerRunnable } from './webhook.ts';
 export type { BindAddress } from './server.ts';
 export { ping, serveChecks } from './healthz.ts';
+export { CacheSyncTimeoutError, cacheReadyChecker, defaultCacheSyncTimeoutMs, describeListWatchError } from './cache-sync.ts';
 export type { Checker } from './healthz.ts';
 export { ReconcileResultLabel, newControllerMetrics, newRestClientRequestsCounter, noopControllerMetrics } from './metrics.ts';
 export type { ControllerMetrics, ReconcileResultLabelValue } from './metrics.ts';

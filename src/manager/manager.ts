@@ -45,6 +45,7 @@ import { HttpServerRunnable } from './server.ts';
 import { WebhookServer } from '../webhook/server.ts';
 import { webhookServerRunnable } from './webhook.ts';
 import { ManagerSharding, type ShardingOptions } from './sharding.ts';
+import { cacheReadyChecker, CacheSyncTimeoutError, defaultCacheSyncTimeoutMs, logListWatchError } from './cache-sync.ts';
 
 /** Leader election settings (manager.Options' LeaderElection* fields). */
 export interface LeaderElectionOptions {
@@ -122,7 +123,10 @@ export interface ManagerOptions {
 export interface ControllerDefaults {
   /** MaxConcurrentReconciles. Default 1. */
   maxConcurrentReconciles?: number;
-  /** CacheSyncTimeout. Default 120,000 ms. */
+  /**
+   * CacheSyncTimeout. Default 120,000 ms. Also bounds the Manager's own wait for its cache at start:
+   * past it `start()` rejects with {@link CacheSyncTimeoutError} naming the unsynced kinds and the cause.
+   */
   cacheSyncTimeoutMs?: number;
   /** RecoverPanic. Default true. */
   recoverPanic?: boolean;
@@ -242,7 +246,13 @@ export class Manager {
               counter(method, code);
               hook(method, code, verb);
             };
-    this.#cache = new InformerCache({ ...options.cache, rest, clock: this.#clock, ...(onRequest !== undefined ? { onRequest } : {}) });
+    this.#cache = new InformerCache({
+      ...options.cache,
+      rest,
+      clock: this.#clock,
+      ...(onRequest !== undefined ? { onRequest } : {}),
+      onListWatchError: (kind, description, err) => logListWatchError(this.#logger, kind, description, err),
+    });
     this.#client = new Client({ ...options.client, rest, cache: this.#cache, clock: this.#clock, ...(onRequest !== undefined ? { onRequest } : {}) });
     this.#broadcaster = new EventBroadcaster({ clock: this.#clock, logger: this.#logger });
     // The cache is a runnable of the caches group; the manager waits for it to sync.
@@ -450,6 +460,21 @@ export class Manager {
     return !stop.aborted;
   }
 
+  // The caches group, bounded by the cache sync timeout: a kind the server does not serve, or a server
+  // that cannot be reached, fails the start with the cause instead of waiting forever.
+  async #startCaches(stop: AbortSignal): Promise<boolean> {
+    const timeoutMs = this.#options.controller?.cacheSyncTimeoutMs ?? defaultCacheSyncTimeoutMs;
+    const timeout = new AbortController();
+    const timer = this.#clock.afterFunc(timeoutMs, () => timeout.abort());
+    try {
+      if (await this.#startGroup(RunnableGroup.Caches, AbortSignal.any([stop, timeout.signal]))) return true;
+    } finally {
+      timer.stop();
+    }
+    if (timeout.signal.aborted && !stop.aborted) this.#fail?.(new CacheSyncTimeoutError(timeoutMs, this.#cache.syncStatus().filter((s) => !s.synced)));
+    return false;
+  }
+
   /**
    * Starts everything and runs until `signal` aborts (mgr.Start); resolves after a clean stop, rejects
    * with the first runnable error, {@link LeaderElectionLostError} or {@link GracefulShutdownTimeoutError}.
@@ -469,13 +494,16 @@ export class Manager {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     if (!this.#healthz.has('ping') && this.#healthz.size === 0) this.#healthz.set('ping', ping);
+    if (!this.#readyz.has('informers')) this.#readyz.set('informers', cacheReadyChecker(this.#cache));
     if (this.#watchDog !== undefined && !this.#healthz.has('leaderElection')) this.#healthz.set('leaderElection', () => this.#watchDog!.check());
     this.#broadcaster.startRecordingToSink(newEventSink((ns) => new ResourceClient<Event>(this.rest, { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, namespace: ns })));
     const leaderStop = new AbortController();
     let electorDone: Promise<void> | undefined;
     try {
       for (const group of [RunnableGroup.HttpServers, RunnableGroup.Webhooks, RunnableGroup.Caches, RunnableGroup.Others]) {
-        if (!(await this.#startGroup(group, internal.signal))) break;
+        if (group === RunnableGroup.Caches) {
+          if (!(await this.#startCaches(internal.signal))) break;
+        } else if (!(await this.#startGroup(group, internal.signal))) break;
       }
       if (!internal.signal.aborted) {
         const le = this.#options.leaderElection;
