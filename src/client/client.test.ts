@@ -191,3 +191,21 @@ test('writes reach the server: patch, apply with the field owner, status, delete
   await client.deleteAllOf(cms, { namespace: 'default', labelSelector: 'g=1' });
   assert.deepEqual((await client.list(cms, { namespace: 'default' })).map((c) => c.metadata?.name).filter((n) => n !== 'kube-root-ca.crt'), ['c']);
 });
+
+test('read-your-writes: aborting stopSignal ends a pending wait at once (answering with the written object) and skips later ones', async (t) => {
+  const { server, rest, cache } = await setup(t);
+  // The bound is on a clock nobody steps: only the stop signal can end the wait.
+  const stopping = new AbortController();
+  const client = new Client({ rest, cache, clock: new FakeClock(), stopSignal: stopping.signal });
+  await client.create(cms, { metadata: { namespace: 'default', name: 'a' }, data: { v: '1' } });
+  start(cache);
+  const first = await client.get(cms, { namespace: 'default', name: 'a' });
+  stallWatch(server, 60_000);
+  const copy = structuredClone(first);
+  copy.data = { v: '2' };
+  await client.update(cms, copy);
+  const reading = client.get(cms, { namespace: 'default', name: 'a' });
+  stopping.abort();
+  assert.equal((await reading).data?.['v'], '2');
+  assert.equal((await client.get(cms, { namespace: 'default', name: 'a' })).data?.['v'], '2');
+});

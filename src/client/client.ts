@@ -83,6 +83,12 @@ export interface ClientOptions {
   clock?: Clock;
   /** Called after every request to the server with its method and HTTP code. */
   onRequest?: RequestObserver;
+  /**
+   * Once aborted, read-your-writes waits end at once (pending and later ones), and reads answer with
+   * the written object. The Manager aborts it when it starts stopping, so a reconcile finishing during
+   * shutdown does not hold the stop for `readYourWritesTimeoutMs`.
+   */
+  stopSignal?: AbortSignal;
 }
 
 /** A write {@link Client} was asked to make is malformed (no name, wrong kind). */
@@ -135,6 +141,7 @@ export class Client {
   readonly #fieldOwner: string | undefined;
   readonly #clock: Clock;
   readonly #onRequest: RequestObserver | undefined;
+  readonly #stopSignal: AbortSignal | undefined;
   // Objects this client wrote whose version the cache has not yet been seen to hold.
   readonly #written = new Map<string, Written>();
 
@@ -146,6 +153,7 @@ export class Client {
     this.#fieldOwner = options.fieldOwner;
     this.#clock = options.clock ?? realClock;
     this.#onRequest = options.onRequest;
+    this.#stopSignal = options.stopSignal;
   }
 
   /** The REST client writes go through. */
@@ -236,6 +244,10 @@ export class Client {
   /** Waits for the cache to hold `w` (bounded); forgets `w` once it does. */
   async #catchUp(cache: InformerCache, w: Written, signal?: AbortSignal, timeoutMs = this.#rywMs): Promise<boolean> {
     const k = objKey(w.kind, w.namespace, w.name);
+    if (this.#stopSignal !== undefined) {
+      if (this.#stopSignal.aborted) timeoutMs = 0;
+      else signal = signal === undefined ? this.#stopSignal : AbortSignal.any([signal, this.#stopSignal]);
+    }
     const ok = await cache.waitForVersion(w.kind, w.namespace, w.name, w.resourceVersion, { timeoutMs, clock: this.#clock, deleted: w.object === undefined, ...(signal !== undefined ? { signal } : {}) });
     if (ok && this.#written.get(k) === w) this.#written.delete(k);
     return ok;

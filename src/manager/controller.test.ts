@@ -240,3 +240,18 @@ test('a write to a frozen cached object fails with FrozenObjectError: "copy it f
   assert.match(String(error['stacktrace']), /^FrozenObjectError: Cannot add property status[^\n]*\n\s+at (Object\.)?setStatus(?![\s\S]*Caused by)/);
   assert.equal(c.stats().panics, 1);
 });
+
+test('ManagedController: on stop, in-flight reconciles see their signal abort at once (controller-runtime cancels the reconcile context)', async () => {
+  const clock = new FakeClock();
+  const { signals, reconcile } = scripted({ a: ['hang'] });
+  const c = new ManagedController({ name: 'c6', reconcile, clock, logger: quiet });
+  c.watch(synced);
+  const stop = new AbortController();
+  const running = c.start(stop.signal);
+  c.queue.add('ns/a');
+  await settle();
+  assert.equal(signals[0]!.aborted, false);
+  stop.abort();
+  assert.equal(signals[0]!.aborted, true);
+  await running;
+});

@@ -14,9 +14,12 @@
  * (src/manager/reconcile-error.ts); a write to a frozen cached object is rethrown as a FrozenObjectError
  * that says to copy the object first.
  *
- * Where kubeloom differs: on stop, reconciles in flight keep their signal until the manager's graceful
- * shutdown period ran out (upstream cancels their context at once); `reconcileEveryMs` re-reconciles each
- * object periodically after a success (kopf's timers), which upstream leaves to a hand-written RequeueAfter.
+ * On stop, reconciles in flight see their signal abort at once, as upstream, whose reconcile context
+ * derives from the one given to Controller.Start (controller.go: `<-ctx.Done()`, then `wg.Wait()`); the
+ * manager's graceful shutdown period only bounds how long it waits for them to return. `shutdownGracePeriodMs`
+ * opts into letting them keep their signal for a while. Where kubeloom differs: `reconcileEveryMs`
+ * re-reconciles each object periodically after a success (kopf's timers), which upstream leaves to a
+ * hand-written RequeueAfter.
  */
 import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
@@ -74,7 +77,10 @@ export interface ControllerOptions<C = unknown> {
   metrics?: ControllerMetrics;
   /** Workqueue metrics provider (the manager's registry). Default: the global provider. */
   queueMetricsProvider?: MetricsProvider;
-  /** After stop, how long in-flight reconciles keep their signal (the manager's graceful period). Default 30,000 ms. */
+  /**
+   * After stop, how long in-flight reconciles keep their signal. Default 0: it aborts at once, as
+   * controller-runtime cancels the reconcile context when the controller stops.
+   */
   shutdownGracePeriodMs?: number;
   /** Time source. Default: the real clock. */
   clock?: Clock;
@@ -173,7 +179,7 @@ export class ManagedController<C = unknown> implements Runnable {
 
   /**
    * Starts the sources, waits for them to sync (at most cacheSyncTimeoutMs), then runs the workers until
-   * `signal` aborts; in-flight reconciles then get the grace period before their signal aborts. Rejects
+   * `signal` aborts, which aborts in-flight reconciles' signal (after `shutdownGracePeriodMs`, if set). Rejects
    * with {@link ControllerStartError} if the sources did not sync in time.
    */
   async start(signal: AbortSignal): Promise<void> {
@@ -183,7 +189,9 @@ export class ManagedController<C = unknown> implements Runnable {
     let grace: { stop(): boolean } | undefined;
     const onStop = (): void => {
       this.queue.shutDown();
-      grace = this.#clock.afterFunc(this.#o.shutdownGracePeriodMs ?? 30_000, () => this.#abortInFlight.abort(signal.reason));
+      const graceMs = this.#o.shutdownGracePeriodMs ?? 0;
+      if (graceMs <= 0) this.#abortInFlight.abort(signal.reason);
+      else grace = this.#clock.afterFunc(graceMs, () => this.#abortInFlight.abort(signal.reason));
     };
     if (signal.aborted) onStop();
     else signal.addEventListener('abort', onStop, { once: true });

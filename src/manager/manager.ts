@@ -8,9 +8,9 @@
  * that do not need leadership → leader election, then the runnables that need it. Caches start before
  * leadership is won (warm replicas): a replica that takes over has its informers synced and does not
  * LIST again. A lost lease stops the manager at once with {@link LeaderElectionLostError}. Stopping (the
- * signal given to `start`) stops intake and gives runnables `gracefulShutdownTimeoutMs` to finish,
- * after which in-flight reconciles see their signal abort and `start` rejects with
- * {@link GracefulShutdownTimeoutError}.
+ * signal given to `start`) stops intake, aborts in-flight reconciles' signal at once (as upstream) and
+ * gives runnables `gracefulShutdownTimeoutMs` to return, after which `start` rejects with
+ * {@link GracefulShutdownTimeoutError}. Pending read-your-writes waits end at once too.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -45,14 +45,20 @@ import { HttpServerRunnable } from './server.ts';
 import { WebhookServer } from '../webhook/server.ts';
 import { webhookServerRunnable } from './webhook.ts';
 import { ManagerSharding, type ShardingOptions } from './sharding.ts';
+import { inClusterNamespace } from './in-cluster-namespace.ts';
 import { cacheReadyChecker, CacheSyncTimeoutError, defaultCacheSyncTimeoutMs, logListWatchError } from './cache-sync.ts';
 
 /** Leader election settings (manager.Options' LeaderElection* fields). */
 export interface LeaderElectionOptions {
   /** Name of the Lease (LeaderElectionID); required. */
   id: string;
-  /** Namespace of the Lease (LeaderElectionNamespace). Default: 'default' (upstream: the pod's namespace). */
+  /**
+   * Namespace of the Lease (LeaderElectionNamespace). Default: the pod's namespace, read from
+   * `inClusterNamespacePath`, as upstream; `default` out of cluster (upstream fails there).
+   */
   namespace?: string;
+  /** Where the pod's namespace is read from. Default `/var/run/secrets/kubernetes.io/serviceaccount/namespace`. */
+  inClusterNamespacePath?: string;
   /** LeaseDuration. Default 15,000 ms. */
   leaseDurationMs?: number;
   /** RenewDeadline. Default 10,000 ms. */
@@ -142,7 +148,7 @@ export interface ControllerDefaults {
 
 /** {@link ControllerDefaults} with what the manager adds for its controllers. */
 export interface ResolvedControllerDefaults extends ControllerDefaults {
-  /** The manager's graceful shutdown period: how long in-flight reconciles keep their signal. */
+  /** The manager's graceful shutdown period: how long it waits for runnables to return after stop. */
   gracefulShutdownTimeoutMs: number;
   /** The manager's time source. */
   clock: Clock;
@@ -223,6 +229,8 @@ export class Manager {
   #started = false;
   #stopping = false;
   #fail: ((err: unknown) => void) | undefined;
+  // Aborted when stopping begins: ends the client's pending read-your-writes waits, so stop never waits on one.
+  readonly #stopWaits = new AbortController();
   // Started runnables end their start() before the manager learns of it: their errors stop it.
   readonly #watchDog: HealthzAdaptor | undefined;
   readonly #sharding: ManagerSharding | undefined;
@@ -253,7 +261,7 @@ export class Manager {
       ...(onRequest !== undefined ? { onRequest } : {}),
       onListWatchError: (kind, description, err) => logListWatchError(this.#logger, kind, description, err),
     });
-    this.#client = new Client({ ...options.client, rest, cache: this.#cache, clock: this.#clock, ...(onRequest !== undefined ? { onRequest } : {}) });
+    this.#client = new Client({ ...options.client, rest, cache: this.#cache, clock: this.#clock, stopSignal: this.#stopWaits.signal, ...(onRequest !== undefined ? { onRequest } : {}) });
     this.#broadcaster = new EventBroadcaster({ clock: this.#clock, logger: this.#logger });
     // The cache is a runnable of the caches group; the manager waits for it to sync.
     this.add({
@@ -519,6 +527,7 @@ export class Manager {
     }
     // Stop: leader-election runnables, others, caches, webhooks, HTTP servers (engageStopProcedure).
     this.#stopping = true;
+    this.#stopWaits.abort();
     const graceMs = lost ? 0 : (this.#options.gracefulShutdownTimeoutMs ?? 30_000);
     let timedOut = false;
     const stopAll = (async () => {
@@ -555,8 +564,9 @@ export class Manager {
 
   async #runElection(le: LeaderElectionOptions, stop: AbortSignal, onLost: () => void): Promise<void> {
     const identity = le.identity ?? `${hostname()}_${randomUUID()}`;
-    const leases = new ResourceClient<Lease>(this.rest, { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, namespace: le.namespace ?? 'default' });
-    const lock = new LeaseLock({ client: leases, namespace: le.namespace ?? 'default', name: le.id, identity, ...(le.labels !== undefined ? { labels: le.labels } : {}) });
+    const namespace = le.namespace ?? inClusterNamespace(le.inClusterNamespacePath);
+    const leases = new ResourceClient<Lease>(this.rest, { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, namespace });
+    const lock = new LeaseLock({ client: leases, namespace, name: le.id, identity, ...(le.labels !== undefined ? { labels: le.labels } : {}) });
     let leading = false;
     this.#elector = new LeaderElector({
       lock,
@@ -572,7 +582,7 @@ export class Manager {
       callbacks: {
         onStartedLeading: () => {
           leading = true;
-          this.#logger.info('successfully acquired lease', { lease: `${le.namespace ?? 'default'}/${le.id}`, identity });
+          this.#logger.info('successfully acquired lease', { lease: `${namespace}/${le.id}`, identity });
           this.#startLeaderRunnables();
         },
         onStoppedLeading: () => {
@@ -580,7 +590,7 @@ export class Manager {
         },
       },
     });
-    this.#logger.info('attempting to acquire leader lease', { lease: `${le.namespace ?? 'default'}/${le.id}` });
+    this.#logger.info('attempting to acquire leader lease', { lease: `${namespace}/${le.id}` });
     await this.#elector.run({ signal: stop });
   }
 }
