@@ -25,6 +25,7 @@ import type { ResourceEventHandler } from '../tools/cache/event-handlers.ts';
 import type { Indexer, Indexers } from '../tools/cache/indexer.ts';
 import type { ListerWatcher } from '../tools/cache/listwatch.ts';
 import { defaultWatchErrorHandler } from '../tools/cache/reflector.ts';
+import { deletionHandlingMetaNamespaceKeyFunc, type DeletedFinalStateUnknown } from '../tools/cache/key-functions.ts';
 import { SharedIndexInformer, type ResourceEventHandlerRegistration } from '../tools/cache/shared-informer.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import { kindKey, type ResourceKind } from '../client/kinds.ts';
@@ -135,8 +136,9 @@ export interface Informer<T> {
   /** Adds indexes to every namespace's informer. */
   addIndexers(indexers: Indexers<T>): void;
   /**
-   * The cache of the informer, when one informer covers the kind (all namespaces, or a single one);
-   * throws {@link MultipleNamespacesError} when the cache covers several namespaces.
+   * The cache of the informer: its own indexer when one informer covers the kind (all namespaces, or
+   * a single one), else a read-only view across the namespaces' indexers (writes throw
+   * {@link ReadOnlyIndexerError}).
    */
   getIndexer(): Indexer<T>;
   /** True once every namespace's informer has synced. */
@@ -181,7 +183,10 @@ export class CacheShardingError extends KubeloomError {
   }
 }
 
-/** One indexer was asked of a kind cached per namespace in several namespaces. */
+/**
+ * One indexer was asked of a kind cached per namespace in several namespaces. No longer thrown:
+ * `getIndexer()` answers with a read-only view across namespaces; kept for programs that catch it.
+ */
 export class MultipleNamespacesError extends KubeloomError {
   constructor(description: string) {
     super('ERR_CACHE_MULTIPLE_NAMESPACES', `${description} is cached in several namespaces: read it through the cache, not one indexer`);
@@ -226,6 +231,80 @@ function withSelectors(lw: ListerWatcher<unknown>, label: string | undefined, fi
   const out: ListerWatcher<unknown> = { list: (o) => lw.list(tweak(o)), watch: (o) => lw.watch(tweak(o)) };
   if (lw.listStream !== undefined) out.listStream = (o, onItems) => lw.listStream!(tweak(o), onItems);
   return out;
+}
+
+/** The cache's indexer of a kind cached in several namespaces was asked to write. */
+export class ReadOnlyIndexerError extends KubeloomError {
+  constructor(description: string, method: string) {
+    super('ERR_CACHE_READ_ONLY_INDEXER', `${description}: the indexer of a kind cached in several namespaces is a read-only view (${method})`);
+  }
+}
+
+/**
+ * One read-only view over the indexers of a kind cached per namespace (controller-runtime's
+ * multiNamespaceInformer, whose GetIndexer returns nil; here reads are answered across namespaces:
+ * lists and index lookups concatenate, key lookups go to the namespace's informer). Writes throw
+ * {@link ReadOnlyIndexerError}: only the informers write their stores.
+ */
+class MultiNamespaceIndexer<T> implements Indexer<T> {
+  readonly #informers: ReadonlyMap<string, SharedIndexInformer<T>>;
+  readonly #description: string;
+  constructor(informers: ReadonlyMap<string, SharedIndexInformer<T>>, description: string) {
+    this.#informers = informers;
+    this.#description = description;
+  }
+  #all(): Array<Indexer<T>> {
+    return [...this.#informers.values()].map((i) => i.getIndexer());
+  }
+  #for(key: string): Indexer<T> | undefined {
+    const slash = key.indexOf('/');
+    return slash < 0 ? undefined : this.#informers.get(key.slice(0, slash))?.getIndexer();
+  }
+  add(): void {
+    throw new ReadOnlyIndexerError(this.#description, 'add');
+  }
+  update(): void {
+    throw new ReadOnlyIndexerError(this.#description, 'update');
+  }
+  delete(): void {
+    throw new ReadOnlyIndexerError(this.#description, 'delete');
+  }
+  replace(): void {
+    throw new ReadOnlyIndexerError(this.#description, 'replace');
+  }
+  resync(): void {
+    throw new ReadOnlyIndexerError(this.#description, 'resync');
+  }
+  list(): T[] {
+    return this.#all().flatMap((i) => i.list());
+  }
+  listKeys(): string[] {
+    return this.#all().flatMap((i) => i.listKeys());
+  }
+  get(obj: T | DeletedFinalStateUnknown<T>): T | undefined {
+    return this.getByKey(deletionHandlingMetaNamespaceKeyFunc(obj));
+  }
+  getByKey(key: string): T | undefined {
+    return this.#for(key)?.getByKey(key);
+  }
+  index(indexName: string, obj: T): T[] {
+    return this.#all().flatMap((i) => i.index(indexName, obj));
+  }
+  indexKeys(indexName: string, indexedValue: string): string[] {
+    return this.#all().flatMap((i) => i.indexKeys(indexName, indexedValue));
+  }
+  listIndexFuncValues(indexName: string): string[] {
+    return [...new Set(this.#all().flatMap((i) => i.listIndexFuncValues(indexName)))];
+  }
+  byIndex(indexName: string, indexedValue: string): T[] {
+    return this.#all().flatMap((i) => i.byIndex(indexName, indexedValue));
+  }
+  getIndexers(): Indexers<T> {
+    return this.#all()[0]?.getIndexers() ?? {};
+  }
+  addIndexers(newIndexers: Indexers<T>): void {
+    for (const i of this.#informers.values()) i.addIndexers(newIndexers);
+  }
 }
 
 /** The informers of one kind: one per cached namespace ('' = all). */
@@ -322,8 +401,8 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
   }
 
   getIndexer(): Indexer<T> {
-    if (this.informers.size !== 1) throw new MultipleNamespacesError(this.objectDescription);
-    return [...this.informers.values()][0]!.getIndexer();
+    if (this.informers.size === 1) return [...this.informers.values()][0]!.getIndexer();
+    return new MultiNamespaceIndexer<T>(this.informers, this.objectDescription);
   }
 
   /** The informer holding `namespace`'s objects, or undefined when the cache does not cover it. */

@@ -22,7 +22,7 @@ import type { RestClient } from '../rest/client.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import { InformerCache, isMetadataKind } from '../cache/cache.ts';
 import { compareResourceVersions } from '../cache/resource-version.ts';
-import { kindKey, type ResourceKind } from './kinds.ts';
+import { apiVersionOfKind, kindKey, type ResourceKind } from './kinds.ts';
 
 /** Names one object: namespace ('' or unset for cluster-scoped) and name (client.ObjectKey). */
 export interface ObjectKey {
@@ -302,8 +302,14 @@ export class Client {
     return out;
   }
 
-  /** Server-side apply of `obj`, an apply configuration (client.Apply). `fieldManager` defaults to the client's field owner. */
-  async apply<T extends KubeObject, A>(kind: ResourceKind<T, A>, obj: A, options: Partial<ApplyOptions> & { subresource?: string } = {}): Promise<T> {
+  /**
+   * Server-side apply of `obj` (client.Apply): an apply configuration, or an object of the kind's own
+   * type (a `ConfigMap` variable, whose `apiVersion` is a plain string); a missing `apiVersion` or
+   * `kind` is filled in from `kind`. `fieldManager` defaults to the client's field owner.
+   */
+  async apply<T extends KubeObject, A>(kind: ResourceKind<T, A>, obj: A | T, options: Partial<ApplyOptions> & { subresource?: string } = {}): Promise<T> {
+    const given = obj as KubeObject;
+    if (given.apiVersion === undefined || given.kind === undefined) obj = { ...given, apiVersion: given.apiVersion ?? apiVersionOfKind(kind), kind: given.kind ?? kind.kind } as A;
     const meta = (obj as KubeObject).metadata;
     const namespace = meta?.namespace ?? '';
     const name = meta?.name ?? '';
@@ -311,7 +317,8 @@ export class Client {
     if (fieldManager === undefined) throw new ClientRequestError(`apply of ${kind.kind} ${name}: a field manager is required (pass fieldManager or set the client's fieldOwner)`);
     const client = this.#resource(kind, namespace) as unknown as ResourceClient<T, A>;
     const { subresource, ...rest } = options;
-    const out = await this.#call('PATCH', () => (subresource === 'status' ? client.applyStatus(obj, { ...rest, fieldManager }) : client.apply(obj, { ...rest, fieldManager })));
+    const body = obj as A;
+    const out = await this.#call('PATCH', () => (subresource === 'status' ? client.applyStatus(body, { ...rest, fieldManager }) : client.apply(body, { ...rest, fieldManager })));
     this.#remember(kind, namespace, name, out);
     return out;
   }
@@ -344,7 +351,7 @@ export class Client {
   }
 
   /** Server-side apply to the status subresource (client.Status().Apply). */
-  async applyStatus<T extends KubeObject, A>(kind: ResourceKind<T, A>, obj: A, options: Partial<ApplyOptions> = {}): Promise<T> {
+  async applyStatus<T extends KubeObject, A>(kind: ResourceKind<T, A>, obj: A | T, options: Partial<ApplyOptions> = {}): Promise<T> {
     return this.apply(kind, obj, { ...options, subresource: 'status' });
   }
 

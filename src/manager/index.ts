@@ -13,6 +13,7 @@ export { RunnableGroup, groupOf } from './runnable.ts';
 export type { Runnable, RunnableGroupValue } from './runnable.ts';
 export { HttpServerRunnable, ServerError, parseBindAddress } from './server.ts';
 export { webhookServerRunnable } from './webhook.ts';
+export { informerFactoryRunnable } from './informer-factory.ts';
 export type { BindAddress } from './server.ts';
 export { ping, serveChecks } from './healthz.ts';
 export { CacheSyncTimeoutError, cacheReadyChecker, defaultCacheSyncTimeoutMs, describeListWatchError } from './cache-sync.ts';

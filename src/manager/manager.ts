@@ -46,6 +46,8 @@ import { WebhookServer } from '../webhook/server.ts';
 import { webhookServerRunnable } from './webhook.ts';
 import { ManagerSharding, type ShardingOptions } from './sharding.ts';
 import { inClusterNamespace } from './in-cluster-namespace.ts';
+import { informerFactoryRunnable } from './informer-factory.ts';
+import { SharedInformerFactory } from '../tools/cache/shared-informer-factory.ts';
 import { cacheReadyChecker, CacheSyncTimeoutError, defaultCacheSyncTimeoutMs, logListWatchError } from './cache-sync.ts';
 
 /** Leader election settings (manager.Options' LeaderElection* fields). */
@@ -428,9 +430,13 @@ export class Manager {
 
   /**
    * Adds a runnable (mgr.Add). Before start it waits for its group; after start it is started at once
-   * if its group already runs.
+   * if its group already runs. A {@link SharedInformerFactory} of your own runs in the caches group:
+   * started with the manager's cache, synced before controllers start, shut down on stop.
    */
-  add(runnable: Runnable): void {
+  add(runnable: Runnable): void;
+  add(factory: SharedInformerFactory): void;
+  add(runnableOrFactory: Runnable | SharedInformerFactory): void {
+    const runnable = runnableOrFactory instanceof SharedInformerFactory ? informerFactoryRunnable(runnableOrFactory) : runnableOrFactory;
     if (this.#stopping) throw new ManagerError('can not add a runnable to a stopping manager');
     const group = groupOf(runnable);
     const entry: Running = { runnable, stop: new AbortController(), done: undefined };
