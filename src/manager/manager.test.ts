@@ -185,3 +185,15 @@ test('stopping a manager with releaseOnCancel does not wait on a reconcile block
   const lease = (await (await fetch(`${server.url}/apis/coordination.k8s.io/v1/namespaces/default/leases/ryw-lock`)).json()) as Lease;
   assert.equal(lease.spec?.holderIdentity ?? '', '');
 });
+
+test('leader election logs "attempting to acquire leader lease" once', async (t) => {
+  const server = await withServer(t);
+  const infos: string[] = [];
+  const mgr = newManager({ host: server.url, qps: -1 }, { logger: { debug() {}, info: (m) => infos.push(m), error() {} }, leaderElection: { id: 'once-lock', namespace: 'default', ...fastLease } });
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  await mgr.elected();
+  stop.abort();
+  await running;
+  assert.equal(infos.filter((m) => m === 'attempting to acquire leader lease').length, 1);
+});

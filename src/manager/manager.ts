@@ -596,7 +596,7 @@ export class Manager {
         },
       },
     });
-    this.#logger.info('attempting to acquire leader lease', { lease: `${namespace}/${le.id}` });
+    // The elector logs "attempting to acquire leader lease" itself (leaderelection.go acquire), once.
     await this.#elector.run({ signal: stop });
   }
 }
