@@ -11,7 +11,7 @@
  * new as a given resourceVersion ({@link InformerCache.waitForVersion}), which the client's
  * read-your-writes is built on; controller-runtime has no such thing.
  */
-import { KubeloomError, newNotFound } from '../apimachinery/errors.ts';
+import { isNotFound, KubeloomError, newNotFound } from '../apimachinery/errors.ts';
 import { parseFieldSelector, type FieldSelector } from '../apimachinery/fields.ts';
 import { parseSelector, type LabelSelector } from '../apimachinery/labels.ts';
 import type { KubeObject, PartialObjectMetadata } from '../apimachinery/object.ts';
@@ -174,6 +174,23 @@ export class ResourceNotCachedError extends KubeloomError {
   constructor(kind: ResourceKind<unknown, unknown>) {
     super('ERR_RESOURCE_NOT_CACHED', `${kind.kind} is not cached`);
   }
+}
+
+/**
+ * A read of a kind the server does not serve: its informer's LIST answered 404, as for a custom
+ * resource whose CRD is not installed (meta.NoKindMatchError, which controller-runtime's cache
+ * returns at once from its RESTMapper). The informer keeps retrying: once the CRD is installed, reads
+ * work.
+ */
+export class NoKindMatchError extends KubeloomError {
+  constructor(kind: ResourceKind<unknown, unknown>, cause?: unknown) {
+    super('ERR_NO_KIND_MATCH', noKindMatchMessage(kind), cause !== undefined ? { cause } : undefined);
+  }
+}
+
+/** meta.NoKindMatchError's text: `no matches for kind "Website" in version "example.com/v1"`. */
+export function noKindMatchMessage(kind: ResourceKind<unknown, unknown>): string {
+  return `no matches for kind ${JSON.stringify(kind.kind)} in version ${JSON.stringify(kind.group === '' ? kind.version : `${kind.group}/${kind.version}`)}`;
 }
 
 /** A kind was sharded after its informers were created without a shard selector. */
@@ -592,9 +609,11 @@ export class InformerCache {
     return entry;
   }
 
-  async #waitSynced(entry: { hasSynced(): boolean }, signal?: AbortSignal): Promise<void> {
+  async #waitSynced(entry: { hasSynced(): boolean; readonly kind?: ResourceKind<unknown, unknown>; readonly lastError?: unknown }, signal?: AbortSignal): Promise<void> {
     while (!entry.hasSynced()) {
       if (signal?.aborted === true || this.#signal?.aborted === true) throw signal?.reason ?? this.#signal?.reason;
+      // A kind the server does not serve would never sync: say so at once, as upstream's RESTMapper does.
+      if (entry.kind !== undefined && entry.lastError !== undefined && isNotFound(entry.lastError)) throw new NoKindMatchError(entry.kind, entry.lastError);
       await this.#clock.sleep(10, signal);
     }
   }

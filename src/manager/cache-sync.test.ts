@@ -10,6 +10,7 @@ import { eventually } from '../testing/eventually.ts';
 import type { LogFields } from '../tools/events/logger.ts';
 import { FakeClock } from '../util/clock/clock.ts';
 import { CacheSyncTimeoutError } from './cache-sync.ts';
+import { NoKindMatchError } from '../cache/cache.ts';
 import { newManager } from './manager.ts';
 
 function recordingLogger(): { logger: { debug(): void; info(): void; error(m: string, f?: LogFields): void }; errors: Array<[string, LogFields | undefined]> } {
@@ -63,10 +64,30 @@ test('a kind the server does not serve (CRD not installed) fails start() with "n
   const running = mgr.start(new AbortController().signal);
   const rejected = assert.rejects(running, {
     name: 'CacheSyncTimeoutError',
-    message: 'timed out after 30s waiting for cache to be synced for Kind Website (diag.example.com/v1, Resource=websites): no matches for kind Website in version diag.example.com/v1 (is its CRD installed?)',
+    message: 'timed out after 30s waiting for cache to be synced for Kind Website (diag.example.com/v1, Resource=websites): no matches for kind "Website" in version "diag.example.com/v1" (is its CRD installed?)',
   });
   await eventually(() => errors.length > 0, { timeoutMs: 10_000 });
-  assert.equal(errors[0]![1]!['err'], 'no matches for kind Website in version diag.example.com/v1 (is its CRD installed?)');
+  assert.equal(errors[0]![1]!['err'], 'no matches for kind "Website" in version "diag.example.com/v1" (is its CRD installed?)');
   await clock.step(30_000);
   await rejected;
+});
+
+test('a read of a kind the server does not serve fails at once with NoKindMatchError instead of waiting for a sync', async (t) => {
+  const server = await startApiServer();
+  t.after(() => server.stop());
+  const websites = defineCustomResource<KubeObject>({ group: 'diag.example.com', version: 'v1', resource: 'websites', kind: 'Website', namespaced: true });
+  const mgr = newManager({ host: server.url, qps: -1 }, { logger: recordingLogger().logger });
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  t.after(async () => {
+    stop.abort();
+    await running;
+  });
+  await mgr.elected();
+  await assert.rejects(mgr.getClient().get(websites, { namespace: 'default', name: 'home' }), (err: unknown) => {
+    assert.ok(err instanceof NoKindMatchError);
+    assert.equal(err.code, 'ERR_NO_KIND_MATCH');
+    assert.equal(err.message, 'no matches for kind "Website" in version "diag.example.com/v1"');
+    return true;
+  });
 });

@@ -8,10 +8,10 @@
  *
  * Upstream retries a kind its RESTMapper does not know every 10 s until the timeout, logging "if kind is
  * a CRD, it should be installed before calling Start"; here the informer's LIST answers 404, which is
- * reported the same way: "no matches for kind Website in version example.com/v1".
+ * reported the same way: `no matches for kind "Website" in version "example.com/v1"`.
  */
 import { isNotFound, KubeloomError } from '../apimachinery/errors.ts';
-import type { InformerCache, KindSyncStatus } from '../cache/cache.ts';
+import { noKindMatchMessage, type InformerCache, type KindSyncStatus } from '../cache/cache.ts';
 import type { ResourceKind } from '../client/kinds.ts';
 import type { Logger } from '../tools/events/logger.ts';
 import type { Checker } from './healthz.ts';
@@ -19,17 +19,13 @@ import type { Checker } from './healthz.ts';
 /** controller-runtime's default CacheSyncTimeout (pkg/config/controller.go: 2 minutes). */
 export const defaultCacheSyncTimeoutMs = 120_000;
 
-function groupVersion(kind: ResourceKind<unknown, unknown>): string {
-  return kind.group === '' ? kind.version : `${kind.group}/${kind.version}`;
-}
-
 /**
  * A one-line cause of a failed LIST or WATCH of `kind`: a 404 becomes upstream's RESTMapper message
- * "no matches for kind Website in version example.com/v1" (the kind is not served: a CRD not
+ * `no matches for kind "Website" in version "example.com/v1"` (the kind is not served: a CRD not
  * installed), anything else the innermost message (e.g. "connect ECONNREFUSED 127.0.0.1:6443").
  */
 export function describeListWatchError(kind: ResourceKind<unknown, unknown>, err: unknown): string {
-  if (isNotFound(err)) return `no matches for kind ${kind.kind} in version ${groupVersion(kind)} (is its CRD installed?)`;
+  if (isNotFound(err)) return `${noKindMatchMessage(kind)} (is its CRD installed?)`;
   let e: unknown = err;
   // The network error's own message already names the URL and the cause; a wrapper only repeats it.
   while (e instanceof Error && e.cause instanceof Error && e.message.includes(e.cause.message)) e = e.cause;
