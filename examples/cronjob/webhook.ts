@@ -8,7 +8,8 @@
  * parser (cron.ts) takes the same five fields and shorthands, not `@every` or `TZ=`, and its messages
  * are its own.
  */
-import { newStatus, StatusError } from 'kubeloom/apimachinery';
+// #region webhooks
+import { fieldInvalid, fieldPath, newInvalid, type FieldError } from 'kubeloom/apimachinery';
 import { webhookManagedBy, type WebhookRegistration } from 'kubeloom/builder';
 import type { Manager } from 'kubeloom/manager';
 import type { CustomDefaulter, CustomValidator } from 'kubeloom/webhook/admission';
@@ -17,24 +18,6 @@ import { parseSchedule } from './cron.ts';
 
 // validation.DNS1035LabelMaxLength (63) − 11: the controller appends `-<unix time>` to name its Jobs.
 const maxNameLength = 63 - 11;
-
-/** A field error (field.Error): the field's path, its value and what is wrong. */
-interface FieldError {
-  field: string;
-  value: string;
-  detail: string;
-}
-
-// field.Invalid(...).ErrorBody(): `Invalid value: "<value>": <detail>`.
-const body = (e: FieldError): string => `Invalid value: ${JSON.stringify(e.value)}: ${e.detail}`;
-
-/** apierrors.NewInvalid for a CronJob: 422, reason Invalid, one cause per field error. */
-function invalid(name: string, errors: FieldError[]): StatusError {
-  const messages = errors.map((e) => `${e.field}: ${body(e)}`);
-  const message = `CronJob.batch.tutorial.kubebuilder.io ${JSON.stringify(name)} is invalid: ${messages.length === 1 ? messages[0] : `[${messages.join(', ')}]`}`;
-  const causes = errors.map((e) => ({ reason: 'FieldValueInvalid', message: body(e), field: e.field }));
-  return new StatusError(newStatus(422, 'Invalid', message, { name, group: 'batch.tutorial.kubebuilder.io', kind: 'CronJob', causes }));
-}
 
 /** The defaults the webhook sets (CronJobCustomDefaulter's fields). */
 export interface CronJobDefaults {
@@ -48,7 +31,6 @@ export interface CronJobDefaults {
   failedJobsHistoryLimit: number;
 }
 
-// #region webhooks
 /** Sets the defaults of unset fields (CronJobCustomDefaulter.Default). */
 export function cronJobDefaulter(d: CronJobDefaults): CustomDefaulter<CronJob> {
   return {
@@ -71,14 +53,14 @@ export const cronJobValidator: CustomValidator<CronJob> = {
 function validateCronJob(cronJob: CronJob): void {
   const name = cronJob.metadata?.name ?? '';
   const errors: FieldError[] = [];
-  if (name.length > maxNameLength) errors.push({ field: 'metadata.name', value: name, detail: 'must be no more than 52 characters' });
+  if (name.length > maxNameLength) errors.push(fieldInvalid(fieldPath('metadata', 'name'), name, 'must be no more than 52 characters'));
   const schedule = cronJob.spec?.schedule ?? '';
   try {
     parseSchedule(schedule);
   } catch (err) {
-    errors.push({ field: 'spec.schedule', value: schedule, detail: (err as Error).message });
+    errors.push(fieldInvalid(fieldPath('spec', 'schedule'), schedule, (err as Error).message));
   }
-  if (errors.length > 0) throw invalid(name, errors);
+  if (errors.length > 0) throw newInvalid({ group: 'batch.tutorial.kubebuilder.io', kind: 'CronJob' }, name, errors);
 }
 
 /** Registers both webhooks on the manager's webhook server (SetupCronJobWebhookWithManager). */

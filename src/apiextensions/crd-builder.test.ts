@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { buildModelFromCrds } from '../codegen/crd-model.ts';
 import { typeToOpenApi } from '../codegen/schema-export.ts';
 import { defineCrd, s, type ObjectOf } from './crd-builder.ts';
+import { toYaml } from './manifest-yaml.ts';
 
 /** The v1 Widget of test/fixtures/crds/widgets.yaml, declared in TypeScript. */
 const widgetSchema = s.object({
@@ -69,4 +70,36 @@ test('the declared object type follows the schema (checked by tsc)', () => {
   void _mistakes;
   // @ts-expect-error only declared versions have registrations
   assert.throws(() => widgets.resource('v2'), /has no version v2/);
+});
+
+test('defineCrd writes Webhook conversion settings (service, path /convert, review versions v1) and refuses inconsistent ones', () => {
+  const schema = s.object({ spec: s.object({ size: s.integer() }) });
+  const crd = defineCrd({
+    group: 'diag.example.com',
+    kind: 'Website',
+    plural: 'websites',
+    scope: 'Namespaced',
+    annotations: { 'cert-manager.io/inject-ca-from': 'system/serving-cert' },
+    versions: [{ name: 'v1', schema }, { name: 'v2', schema, storage: true }],
+    conversion: { strategy: 'Webhook', service: { namespace: 'system', name: 'webhook-service' } },
+  });
+  assert.deepEqual(crd.manifest.spec.conversion, { strategy: 'Webhook', webhook: { clientConfig: { service: { namespace: 'system', name: 'webhook-service', path: '/convert' } }, conversionReviewVersions: ['v1'] } });
+  assert.deepEqual(crd.manifest.metadata?.annotations, { 'cert-manager.io/inject-ca-from': 'system/serving-cert' });
+  const byUrl = defineCrd({ group: 'g.example.com', kind: 'K', plural: 'ks', scope: 'Cluster', versions: [{ name: 'v1', schema }], conversion: { strategy: 'Webhook', url: 'https://127.0.0.1:9443/convert', caBundle: 'Q0E=', conversionReviewVersions: ['v1', 'v1beta1'] } });
+  assert.deepEqual(byUrl.manifest.spec.conversion, { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://127.0.0.1:9443/convert', caBundle: 'Q0E=' }, conversionReviewVersions: ['v1', 'v1beta1'] } });
+  assert.throws(() => defineCrd({ group: 'g.example.com', kind: 'K', plural: 'ks', scope: 'Cluster', versions: [{ name: 'v1', schema }], conversion: { strategy: 'Webhook' } }), { code: 'ERR_CRD_DECLARATION', message: 'ks.g.example.com: a Webhook conversion needs exactly one of service and url' });
+  assert.throws(() => defineCrd({ group: 'g.example.com', kind: 'K', plural: 'ks', scope: 'Cluster', versions: [{ name: 'v1', schema }], conversion: { strategy: 'None', url: 'https://x' } }), { code: 'ERR_CRD_DECLARATION' });
+  // Without conversion settings the manifest is what it was.
+  assert.equal(defineCrd({ group: 'g.example.com', kind: 'K', plural: 'ks', scope: 'Cluster', versions: [{ name: 'v1', schema }] }).manifest.spec.conversion, undefined);
+});
+
+test('toYaml writes manifests without anchors, one document per object', () => {
+  const shared = s.object({ name: s.string() });
+  const crd = defineCrd({ group: 'g.example.com', kind: 'K', plural: 'ks', scope: 'Cluster', versions: [{ name: 'v1', schema: s.object({ spec: s.object({ a: shared, b: shared }) }) }] });
+  const text = toYaml(crd.manifest);
+  assert.doesNotMatch(text, /[&*]a\d/);
+  assert.equal(text.match(/name:\n\s+type: string/g)?.length, 2);
+  assert.deepEqual(parse(text), crd.manifest);
+  const two = toYaml([{ a: 1 }, { b: 2 }]);
+  assert.equal(two, 'a: 1\n---\nb: 2\n');
 });

@@ -15,7 +15,8 @@
  * await clientset.apiextensionsV1().customResourceDefinitions().create(widgets.manifest);
  * const client = clientset.forCustomResource(widgets.resource('v1'), 'default');
  */
-import type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceSubresources, JSONSchemaProps } from '../api/apiextensions/v1.ts';
+import type { CustomResourceConversion, CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceSubresources, JSONSchemaProps } from '../api/apiextensions/v1.ts';
+import { KubeloomError } from '../apimachinery/errors.ts';
 import type { ObjectMeta } from '../api/meta/v1.ts';
 import { defineCustomResource, type CustomResource } from '../kubernetes/resource-spec.ts';
 
@@ -247,6 +248,50 @@ export interface CrdDeclaration<V extends ReadonlyArray<CrdVersionDeclaration<Sc
   scope: 'Namespaced' | 'Cluster';
   /** The versions, in order. */
   versions: V;
+  /** How objects are converted between versions (spec.conversion). Default: none written (the API server's `None`). */
+  conversion?: CrdConversionDeclaration;
+  /** Annotations of the CRD, e.g. `cert-manager.io/inject-ca-from` to have cert-manager fill the conversion caBundle. */
+  annotations?: Record<string, string>;
+  /** Labels of the CRD. */
+  labels?: Record<string, string>;
+}
+
+/**
+ * A CRD's conversion settings (apiextensions/v1 CustomResourceConversion, as kubebuilder's
+ * `config/crd/patches/webhook_in_<kind>.yaml` writes them): `None`, or `Webhook` with where the API
+ * server calls — a Service (in a cluster) or a URL (development) — and the review versions it sends.
+ */
+export interface CrdConversionDeclaration {
+  /** `None` (only apiVersion changes) or `Webhook`. */
+  strategy: 'None' | 'Webhook';
+  /** The webhook's Service (Webhook): `path` defaults to `/convert` (controller-runtime's), `port` to 443. */
+  service?: { namespace: string; name: string; path?: string; port?: number };
+  /** The webhook's URL instead of a Service (Webhook), e.g. `https://127.0.0.1:9443/convert`. */
+  url?: string;
+  /** The PEM CA bundle (base64) that signs the webhook's certificate; often injected by cert-manager instead. */
+  caBundle?: string;
+  /** The ConversionReview versions the webhook understands (Webhook). Default `['v1']`, as controller-gen. */
+  conversionReviewVersions?: string[];
+}
+
+/** A CRD declaration that cannot be turned into a valid manifest. */
+export class CrdDeclarationError extends KubeloomError {
+  constructor(message: string) {
+    super('ERR_CRD_DECLARATION', message);
+  }
+}
+
+function conversionOf(name: string, c: CrdConversionDeclaration): CustomResourceConversion {
+  if (c.strategy === 'None') {
+    if (c.service !== undefined || c.url !== undefined || c.caBundle !== undefined || c.conversionReviewVersions !== undefined) throw new CrdDeclarationError(`${name}: conversion strategy None takes no webhook settings`);
+    return { strategy: 'None' };
+  }
+  if ((c.service === undefined) === (c.url === undefined)) throw new CrdDeclarationError(`${name}: a Webhook conversion needs exactly one of service and url`);
+  const clientConfig: NonNullable<NonNullable<CustomResourceConversion['webhook']>['clientConfig']> = {};
+  if (c.service !== undefined) clientConfig.service = { namespace: c.service.namespace, name: c.service.name, path: c.service.path ?? '/convert', ...(c.service.port !== undefined ? { port: c.service.port } : {}) };
+  if (c.url !== undefined) clientConfig.url = c.url;
+  if (c.caBundle !== undefined) clientConfig.caBundle = c.caBundle;
+  return { strategy: 'Webhook', webhook: { clientConfig, conversionReviewVersions: c.conversionReviewVersions ?? ['v1'] } };
 }
 
 /** A declared CRD: its manifest and, per version, its custom resource registration. */
@@ -294,12 +339,14 @@ export function defineCrd<const V extends ReadonlyArray<CrdVersionDeclaration<Sc
     out.schema = { openAPIV3Schema: structuredClone(v.schema.schema) };
     return out;
   });
+  const name = `${decl.plural}.${decl.group}`;
   const manifest: CustomResourceDefinition = {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${decl.plural}.${decl.group}` },
+    metadata: { name, ...(decl.annotations !== undefined ? { annotations: { ...decl.annotations } } : {}), ...(decl.labels !== undefined ? { labels: { ...decl.labels } } : {}) },
     spec: { group: decl.group, scope: decl.scope, names, versions },
   };
+  if (decl.conversion !== undefined) manifest.spec.conversion = conversionOf(name, decl.conversion);
   return {
     manifest,
     resource: (version) => {

@@ -7,6 +7,7 @@
  * chain, so a StatusError wrapped by another error is still recognised.
  */
 import type { Status, StatusDetails } from '../api/meta/v1.ts';
+import { causesOf, fieldErrorString, type FieldError } from './validation/field.ts';
 
 export type { Status, StatusDetails, StatusCause } from '../api/meta/v1.ts';
 
@@ -202,6 +203,24 @@ export function suggestsClientDelay(err: unknown): number | undefined {
   const retry = status.details.retryAfterSeconds ?? 0;
   if (status.reason === StatusReason.ServerTimeout) return retry;
   return retry > 0 ? retry : undefined;
+}
+
+/**
+ * A 422 Invalid StatusError for object `name` of `kind` in `group` (errors.NewInvalid): one
+ * StatusCause per field error, and upstream's message — `Website.example.com "home" is invalid:
+ * spec.replicas: Invalid value: -1: must be at least 0`, the errors in brackets when there are
+ * several (identical ones once, as utilerrors.NewAggregate's message).
+ *
+ * @example
+ * const errors: FieldError[] = [];
+ * if (spec.replicas < 0) errors.push(invalidValue(fieldPath('spec', 'replicas'), spec.replicas, 'must be at least 0'));
+ * if (errors.length > 0) throw newInvalid({ group: 'example.com', kind: 'Website' }, name, errors);
+ */
+export function newInvalid(qualifiedKind: { group: string; kind: string }, name: string, errors: readonly FieldError[]): StatusError {
+  const gk = qualifiedKind.group === '' ? qualifiedKind.kind : `${qualifiedKind.kind}.${qualifiedKind.group}`;
+  const messages = [...new Set(errors.map(fieldErrorString))];
+  const aggregate = messages.length === 0 ? '' : messages.length === 1 ? `: ${messages[0]}` : `: [${messages.join(', ')}]`;
+  return new StatusError(newStatus(422, StatusReason.Invalid, `${gk} ${JSON.stringify(name)} is invalid${aggregate}`, { group: qualifiedKind.group, kind: qualifiedKind.kind, name, causes: causesOf(errors) }));
 }
 
 /** Builds a NotFound StatusError for `resource` `name` (errors.NewNotFound). */

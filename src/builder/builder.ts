@@ -210,7 +210,6 @@ export class Builder<T extends KubeObject = KubeObject> {
       recorder: this.#mgr.getEventRecorderFor(name),
       logger: this.#mgr.getLogger(),
       metrics: this.#mgr.controllerMetrics(),
-      shutdownGracePeriodMs: o.gracefulShutdownTimeoutMs,
       clock: o.clock,
       ...(queueMetrics !== undefined ? { queueMetricsProvider: queueMetrics } : {}),
       ...(o.maxConcurrentReconciles !== undefined ? { maxConcurrentReconciles: o.maxConcurrentReconciles } : {}),

@@ -11,7 +11,7 @@
  * new as a given resourceVersion ({@link InformerCache.waitForVersion}), which the client's
  * read-your-writes is built on; controller-runtime has no such thing.
  */
-import { KubeloomError, newNotFound } from '../apimachinery/errors.ts';
+import { isNotFound, KubeloomError, newNotFound } from '../apimachinery/errors.ts';
 import { parseFieldSelector, type FieldSelector } from '../apimachinery/fields.ts';
 import { parseSelector, type LabelSelector } from '../apimachinery/labels.ts';
 import type { KubeObject, PartialObjectMetadata } from '../apimachinery/object.ts';
@@ -24,6 +24,8 @@ import type { TransformFunc } from '../tools/cache/delta.ts';
 import type { ResourceEventHandler } from '../tools/cache/event-handlers.ts';
 import type { Indexer, Indexers } from '../tools/cache/indexer.ts';
 import type { ListerWatcher } from '../tools/cache/listwatch.ts';
+import { defaultWatchErrorHandler } from '../tools/cache/reflector.ts';
+import { deletionHandlingMetaNamespaceKeyFunc, type DeletedFinalStateUnknown } from '../tools/cache/key-functions.ts';
 import { SharedIndexInformer, type ResourceEventHandlerRegistration } from '../tools/cache/shared-informer.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import { kindKey, type ResourceKind } from '../client/kinds.ts';
@@ -97,6 +99,24 @@ export interface CacheOptions {
   /** Called after each LIST and WATCH request an informer makes, with the method (GET), HTTP code (or '<error>') and verb
    * ('list' for a LIST and for a watch-list, which streams the initial state; 'watch' for a plain watch). */
   onRequest?: (method: string, code: string, verb: 'list' | 'watch') => void;
+  /**
+   * Called when an informer's LIST or WATCH fails (a refused connection, a kind the server does not
+   * serve), once per attempt: the reflector's backoff (800 ms → 30 s) spaces the calls. The Manager
+   * logs them; the last error of each kind is kept for {@link InformerCache.syncStatus}.
+   */
+  onListWatchError?: (kind: ResourceKind<unknown, unknown>, objectDescription: string, err: unknown) => void;
+}
+
+/** One kind's informers as seen by {@link InformerCache.syncStatus}. */
+export interface KindSyncStatus {
+  /** The kind. */
+  readonly kind: ResourceKind<unknown, unknown>;
+  /** E.g. "example.com/v1, Resource=websites". */
+  readonly objectDescription: string;
+  /** Whether every namespace's informer has synced. */
+  readonly synced: boolean;
+  /** The error of the last LIST or WATCH, when the last one failed; cleared by the next success. */
+  readonly lastError: unknown;
 }
 
 /** Options of {@link InformerCache.getInformer}. */
@@ -116,8 +136,9 @@ export interface Informer<T> {
   /** Adds indexes to every namespace's informer. */
   addIndexers(indexers: Indexers<T>): void;
   /**
-   * The cache of the informer, when one informer covers the kind (all namespaces, or a single one);
-   * throws {@link MultipleNamespacesError} when the cache covers several namespaces.
+   * The cache of the informer: its own indexer when one informer covers the kind (all namespaces, or
+   * a single one), else a read-only view across the namespaces' indexers (writes throw
+   * {@link ReadOnlyIndexerError}).
    */
   getIndexer(): Indexer<T>;
   /** True once every namespace's informer has synced. */
@@ -155,6 +176,23 @@ export class ResourceNotCachedError extends KubeloomError {
   }
 }
 
+/**
+ * A read of a kind the server does not serve: its informer's LIST answered 404, as for a custom
+ * resource whose CRD is not installed (meta.NoKindMatchError, which controller-runtime's cache
+ * returns at once from its RESTMapper). The informer keeps retrying: once the CRD is installed, reads
+ * work.
+ */
+export class NoKindMatchError extends KubeloomError {
+  constructor(kind: ResourceKind<unknown, unknown>, cause?: unknown) {
+    super('ERR_NO_KIND_MATCH', noKindMatchMessage(kind), cause !== undefined ? { cause } : undefined);
+  }
+}
+
+/** meta.NoKindMatchError's text: `no matches for kind "Website" in version "example.com/v1"`. */
+export function noKindMatchMessage(kind: ResourceKind<unknown, unknown>): string {
+  return `no matches for kind ${JSON.stringify(kind.kind)} in version ${JSON.stringify(kind.group === '' ? kind.version : `${kind.group}/${kind.version}`)}`;
+}
+
 /** A kind was sharded after its informers were created without a shard selector. */
 export class CacheShardingError extends KubeloomError {
   constructor(message: string) {
@@ -162,7 +200,10 @@ export class CacheShardingError extends KubeloomError {
   }
 }
 
-/** One indexer was asked of a kind cached per namespace in several namespaces. */
+/**
+ * One indexer was asked of a kind cached per namespace in several namespaces. No longer thrown:
+ * `getIndexer()` answers with a read-only view across namespaces; kept for programs that catch it.
+ */
 export class MultipleNamespacesError extends KubeloomError {
   constructor(description: string) {
     super('ERR_CACHE_MULTIPLE_NAMESPACES', `${description} is cached in several namespaces: read it through the cache, not one indexer`);
@@ -209,15 +250,91 @@ function withSelectors(lw: ListerWatcher<unknown>, label: string | undefined, fi
   return out;
 }
 
+/** The cache's indexer of a kind cached in several namespaces was asked to write. */
+export class ReadOnlyIndexerError extends KubeloomError {
+  constructor(description: string, method: string) {
+    super('ERR_CACHE_READ_ONLY_INDEXER', `${description}: the indexer of a kind cached in several namespaces is a read-only view (${method})`);
+  }
+}
+
+/**
+ * One read-only view over the indexers of a kind cached per namespace (controller-runtime's
+ * multiNamespaceInformer, whose GetIndexer returns nil; here reads are answered across namespaces:
+ * lists and index lookups concatenate, key lookups go to the namespace's informer). Writes throw
+ * {@link ReadOnlyIndexerError}: only the informers write their stores.
+ */
+class MultiNamespaceIndexer<T> implements Indexer<T> {
+  readonly #informers: ReadonlyMap<string, SharedIndexInformer<T>>;
+  readonly #description: string;
+  constructor(informers: ReadonlyMap<string, SharedIndexInformer<T>>, description: string) {
+    this.#informers = informers;
+    this.#description = description;
+  }
+  #all(): Array<Indexer<T>> {
+    return [...this.#informers.values()].map((i) => i.getIndexer());
+  }
+  #for(key: string): Indexer<T> | undefined {
+    const slash = key.indexOf('/');
+    return slash < 0 ? undefined : this.#informers.get(key.slice(0, slash))?.getIndexer();
+  }
+  add(): void {
+    throw new ReadOnlyIndexerError(this.#description, 'add');
+  }
+  update(): void {
+    throw new ReadOnlyIndexerError(this.#description, 'update');
+  }
+  delete(): void {
+    throw new ReadOnlyIndexerError(this.#description, 'delete');
+  }
+  replace(): void {
+    throw new ReadOnlyIndexerError(this.#description, 'replace');
+  }
+  resync(): void {
+    throw new ReadOnlyIndexerError(this.#description, 'resync');
+  }
+  list(): T[] {
+    return this.#all().flatMap((i) => i.list());
+  }
+  listKeys(): string[] {
+    return this.#all().flatMap((i) => i.listKeys());
+  }
+  get(obj: T | DeletedFinalStateUnknown<T>): T | undefined {
+    return this.getByKey(deletionHandlingMetaNamespaceKeyFunc(obj));
+  }
+  getByKey(key: string): T | undefined {
+    return this.#for(key)?.getByKey(key);
+  }
+  index(indexName: string, obj: T): T[] {
+    return this.#all().flatMap((i) => i.index(indexName, obj));
+  }
+  indexKeys(indexName: string, indexedValue: string): string[] {
+    return this.#all().flatMap((i) => i.indexKeys(indexName, indexedValue));
+  }
+  listIndexFuncValues(indexName: string): string[] {
+    return [...new Set(this.#all().flatMap((i) => i.listIndexFuncValues(indexName)))];
+  }
+  byIndex(indexName: string, indexedValue: string): T[] {
+    return this.#all().flatMap((i) => i.byIndex(indexName, indexedValue));
+  }
+  getIndexers(): Indexers<T> {
+    return this.#all()[0]?.getIndexers() ?? {};
+  }
+  addIndexers(newIndexers: Indexers<T>): void {
+    for (const i of this.#informers.values()) i.addIndexers(newIndexers);
+  }
+}
+
 /** The informers of one kind: one per cached namespace ('' = all). */
 class KindInformers<T extends KubeObject> implements Informer<T> {
   readonly kind: ResourceKind<unknown, unknown>;
   readonly informers = new Map<string, SharedIndexInformer<T>>();
   readonly objectDescription: string;
+  /** The last LIST/WATCH error, undefined once a request succeeded again. */
+  lastError: unknown;
   readonly #waiters = new Set<() => void>();
   #started = false;
 
-  constructor(kind: ResourceKind<unknown, unknown>, rest: RestClient, namespaces: readonly string[], sel: ObjectSelectorOptions, resyncMs: number, clock: Clock, onRequest?: RequestHook) {
+  constructor(kind: ResourceKind<unknown, unknown>, rest: RestClient, namespaces: readonly string[], sel: ObjectSelectorOptions, resyncMs: number, clock: Clock, onRequest?: RequestHook, onError?: CacheOptions['onListWatchError']) {
     this.kind = kind;
     const meta = isMetadataKind(kind);
     this.objectDescription = `${kind.group === '' ? kind.version : `${kind.group}/${kind.version}`}, Resource=${kind.resource}${meta ? ' (metadata)' : ''}`;
@@ -232,7 +349,7 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
         namespace: ns,
         ...(meta ? { accept: { object: partialObjectMetadataAccept, list: partialObjectMetadataListAccept } } : {}),
       });
-      const lw = withSelectors({ list: (o) => counted(onRequest, 'list', client.list(o)), watch: (o) => counted(onRequest, o.sendInitialEvents === true ? 'list' : 'watch', client.watch(o)) }, sel.labelSelector, sel.fieldSelector);
+      const lw = withSelectors({ list: (o) => this.#tracked(counted(onRequest, 'list', client.list(o)), o.signal, onError), watch: (o) => this.#tracked(counted(onRequest, o.sendInitialEvents === true ? 'list' : 'watch', client.watch(o)), o.signal, onError) }, sel.labelSelector, sel.fieldSelector);
       const informer = new SharedIndexInformer<T>(lw as ListerWatcher<T>, {
         clock,
         defaultEventHandlerResyncPeriodMs: resyncMs,
@@ -241,6 +358,11 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
         ...(sel.shardKey !== undefined ? { shardKey: sel.shardKey as (obj: T) => string } : {}),
       });
       if (sel.transform !== undefined) informer.setTransform(sel.transform as unknown as TransformFunc<T>);
+      // A failed request was reported through onError already; the reflector's default handler would say it twice.
+      if (onError !== undefined) informer.setWatchErrorHandler((r, err) => {
+        for (let e: unknown = err; e !== undefined; e = e instanceof Error ? e.cause : undefined) if (e === this.lastError) return;
+        defaultWatchErrorHandler(r, err);
+      });
       // Wakes read-your-writes waiters whenever the cache changes (the store is updated before handlers run).
       const wake = (): void => {
         for (const w of [...this.#waiters]) w();
@@ -248,6 +370,23 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
       informer.addEventHandler({ onAdd: wake, onUpdate: wake, onDelete: wake });
       this.informers.set(ns, informer);
     }
+  }
+
+  // Keeps the last request error for syncStatus and reports it; an aborted request (stop) is no error.
+  #tracked<R>(p: Promise<R>, signal: AbortSignal | undefined, onError: CacheOptions['onListWatchError']): Promise<R> {
+    return p.then(
+      (r) => {
+        this.lastError = undefined;
+        return r;
+      },
+      (err: unknown) => {
+        if (signal?.aborted !== true) {
+          this.lastError = err;
+          onError?.(this.kind, this.objectDescription, err);
+        }
+        throw err;
+      },
+    );
   }
 
   run(signal: AbortSignal): Promise<void> {
@@ -279,8 +418,8 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
   }
 
   getIndexer(): Indexer<T> {
-    if (this.informers.size !== 1) throw new MultipleNamespacesError(this.objectDescription);
-    return [...this.informers.values()][0]!.getIndexer();
+    if (this.informers.size === 1) return [...this.informers.values()][0]!.getIndexer();
+    return new MultiNamespaceIndexer<T>(this.informers, this.objectDescription);
   }
 
   /** The informer holding `namespace`'s objects, or undefined when the cache does not cover it. */
@@ -381,7 +520,7 @@ export class InformerCache {
         ...(by?.shardSelector !== undefined ? { shardSelector: by.shardSelector } : {}),
         ...(by?.shardKey !== undefined ? { shardKey: by.shardKey } : {}),
       };
-      entry = new KindInformers<KubeObject>(kind, o.rest, (sel.namespaces ?? []).filter((n) => n !== ''), sel, o.syncPeriodMs ?? 10 * 3600_000, this.#clock, o.onRequest);
+      entry = new KindInformers<KubeObject>(kind, o.rest, (sel.namespaces ?? []).filter((n) => n !== ''), sel, o.syncPeriodMs ?? 10 * 3600_000, this.#clock, o.onRequest, o.onListWatchError);
       this.#kinds.set(key, entry);
       if (this.#started && this.#signal !== undefined) this.#running.push(entry.run(this.#signal));
     }
@@ -470,9 +609,11 @@ export class InformerCache {
     return entry;
   }
 
-  async #waitSynced(entry: { hasSynced(): boolean }, signal?: AbortSignal): Promise<void> {
+  async #waitSynced(entry: { hasSynced(): boolean; readonly kind?: ResourceKind<unknown, unknown>; readonly lastError?: unknown }, signal?: AbortSignal): Promise<void> {
     while (!entry.hasSynced()) {
       if (signal?.aborted === true || this.#signal?.aborted === true) throw signal?.reason ?? this.#signal?.reason;
+      // A kind the server does not serve would never sync: say so at once, as upstream's RESTMapper does.
+      if (entry.kind !== undefined && entry.lastError !== undefined && isNotFound(entry.lastError)) throw new NoKindMatchError(entry.kind, entry.lastError);
       await this.#clock.sleep(10, signal);
     }
   }
@@ -587,6 +728,11 @@ export class InformerCache {
       }
     }
     return true;
+  }
+
+  /** Each kind's sync state and last LIST/WATCH error, for readiness checks and sync-timeout messages. */
+  syncStatus(): KindSyncStatus[] {
+    return [...this.#kinds.values()].map((e) => ({ kind: e.kind, objectDescription: e.objectDescription, synced: e.hasSynced(), lastError: e.lastError }));
   }
 
   /** Whether the cache was started. */

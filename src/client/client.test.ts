@@ -191,3 +191,50 @@ test('writes reach the server: patch, apply with the field owner, status, delete
   await client.deleteAllOf(cms, { namespace: 'default', labelSelector: 'g=1' });
   assert.deepEqual((await client.list(cms, { namespace: 'default' })).map((c) => c.metadata?.name).filter((n) => n !== 'kube-root-ca.crt'), ['c']);
 });
+
+test('read-your-writes: aborting stopSignal ends a pending wait at once (answering with the written object) and skips later ones', async (t) => {
+  const { server, rest, cache } = await setup(t);
+  // The bound is on a clock nobody steps: only the stop signal can end the wait.
+  const stopping = new AbortController();
+  const client = new Client({ rest, cache, clock: new FakeClock(), stopSignal: stopping.signal });
+  await client.create(cms, { metadata: { namespace: 'default', name: 'a' }, data: { v: '1' } });
+  start(cache);
+  const first = await client.get(cms, { namespace: 'default', name: 'a' });
+  stallWatch(server, 60_000);
+  const copy = structuredClone(first);
+  copy.data = { v: '2' };
+  await client.update(cms, copy);
+  const reading = client.get(cms, { namespace: 'default', name: 'a' });
+  stopping.abort();
+  assert.equal((await reading).data?.['v'], '2');
+  assert.equal((await client.get(cms, { namespace: 'default', name: 'a' })).data?.['v'], '2');
+});
+
+test('apply takes an object of the kind\'s own type (apiVersion a plain string, or missing) and fills apiVersion and kind', async (t) => {
+  const { rest } = await setup(t);
+  const client = new Client({ rest, fieldOwner: 'diag' });
+  const desired: ConfigMap = { metadata: { namespace: 'default', name: 'applied' }, data: { mode: 'fast' } };
+  const out = await client.apply(cms, desired);
+  assert.equal(out.data?.['mode'], 'fast');
+  assert.equal(out.metadata?.managedFields?.[0]?.manager, 'diag');
+  const withString: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'applied' }, data: { mode: 'slow' } };
+  assert.equal((await client.apply(cms, withString)).data?.['mode'], 'slow');
+});
+
+test('an informer of a kind cached in several namespaces has one read-only indexer across them', async (t) => {
+  const { rest, cache } = await setup(t, { defaultNamespaces: ['a', 'b'] });
+  const writer = new Client({ rest });
+  for (const ns of ['a', 'b', 'c']) {
+    await fetch(`${rest.baseUrl}/api/v1/namespaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: ns } }) });
+    await writer.create(cms, { metadata: { namespace: ns, name: `in-${ns}` } });
+  }
+  const informer = cache.informerFor(cms);
+  start(cache);
+  await cache.waitForCacheSync();
+  const indexer = informer.getIndexer();
+  assert.deepEqual(indexer.listKeys().sort(), ['a/in-a', 'b/in-b']);
+  assert.equal(indexer.getByKey('b/in-b')?.metadata?.name, 'in-b');
+  assert.equal(indexer.getByKey('c/in-c'), undefined);
+  assert.deepEqual(indexer.byIndex('namespace', 'a').map((o) => o.metadata?.name), ['in-a']);
+  assert.throws(() => indexer.add({ metadata: { namespace: 'a', name: 'x' } }), { code: 'ERR_CACHE_READ_ONLY_INDEXER' });
+});

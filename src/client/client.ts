@@ -22,7 +22,7 @@ import type { RestClient } from '../rest/client.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import { InformerCache, isMetadataKind } from '../cache/cache.ts';
 import { compareResourceVersions } from '../cache/resource-version.ts';
-import { kindKey, type ResourceKind } from './kinds.ts';
+import { apiVersionOfKind, kindKey, type ResourceKind } from './kinds.ts';
 
 /** Names one object: namespace ('' or unset for cluster-scoped) and name (client.ObjectKey). */
 export interface ObjectKey {
@@ -83,6 +83,12 @@ export interface ClientOptions {
   clock?: Clock;
   /** Called after every request to the server with its method and HTTP code. */
   onRequest?: RequestObserver;
+  /**
+   * Once aborted, read-your-writes waits end at once (pending and later ones), and reads answer with
+   * the written object. The Manager aborts it when it starts stopping, so a reconcile finishing during
+   * shutdown does not hold the stop for `readYourWritesTimeoutMs`.
+   */
+  stopSignal?: AbortSignal;
 }
 
 /** A write {@link Client} was asked to make is malformed (no name, wrong kind). */
@@ -135,6 +141,7 @@ export class Client {
   readonly #fieldOwner: string | undefined;
   readonly #clock: Clock;
   readonly #onRequest: RequestObserver | undefined;
+  readonly #stopSignal: AbortSignal | undefined;
   // Objects this client wrote whose version the cache has not yet been seen to hold.
   readonly #written = new Map<string, Written>();
 
@@ -146,6 +153,7 @@ export class Client {
     this.#fieldOwner = options.fieldOwner;
     this.#clock = options.clock ?? realClock;
     this.#onRequest = options.onRequest;
+    this.#stopSignal = options.stopSignal;
   }
 
   /** The REST client writes go through. */
@@ -236,6 +244,10 @@ export class Client {
   /** Waits for the cache to hold `w` (bounded); forgets `w` once it does. */
   async #catchUp(cache: InformerCache, w: Written, signal?: AbortSignal, timeoutMs = this.#rywMs): Promise<boolean> {
     const k = objKey(w.kind, w.namespace, w.name);
+    if (this.#stopSignal !== undefined) {
+      if (this.#stopSignal.aborted) timeoutMs = 0;
+      else signal = signal === undefined ? this.#stopSignal : AbortSignal.any([signal, this.#stopSignal]);
+    }
     const ok = await cache.waitForVersion(w.kind, w.namespace, w.name, w.resourceVersion, { timeoutMs, clock: this.#clock, deleted: w.object === undefined, ...(signal !== undefined ? { signal } : {}) });
     if (ok && this.#written.get(k) === w) this.#written.delete(k);
     return ok;
@@ -290,8 +302,14 @@ export class Client {
     return out;
   }
 
-  /** Server-side apply of `obj`, an apply configuration (client.Apply). `fieldManager` defaults to the client's field owner. */
-  async apply<T extends KubeObject, A>(kind: ResourceKind<T, A>, obj: A, options: Partial<ApplyOptions> & { subresource?: string } = {}): Promise<T> {
+  /**
+   * Server-side apply of `obj` (client.Apply): an apply configuration, or an object of the kind's own
+   * type (a `ConfigMap` variable, whose `apiVersion` is a plain string); a missing `apiVersion` or
+   * `kind` is filled in from `kind`. `fieldManager` defaults to the client's field owner.
+   */
+  async apply<T extends KubeObject, A>(kind: ResourceKind<T, A>, obj: A | T, options: Partial<ApplyOptions> & { subresource?: string } = {}): Promise<T> {
+    const given = obj as KubeObject;
+    if (given.apiVersion === undefined || given.kind === undefined) obj = { ...given, apiVersion: given.apiVersion ?? apiVersionOfKind(kind), kind: given.kind ?? kind.kind } as A;
     const meta = (obj as KubeObject).metadata;
     const namespace = meta?.namespace ?? '';
     const name = meta?.name ?? '';
@@ -299,7 +317,8 @@ export class Client {
     if (fieldManager === undefined) throw new ClientRequestError(`apply of ${kind.kind} ${name}: a field manager is required (pass fieldManager or set the client's fieldOwner)`);
     const client = this.#resource(kind, namespace) as unknown as ResourceClient<T, A>;
     const { subresource, ...rest } = options;
-    const out = await this.#call('PATCH', () => (subresource === 'status' ? client.applyStatus(obj, { ...rest, fieldManager }) : client.apply(obj, { ...rest, fieldManager })));
+    const body = obj as A;
+    const out = await this.#call('PATCH', () => (subresource === 'status' ? client.applyStatus(body, { ...rest, fieldManager }) : client.apply(body, { ...rest, fieldManager })));
     this.#remember(kind, namespace, name, out);
     return out;
   }
@@ -332,7 +351,7 @@ export class Client {
   }
 
   /** Server-side apply to the status subresource (client.Status().Apply). */
-  async applyStatus<T extends KubeObject, A>(kind: ResourceKind<T, A>, obj: A, options: Partial<ApplyOptions> = {}): Promise<T> {
+  async applyStatus<T extends KubeObject, A>(kind: ResourceKind<T, A>, obj: A | T, options: Partial<ApplyOptions> = {}): Promise<T> {
     return this.apply(kind, obj, { ...options, subresource: 'status' });
   }
 

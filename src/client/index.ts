@@ -5,6 +5,10 @@
 // First: a clear error on unsupported Node.js versions, before any dependency loads.
 import '../node-version.ts';
 export { Client, ClientRequestError, ignoreNotFound } from './client.ts';
+export { deepCopy } from './deep-copy.ts';
+export { MutateKeyChangedError, OperationResult, createOrPatch, createOrUpdate } from './controllerutil.ts';
+export type { MutateFn, OperationResultValue } from './controllerutil.ts';
+export type { DeepMutable, DeepReadonly } from './deep-copy.ts';
 export type { ClientGetOptions, ClientListOptions, ClientOptions, DeleteAllOfOptions, ObjectKey, RequestObserver, SubResourceClient } from './client.ts';
 export { apiVersionOfKind, kindKey, kinds } from './kinds.ts';
 export type { BuiltinKinds, ClientOf, KindOfClient, ObjectOf, ResourceKind } from './kinds.ts';

@@ -58,7 +58,7 @@ export interface ControllerOptions {
   clock?: Clock;
   /**
    * Registers the controller's and its queue's metrics in this prom-client `Registry` (prom-client,
-   * an optional peer dependency, is loaded then). Default: none recorded, prom-client not loaded.
+   * a dependency of kubeloom, is loaded then). Default: none recorded, prom-client not loaded.
    */
   metrics?: PrometheusRegistry;
   /** Reports reconcile errors. Default: one `console.error` line per failure. */

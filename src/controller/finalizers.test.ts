@@ -66,3 +66,21 @@ test('addFinalizer/removeFinalizer against the API server, and a stale copy neve
   await removeFinalizer(cms, deleting, 'other/g');
   await assert.rejects(cms.get('cm'), (err: unknown) => (err as { statusCode?: number }).statusCode === 404);
 });
+
+test("addFinalizer and removeFinalizer take the Manager's Client with the object's kind", async (t) => {
+  const server = await startApiServer();
+  const rest = new RestClient({ host: server.url, qps: -1 });
+  t.after(async () => {
+    await rest.close();
+    await server.stop();
+  });
+  const { Client } = await import('../client/client.ts');
+  const { kinds } = await import('../client/kinds.ts');
+  const client = new Client({ rest });
+  const cm = await client.create(kinds.coreV1.configMaps, { metadata: { namespace: 'default', name: 'f' } });
+  const added = await addFinalizer(client, kinds.coreV1.configMaps, cm, 'example.com/cleanup');
+  assert.deepEqual(added.metadata?.finalizers, ['example.com/cleanup']);
+  assert.equal(await addFinalizer(client, kinds.coreV1.configMaps, added, 'example.com/cleanup'), added, 'present: no request');
+  const removed = await removeFinalizer(client, kinds.coreV1.configMaps, added, 'example.com/cleanup');
+  assert.equal(removed.metadata?.finalizers, undefined);
+});

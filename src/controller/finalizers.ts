@@ -8,6 +8,7 @@
 import type { KubeObject } from '../apimachinery/object.ts';
 import { PatchType, type PatchOptions, type PatchTypeValue } from '../apimachinery/options.ts';
 import { isConflict, isInvalid } from '../apimachinery/errors.ts';
+import type { CustomResource } from '../kubernetes/resource-spec.ts';
 
 /** What the finalizer helpers need from a resource client (`clientset.coreV1().pods(ns)`, a dynamic client, ...). */
 export interface PatchClient<T> {
@@ -85,28 +86,56 @@ export function removeFinalizerPatch(obj: KubeObject, finalizer: string): JsonPa
 }
 
 /**
- * Adds `finalizer` to `obj` on the server. Resolves with the patched object, or with `obj` itself
- * (no request) when the finalizer is already present. Rejects with the server's error when `obj`
- * is stale (see {@link isFinalizerPatchConflict}).
- *
- * @example
- * if (!hasFinalizer(podSet, 'demo.kubeloom.dev/pods')) await addFinalizer(podSets, podSet, 'demo.kubeloom.dev/pods');
+ * What the finalizer helpers need from the Manager's client (kubeloom/client's `Client`): a patch
+ * addressed by kind and object.
  */
-export async function addFinalizer<T extends KubeObject>(client: PatchClient<T>, obj: T, finalizer: string, options: PatchOptions = {}): Promise<T> {
-  const patch = addFinalizerPatch(obj, finalizer);
+export interface KindPatchClient {
+  /** Patches `target` of `kind` (the Manager's `client.patch`). */
+  patch<T extends KubeObject>(kind: CustomResource<T, unknown>, target: T, patchType: PatchTypeValue, patch: unknown, options?: PatchOptions): Promise<T>;
+}
+
+type FinalizerArgs<T extends KubeObject> = [client: PatchClient<T>, obj: T, finalizer: string, options?: PatchOptions] | [client: KindPatchClient, kind: CustomResource<T, unknown>, obj: T, finalizer: string, options?: PatchOptions];
+
+// Sends `patch` through whichever client was given; undefined patch: nothing to do.
+async function send<T extends KubeObject>(args: FinalizerArgs<T>, build: (obj: T, finalizer: string) => JsonPatchOperation[] | undefined): Promise<T> {
+  if (typeof args[2] === 'string') {
+    const [client, obj, finalizer, options] = args as [PatchClient<T>, T, string, PatchOptions?];
+    const patch = build(obj, finalizer);
+    if (patch === undefined) return obj;
+    return client.patch(obj.metadata?.name ?? '', PatchType.JSON, patch, options ?? {});
+  }
+  const [client, kind, obj, finalizer, options] = args as [KindPatchClient, CustomResource<T, unknown>, T, string, PatchOptions?];
+  const patch = build(obj, finalizer);
   if (patch === undefined) return obj;
-  return client.patch(obj.metadata?.name ?? '', PatchType.JSON, patch, options);
+  return client.patch(kind, obj, PatchType.JSON, patch, options ?? {});
 }
 
 /**
- * Removes `finalizer` from `obj` on the server. Resolves with the patched object (which may already
- * be gone from the server if this was the last finalizer of a deleted object), or with `obj` itself
- * when the finalizer is absent.
+ * Adds `finalizer` to `obj` on the server, through a resource client (`clientset.coreV1().pods(ns)`)
+ * or the Manager's client with the object's kind. Resolves with the patched object, or with `obj`
+ * itself (no request) when the finalizer is already present. Rejects with the server's error when
+ * `obj` is stale (see {@link isFinalizerPatchConflict}).
+ *
+ * @example
+ * if (!hasFinalizer(podSet, 'demo.kubeloom.dev/pods')) await addFinalizer(podSets, podSet, 'demo.kubeloom.dev/pods');
+ * // in a Manager's reconcile:
+ * await addFinalizer(context.client, websites, website, 'example.com/cleanup');
  */
-export async function removeFinalizer<T extends KubeObject>(client: PatchClient<T>, obj: T, finalizer: string, options: PatchOptions = {}): Promise<T> {
-  const patch = removeFinalizerPatch(obj, finalizer);
-  if (patch === undefined) return obj;
-  return client.patch(obj.metadata?.name ?? '', PatchType.JSON, patch, options);
+export async function addFinalizer<T extends KubeObject>(client: PatchClient<T>, obj: T, finalizer: string, options?: PatchOptions): Promise<T>;
+export async function addFinalizer<T extends KubeObject>(client: KindPatchClient, kind: CustomResource<T, unknown>, obj: T, finalizer: string, options?: PatchOptions): Promise<T>;
+export async function addFinalizer<T extends KubeObject>(...args: FinalizerArgs<T>): Promise<T> {
+  return send(args, addFinalizerPatch);
+}
+
+/**
+ * Removes `finalizer` from `obj` on the server (through either client, as {@link addFinalizer}).
+ * Resolves with the patched object (which may already be gone from the server if this was the last
+ * finalizer of a deleted object), or with `obj` itself when the finalizer is absent.
+ */
+export async function removeFinalizer<T extends KubeObject>(client: PatchClient<T>, obj: T, finalizer: string, options?: PatchOptions): Promise<T>;
+export async function removeFinalizer<T extends KubeObject>(client: KindPatchClient, kind: CustomResource<T, unknown>, obj: T, finalizer: string, options?: PatchOptions): Promise<T>;
+export async function removeFinalizer<T extends KubeObject>(...args: FinalizerArgs<T>): Promise<T> {
+  return send(args, removeFinalizerPatch);
 }
 
 /**

@@ -20,6 +20,6 @@ export {
   removeFinalizer,
   removeFinalizerPatch,
 } from './finalizers.ts';
-export type { JsonPatchOperation, PatchClient } from './finalizers.ts';
+export type { JsonPatchOperation, KindPatchClient, PatchClient } from './finalizers.ts';
 export { ControllerExpectations, expectationsTimeoutMs, UIDTrackingControllerExpectations } from './expectations.ts';
 export type { ControlleeExpectations, ControllerExpectationsOptions } from './expectations.ts';

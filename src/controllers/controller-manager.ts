@@ -152,8 +152,10 @@ export interface RunningControllers {
 const kcmQps = 20;
 const kcmBurst = 30;
 
+// One line per failure, as utilruntime.HandleError's "sync %q failed with %v": a NotFound of an object
+// deleted meanwhile (a namespace being deleted) is routine and retried, not worth a stack trace.
 function defaultOnError(controller: string, error: unknown, key: string): void {
-  console.error(`${controller} controller: syncing ${JSON.stringify(key)} failed:`, error);
+  console.error(`${controller} controller: syncing ${JSON.stringify(key)} failed: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 /**

@@ -117,7 +117,7 @@ async function ignoredKubeconfig(env: NodeJS.ProcessEnv): Promise<string | undef
 }
 
 /**
- * A registry with the process metrics, or undefined when prom-client (an optional peer dependency)
+ * A registry with the process metrics, or undefined when prom-client (a dependency of kubeloom)
  * is not installed: the demo then runs without /metrics.
  */
 async function processMetricsRegistry(): Promise<PrometheusRegistry | undefined> {

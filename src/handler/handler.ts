@@ -13,6 +13,7 @@ import type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from '../pre
 import type { Request } from '../reconcile/reconcile.ts';
 import type { AddOpts } from '../util/workqueue/priority-queue.ts';
 import type { ResourceKind } from '../client/kinds.ts';
+import { defaultLogger } from '../tools/events/logger.ts';
 
 /** Where handlers put requests: the controller's queue, with the event's default priority applied. */
 export interface RequestQueue {
@@ -93,24 +94,47 @@ export function enqueueRequestForOwner<T extends KubeObject = KubeObject>(ownerK
   };
 }
 
-/** Maps an object to the requests it should trigger (handler.MapFunc). */
-export type MapFunc<T extends KubeObject = KubeObject> = (obj: T) => readonly Request[];
+/**
+ * Maps an object to the requests it should trigger (handler.MapFunc, which takes a context so it can
+ * read the cache). It may return a Promise, e.g. to list the objects that refer to `obj` from the cache.
+ */
+export type MapFunc<T extends KubeObject = KubeObject> = (obj: T) => readonly Request[] | Promise<readonly Request[]>;
+
+/** Options of {@link enqueueRequestsFromMapFunc}. */
+export interface EnqueueRequestsFromMapFuncOptions {
+  /** Told when an async map function rejects (nothing is enqueued for that event). Default: the default logger. */
+  onError?: (err: unknown) => void;
+}
 
 /**
  * Enqueues what `map` returns for each event's object (handler.EnqueueRequestsFromMapFunc); for updates,
- * for both the old and the new object. What `watches(kind, mapFn)` uses.
+ * for both the old and the new object. What `watches(kind, mapFn)` uses. A map function returning
+ * requests enqueues them at once; one returning a Promise enqueues them once it resolves.
+ *
+ * @example
+ * // Reconcile every Website that uses a ConfigMap when the ConfigMap changes.
+ * enqueueRequestsFromMapFunc<ConfigMap>(async (cm) => (await client.list(websites, { namespace: cm.metadata?.namespace, fieldSelector: `spec.configMap=${cm.metadata?.name}` })).map((w) => ({ namespace: w.metadata!.namespace!, name: w.metadata!.name! })));
  */
-export function enqueueRequestsFromMapFunc<T extends KubeObject = KubeObject>(map: MapFunc<T>): EventHandler<T> {
-  const enqueue = (objs: readonly T[], q: RequestQueue): void => {
+export function enqueueRequestsFromMapFunc<T extends KubeObject = KubeObject>(map: MapFunc<T>, options: EnqueueRequestsFromMapFuncOptions = {}): EventHandler<T> {
+  const onError = options.onError ?? ((err: unknown) => defaultLogger.error('map function failed', { err: err instanceof Error ? err.message : String(err) }));
+  const add = (lists: ReadonlyArray<readonly Request[]>, q: RequestQueue): void => {
     const seen = new Set<string>();
-    for (const obj of objs) {
-      for (const req of map(obj)) {
+    for (const list of lists) {
+      for (const req of list) {
         const key = `${req.namespace}/${req.name}`;
         if (seen.has(key)) continue;
         seen.add(key);
         q.add(req);
       }
     }
+  };
+  const enqueue = (objs: readonly T[], q: RequestQueue): void => {
+    const results = objs.map((o) => map(o));
+    if (results.every((r) => !(r instanceof Promise))) {
+      add(results as ReadonlyArray<readonly Request[]>, q);
+      return;
+    }
+    Promise.all(results.map(async (r) => r)).then((lists) => add(lists, q), onError);
   };
   return {
     create: (e, q) => enqueue([e.object], q),

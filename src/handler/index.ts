@@ -5,6 +5,6 @@
 // First: a clear error on unsupported Node.js versions, before any dependency loads.
 import '../node-version.ts';
 export { enqueueRequestForObject, enqueueRequestForOwner, enqueueRequestsFromMapFunc } from './handler.ts';
-export type { EnqueueRequestForOwnerOptions, EventHandler, MapFunc, RequestQueue } from './handler.ts';
+export type { EnqueueRequestForOwnerOptions, EnqueueRequestsFromMapFuncOptions, EventHandler, MapFunc, RequestQueue } from './handler.ts';
 export { LowPriority } from '../util/workqueue/priority-queue.ts';
 export type { AddOpts } from '../util/workqueue/priority-queue.ts';

@@ -152,3 +152,106 @@ test('ManagedController fails to start when its sources do not sync within cache
   for (let i = 0; i < 101; i++) await clock.step(10);
   await running;
 });
+
+function recording(): { logger: { debug(): void; info(): void; error(m: string, f?: Record<string, unknown>): void }; lines: Array<[string, Record<string, unknown>]> } {
+  const lines: Array<[string, Record<string, unknown>]> = [];
+  return { lines, logger: { debug() {}, info() {}, error: (m, f) => lines.push([m, f ?? {}]) } };
+}
+
+test('ManagedController logs a reconcile panic with its stack ("Observed a panic"), then "Reconciler error" with controller, object and reconcile ID', async () => {
+  const clock = new FakeClock();
+  const { logger, lines } = recording();
+  const c = new ManagedController({
+    name: 'ctl',
+    clock,
+    logger,
+    reconcile: function reconcileThatPanics(): Result {
+      const obj: { spec?: { replicas: number } } = {};
+      return { requeueAfterMs: obj.spec!.replicas };
+    },
+  });
+  c.watch(synced);
+  const stop = new AbortController();
+  const running = c.start(stop.signal);
+  c.queue.add('ns/a');
+  await settle();
+  stop.abort();
+  await running;
+  assert.deepEqual(lines.map(([m]) => m), ['Observed a panic', 'Reconciler error']);
+  const [[, panic], [, error]] = lines as [[string, Record<string, unknown>], [string, Record<string, unknown>]];
+  assert.match(String(panic['panic']), /Cannot read properties of undefined \(reading 'replicas'\)/);
+  assert.match(String(panic['stacktrace']), /at (Object\.)?reconcileThatPanics .*controller\.test\.ts/);
+  assert.equal(error['controller'], 'ctl');
+  assert.equal(error['object'], 'ns/a');
+  assert.equal(error['namespace'], 'ns');
+  assert.equal(error['name'], 'a');
+  assert.match(String(error['reconcileID']), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  assert.match(String(error['err']), /^panic: Cannot read properties of undefined \(reading 'replicas'\) \[recovered\]$/);
+  assert.match(String(error['stacktrace']), /at (Object\.)?reconcileThatPanics/);
+});
+
+test('ManagedController logs a reconcile error with its stack and its causes', async () => {
+  const clock = new FakeClock();
+  const { logger, lines } = recording();
+  const c = new ManagedController({
+    name: 'ctl',
+    clock,
+    logger,
+    reconcile: function reconcileThatFails(): Result {
+      throw new Error('ensure deployment', { cause: new Error('quota exceeded') });
+    },
+  });
+  c.watch(synced);
+  const stop = new AbortController();
+  const running = c.start(stop.signal);
+  c.queue.add('ns/a');
+  await settle();
+  stop.abort();
+  await running;
+  assert.equal(lines.length, 1);
+  const [message, fields] = lines[0]!;
+  assert.equal(message, 'Reconciler error');
+  assert.equal(fields['err'], 'ensure deployment');
+  assert.match(String(fields['stacktrace']), /^Error: ensure deployment\n\s+at (Object\.)?reconcileThatFails[\s\S]*\nCaused by: Error: quota exceeded\n/);
+});
+
+test('a write to a frozen cached object fails with FrozenObjectError: "copy it first (structuredClone / deepCopy)"', async () => {
+  const clock = new FakeClock();
+  const { logger, lines } = recording();
+  const cached = Object.freeze({ metadata: Object.freeze({ name: 'a' }) }) as { metadata: { name: string }; status?: unknown };
+  const c = new ManagedController({
+    name: 'ctl',
+    clock,
+    logger,
+    reconcile: function setStatus(): Result {
+      cached.status = { ready: true };
+      return undefined;
+    },
+  });
+  c.watch(synced);
+  const stop = new AbortController();
+  const running = c.start(stop.signal);
+  c.queue.add('ns/a');
+  await settle();
+  stop.abort();
+  await running;
+  const error = lines.find(([m]) => m === 'Reconciler error')![1];
+  assert.equal(error['err'], 'panic: Cannot add property status, object is not extensible: objects read from the cache are frozen; copy it first (structuredClone(obj) or deepCopy(obj) from kubeloom/client) and write the copy [recovered]');
+  assert.match(String(error['stacktrace']), /^FrozenObjectError: Cannot add property status[^\n]*\n\s+at (Object\.)?setStatus(?![\s\S]*Caused by)/);
+  assert.equal(c.stats().panics, 1);
+});
+
+test('ManagedController: on stop, in-flight reconciles see their signal abort at once (controller-runtime cancels the reconcile context)', async () => {
+  const clock = new FakeClock();
+  const { signals, reconcile } = scripted({ a: ['hang'] });
+  const c = new ManagedController({ name: 'c6', reconcile, clock, logger: quiet });
+  c.watch(synced);
+  const stop = new AbortController();
+  const running = c.start(stop.signal);
+  c.queue.add('ns/a');
+  await settle();
+  assert.equal(signals[0]!.aborted, false);
+  stop.abort();
+  assert.equal(signals[0]!.aborted, true);
+  await running;
+});

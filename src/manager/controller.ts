@@ -10,12 +10,18 @@
  * `reconcile_errors_total`. A thrown programming error (TypeError, ReferenceError, RangeError,
  * SyntaxError, or a thrown non-Error) is what a Go panic is here: counted in `reconcile_panics_total`
  * too, then handled as an error (RecoverPanic's default). The queue never hands one request to two
- * workers at once.
+ * workers at once. Failures are logged with their stack, the controller, object and reconcile ID
+ * (src/manager/reconcile-error.ts); a write to a frozen cached object is rethrown as a FrozenObjectError
+ * that says to copy the object first.
  *
- * Where kubeloom differs: on stop, reconciles in flight keep their signal until the manager's graceful
- * shutdown period ran out (upstream cancels their context at once); `reconcileEveryMs` re-reconciles each
- * object periodically after a success (kopf's timers), which upstream leaves to a hand-written RequeueAfter.
+ * On stop, reconciles in flight see their signal abort at once, as upstream, whose reconcile context
+ * derives from the one given to Controller.Start (controller.go: `<-ctx.Done()`, then `wg.Wait()`); the
+ * manager's graceful shutdown period only bounds how long it waits for them to return. `shutdownGracePeriodMs`
+ * opts into letting them keep their signal for a while. Where kubeloom differs: `reconcileEveryMs`
+ * re-reconciles each object periodically after a success (kopf's timers), which upstream leaves to a
+ * hand-written RequeueAfter.
  */
+import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { KubeloomError } from '../apimachinery/errors.ts';
 import { isTerminalError, requestFromKey, type ReconcileContext, type ReconcileFunc, type Request, type Result } from '../reconcile/reconcile.ts';
@@ -29,6 +35,7 @@ import type { MetricsProvider } from '../util/workqueue/metrics.ts';
 import { LowPriority, PriorityQueue } from '../util/workqueue/priority-queue.ts';
 import type { RateLimiter } from '../util/workqueue/rate-limiter.ts';
 import { RateLimitingQueue } from '../util/workqueue/rate-limiting-queue.ts';
+import { isPanic, logReconcileError, withFrozenObjectHint } from './reconcile-error.ts';
 import { noopControllerMetrics, ReconcileResultLabel, type ControllerMetrics } from './metrics.ts';
 import type { Runnable } from './runnable.ts';
 
@@ -70,7 +77,10 @@ export interface ControllerOptions<C = unknown> {
   metrics?: ControllerMetrics;
   /** Workqueue metrics provider (the manager's registry). Default: the global provider. */
   queueMetricsProvider?: MetricsProvider;
-  /** After stop, how long in-flight reconciles keep their signal (the manager's graceful period). Default 30,000 ms. */
+  /**
+   * After stop, how long in-flight reconciles keep their signal. Default 0: it aborts at once, as
+   * controller-runtime cancels the reconcile context when the controller stops.
+   */
   shutdownGracePeriodMs?: number;
   /** Time source. Default: the real clock. */
   clock?: Clock;
@@ -86,10 +96,6 @@ export class ControllerStartError extends KubeloomError {
 // Reconciles a worker runs back to back before it lets pending I/O callbacks run.
 const yieldEvery = 16;
 
-/** A thrown value that stands for a Go panic: a programming error, or something that is not an Error. */
-function isPanic(err: unknown): boolean {
-  return !(err instanceof Error) || err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError;
-}
 
 const noRecorder: EventRecorder = { eventf() {} };
 const consoleLogger: Logger = { debug() {}, info: (m, f) => console.error(m, f ?? ''), error: (m, f) => console.error(m, f ?? '') };
@@ -173,7 +179,7 @@ export class ManagedController<C = unknown> implements Runnable {
 
   /**
    * Starts the sources, waits for them to sync (at most cacheSyncTimeoutMs), then runs the workers until
-   * `signal` aborts; in-flight reconciles then get the grace period before their signal aborts. Rejects
+   * `signal` aborts, which aborts in-flight reconciles' signal (after `shutdownGracePeriodMs`, if set). Rejects
    * with {@link ControllerStartError} if the sources did not sync in time.
    */
   async start(signal: AbortSignal): Promise<void> {
@@ -183,7 +189,9 @@ export class ManagedController<C = unknown> implements Runnable {
     let grace: { stop(): boolean } | undefined;
     const onStop = (): void => {
       this.queue.shutDown();
-      grace = this.#clock.afterFunc(this.#o.shutdownGracePeriodMs ?? 30_000, () => this.#abortInFlight.abort(signal.reason));
+      const graceMs = this.#o.shutdownGracePeriodMs ?? 0;
+      if (graceMs <= 0) this.#abortInFlight.abort(signal.reason);
+      else grace = this.#clock.afterFunc(graceMs, () => this.#abortInFlight.abort(signal.reason));
     };
     if (signal.aborted) onStop();
     else signal.addEventListener('abort', onStop, { once: true });
@@ -255,7 +263,8 @@ export class ManagedController<C = unknown> implements Runnable {
 
   async #reconcileHandler(key: string, priority: number): Promise<void> {
     const request: Request = requestFromKey(key);
-    const logger = withFields(this.#logger, { namespace: request.namespace, name: request.name, reconcileID: `${this.name}-${++reconcileCounter}` });
+    // reconcileID is a UUID, as upstream's (types.UID(uuid.NewUUID())).
+    const logger = withFields(this.#logger, { object: key, namespace: request.namespace, name: request.name, reconcileID: randomUUID() });
     const timeoutMs = this.#o.reconcileTimeoutMs;
     const timeout = timeoutMs !== undefined && timeoutMs > 0 ? new AbortController() : undefined;
     const timer = timeout !== undefined ? this.#clock.afterFunc(timeoutMs!, () => timeout.abort(new KubeloomError('ERR_RECONCILE_TIMEOUT', `reconcile of ${key} timed out after ${timeoutMs} ms`))) : undefined;
@@ -265,12 +274,16 @@ export class ManagedController<C = unknown> implements Runnable {
     let result: Result;
     try {
       result = await this.#o.reconcile(request, context);
-    } catch (err) {
+    } catch (thrown) {
+      const err = withFrozenObjectHint(thrown);
       this.#metrics.time(this.name, this.#clock.since(start) / 1000);
       if (isPanic(err)) {
         this.#counts.panics++;
         this.#metrics.panic(this.name);
-        if (this.#o.recoverPanic === false) throw err;
+        if (this.#o.recoverPanic === false) {
+          logger.info(`Observed a panic in reconciler: ${err instanceof Error ? err.message : String(err)}`);
+          throw err;
+        }
       }
       const terminal = isTerminalError(err);
       this.#counts.error++;
@@ -281,7 +294,7 @@ export class ManagedController<C = unknown> implements Runnable {
       if (typeof (err as { requeueAfterMs?: unknown } | undefined)?.requeueAfterMs === 'number') {
         logger.info('Warning: Reconciler returned both a non-zero result and a non-nil error. The result will always be ignored if the error is non-nil and the non-nil error causes requeuing with exponential backoff.');
       }
-      logger.error('Reconciler error', { err: err instanceof Error ? err.message : String(err), terminal });
+      logReconcileError(logger, err, terminal ? { terminal } : {});
       return;
     } finally {
       timer?.stop();
@@ -301,4 +314,3 @@ export class ManagedController<C = unknown> implements Runnable {
   }
 }
 
-let reconcileCounter = 0;

@@ -2,7 +2,11 @@
  * Health and readiness endpoints (controller-runtime pkg/healthz/healthz.go): named checks, each
  * reachable alone at `/healthz/<name>`, all together at `/healthz`; any failing check answers 500 with
  * the list of checks (`[+]name ok`, `[-]name failed: reason withheld`) and `healthz check failed`;
- * success answers `ok`, or the list and `healthz check passed` with `?verbose`. `?exclude=name` skips a check.
+ * success answers `ok`, or the list and `healthz check passed` with `?verbose`. `?exclude=name` skips a check;
+ * excluding one that does not exist adds `warn: some health checks cannot be excluded: no matches for "name"`.
+ * Without checks the list is `[+]ping ok`. The words are controller-runtime's on every path, `/readyz`
+ * included ("healthz check passed"; kube-apiserver's own /readyz says "readyz check passed", but the
+ * Manager follows controller-runtime, whose one handler serves both).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -32,7 +36,7 @@ export async function serveChecks(prefix: string, checks: ReadonlyMap<string, Ch
   res.setHeader('x-content-type-options', 'nosniff');
   const sub = url.pathname.slice(prefix.length + 1);
   if (sub !== '') {
-    const check = checks.get(sub);
+    const check = checks.get(sub) ?? (checks.size === 0 && sub === 'ping' ? ping : undefined);
     if (check === undefined) {
       res.statusCode = 404;
       res.end('404 page not found\n');
@@ -47,7 +51,7 @@ export async function serveChecks(prefix: string, checks: ReadonlyMap<string, Ch
   const lines: string[] = [];
   let failed = false;
   for (const name of [...checks.keys()].sort()) {
-    if (excluded.has(name)) {
+    if (excluded.delete(name)) {
       lines.push(`[+]${name} excluded: ok`);
       continue;
     }
@@ -58,6 +62,8 @@ export async function serveChecks(prefix: string, checks: ReadonlyMap<string, Ch
       lines.push(`[-]${name} failed: reason withheld`);
     }
   }
+  if (checks.size === 0) lines.push('[+]ping ok');
+  if (excluded.size > 0) lines.push(`warn: some health checks cannot be excluded: no matches for ${[...excluded].sort().map((n) => JSON.stringify(n)).join(',')}`);
   if (failed) {
     res.statusCode = 500;
     res.end(`${lines.join('\n')}\nhealthz check failed\n`);

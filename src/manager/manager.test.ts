@@ -151,3 +151,49 @@ test('probes and metrics: named checks on /healthz and /readyz, controller-runti
   }
   assert.equal((await get(metrics!, '/other'))[0], 404);
 });
+
+test('stopping a manager with releaseOnCancel does not wait on a reconcile blocked in a read-your-writes wait, and releases the Lease', async (t) => {
+  // The server's injected watch delay runs on this clock: stepped at the end, it frees the stalled watch.
+  const serverClock = new FakeClock(Date.now());
+  const server = await startApiServer({ clock: serverClock });
+  t.after(async () => {
+    await serverClock.step(60_000);
+    await server.stop();
+  });
+  // A read-your-writes bound of 10 minutes: only the stop can end the wait in time for the test.
+  const mgr = newManager({ host: server.url, qps: -1 }, { logger: quiet, client: { readYourWritesTimeoutMs: 600_000 }, leaderElection: { id: 'ryw-lock', namespace: 'default', identity: 'me', releaseOnCancel: true, ...fastLease } });
+  let reading = false;
+  controllerManagedBy(mgr)
+    .for(kinds.coreV1.configMaps)
+    .complete(async (req, { client }) => {
+      const cm = await client.get(kinds.coreV1.configMaps, req);
+      if (cm.data?.['v'] !== '1') return;
+      // The watch stalls: the read after this write waits for the cache.
+      server.faults.delay({ verb: 'watch', resource: 'configmaps', ms: 60_000, count: 1 });
+      server.faults.closeWatches('configmaps');
+      await client.update(kinds.coreV1.configMaps, { ...cm, data: { v: '2' } });
+      reading = true;
+      await client.get(kinds.coreV1.configMaps, req);
+    });
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  await mgr.elected();
+  await mgr.getClient().create(kinds.coreV1.configMaps, { metadata: { namespace: 'default', name: 'ryw' }, data: { v: '1' } });
+  await eventually(() => reading, { timeoutMs: 10_000 });
+  stop.abort();
+  await running;
+  const lease = (await (await fetch(`${server.url}/apis/coordination.k8s.io/v1/namespaces/default/leases/ryw-lock`)).json()) as Lease;
+  assert.equal(lease.spec?.holderIdentity ?? '', '');
+});
+
+test('leader election logs "attempting to acquire leader lease" once', async (t) => {
+  const server = await withServer(t);
+  const infos: string[] = [];
+  const mgr = newManager({ host: server.url, qps: -1 }, { logger: { debug() {}, info: (m) => infos.push(m), error() {} }, leaderElection: { id: 'once-lock', namespace: 'default', ...fastLease } });
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  await mgr.elected();
+  stop.abort();
+  await running;
+  assert.equal(infos.filter((m) => m === 'attempting to acquire leader lease').length, 1);
+});

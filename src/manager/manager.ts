@@ -8,9 +8,9 @@
  * that do not need leadership → leader election, then the runnables that need it. Caches start before
  * leadership is won (warm replicas): a replica that takes over has its informers synced and does not
  * LIST again. A lost lease stops the manager at once with {@link LeaderElectionLostError}. Stopping (the
- * signal given to `start`) stops intake and gives runnables `gracefulShutdownTimeoutMs` to finish,
- * after which in-flight reconciles see their signal abort and `start` rejects with
- * {@link GracefulShutdownTimeoutError}.
+ * signal given to `start`) stops intake, aborts in-flight reconciles' signal at once (as upstream) and
+ * gives runnables `gracefulShutdownTimeoutMs` to return, after which `start` rejects with
+ * {@link GracefulShutdownTimeoutError}. Pending read-your-writes waits end at once too.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -46,13 +46,22 @@ import { HttpServerRunnable } from './server.ts';
 import { WebhookServer } from '../webhook/server.ts';
 import { webhookServerRunnable } from './webhook.ts';
 import { ManagerSharding, type ShardingOptions } from './sharding.ts';
+import { inClusterNamespace } from './in-cluster-namespace.ts';
+import { informerFactoryRunnable } from './informer-factory.ts';
+import { SharedInformerFactory } from '../tools/cache/shared-informer-factory.ts';
+import { cacheReadyChecker, CacheSyncTimeoutError, defaultCacheSyncTimeoutMs, logListWatchError } from './cache-sync.ts';
 
 /** Leader election settings (manager.Options' LeaderElection* fields). */
 export interface LeaderElectionOptions {
   /** Name of the Lease (LeaderElectionID); required. */
   id: string;
-  /** Namespace of the Lease (LeaderElectionNamespace). Default: 'default' (upstream: the pod's namespace). */
+  /**
+   * Namespace of the Lease (LeaderElectionNamespace). Default: the pod's namespace, read from
+   * `inClusterNamespacePath`, as upstream; `default` out of cluster (upstream fails there).
+   */
   namespace?: string;
+  /** Where the pod's namespace is read from. Default `/var/run/secrets/kubernetes.io/serviceaccount/namespace`. */
+  inClusterNamespacePath?: string;
   /** LeaseDuration. Default 15,000 ms. */
   leaseDurationMs?: number;
   /** RenewDeadline. Default 10,000 ms. */
@@ -131,7 +140,10 @@ export interface ManagerOptions {
 export interface ControllerDefaults {
   /** MaxConcurrentReconciles. Default 1. */
   maxConcurrentReconciles?: number;
-  /** CacheSyncTimeout. Default 120,000 ms. */
+  /**
+   * CacheSyncTimeout. Default 120,000 ms. Also bounds the Manager's own wait for its cache at start:
+   * past it `start()` rejects with {@link CacheSyncTimeoutError} naming the unsynced kinds and the cause.
+   */
   cacheSyncTimeoutMs?: number;
   /** RecoverPanic. Default true. */
   recoverPanic?: boolean;
@@ -147,7 +159,7 @@ export interface ControllerDefaults {
 
 /** {@link ControllerDefaults} with what the manager adds for its controllers. */
 export interface ResolvedControllerDefaults extends ControllerDefaults {
-  /** The manager's graceful shutdown period: how long in-flight reconciles keep their signal. */
+  /** The manager's graceful shutdown period: how long it waits for runnables to return after stop. */
   gracefulShutdownTimeoutMs: number;
   /** The manager's time source. */
   clock: Clock;
@@ -228,6 +240,8 @@ export class Manager {
   #started = false;
   #stopping = false;
   #fail: ((err: unknown) => void) | undefined;
+  // Aborted when stopping begins: ends the client's pending read-your-writes waits, so stop never waits on one.
+  readonly #stopWaits = new AbortController();
   // Started runnables end their start() before the manager learns of it: their errors stop it.
   readonly #watchDog: HealthzAdaptor | undefined;
   readonly #sharding: ManagerSharding | undefined;
@@ -253,8 +267,14 @@ export class Manager {
               counter(method, code);
               hook(method, code, verb);
             };
-    this.#cache = new InformerCache({ ...options.cache, rest, clock: this.#clock, ...(onRequest !== undefined ? { onRequest } : {}) });
-    this.#client = new Client({ ...options.client, rest, cache: this.#cache, clock: this.#clock, ...(onRequest !== undefined ? { onRequest } : {}) });
+    this.#cache = new InformerCache({
+      ...options.cache,
+      rest,
+      clock: this.#clock,
+      ...(onRequest !== undefined ? { onRequest } : {}),
+      onListWatchError: (kind, description, err) => logListWatchError(this.#logger, kind, description, err),
+    });
+    this.#client = new Client({ ...options.client, rest, cache: this.#cache, clock: this.#clock, stopSignal: this.#stopWaits.signal, ...(onRequest !== undefined ? { onRequest } : {}) });
     this.#broadcaster = new EventBroadcaster({ clock: this.#clock, logger: this.#logger });
     // The cache is a runnable of the caches group; the manager waits for it to sync.
     this.add({
@@ -421,9 +441,13 @@ export class Manager {
 
   /**
    * Adds a runnable (mgr.Add). Before start it waits for its group; after start it is started at once
-   * if its group already runs.
+   * if its group already runs. A {@link SharedInformerFactory} of your own runs in the caches group:
+   * started with the manager's cache, synced before controllers start, shut down on stop.
    */
-  add(runnable: Runnable): void {
+  add(runnable: Runnable): void;
+  add(factory: SharedInformerFactory): void;
+  add(runnableOrFactory: Runnable | SharedInformerFactory): void {
+    const runnable = runnableOrFactory instanceof SharedInformerFactory ? informerFactoryRunnable(runnableOrFactory) : runnableOrFactory;
     if (this.#stopping) throw new ManagerError('can not add a runnable to a stopping manager');
     const group = groupOf(runnable);
     const entry: Running = { runnable, stop: new AbortController(), done: undefined };
@@ -461,6 +485,21 @@ export class Manager {
     return !stop.aborted;
   }
 
+  // The caches group, bounded by the cache sync timeout: a kind the server does not serve, or a server
+  // that cannot be reached, fails the start with the cause instead of waiting forever.
+  async #startCaches(stop: AbortSignal): Promise<boolean> {
+    const timeoutMs = this.#options.controller?.cacheSyncTimeoutMs ?? defaultCacheSyncTimeoutMs;
+    const timeout = new AbortController();
+    const timer = this.#clock.afterFunc(timeoutMs, () => timeout.abort());
+    try {
+      if (await this.#startGroup(RunnableGroup.Caches, AbortSignal.any([stop, timeout.signal]))) return true;
+    } finally {
+      timer.stop();
+    }
+    if (timeout.signal.aborted && !stop.aborted) this.#fail?.(new CacheSyncTimeoutError(timeoutMs, this.#cache.syncStatus().filter((s) => !s.synced)));
+    return false;
+  }
+
   /**
    * Starts everything and runs until `signal` aborts (mgr.Start); resolves after a clean stop, rejects
    * with the first runnable error, {@link LeaderElectionLostError} or {@link GracefulShutdownTimeoutError}.
@@ -480,13 +519,16 @@ export class Manager {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     if (!this.#healthz.has('ping') && this.#healthz.size === 0) this.#healthz.set('ping', ping);
+    if (!this.#readyz.has('informers')) this.#readyz.set('informers', cacheReadyChecker(this.#cache));
     if (this.#watchDog !== undefined && !this.#healthz.has('leaderElection')) this.#healthz.set('leaderElection', () => this.#watchDog!.check());
     this.#broadcaster.startRecordingToSink(newEventSink((ns) => new ResourceClient<Event>(this.rest, { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, namespace: ns })));
     const leaderStop = new AbortController();
     let electorDone: Promise<void> | undefined;
     try {
       for (const group of [RunnableGroup.HttpServers, RunnableGroup.Webhooks, RunnableGroup.Caches, RunnableGroup.Others]) {
-        if (!(await this.#startGroup(group, internal.signal))) break;
+        if (group === RunnableGroup.Caches) {
+          if (!(await this.#startCaches(internal.signal))) break;
+        } else if (!(await this.#startGroup(group, internal.signal))) break;
       }
       if (!internal.signal.aborted) {
         const le = this.#options.leaderElection;
@@ -502,6 +544,7 @@ export class Manager {
     }
     // Stop: leader-election runnables, others, caches, webhooks, HTTP servers (engageStopProcedure).
     this.#stopping = true;
+    this.#stopWaits.abort();
     const graceMs = lost ? 0 : (this.#options.gracefulShutdownTimeoutMs ?? 30_000);
     let timedOut = false;
     const stopAll = (async () => {
@@ -538,8 +581,9 @@ export class Manager {
 
   async #runElection(le: LeaderElectionOptions, stop: AbortSignal, onLost: () => void): Promise<void> {
     const identity = le.identity ?? `${hostname()}_${randomUUID()}`;
-    const leases = new ResourceClient<Lease>(this.rest, { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, namespace: le.namespace ?? 'default' });
-    const lock = new LeaseLock({ client: leases, namespace: le.namespace ?? 'default', name: le.id, identity, ...(le.labels !== undefined ? { labels: le.labels } : {}) });
+    const namespace = le.namespace ?? inClusterNamespace(le.inClusterNamespacePath);
+    const leases = new ResourceClient<Lease>(this.rest, { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, namespace });
+    const lock = new LeaseLock({ client: leases, namespace, name: le.id, identity, ...(le.labels !== undefined ? { labels: le.labels } : {}) });
     let leading = false;
     this.#elector = new LeaderElector({
       lock,
@@ -556,7 +600,7 @@ export class Manager {
       callbacks: {
         onStartedLeading: () => {
           leading = true;
-          this.#logger.info('successfully acquired lease', { lease: `${le.namespace ?? 'default'}/${le.id}`, identity });
+          this.#logger.info('successfully acquired lease', { lease: `${namespace}/${le.id}`, identity });
           this.#startLeaderRunnables();
         },
         onStoppedLeading: () => {
@@ -564,7 +608,7 @@ export class Manager {
         },
       },
     });
-    this.#logger.info('attempting to acquire leader lease', { lease: `${le.namespace ?? 'default'}/${le.id}` });
+    // The elector logs "attempting to acquire leader lease" itself (leaderelection.go acquire), once.
     await this.#elector.run({ signal: stop });
   }
 }

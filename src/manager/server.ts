@@ -78,7 +78,7 @@ export class HttpServerRunnable implements Runnable {
       });
     });
     await new Promise<void>((resolve, reject) => {
-      server.once('error', (err) => reject(new ServerError(`${this.name} server could not listen on ${this.#bind}`, { cause: err })));
+      server.once('error', (err) => reject(new ServerError(`${this.name} server could not listen on ${this.#bind}: ${err.message}`, { cause: err })));
       server.listen(port, host, () => resolve());
     });
     const a = server.address() as AddressInfo;

@@ -13,7 +13,7 @@
  * the embedded one or a local kube-apiserver does; kind or a remote cluster need an address they
  * can dial, and a certificate naming it, which `hosts` adds).
  */
-import { isIP } from 'node:net';
+import { createServer, isIP } from 'node:net';
 import type { MutatingWebhook, MutatingWebhookConfiguration, ValidatingWebhook, ValidatingWebhookConfiguration } from '../api/admissionregistration/v1.ts';
 import { KubeloomError, isNotFound } from '../apimachinery/errors.ts';
 import type { Clientset } from '../kubernetes/clientset.ts';
@@ -85,6 +85,20 @@ export class DevWebhookError extends KubeloomError {
   }
 }
 
+// Listens on the port and closes at once: EADDRINUSE means another process holds it.
+async function assertPortFree(host: string, port: number): Promise<void> {
+  const probe = createServer();
+  const err = await new Promise<Error | undefined>((resolve) => {
+    probe.once('error', resolve);
+    probe.listen({ port, ...(host === '' ? {} : { host }), exclusive: true }, () => resolve(undefined));
+  });
+  if (err === undefined) {
+    await new Promise<void>((r) => probe.close(() => r()));
+    return;
+  }
+  throw new DevWebhookError(`webhook server could not listen on ${host}:${port}: ${err.message}; the cluster was not changed (stop what listens there, or give the webhook server another port)`);
+}
+
 /**
  * Certificates into the server's certDir, then webhook configurations and CRD conversions pointing at
  * the local server. Call it before `server.start()` (the server reads the certificate when it starts)
@@ -104,10 +118,14 @@ export async function setupDevWebhooks(options: DevWebhookOptions): Promise<DevW
   const hostNames = [...new Set([host, ...(options.hosts ?? [])])];
   const certificates = await ensureServingCertificates({ certDir: options.server.options.certDir, certName: options.server.options.certName, keyName: options.server.options.keyName, hosts: hostNames });
   let port = options.server.options.port;
+  const address = options.server.address();
   if (port === 0) {
-    const address = options.server.address();
     if (address === undefined) throw new DevWebhookError('the webhook server listens on a port chosen at start (port 0): start it before setupDevWebhooks, or give it a fixed port');
     port = address.port;
+  } else if (address === undefined) {
+    // Before the cluster is pointed at the port: a port taken by another process fails here, not later
+    // when the server starts and the API server already calls someone else.
+    await assertPortFree(options.server.options.host, port);
   }
   const baseUrl = `https://${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
   const clientConfig = (path: string): { url: string; caBundle: string } => ({ url: `${baseUrl}${path}`, caBundle: certificates.caBundle });

@@ -248,7 +248,8 @@ export class WebhookServer {
         if (p !== pair) server.setSecureContext({ ...tls, cert: p.cert, key: p.key });
       });
       await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
+        // Named like the manager's other servers' ("health probe server could not listen on …").
+        server.once('error', (err: Error) => reject(new WebhookServerError(`webhook server could not listen on ${o.host}:${o.port}: ${err.message}`, { cause: err })));
         server.listen({ port: o.port, ...(o.host === '' ? {} : { host: o.host }) }, () => {
           server.off('error', reject);
           resolve();

@@ -25,8 +25,6 @@ export interface RepoPackage {
   exports: Record<string, string | Record<string, string>>;
   dependencies: Record<string, string>;
   optionalDependencies?: Record<string, string>;
-  peerDependencies: Record<string, string>;
-  peerDependenciesMeta: Record<string, { optional: boolean }>;
 }
 
 /** The repository's package.json. */
@@ -132,8 +130,6 @@ export async function kubeloomLockEntry(packed: Packed, resolved: string): Promi
     integrity: `sha512-${createHash('sha512').update(await readFile(packed.tarball)).digest('base64')}`,
     dependencies: pkg.dependencies,
     optionalDependencies: pkg.optionalDependencies,
-    peerDependencies: pkg.peerDependencies,
-    peerDependenciesMeta: pkg.peerDependenciesMeta,
     bin: pkg.bin,
   };
 }

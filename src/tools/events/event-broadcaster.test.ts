@@ -254,3 +254,19 @@ test('watchers receive a copy of every event until stopped', async () => {
   assert.deepEqual(logged[0], { object: 'ns/web-1', kind: 'Pod', apiVersion: 'v1', type: 'Normal', reason: 'One', action: 'A', note: 'n' });
   await broadcaster.shutdown();
 });
+
+test('an event refused because its namespace is terminating is logged once at debug level, as one line', async () => {
+  const clock = new FakeClock(T0);
+  const lines: Array<[string, string, unknown]> = [];
+  const logger: Logger = { debug: (m, f) => lines.push(['debug', m, f?.['err']]), info() {}, error: (m, f) => lines.push(['error', m, f?.['err']]) };
+  const sink = new FakeEventSink();
+  const broadcaster = new EventBroadcaster({ clock, random: () => 0, logger });
+  broadcaster.startRecordingToSink(sink);
+  const recorder = broadcaster.newRecorder('kubeloom.dev/test', { reportingInstance: 'test-1' });
+  const terminating = newStatus(403, 'Forbidden', 'events.events.k8s.io "x" is forbidden: unable to create new content in namespace ns because it is being terminated', { causes: [{ reason: 'NamespaceTerminating', message: 'namespace ns is being terminated', field: 'metadata.namespace' }] });
+  sink.inject({ verb: 'create', error: new StatusError(terminating) });
+  recorder.eventf(pod, undefined, 'Normal', 'R', 'A', 'n');
+  await clock.step(0);
+  assert.deepEqual(lines, [['debug', 'server rejected event (will not retry!)', terminating.message]]);
+  await broadcaster.shutdown();
+});

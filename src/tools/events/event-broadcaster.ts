@@ -22,6 +22,11 @@ import { defaultLogger, type Logger } from './logger.ts';
 import { formatMicroTime, parseTime } from './meta-time.ts';
 import { UniqueNanos, referenceKey } from './util.ts';
 
+/** An error as one log line (its message, not its stack). */
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** Attempts per event write before giving up (events.maxTriesPerEvent). */
 export const MAX_TRIES_PER_EVENT = 12;
 /** A series not observed for this long is finished; also how often that is checked (events.finishTime). */
@@ -314,16 +319,22 @@ export class EventBroadcaster {
       }
     }
     if (!failed) return { recorded: recorded!, retry: false };
-    if (statusOf(error) !== undefined) {
+    const status = statusOf(error);
+    if (status !== undefined) {
+      // One line, and at debug level for an event into a namespace being deleted (event_broadcaster.go
+      // recordEvent: AlreadyExists or a NamespaceTerminating cause is V(5) Info, anything else Error).
+      const terminating = status.details?.causes?.some((c) => c.reason === 'NamespaceTerminating') ?? false;
       if (isAlreadyExists(error)) {
         if (isSeries) return { retry: true };
-        this.#logger.debug('server rejected event (will not retry!)', { event: event.metadata?.name, err: error });
+        this.#logger.debug('server rejected event (will not retry!)', { event: event.metadata?.name, err: errorText(error) });
+      } else if (terminating) {
+        this.#logger.debug('server rejected event (will not retry!)', { event: event.metadata?.name, err: errorText(error) });
       } else {
-        this.#logger.error('server rejected event (will not retry!)', { event: event.metadata?.name, err: error });
+        this.#logger.error('server rejected event (will not retry!)', { event: event.metadata?.name, err: errorText(error) });
       }
       return { retry: false };
     }
-    this.#logger.error('unable to write event (may retry after sleeping)', { event: event.metadata?.name, err: error });
+    this.#logger.error('unable to write event (may retry after sleeping)', { event: event.metadata?.name, err: errorText(error) });
     return { retry: true };
   }
 

@@ -10,7 +10,7 @@ import type { LeaderMetricsProvider } from './metrics.ts';
 /**
  * Creates a provider registering `leader_election_master_status` and `leader_election_slowpath_total`
  * in `registry` (default: prom-client's global registry). Metrics already registered there are reused,
- * so calling this twice is safe. Needs prom-client (an optional peer dependency), which is loaded on
+ * so calling this twice is safe. Needs prom-client (a dependency of kubeloom), which is loaded on
  * this call.
  *
  * @example

@@ -1,6 +1,8 @@
 /**
- * Loads prom-client when metrics are first asked for, never at import: prom-client is an optional
- * peer dependency, installed by applications that export metrics. Loaded with `require` (prom-client
+ * Loads prom-client when metrics are first asked for, never at import: a program that exports no
+ * metrics does not pay for loading it. prom-client is a regular dependency of kubeloom (it was an
+ * optional peer, which made `metricsBindAddress` fail on a plain `npm install kubeloom`); it is small,
+ * well kept and the format's reference implementation in Node. Loaded with `require` (prom-client
  * is CommonJS) so that the synchronous constructors taking a registry (Controller, the work queue and
  * leader election metrics providers) can create metrics at once; the instance is the one an
  * application's own `import 'prom-client'` gets, so metrics land in the application's registry.

@@ -1,7 +1,7 @@
 /**
  * The shape of a prom-client `Registry`, stated structurally so that kubeloom's public types do not
- * import prom-client: it is an optional peer dependency, and a program that never asks for metrics
- * type-checks and runs without it installed.
+ * import prom-client: it is loaded only when metrics are asked for, and a program that never asks for
+ * them type-checks and runs without loading it.
  */
 
 /**

@@ -15,7 +15,7 @@ type Kind = 'gauge' | 'counter' | 'histogram';
 /**
  * Creates a provider registering the workqueue metrics in `registry` (default: prom-client's global
  * registry). The metrics are registered on first use and shared by every queue and every provider on
- * the same registry, so calling this twice is safe. Needs prom-client (an optional peer dependency),
+ * the same registry, so calling this twice is safe. Needs prom-client (a dependency of kubeloom),
  * which is loaded on this call.
  *
  * @example

@@ -296,8 +296,10 @@ export class EventBroadcaster {
     const status = statusOf(error);
     if (status !== undefined) {
       const terminating = status.details?.causes?.some((c) => c.reason === 'NamespaceTerminating') ?? false;
-      if (isAlreadyExists(error) || terminating) this.#logger.debug('server rejected event (will not retry!)', { event: event.metadata.name, err: error });
-      else this.#logger.error('server rejected event (will not retry!)', { event: event.metadata.name, err: error });
+      // One line: the message, not the stack (record/event.go logs the error's text).
+      const err = error instanceof Error ? error.message : String(error);
+      if (isAlreadyExists(error) || terminating) this.#logger.debug('server rejected event (will not retry!)', { event: event.metadata.name, err });
+      else this.#logger.error('server rejected event (will not retry!)', { event: event.metadata.name, err });
       return true;
     }
     this.#logger.error('unable to write event (may retry after sleeping)', { event: event.metadata.name, err: error });
