@@ -28,6 +28,12 @@ function copy<T>(obj: T): T {
   return JSON.parse(JSON.stringify(obj)) as T;
 }
 
+// The trace's note for a successful update: an update that removed the last finalizer of a terminating object deleted it.
+function written(obj: KubeObject): string {
+  const rv = obj.metadata?.resourceVersion;
+  return rv === undefined ? '200 (last finalizer removed: deleted)' : `200 rv=${rv}`;
+}
+
 function targetKey(kind: SimKind, target: KubeObject | ObjectKey): string {
   return 'name' in target && typeof target.name === 'string' ? keyOf(kind, (target as ObjectKey).namespace, (target as ObjectKey).name) : objectKey(kind, target as KubeObject);
 }
@@ -104,7 +110,7 @@ export class SimClient {
     const k = objectKey(kind, obj);
     return apiCall(this.#env, this.#caller, `update${sub === undefined ? '' : 'Status'} ${kind.resource} ${k} rv=${obj.metadata?.resourceVersion ?? '*'}`, true, () => {
       const updated = this.#env.cluster.update(kind, obj, sub) as T;
-      return { value: updated, note: `200 rv=${updated.metadata?.resourceVersion}` };
+      return { value: updated, note: written(updated) };
     });
   }
 
@@ -122,7 +128,7 @@ export class SimClient {
     const k = targetKey(kind, target);
     return apiCall(this.#env, this.#caller, `patch${sub === undefined ? '' : 'Status'} ${kind.resource} ${k} ${JSON.stringify(patch)}`, true, () => {
       const updated = this.#env.cluster.patch(kind, k, patch, sub) as T;
-      return { value: updated, note: `200 rv=${updated.metadata?.resourceVersion}` };
+      return { value: updated, note: written(updated) };
     });
   }
 

@@ -1,4 +1,5 @@
 // Kinds and helpers shared by the planted-bug corpus (test/sim/*.sim.ts).
+import { isNotFound } from '../../src/apimachinery/errors.ts';
 import type { KubeObject } from '../../src/apimachinery/object.ts';
 import type { OwnerReference } from '../../src/api/meta/v1.ts';
 import type { ResourceKind } from '../../src/client/kinds.ts';
@@ -34,3 +35,16 @@ export function isControlledBy(child: KubeObject, owner: KubeObject): boolean {
 
 /** A pod spec good enough for the simulator (it validates nothing). */
 export const podSpec = { containers: [{ name: 'app', image: 'registry.example/app:1' }] };
+
+/** Reads an object from the client, or undefined when it does not exist. */
+export async function getOrUndefined<T extends KubeObject>(client: { get(kind: ResourceKind<T, unknown>, key: { namespace: string; name: string }): Promise<T> }, kind: ResourceKind<T, unknown>, key: { namespace: string; name: string }): Promise<T | undefined> {
+  try {
+    return await client.get(kind, key);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Buckets: something backed by an external resource, which a finalizer must clean up. */
+export const buckets: ResourceKind<KubeObject, unknown> = { group, version: 'v1', resource: 'buckets', kind: 'Bucket', namespaced: true, subresources: ['status'] };

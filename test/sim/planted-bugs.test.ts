@@ -4,19 +4,8 @@
 // script bench/sim.ts runs 1,000).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { explore, formatReport, runSimulation, type Simulation } from '../../src/sim/index.ts';
-import { staleCacheBuggy, staleCacheFixed } from './stale-cache.sim.ts';
-
-interface Case {
-  readonly bug: Simulation;
-  readonly fix: Simulation;
-  /** The invariant the bug breaks. */
-  readonly invariant: string;
-}
-
-export const corpus: Record<string, Case> = {
-  'stale cache without expectations': { bug: staleCacheBuggy, fix: staleCacheFixed, invariant: 'podsAtMostReplicas' },
-};
+import { explore, formatReport, runSimulation } from '../../src/sim/index.ts';
+import { corpus } from './corpus.ts';
 
 // Seeds the fixed versions must pass in `npm test` (bench/sim.ts runs 1,000).
 const fixedSeeds = 40;

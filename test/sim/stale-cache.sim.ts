@@ -3,19 +3,14 @@
 // behind its own creates, the next reconcile creates them again and the set overshoots its replicas.
 // The fix names pods deterministically (`<set>-<index>`), so a create it already made fails with
 // AlreadyExists instead of duplicating (the StatefulSet way; ReplicaSet uses in-memory expectations).
-import { isAlreadyExists, isNotFound } from '../../src/apimachinery/errors.ts';
+import { isAlreadyExists } from '../../src/apimachinery/errors.ts';
 import type { Pod } from '../../src/api/core/v1.ts';
 import type { ReconcileFunc } from '../../src/reconcile/reconcile.ts';
 import { childCount, type SimClient, type Simulation } from '../../src/sim/index.ts';
-import { controllerRef, isControlledBy, podSets, podSpec, pods, type PodSet } from './kinds.ts';
+import { controllerRef, getOrUndefined, isControlledBy, podSets, podSpec, pods, type PodSet } from './kinds.ts';
 
 async function getSet(client: SimClient, req: { namespace: string; name: string }): Promise<PodSet | undefined> {
-  try {
-    return await client.get(podSets, req);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+  return getOrUndefined(client, podSets, req);
 }
 
 const buggy: ReconcileFunc<SimClient> = async (req, { client }) => {
