@@ -10,3 +10,4 @@ registerCommand('get', async () => (await import('./get-command.ts')).getCommand
 registerCommand('demo', async () => (await import('./demo-command.ts')).demoCommand);
 registerCommand('generate', async () => (await import('./generate-command.ts')).generateCommand);
 registerCommand('port-forward', async () => (await import('./port-forward-command.ts')).portForwardCommand);
+registerCommand('sim', async () => (await import('./sim-command.ts')).simCommand);

@@ -4,6 +4,7 @@ import type { KubeObject } from '../../src/apimachinery/object.ts';
 import type { OwnerReference } from '../../src/api/meta/v1.ts';
 import type { ResourceKind } from '../../src/client/kinds.ts';
 import { kinds } from '../../src/client/kinds.ts';
+import type { SimClient } from '../../src/sim/index.ts';
 
 /** A set of pods with a desired count: a minimal ReplicaSet. */
 export interface PodSet extends KubeObject {
@@ -37,7 +38,7 @@ export function isControlledBy(child: KubeObject, owner: KubeObject): boolean {
 export const podSpec = { containers: [{ name: 'app', image: 'registry.example/app:1' }] };
 
 /** Reads an object from the client, or undefined when it does not exist. */
-export async function getOrUndefined<T extends KubeObject>(client: { get(kind: ResourceKind<T, unknown>, key: { namespace: string; name: string }): Promise<T> }, kind: ResourceKind<T, unknown>, key: { namespace: string; name: string }): Promise<T | undefined> {
+export async function getOrUndefined<T extends KubeObject>(client: SimClient, kind: ResourceKind<T, unknown>, key: { namespace: string; name: string }): Promise<T | undefined> {
   try {
     return await client.get(kind, key);
   } catch (err) {
