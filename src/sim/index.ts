@@ -25,5 +25,7 @@ export {
   type RunOptions,
   type ScenarioContext,
   type SimResult,
+  type SimHarness,
   type Simulation,
 } from './simulation.ts';
+export { SimDispatcher } from './transport.ts';

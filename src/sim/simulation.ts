@@ -10,9 +10,11 @@
  * generator seeded by the run, and `Date.now` reads the virtual clock; both are restored afterwards (so
  * runs must not overlap in one process).
  */
-import { FakeClock } from '../util/clock/clock.ts';
+import type { RestConfig } from '../rest/config.ts';
+import type { RestClientOptions } from '../rest/client.ts';
+import { FakeClock, type Clock } from '../util/clock/clock.ts';
 import { SimClient } from './client.ts';
-import { SimCluster } from './cluster.ts';
+import { SimCluster, type SimKind } from './cluster.ts';
 import type { SimControllerSpec } from './controller.ts';
 import { newEnv, type SimFailure, type SimLimits } from './env.ts';
 import { SimulationFailedError } from './errors.ts';
@@ -21,6 +23,7 @@ import { defaultPerturbationRates, type PerturbationRates } from './perturbation
 import { Prng } from './prng.ts';
 import { SimProcess } from './process.ts';
 import { drainMicrotasks, Scheduler, type AppliedPerturbation } from './scheduler.ts';
+import { SimDispatcher } from './transport.ts';
 
 /** What the scenario gets: a client of its own and ways to wait. */
 export interface ScenarioContext {
@@ -36,6 +39,21 @@ export interface ScenarioContext {
   readonly log: (line: string) => void;
 }
 
+/**
+ * What {@link Simulation.start} gets to run code built on kubeloom's REST client (typed clientsets,
+ * informers, the controllers of src/controllers, a Manager) inside the simulation.
+ */
+export interface SimHarness {
+  /** The run's virtual clock: pass it to everything that takes a `clock`. */
+  readonly clock: Clock;
+  /** Aborted when the run ends: pass it to everything that takes a `signal`. */
+  readonly signal: AbortSignal;
+  /** Options for a RestClient (or `newClientset`) whose requests go to the simulated cluster as process `name`. */
+  restClientOptions(name: string): RestClientOptions;
+  /** A RestConfig to go with them (no credentials; the host is never contacted). */
+  readonly restConfig: RestConfig;
+}
+
 /** A simulation: controllers, a scenario, and what must hold. */
 export interface Simulation {
   /** Shown in reports. */
@@ -44,6 +62,14 @@ export interface Simulation {
   controllers?: SimControllerSpec[];
   /** Several processes, each with its controllers (instead of, or besides, `controllers`). */
   processes?: { name: string; controllers: SimControllerSpec[] }[];
+  /**
+   * Starts code built on kubeloom's REST client inside the run, e.g. kube-controller-manager's controllers:
+   * `startControllers(newClientset(h.restConfig, h.restClientOptions('kcm')), { controllers: ['replicaset'], clock: h.clock, signal: h.signal })`.
+   * Kinds it serves must be registered with `kinds` unless they are built-in.
+   */
+  start?(harness: SimHarness): void;
+  /** Custom kinds the REST transport serves (built-in kinds are always served). */
+  kinds?: SimKind[];
   /** The user's actions, as ordinary async code against a client. */
   scenario(ctx: ScenarioContext): Promise<void>;
   /** Checked after every step that wrote to the cluster (the built-in singleControllerOwner is added). */
@@ -115,9 +141,20 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
   const savedNow = Object.getOwnPropertyDescriptor(Date, 'now')!;
   Math.random = () => userRandom.next();
   Object.defineProperty(Date, 'now', { ...savedNow, value: () => clock.now() });
+  const stop = new AbortController();
   try {
     const processes = [...(spec.controllers === undefined ? [] : [{ name: 'manager', controllers: spec.controllers }]), ...(spec.processes ?? [])];
     for (const p of processes) new SimProcess(env, p.name, p.controllers).start();
+    for (const k of spec.kinds ?? []) cluster.register(k);
+    if (spec.start !== undefined) {
+      const harness: SimHarness = {
+        clock,
+        signal: stop.signal,
+        restConfig: { host: 'http://simulated.invalid', qps: 1_000_000, burst: 1_000_000 },
+        restClientOptions: (name) => ({ clock, dispatcher: new SimDispatcher(env, { name, perturbable: true, epoch: () => 0, beforeResponse: () => true }) }),
+      };
+      spec.start(harness);
+    }
 
     const settleWaiters: (() => void)[] = [];
     const scenarioCaller = { name: 'user', perturbable: false, epoch: () => 0, beforeResponse: () => true };
@@ -186,6 +223,9 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
       await clock.setTime(Math.min(...candidates));
     }
   } finally {
+    stop.abort();
+    // Lets what the abort started (informers and workers stopping) run while the run's bindings hold.
+    for (let i = 0; i < 3; i++) await drainMicrotasks();
     Math.random = savedRandom;
     Object.defineProperty(Date, 'now', savedNow);
   }
