@@ -242,6 +242,7 @@ export class SimDispatcher extends Dispatcher {
             handler.onResponseEnd?.(control, {});
             return;
           }
+          sched.log(`WATCH ${this.#caller.name} ${kind.resource} ${change.type} ${change.key} rv=${change.rv}`);
           handler.onResponseData?.(control, line(change.type, change.object.obj));
         },
         u === undefined ? 0 : Math.round(u * limits.maxWatchDelayMs),

@@ -1,5 +1,6 @@
 // The planted-bug corpus: each entry is a small controller with one classic mistake, and its fix.
 import type { Simulation } from '../../src/sim/index.ts';
+import { managerStaleCacheBuggy, managerStaleCacheFixed } from './manager.sim.ts';
 import { finalizerOrderBuggy, finalizerOrderFixed } from './finalizer-order.sim.ts';
 import { nonIdempotentBuggy, nonIdempotentFixed } from './non-idempotent-create.sim.ts';
 import { readOwnWriteBuggy, readOwnWriteFixed } from './read-own-write.sim.ts';
@@ -25,5 +26,6 @@ export const corpus: Record<string, Case> = {
   'requeue storm': { bug: requeueStormBuggy, fix: requeueStormFixed, invariant: 'quiescence' },
   'assuming watch order across resources': { bug: watchOrderBuggy, fix: watchOrderFixed, invariant: 'everyPodKept' },
   'reading its own write through the cache': { bug: readOwnWriteBuggy, fix: readOwnWriteFixed, invariant: 'oneRunPerSet' },
+  'stale cache, in a Manager built with the builder': { bug: managerStaleCacheBuggy, fix: managerStaleCacheFixed, invariant: 'podsAtMostReplicas' },
 };
 
