@@ -14,7 +14,10 @@ export interface Caller {
   readonly name: string;
   /** Whether writes of this caller may be perturbed (the scenario's own requests are not). */
   readonly perturbable: boolean;
-  /** Bumped at every crash: a response for an older epoch is dropped. */
+  /**
+   * Bumped at every crash: a response for an older epoch is dropped. Negative for a dead incarnation:
+   * its requests never leave (a dead process sends nothing), and never settle.
+   */
   epoch(): number;
   /** Called before each response is delivered; may crash the process (then returns false). */
   beforeResponse(): boolean;
@@ -31,6 +34,7 @@ function injected(code: number, reason: string, message: string): StatusError {
 export function apiCall<R>(env: SimEnv, caller: Caller, label: string, write: boolean, run: () => { value: R; note: string }): Promise<R> {
   const { sched, rates, limits } = env;
   const epoch = caller.epoch();
+  if (epoch < 0) return new Promise<R>(() => undefined);
   const lane = `api/${caller.name}/${env.calls++}`;
   return new Promise<R>((resolve, reject) => {
     const perturb = caller.perturbable;

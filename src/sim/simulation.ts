@@ -16,7 +16,8 @@ import { FakeClock, type Clock } from '../util/clock/clock.ts';
 import { SimClient } from './client.ts';
 import { SimCluster, type SimKind } from './cluster.ts';
 import type { SimControllerSpec } from './controller.ts';
-import { newEnv, type SimFailure, type SimLimits } from './env.ts';
+import type { Caller } from './api.ts';
+import { newEnv, type SimEnv, type SimFailure, type SimLimits } from './env.ts';
 import { SimulationFailedError } from './errors.ts';
 import { clusterView, noStuckFinalizers, singleControllerOwner, type ClusterView, type Invariant } from './invariants.ts';
 import { defaultPerturbationRates, type PerturbationRates } from './perturbations.ts';
@@ -46,7 +47,7 @@ export interface ScenarioContext {
 export interface SimHarness {
   /** The run's virtual clock: pass it to everything that takes a `clock`. */
   readonly clock: Clock;
-  /** Aborted when the run ends: pass it to everything that takes a `signal`. */
+  /** Aborted when the run ends or the process crashes: pass it to everything that takes a `signal`. */
   readonly signal: AbortSignal;
   /** Options for a RestClient (or `newClientset`) whose requests go to the simulated cluster as process `name`. */
   restClientOptions(name: string): RestClientOptions;
@@ -63,9 +64,11 @@ export interface Simulation {
   /** Several processes, each with its controllers (instead of, or besides, `controllers`). */
   processes?: { name: string; controllers: SimControllerSpec[] }[];
   /**
-   * Starts code built on kubeloom's REST client inside the run, e.g. kube-controller-manager's controllers:
+   * Starts code built on kubeloom's REST client inside the run as one simulated process, e.g. a Manager
+   * with the user's `setup(mgr)`, or kube-controller-manager's controllers:
    * `startControllers(newClientset(h.restConfig, h.restClientOptions('kcm')), { controllers: ['replicaset'], clock: h.clock, signal: h.signal })`.
-   * Kinds it serves must be registered with `kinds` unless they are built-in.
+   * After a `crash` perturbation it is called again (after `restartDelayMs`) for the new incarnation.
+   * Custom kinds it uses must be listed in `kinds`.
    */
   start?(harness: SimHarness): void;
   /** Custom kinds the REST transport serves (built-in kinds are always served). */
@@ -146,15 +149,8 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
     const processes = [...(spec.controllers === undefined ? [] : [{ name: 'manager', controllers: spec.controllers }]), ...(spec.processes ?? [])];
     for (const p of processes) new SimProcess(env, p.name, p.controllers).start();
     for (const k of spec.kinds ?? []) cluster.register(k);
-    if (spec.start !== undefined) {
-      const harness: SimHarness = {
-        clock,
-        signal: stop.signal,
-        restConfig: { host: 'http://simulated.invalid', qps: 1_000_000, burst: 1_000_000 },
-        restClientOptions: (name) => ({ clock, dispatcher: new SimDispatcher(env, { name, perturbable: true, epoch: () => 0, beforeResponse: () => true }) }),
-      };
-      spec.start(harness);
-    }
+    const start = spec.start;
+    if (start !== undefined) startIncarnation(env, (h) => start.call(spec, h), clock, stop.signal, 0);
 
     const settleWaiters: (() => void)[] = [];
     const scenarioCaller = { name: 'user', perturbable: false, epoch: () => 0, beforeResponse: () => true };
@@ -242,6 +238,43 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
     virtualMs: sched.elapsedMs,
     trace: sched.trace,
   };
+}
+
+// Runs `start` as one simulated process: a crash perturbation, decided before each response it receives,
+// aborts its signal, silences its connections (its requests no longer leave, responses due to it are
+// dropped, its watches end) and starts a fresh incarnation after restartDelayMs: a restarted process, or
+// a standby taking over a lost lease, with empty caches and queues.
+function startIncarnation(env: SimEnv, start: (h: SimHarness) => void, clock: FakeClock, runSignal: AbortSignal, incarnation: number): void {
+  const { sched, rates, limits } = env;
+  const name = 'process';
+  const crash = new AbortController();
+  let alive = true;
+  const dispatchers: SimDispatcher[] = [];
+  const caller = (client: string): Caller => ({
+    name: client,
+    perturbable: true,
+    epoch: () => (alive ? incarnation : -1),
+    beforeResponse: () => {
+      if (sched.decide('crash', rates.crash, () => `crash the process of ${client} (restart in ${limits.restartDelayMs}ms)`) === undefined) return true;
+      alive = false;
+      for (const d of dispatchers) d.kill();
+      sched.log(`PROCESS ${name} crashed (incarnation ${incarnation})`);
+      crash.abort(new Error('the simulated process crashed'));
+      sched.post(`${name}/restart`, `restart ${name}`, () => startIncarnation(env, start, clock, runSignal, incarnation + 1), limits.restartDelayMs);
+      return false;
+    },
+  });
+  sched.log(`PROCESS ${name} start (incarnation ${incarnation})`);
+  start({
+    clock,
+    signal: AbortSignal.any([runSignal, crash.signal]),
+    restConfig: { host: 'http://simulated.invalid', qps: 1_000_000, burst: 1_000_000 },
+    restClientOptions: (client) => {
+      const d = new SimDispatcher(env, caller(client));
+      dispatchers.push(d);
+      return { clock, dispatcher: d };
+    },
+  });
 }
 
 function busiest(counts: ReadonlyMap<string, number>): string {

@@ -106,12 +106,19 @@ export class SimDispatcher extends Dispatcher {
   readonly #env: SimEnv;
   readonly #caller: Caller;
   #watches = 0;
+  // Ends every open watch stream; emptied by kill().
+  readonly #open = new Set<() => void>();
 
   /** @param caller who sends the requests (names them in the trace; decides whether writes are perturbed). */
   constructor(env: SimEnv, caller: Caller) {
     super();
     this.#env = env;
     this.#caller = caller;
+  }
+
+  /** Ends every open watch without telling its reader, as a process that died stops hearing anything. */
+  kill(): void {
+    for (const end of [...this.#open]) end();
   }
 
   override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
@@ -222,9 +229,11 @@ export class SimDispatcher extends Dispatcher {
     const end = (): void => {
       if (ended) return;
       ended = true;
+      this.#open.delete(end);
       unsubscribe?.();
       sched.dropLanes(lane);
     };
+    this.#open.add(end);
     control.onAbort = end;
     const line = (type: string, obj: unknown): Buffer => Buffer.from(`${JSON.stringify({ type, object: obj })}\n`);
     const send = (change: Change): void => {
@@ -248,8 +257,9 @@ export class SimDispatcher extends Dispatcher {
         u === undefined ? 0 : Math.round(u * limits.maxWatchDelayMs),
       );
     };
+    if (this.#caller.epoch() < 0) return;
     sched.post(lane, `watch request ${lane} rv=${rvText}`, () => {
-      if (control.aborted) return;
+      if (control.aborted || ended) return;
       this.#env.apiOps++;
       handler.onResponseStart?.(control, 200, jsonHeaders, 'OK');
       const initialEvents = url.searchParams.get('sendInitialEvents') === 'true';
