@@ -70,7 +70,7 @@ export interface Simulation {
    * After a `crash` perturbation it is called again (after `restartDelayMs`) for the new incarnation.
    * Custom kinds it uses must be listed in `kinds`.
    */
-  start?(harness: SimHarness): void;
+  start?: (harness: SimHarness) => void;
   /** Custom kinds the REST transport serves (built-in kinds are always served). */
   kinds?: SimKind[];
   /** The user's actions, as ordinary async code against a client. */
@@ -149,8 +149,7 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
     const processes = [...(spec.controllers === undefined ? [] : [{ name: 'manager', controllers: spec.controllers }]), ...(spec.processes ?? [])];
     for (const p of processes) new SimProcess(env, p.name, p.controllers).start();
     for (const k of spec.kinds ?? []) cluster.register(k);
-    const start = spec.start;
-    if (start !== undefined) startIncarnation(env, (h) => start.call(spec, h), clock, stop.signal, 0);
+    if (spec.start !== undefined) startIncarnation(env, spec.start, clock, stop.signal, 0);
 
     const settleWaiters: (() => void)[] = [];
     const scenarioCaller = { name: 'user', perturbable: false, epoch: () => 0, beforeResponse: () => true };
