@@ -66,3 +66,48 @@ test('regression: seed 12', async () => {
   await assertSimulation(podSetSimulation, { seed: 12 });
 });
 // #endregion
+
+// #region manager
+import { controllerManagedBy } from 'kubeloom/builder';
+import { newManager, type Manager } from 'kubeloom/manager';
+import { RestClient } from 'kubeloom/rest';
+import { noopLogger } from 'kubeloom/tools/events';
+
+// The application's own setup function, as it runs in production.
+function setup(mgr: Manager): void {
+  controllerManagedBy(mgr)
+    .for(podSets)
+    .owns(kinds.coreV1.pods)
+    .complete(async (req, { client }) => {
+      const set = await client.get(podSets, req).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+      if (set === undefined) return;
+      const have = new Set((await client.list(kinds.coreV1.pods, { namespace: req.namespace })).map((p) => p.metadata?.name));
+      for (let i = 0; i < set.spec.replicas; i++) {
+        const name = `${req.name}-${i}`;
+        if (have.has(name)) continue;
+        const ownerReferences = [{ apiVersion: 'example.dev/v1', kind: 'PodSet', name: req.name, uid: set.metadata!.uid!, controller: true }];
+        await client.create(kinds.coreV1.pods, { metadata: { name, namespace: req.namespace, ownerReferences }, spec: { containers: [{ name: 'app', image: 'app:1' }] } }).catch((err: unknown) => {
+          if (!isAlreadyExists(err)) throw err;
+        });
+      }
+    });
+}
+
+const managerSimulation: Simulation = {
+  ...podSetSimulation,
+  name: 'podset scale-up in a Manager',
+  controllers: [],
+  kinds: [podSets],
+  // One simulated process: a real Manager whose requests go to the simulated cluster. After a crash
+  // perturbation it is started again, with cold caches.
+  start(h) {
+    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: noopLogger });
+    setup(mgr);
+    void mgr.start(h.signal).catch(() => undefined);
+  },
+};
+
+test('the same controller in a Manager keeps its invariants under 20 seeded schedules', async () => {
+  await assertSeeds(managerSimulation, { seeds: 20 });
+});
+// #endregion
