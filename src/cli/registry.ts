@@ -15,3 +15,4 @@ registerCommand('create', async () => (await import('./create-command.ts')).crea
 registerCommand('manifests', async () => (await import('./manifests-command.ts')).manifestsCommand);
 registerCommand('cluster', async () => (await import('./cluster-command.ts')).clusterCommand);
 registerCommand('rbac', async () => (await import('./rbac-command.ts')).rbacCommand);
+registerCommand('sim', async () => (await import('./sim-command.ts')).simCommand);

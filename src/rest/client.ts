@@ -58,6 +58,11 @@ export interface RestClientOptions {
   /** Use HTTP/2 with servers that offer it over TLS: every request multiplexed on one connection (default false). */
   allowH2?: boolean;
   /**
+   * Send every request through this undici Dispatcher instead of the client's connection pools: an
+   * in-process transport, such as kubeloom/sim's SimDispatcher. Default: pools per the config.
+   */
+  dispatcher?: Dispatcher;
+  /**
    * A non-streaming request (not a watch, not {@link RestClient.stream}) that receives no byte of its
    * response for this long is abandoned and its connection closed; a GET is then retried after 1 s on
    * a new connection, as client-go retries a GET whose connection was lost (default
@@ -428,13 +433,15 @@ export class RestClient {
       (config.bearerToken ?? '') !== '' || (config.bearerTokenFile ?? '') !== '' || (config.username ?? '') !== '' || ((config.tls?.certData ?? '') !== '' && (config.tls?.keyData ?? '') !== '');
     this.#useCredentialProvider = config.credentialProvider !== undefined && !hasStaticCredentials;
     this.#ownsPool = inheritedPool === undefined;
-    this.#pool = inheritedPool ?? new ConnectionPool(config, options.allowH2 === true ? { allowH2: true } : {}, this.#clock);
+    this.#pool = inheritedPool ?? new ConnectionPool(config, { ...(options.allowH2 === true ? { allowH2: true } : {}), ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }) }, this.#clock);
     if (inheritedPool === undefined) {
       const proxied = config.proxyUrl !== undefined && config.proxyUrl !== '';
+      // A custom dispatcher (e.g. the simulator's in-process transport) has no TCP endpoint to probe.
+      const direct = !proxied && options.dispatcher === undefined;
       const port = this.#base.port !== '' ? Number(this.#base.port) : this.#base.protocol === 'https:' ? 443 : 80;
       this.#pool.reachability = new Reachability({
         clock: this.#clock,
-        ...(proxied ? {} : { tcpTarget: { host: this.#base.hostname.replace(/^\[(.*)\]$/, '$1'), port } }),
+        ...(direct ? { tcpTarget: { host: this.#base.hostname.replace(/^\[(.*)\]$/, '$1'), port } } : {}),
         httpProbe: (signal) => this.#probeReadyz(signal),
         wake: options.wakeOnReachable ?? true,
       });

@@ -96,6 +96,8 @@ export function parseHost(config: RestConfig): URL {
 export interface TransportOptions {
   /** Negotiate HTTP/2 over TLS when the server offers it (ALPN); off by default. */
   allowH2?: boolean;
+  /** Send every request through this dispatcher instead of connection pools (an in-process transport). */
+  dispatcher?: Dispatcher;
 }
 
 /**
@@ -103,6 +105,7 @@ export interface TransportOptions {
  * from a CredentialProvider); a config with a certificate but no key (or the reverse) is refused.
  */
 export function newDispatcher(config: RestConfig, cert?: ClientCertificate, transport: TransportOptions = {}): Dispatcher {
+  if (transport.dispatcher !== undefined) return transport.dispatcher;
   const tls = config.tls;
   let certificate = cert;
   if (certificate === undefined && (tls?.certData !== undefined || tls?.keyData !== undefined)) {

@@ -1,0 +1,31 @@
+/**
+ * kubeloom/sim: deterministic simulation testing of controllers. One seeded scheduler and a virtual clock
+ * drive the API server's storage, informers, work queues, reconciles and a scenario in one process; seeds
+ * pick perturbations (reordered and delayed watch events, dropped watches and 410 relists, conflicts,
+ * server errors, lost responses, crashes); failures come with a replayable seed, a shrunk schedule and a
+ * trace. See docs/simulation.md.
+ */
+export { SimClient, type SimListOptions } from './client.ts';
+export { SimCluster, mergePatch, type SimKind } from './cluster.ts';
+export { type SimControllerSpec } from './controller.ts';
+export { type SimFailure, type SimLimits } from './env.ts';
+export { SimulationConfigError, SimulationFailedError } from './errors.ts';
+export { childCount, clusterView, controlledBy, noStuckFinalizers, singleControllerOwner, type ClusterView, type Invariant } from './invariants.ts';
+export { defaultPerturbationRates, noPerturbations, type PerturbationRates } from './perturbations.ts';
+export { Prng } from './prng.ts';
+export { type AppliedPerturbation } from './scheduler.ts';
+export {
+  assertSeeds,
+  assertSimulation,
+  explore,
+  formatReport,
+  runSimulation,
+  shrink,
+  type ExploreResult,
+  type RunOptions,
+  type ScenarioContext,
+  type SimResult,
+  type SimHarness,
+  type Simulation,
+} from './simulation.ts';
+export { SimDispatcher } from './transport.ts';

@@ -1,0 +1,376 @@
+/**
+ * Running a simulation: one seeded run ({@link runSimulation}), a search over seeds ({@link explore}),
+ * shrinking a failure to the fewest perturbations that still break the same invariant ({@link shrink}),
+ * and the one-line regression check ({@link assertSimulation}). No upstream counterpart; see
+ * docs/simulation.md.
+ *
+ * A run is a pure function of `(spec, seed, keep)`: the API server's storage, every process's informers,
+ * queues and reconciles, and the scenario run in this process on a {@link FakeClock}, and every choice
+ * between them is made by the {@link Scheduler}. While a run is in progress `Math.random` draws from a
+ * generator seeded by the run, and `Date.now` reads the virtual clock; both are restored afterwards (so
+ * runs must not overlap in one process).
+ */
+import type { RestConfig } from '../rest/config.ts';
+import type { RestClientOptions } from '../rest/client.ts';
+import { FakeClock, type Clock } from '../util/clock/clock.ts';
+import { SimClient } from './client.ts';
+import { SimCluster, type SimKind } from './cluster.ts';
+import type { SimControllerSpec } from './controller.ts';
+import type { Caller } from './api.ts';
+import { newEnv, type SimEnv, type SimFailure, type SimLimits } from './env.ts';
+import { SimulationFailedError } from './errors.ts';
+import { clusterView, noStuckFinalizers, singleControllerOwner, type ClusterView, type Invariant } from './invariants.ts';
+import { defaultPerturbationRates, type PerturbationRates } from './perturbations.ts';
+import { Prng } from './prng.ts';
+import { SimProcess } from './process.ts';
+import { drainMicrotasks, Scheduler, type AppliedPerturbation } from './scheduler.ts';
+import { SimDispatcher } from './transport.ts';
+
+/** What the scenario gets: a client of its own and ways to wait. */
+export interface ScenarioContext {
+  /** An uncached client whose requests are scheduled like any other but never perturbed. */
+  readonly client: SimClient;
+  /** The cluster's true state. */
+  readonly view: ClusterView;
+  /** Resolves once nothing is pending and no timer is due within `settleMs`. */
+  readonly settle: () => Promise<void>;
+  /** Sleeps on the virtual clock. */
+  readonly sleep: (ms: number) => Promise<void>;
+  /** Adds a line to the trace. */
+  readonly log: (line: string) => void;
+}
+
+/**
+ * What {@link Simulation.start} gets to run code built on kubeloom's REST client (typed clientsets,
+ * informers, the controllers of src/controllers, a Manager) inside the simulation.
+ */
+export interface SimHarness {
+  /** The run's virtual clock: pass it to everything that takes a `clock`. */
+  readonly clock: Clock;
+  /** Aborted when the run ends or the process crashes: pass it to everything that takes a `signal`. */
+  readonly signal: AbortSignal;
+  /** Options for a RestClient (or `newClientset`) whose requests go to the simulated cluster as process `name`. */
+  restClientOptions(name: string): RestClientOptions;
+  /** A RestConfig to go with them (no credentials; the host is never contacted). */
+  readonly restConfig: RestConfig;
+}
+
+/** A simulation: controllers, a scenario, and what must hold. */
+export interface Simulation {
+  /** Shown in reports. */
+  name: string;
+  /** Controllers run by one process named `manager`. */
+  controllers?: SimControllerSpec[];
+  /** Several processes, each with its controllers (instead of, or besides, `controllers`). */
+  processes?: { name: string; controllers: SimControllerSpec[] }[];
+  /**
+   * Starts code built on kubeloom's REST client inside the run as one simulated process, e.g. a Manager
+   * with the user's `setup(mgr)`, or kube-controller-manager's controllers:
+   * `startControllers(newClientset(h.restConfig, h.restClientOptions('kcm')), { controllers: ['replicaset'], clock: h.clock, signal: h.signal })`.
+   * After a `crash` perturbation it is called again (after `restartDelayMs`) for the new incarnation.
+   * Custom kinds it uses must be listed in `kinds`.
+   */
+  start?: (harness: SimHarness) => void;
+  /** Custom kinds the REST transport serves (built-in kinds are always served). */
+  kinds?: SimKind[];
+  /** The user's actions, as ordinary async code against a client. */
+  scenario(ctx: ScenarioContext): Promise<void>;
+  /** Checked after every step that wrote to the cluster (the built-in singleControllerOwner is added). */
+  invariants?: Invariant[];
+  /** Checked once the run quiesced after the scenario (the built-in noStuckFinalizers is added). */
+  eventually?: Invariant[];
+  /** Perturbation probabilities; unset ones take {@link defaultPerturbationRates}. */
+  perturbations?: Partial<PerturbationRates>;
+  /** Sizes of delays; see {@link SimLimits}. */
+  limits?: Partial<SimLimits>;
+  /** Changes the API server keeps for watch resumption before compacting (older resumes get 410 Gone). Default 40. */
+  historySize?: number;
+  /** Virtual time the run may take before it counts as not quiescing. Default 600000 ms (10 min). */
+  deadlineMs?: number;
+  /** Steps the run may take before it counts as not quiescing. Default 20000. */
+  maxSteps?: number;
+  /** A timer due further away than this does not keep the cluster busy (periodic resyncs). Default 30000 ms. */
+  settleMs?: number;
+}
+
+/** Which run to make: the seed, and optionally which candidate perturbations to keep. */
+export interface RunOptions {
+  seed: number;
+  /** Candidate ordinals to apply; unset applies every candidate. */
+  keep?: readonly number[];
+}
+
+/** The outcome of one run. */
+export interface SimResult {
+  readonly name: string;
+  readonly seed: number;
+  /** The `keep` the run was made with (undefined: all). */
+  readonly keep: readonly number[] | undefined;
+  /** The first broken invariant, if any. */
+  readonly failure: SimFailure | undefined;
+  /** Perturbations applied, in order. */
+  readonly perturbations: readonly AppliedPerturbation[];
+  /** Candidate perturbations drawn. */
+  readonly candidates: number;
+  readonly steps: number;
+  /** Requests the server handled (including informers' lists). */
+  readonly apiOps: number;
+  readonly reconciles: number;
+  readonly virtualMs: number;
+  /** The trace: one line per event, reconcile, API call and perturbation. */
+  readonly trace: readonly string[];
+}
+
+// Defaults documented on SimLimits.
+const defaultLimits: SimLimits = { maxWatchDelayMs: 2000, maxRequestDelayMs: 500, restartDelayMs: 1000, watchRetryMs: 800 };
+
+/** Runs a simulation once. */
+export async function runSimulation(spec: Simulation, options: RunOptions): Promise<SimResult> {
+  const clock = new FakeClock();
+  const rates: PerturbationRates = { ...defaultPerturbationRates, ...spec.perturbations };
+  const sched = new Scheduler(clock, options.seed, options.keep === undefined ? undefined : new Set(options.keep), rates.reorder);
+  const cluster = new SimCluster(sched, spec.historySize ?? 40);
+  const env = newEnv(sched, cluster, rates, { ...defaultLimits, ...spec.limits });
+  const view = clusterView(cluster);
+  const always = [singleControllerOwner, ...(spec.invariants ?? [])];
+  const eventually = [noStuckFinalizers, ...(spec.eventually ?? [])];
+  const deadlineMs = spec.deadlineMs ?? 600_000;
+  const maxSteps = spec.maxSteps ?? 20_000;
+  const settleMs = spec.settleMs ?? 30_000;
+
+  const userRandom = new Prng(options.seed ^ 0x5eed);
+  const savedRandom = Math.random;
+  // Date.now is swapped through its property descriptor: the run reads the virtual clock, and restores it.
+  const savedNow = Object.getOwnPropertyDescriptor(Date, 'now')!;
+  Math.random = () => userRandom.next();
+  Object.defineProperty(Date, 'now', { ...savedNow, value: () => clock.now() });
+  const stop = new AbortController();
+  try {
+    const processes = [...(spec.controllers === undefined ? [] : [{ name: 'manager', controllers: spec.controllers }]), ...(spec.processes ?? [])];
+    for (const p of processes) new SimProcess(env, p.name, p.controllers).start();
+    for (const k of spec.kinds ?? []) cluster.register(k);
+    if (spec.start !== undefined) startIncarnation(env, spec.start, clock, stop.signal, 0);
+
+    const settleWaiters: (() => void)[] = [];
+    const scenarioCaller = { name: 'user', perturbable: false, epoch: () => 0, beforeResponse: () => true };
+    const ctx: ScenarioContext = {
+      client: new SimClient(env, scenarioCaller, undefined),
+      view,
+      settle: () => new Promise<void>((resolve) => settleWaiters.push(resolve)),
+      sleep: (ms) => clock.sleep(ms),
+      log: (line) => sched.log(`SCENARIO ${line}`),
+    };
+    let scenarioDone = false;
+    void (async () => {
+      try {
+        await spec.scenario(ctx);
+      } catch (err) {
+        env.fail('scenario', `the scenario threw: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        scenarioDone = true;
+      }
+    })();
+
+    let checkedRevision = -1;
+    for (;;) {
+      await drainMicrotasks();
+      if (env.failure !== undefined) break;
+      if (cluster.storage.revision !== checkedRevision) {
+        checkedRevision = cluster.storage.revision;
+        for (const inv of always) {
+          const msg = inv.check(view);
+          if (msg !== undefined) {
+            env.fail(inv.name, msg);
+            break;
+          }
+        }
+        if (env.failure !== undefined) break;
+      }
+      if (sched.steps >= maxSteps || sched.elapsedMs > deadlineMs) {
+        env.fail('quiescence', `the cluster did not quiesce within ${sched.steps >= maxSteps ? `${maxSteps} steps` : `${deadlineMs}ms`}; busiest: ${busiest(env.reconcileCounts)}`);
+        break;
+      }
+      if (sched.runOne()) continue;
+      const nextReady = sched.nextReadyAt();
+      const timerIn = clock.nextTimerIn();
+      const quiet = nextReady === undefined && (timerIn === undefined || timerIn > settleMs);
+      if (quiet && settleWaiters.length > 0) {
+        sched.log('SCENARIO settled');
+        for (const w of settleWaiters.splice(0)) w();
+        continue;
+      }
+      if (quiet && scenarioDone) {
+        for (const inv of eventually) {
+          const msg = inv.check(view);
+          if (msg !== undefined) {
+            env.fail(inv.name, msg);
+            break;
+          }
+        }
+        if (env.failure === undefined) sched.log('QUIESCENT: every invariant holds');
+        break;
+      }
+      const candidates = [nextReady, timerIn === undefined ? undefined : clock.now() + timerIn].filter((t): t is number => t !== undefined);
+      if (candidates.length === 0) {
+        env.fail('scenario', 'the scenario waits for something that can never happen (nothing pending, no timer)');
+        break;
+      }
+      await clock.setTime(Math.min(...candidates));
+    }
+  } finally {
+    stop.abort();
+    // Lets what the abort started (informers and workers stopping) run while the run's bindings hold.
+    for (let i = 0; i < 3; i++) await drainMicrotasks();
+    Math.random = savedRandom;
+    Object.defineProperty(Date, 'now', savedNow);
+  }
+  return {
+    name: spec.name,
+    seed: options.seed,
+    keep: options.keep,
+    failure: env.failure,
+    perturbations: sched.applied,
+    candidates: sched.candidates,
+    steps: sched.steps,
+    apiOps: env.apiOps,
+    reconciles: env.reconciles,
+    virtualMs: sched.elapsedMs,
+    trace: sched.trace,
+  };
+}
+
+// Runs `start` as one simulated process: a crash perturbation, decided before each response it receives,
+// aborts its signal, silences its connections (its requests no longer leave, responses due to it are
+// dropped, its watches end) and starts a fresh incarnation after restartDelayMs: a restarted process, or
+// a standby taking over a lost lease, with empty caches and queues.
+function startIncarnation(env: SimEnv, start: (h: SimHarness) => void, clock: FakeClock, runSignal: AbortSignal, incarnation: number): void {
+  const { sched, rates, limits } = env;
+  const name = 'process';
+  const crash = new AbortController();
+  let alive = true;
+  const dispatchers: SimDispatcher[] = [];
+  const caller = (client: string): Caller => ({
+    name: client,
+    perturbable: true,
+    epoch: () => (alive ? incarnation : -1),
+    beforeResponse: () => {
+      if (sched.decide('crash', rates.crash, () => `crash the process of ${client} (restart in ${limits.restartDelayMs}ms)`) === undefined) return true;
+      alive = false;
+      for (const d of dispatchers) d.kill();
+      sched.log(`PROCESS ${name} crashed (incarnation ${incarnation})`);
+      crash.abort(new Error('the simulated process crashed'));
+      sched.post(`${name}/restart`, `restart ${name}`, () => startIncarnation(env, start, clock, runSignal, incarnation + 1), limits.restartDelayMs);
+      return false;
+    },
+  });
+  sched.log(`PROCESS ${name} start (incarnation ${incarnation})`);
+  start({
+    clock,
+    signal: AbortSignal.any([runSignal, crash.signal]),
+    restConfig: { host: 'http://simulated.invalid', qps: 1_000_000, burst: 1_000_000 },
+    restClientOptions: (client) => {
+      const d = new SimDispatcher(env, caller(client));
+      dispatchers.push(d);
+      return { clock, dispatcher: d };
+    },
+  });
+}
+
+function busiest(counts: ReadonlyMap<string, number>): string {
+  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, n]) => `${k} reconciled ${n} times`).join(', ') || 'no reconciles';
+}
+
+/**
+ * Shrinks a failing run: the smallest set of its perturbations (greedy delta debugging over their
+ * ordinals) with which the same seed still breaks the same invariant. Returns that run.
+ */
+export async function shrink(spec: Simulation, failing: SimResult): Promise<SimResult> {
+  const invariant = failing.failure?.invariant;
+  if (invariant === undefined) return failing;
+  const attempt = async (keep: number[]): Promise<SimResult | undefined> => {
+    const r = await runSimulation(spec, { seed: failing.seed, keep });
+    return r.failure?.invariant === invariant ? r : undefined;
+  };
+  let best = failing;
+  let keep = failing.perturbations.map((p) => p.ordinal);
+  const none = await attempt([]);
+  if (none !== undefined) return none;
+  for (let chunk = Math.max(1, Math.ceil(keep.length / 2)); chunk >= 1; chunk = chunk === 1 ? 0 : Math.ceil(chunk / 2)) {
+    for (let i = 0; i < keep.length; ) {
+      const candidate = [...keep.slice(0, i), ...keep.slice(i + chunk)];
+      const r = candidate.length < keep.length ? await attempt(candidate) : undefined;
+      if (r !== undefined) {
+        best = r;
+        keep = r.perturbations.map((p) => p.ordinal);
+      } else i += chunk;
+    }
+  }
+  // Replaying exactly the applied ordinals reproduces the same run.
+  return best.keep === undefined || best.keep.length !== best.perturbations.length ? ((await attempt(best.perturbations.map((p) => p.ordinal))) ?? best) : best;
+}
+
+/** The outcome of {@link explore}. */
+export interface ExploreResult {
+  /** Runs made before the first failure (or all of them). */
+  readonly runs: number;
+  /** Simulated API requests over all runs. */
+  readonly apiOps: number;
+  /** The first failing run, as found. */
+  readonly failure: SimResult | undefined;
+  /** The same failure shrunk (when `shrink` was not false). */
+  readonly shrunk: SimResult | undefined;
+}
+
+/** Runs seeds `firstSeed`, `firstSeed + 1`, ... until one fails or `seeds` runs passed; shrinks the failure. */
+export async function explore(spec: Simulation, options: { seeds: number; firstSeed?: number; shrink?: boolean }): Promise<ExploreResult> {
+  const first = options.firstSeed ?? 1;
+  let apiOps = 0;
+  for (let i = 0; i < options.seeds; i++) {
+    const r = await runSimulation(spec, { seed: first + i });
+    apiOps += r.apiOps;
+    if (r.failure !== undefined) {
+      const shrunk = options.shrink === false ? undefined : await shrink(spec, r);
+      return { runs: i + 1, apiOps, failure: r, shrunk };
+    }
+  }
+  return { runs: options.seeds, apiOps, failure: undefined, shrunk: undefined };
+}
+
+/** A readable report of a run: verdict, replay line, perturbations and the trace's last `traceLines` lines. */
+export function formatReport(r: SimResult, traceLines = 80): string {
+  const keep = r.keep === undefined ? undefined : `[${r.keep.join(', ')}]`;
+  const lines = [
+    r.failure === undefined ? `simulation "${r.name}" passed (seed ${r.seed})` : `simulation "${r.name}" failed: ${r.failure.invariant}: ${r.failure.message}`,
+    `seed ${r.seed}, ${r.perturbations.length} perturbation(s) applied of ${r.candidates} candidate(s); ${r.steps} steps, ${r.apiOps} API requests, ${r.reconciles} reconciles, ${r.virtualMs}ms virtual`,
+    `replay: assertSimulation(simulation, { seed: ${r.seed}${keep === undefined ? '' : `, keep: ${keep}`} })`,
+  ];
+  if (r.perturbations.length > 0) {
+    lines.push('perturbations:');
+    for (const p of r.perturbations) lines.push(`  #${p.ordinal} at ${p.atMs}ms ${p.kind}: ${p.detail}`);
+  }
+  const tail = r.trace.slice(-traceLines);
+  lines.push(`trace${tail.length < r.trace.length ? ` (last ${tail.length} of ${r.trace.length} lines)` : ''}:`, ...tail.map((l) => `  ${l}`));
+  return lines.join('\n');
+}
+
+/**
+ * Runs one schedule and throws a {@link SimulationFailedError} with the report when it fails: the one-line
+ * regression test for a seed once found.
+ *
+ * @example
+ * ```ts
+ * test('regression: duplicate pods after a lost create response', () => assertSimulation(podSet, { seed: 17, keep: [4] }));
+ * ```
+ */
+export async function assertSimulation(spec: Simulation, options: RunOptions): Promise<SimResult> {
+  const r = await runSimulation(spec, options);
+  if (r.failure !== undefined) throw new SimulationFailedError(formatReport(r));
+  return r;
+}
+
+/** Runs `seeds` seeds and throws the shrunk report of the first failure. */
+export async function assertSeeds(spec: Simulation, options: { seeds: number; firstSeed?: number }): Promise<ExploreResult> {
+  const r = await explore(spec, options);
+  if (r.failure !== undefined) throw new SimulationFailedError(formatReport(r.shrunk ?? r.failure));
+  return r;
+}

@@ -1,0 +1,31 @@
+// The planted-bug corpus: each entry is a small controller with one classic mistake, and its fix.
+import type { Simulation } from '../../src/sim/index.ts';
+import { managerStaleCacheBuggy, managerStaleCacheFixed } from './manager.sim.ts';
+import { finalizerOrderBuggy, finalizerOrderFixed } from './finalizer-order.sim.ts';
+import { nonIdempotentBuggy, nonIdempotentFixed } from './non-idempotent-create.sim.ts';
+import { readOwnWriteBuggy, readOwnWriteFixed } from './read-own-write.sim.ts';
+import { requeueStormBuggy, requeueStormFixed } from './requeue-storm.sim.ts';
+import { staleCacheBuggy, staleCacheFixed } from './stale-cache.sim.ts';
+import { statusClobbersSpecBuggy, statusClobbersSpecFixed } from './status-clobbers-spec.sim.ts';
+import { watchOrderBuggy, watchOrderFixed } from './watch-order.sim.ts';
+
+/** One planted bug. */
+export interface Case {
+  readonly bug: Simulation;
+  readonly fix: Simulation;
+  /** The invariant the bug breaks. */
+  readonly invariant: string;
+}
+
+/** Every planted bug, its fix, and the invariant it breaks. */
+export const corpus: Record<string, Case> = {
+  'stale cache without expectations': { bug: staleCacheBuggy, fix: staleCacheFixed, invariant: 'podsAtMostReplicas' },
+  'child created without idempotency': { bug: nonIdempotentBuggy, fix: nonIdempotentFixed, invariant: 'oneConfigMapPerSet' },
+  'status update that clobbers spec': { bug: statusClobbersSpecBuggy, fix: statusClobbersSpecFixed, invariant: 'userSpecKept' },
+  'finalizer removed before cleanup': { bug: finalizerOrderBuggy, fix: finalizerOrderFixed, invariant: 'noLeakedExternalResource' },
+  'requeue storm': { bug: requeueStormBuggy, fix: requeueStormFixed, invariant: 'quiescence' },
+  'assuming watch order across resources': { bug: watchOrderBuggy, fix: watchOrderFixed, invariant: 'everyPodKept' },
+  'reading its own write through the cache': { bug: readOwnWriteBuggy, fix: readOwnWriteFixed, invariant: 'oneRunPerSet' },
+  'stale cache, in a Manager built with the builder': { bug: managerStaleCacheBuggy, fix: managerStaleCacheFixed, invariant: 'podsAtMostReplicas' },
+};
+
