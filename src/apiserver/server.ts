@@ -268,6 +268,7 @@ class EmbeddedApiServer implements ApiServer {
     if (options.watchCache !== false) this.#storage.watchCache = new WatchCache(options.watchCache ?? {}, () => clock.now());
     this.faults = new Faults({
       closeWatches: (r) => this.#handler.closeWatches(r),
+      stallWatches: (r) => this.#handler.stallWatches(r),
       injectMalformedLine: (r) => this.#handler.injectMalformedLine(r),
       compact: (rv) => this.#storage.compact(rv),
       restart: () => this.#restart(),
