@@ -5,6 +5,7 @@
  * header handling and gzip decoding, and turning every error response into a StatusError.
  */
 import { startClientSpan } from '../tracing/http-spans.ts';
+import { noteWrite, writtenResourceVersion } from '../tracing/write-context.ts';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { request as undiciRequest, type Dispatcher } from 'undici';
@@ -654,6 +655,7 @@ export class RestClient {
     }
     // A Status that is not a success is an error whatever the HTTP code (rest.Result.Get).
     if (isStatusObject(parsed) && parsed.status !== 'Success') throw new StatusError(parsed);
+    if (req.verb !== 'GET') noteWrite(writtenResourceVersion(parsed));
     return parsed as T;
   }
 

@@ -13,6 +13,7 @@ import type { RequestQueue } from '../handler/handler.ts';
 import { causeTrackerFor, type CauseTypeValue } from '../reconcile/causes.ts';
 import { requestKey } from '../reconcile/reconcile.ts';
 import { activeContext, tracer, tracingEnabled } from '../tracing/tracing.ts';
+import { contextForEvent } from '../tracing/write-context.ts';
 
 /** What a source knows of an event, for its cause. */
 export interface EventInfo {
@@ -63,7 +64,7 @@ export function deliverEvent(queue: object, base: RequestQueue, info: () => Even
           'kubeloom.initial_list': i.initialList === true,
         },
       },
-      activeContext(),
+      contextForEvent(resourceVersion),
     );
     handlerSpan = t.startSpan(`handler ${i.handler}`, {}, trace.setSpan(activeContext(), eventSpan));
   }
