@@ -40,7 +40,7 @@ th { color: var(--muted); font-weight: 600; }
 
 const script = `
 'use strict';
-const state = { lastId: -1, reconciles: [], selected: undefined, hasControllers: true };
+const state = { lastId: -1, reconciles: [], selected: undefined, hasControllers: true, drawn: false };
 function el(tag, props, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(props || {})) {
@@ -86,7 +86,8 @@ async function refreshControllers() {
   const r = await getJson('/debug/reconciles?after=' + state.lastId);
   for (const x of r.reconciles) { state.reconciles.push(x); state.lastId = Math.max(state.lastId, x.id); }
   if (state.reconciles.length > 2000) state.reconciles.splice(0, state.reconciles.length - 2000);
-  drawTimeline();
+  // Redrawn only when something new came: bars stay put (and clickable) while nothing happens.
+  if (r.reconciles.length > 0 || !state.drawn) { state.drawn = true; drawTimeline(); }
 }
 
 function drawTimeline() {

@@ -76,7 +76,11 @@ async function list(rest: RestClient, path: string, signal: AbortSignal): Promis
 
 /** The objects and the newest 100 events, as the page shows them. */
 export async function dashboardObjects(rest: RestClient, signal: AbortSignal): Promise<{ collections: Array<{ title: string; items: ObjectRow[] }>; events: EventRow[] }> {
-  const [events, ...lists] = await Promise.all([list(rest, '/api/v1/events', signal), ...dashboardCollections.map(([, path]) => list(rest, path, signal))]);
+  const [events, newEvents, ...lists] = await Promise.all([
+    list(rest, '/api/v1/events', signal),
+    list(rest, '/apis/events.k8s.io/v1/events', signal),
+    ...dashboardCollections.map(([, path]) => list(rest, path, signal)),
+  ]);
   const collections = dashboardCollections.map(([title], i) => ({
     title,
     items: lists[i]!.map((o) => {
@@ -96,6 +100,22 @@ export async function dashboardObjects(rest: RestClient, signal: AbortSignal): P
       count: Number(e['count'] ?? 1),
     };
   });
+  // events.k8s.io/v1 (what a Manager's recorders write), when the server keeps them apart from core/v1.
+  const seen = new Set(events.map((e) => str(((e['metadata'] ?? {}) as Record<string, unknown>)['uid'])));
+  for (const e of newEvents) {
+    const m = (e['metadata'] ?? {}) as Record<string, unknown>;
+    if (seen.has(str(m['uid'])) && str(m['uid']) !== '') continue;
+    const reg = (e['regarding'] ?? {}) as Record<string, unknown>;
+    const series = (e['series'] ?? {}) as Record<string, unknown>;
+    rows.push({
+      time: str(series['lastObservedTime'] ?? e['eventTime'] ?? m['creationTimestamp']),
+      type: str(e['type']),
+      reason: str(e['reason']),
+      object: `${str(reg['kind'])} ${reg['namespace'] !== undefined ? `${str(reg['namespace'])}/` : ''}${str(reg['name'])}`,
+      message: str(e['note']),
+      count: Number(series['count'] ?? 1),
+    });
+  }
   rows.sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0));
   return { collections, events: rows.slice(0, 100) };
 }
