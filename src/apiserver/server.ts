@@ -124,6 +124,8 @@ export interface ApiServer {
   readonly url: string;
   /** A kubeconfig (YAML) for this server: cluster, user and context all named 'kubeloom', current-context set. */
   readonly kubeconfig: string;
+  /** A client config with the server's own loopback credentials (what its built-in controllers use; the CLI's dashboard too). */
+  loopbackConfig(): RestConfig;
   /** The PEM of the serving certificate (which is its own CA), when `tls` is on. */
   readonly caCertPem?: string;
   /** The PEM of the client CA whose certificates authenticate users (CN = name, O = groups), when `tls` is on. */
