@@ -45,6 +45,12 @@ export interface ApiServerFaults {
   delay(spec: DelaySpec): void;
   /** Ends every open watch stream (of one resource, or all) cleanly, as an apiserver shutting down watches. */
   closeWatches(resource?: string): void;
+  /**
+   * Open watches (of one resource, or all) go silent: no event, no bookmark, no close at their timeout, the
+   * connection left open, as behind a proxy that stopped forwarding. Watches opened later are not affected.
+   * Returns how many watches stalled.
+   */
+  stallWatches(resource?: string): number;
   /** The next event written on a matching watch is sent half-written, then the connection is destroyed. */
   cutNextWatchEvent(resource?: string): void;
   /** Writes a line that is not JSON into every open matching watch (or the next one opened, if none is open). */
@@ -63,6 +69,8 @@ export interface ApiServerFaults {
 /** What the faults need from the server. */
 export interface FaultHost {
   closeWatches(resource: string | undefined): void;
+  /** Silences open matching watches; returns how many (a host without it stalls none). */
+  stallWatches?(resource: string | undefined): number;
   /** Writes a malformed line into open matching watches; returns how many received it. */
   injectMalformedLine(resource: string | undefined): number;
   compact(revision: number | undefined): void;
@@ -108,6 +116,10 @@ export class Faults implements ApiServerFaults {
 
   closeWatches(resource?: string): void {
     this.#host.closeWatches(resource);
+  }
+
+  stallWatches(resource?: string): number {
+    return this.#host.stallWatches?.(resource) ?? 0;
   }
 
   cutNextWatchEvent(resource?: string): void {

@@ -12,6 +12,7 @@
  *
  * One handler serves every resource, built-in or custom, over {@link Storage}.
  */
+import { traceServerRequest } from '../tracing/http-spans.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Faults } from './faults.ts';
 import { metaOf } from './object-meta.ts';
@@ -99,6 +100,17 @@ export class ApiHandler {
     for (const w of this.#scope.watches) if (resource === undefined || w.resource === resource) w.end();
   }
 
+  /** Silences open watches (all, or of one plural resource); returns how many (a fault). */
+  stallWatches(resource?: string): number {
+    let n = 0;
+    for (const w of this.#scope.watches) {
+      if (resource !== undefined && w.resource !== resource) continue;
+      w.stall();
+      n++;
+    }
+    return n;
+  }
+
   /** Destroys every open watch and log stream (server stop/restart). */
   destroyStreams(): void {
     const watches = this.#scope.watches;
@@ -120,6 +132,7 @@ export class ApiHandler {
 
   /** Handles one HTTP request; never throws. */
   handle(req: IncomingMessage, res: ServerResponse): void {
+    traceServerRequest(req, res);
     this.#handle(req, res).catch((err: unknown) => {
       if (err instanceof ImpersonationError && !res.headersSent) {
         res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });

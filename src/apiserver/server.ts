@@ -157,6 +157,8 @@ export interface ApiServer {
   readonly url: string;
   /** A kubeconfig (YAML) for this server: cluster, user and context all named 'kubeloom', current-context set. */
   readonly kubeconfig: string;
+  /** A client config with the server's own loopback credentials (what its built-in controllers use; the CLI's dashboard too). */
+  loopbackConfig(): RestConfig;
   /** The PEM of the serving certificate (which is its own CA), when `tls` is on. */
   readonly caCertPem?: string;
   /** The PEM of the client CA whose certificates authenticate users (CN = name, O = groups), when `tls` is on. */
@@ -333,6 +335,7 @@ class EmbeddedApiServer implements ApiServer {
     if (options.watchCache !== false) this.#storage.watchCache = new WatchCache(options.watchCache ?? {}, () => clock.now());
     this.faults = new Faults({
       closeWatches: (r) => this.#handler.closeWatches(r),
+      stallWatches: (r) => this.#handler.stallWatches(r),
       injectMalformedLine: (r) => this.#handler.injectMalformedLine(r),
       compact: (rv) => this.#storage.compact(rv),
       restart: () => this.#restart(),

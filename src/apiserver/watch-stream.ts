@@ -148,6 +148,19 @@ export class WatchStream {
     this.#push(endOfStream);
   }
 
+  /**
+   * Stops writing anything (events, bookmarks, the close at the timeout) while keeping the connection
+   * open: the stalled-watch fault.
+   */
+  stall(): void {
+    this.#stalled = true;
+    this.#timer.stop();
+    this.#ticker?.stop();
+    for (const t of this.#preTimeout) t.stop();
+  }
+
+  #stalled = false;
+
   /** Destroys the connection at once (server stop / restart). */
   destroy(): void {
     this.#cleanup();
@@ -159,7 +172,7 @@ export class WatchStream {
   #converted: Promise<void> = Promise.resolve();
 
   #push(item: Item): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#stalled) return;
     const convert = this.#o.convert;
     if (convert !== undefined && (this.#converting > 0 || typeof item === 'object')) {
       this.#converting++;

@@ -567,6 +567,14 @@ export class InformerCache {
     return this.#kinds.has(this.#key(kind));
   }
 
+  /**
+   * Every informer of the cache with the kind it caches and its namespace ('' = all), for introspection
+   * (kubeloom: /debug/controllers, the stalled-watch detector).
+   */
+  informerEntries(): Array<{ kind: ResourceKind<unknown, unknown>; description: string; namespace: string; informer: SharedIndexInformer<KubeObject> }> {
+    return [...this.#kinds.values()].flatMap((k) => [...k.informers].map(([namespace, informer]) => ({ kind: k.kind, description: k.objectDescription, namespace, informer })));
+  }
+
   /** The kinds with informers (for health checks and messages). */
   informerDescriptions(): string[] {
     return [...this.#kinds.values()].map((k) => k.objectDescription);

@@ -2,11 +2,13 @@
  * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
  * [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--controllers LIST] [--bare]
  * [--no-garbage-collector] [--no-namespace-controller] [--[no-]scheduler] [--[no-]kubelet]
- * [--kubelet-nodes A,B] [--pod-logs] [--metrics]`: runs the embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL
+ * [--kubelet-nodes A,B] [--pod-logs] [--metrics] [--dashboard [--dashboard-port N]]`: runs the embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL
  * once it is ready. By default it is a developer's cluster: the scheduler and kubelet stand-ins and every
  * controller kubeloom has run in it; `--bare` runs the API server with only the garbage collector and the
  * namespace controller (for envtest-style tests, or the real kube-controller-manager).
  */
+import { startDashboardServer } from '../dashboard/standalone.ts';
+import { RestClient } from '../rest/client.ts';
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
 import { installCrds, loadPodHandlers, startApiServer, type ApiServer, type PodHandlers } from '../testing/index.ts';
@@ -19,7 +21,7 @@ export const apiserverUsage = `usage: kubeloom apiserver [--port N] [--host H] [
                           [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--controllers LIST]
                           [--bare] [--no-garbage-collector] [--no-namespace-controller] [--[no-]scheduler]
                           [--[no-]kubelet] [--kubelet-nodes A,B] [--pod-logs] [--metrics]
-                          [--feature-gates A=true,B=false] [--data-dir DIR]
+                          [--feature-gates A=true,B=false] [--data-dir DIR] [--dashboard [--dashboard-port N]]
 
 Runs an embedded Kubernetes API server on loopback until interrupted, its data in memory (lost when it
 stops) or, with --data-dir, in a SQLite database that survives restarts and crashes. By default
@@ -62,6 +64,8 @@ serviceaccount, statefulset, ttl-after-finished), so Deployments roll out and Se
   --pod-logs                 serve a log line per container of every running pod (kubectl logs)
   --metrics                  serve metrics.k8s.io (kubectl top): each running container uses what it
                              requests, refreshed every 15 s
+  --dashboard                serve a web page with the cluster's objects and events (see docs/observability.md)
+  --dashboard-port N         port of the dashboard (default 0: any free port; same host as the server)
   --feature-gates A=true     feature gates, as kube-apiserver's; known: ShardedListAndWatch (KEP-5866
                              sharded list and watch, default false)
 `;
@@ -103,6 +107,8 @@ export const apiserverCommand: Command = {
           bare: { type: 'boolean' },
           'pod-logs': { type: 'boolean' },
           metrics: { type: 'boolean' },
+          dashboard: { type: 'boolean' },
+          'dashboard-port': { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
         strict: true,
@@ -204,6 +210,8 @@ export const apiserverCommand: Command = {
     if (kubeconfigPath !== undefined) await server.writeKubeconfig(kubeconfigPath);
     process.stdout.write(`kubeloom apiserver storage: ${server.storage.description}\n`);
     process.stdout.write(`kubeloom apiserver listening on ${server.url}\n`);
+    const dashboard = values.dashboard === true ? await startDashboardServer({ rest: new RestClient(server.loopbackConfig()), ...(values.host !== undefined ? { host: values.host } : {}), port: Number(values['dashboard-port'] ?? 0) }) : undefined;
+    if (dashboard !== undefined) process.stdout.write(`dashboard at ${dashboard.url}\n`);
     if (kubeconfigPath !== undefined) process.stdout.write(`kubeconfig written to ${kubeconfigPath}; try: KUBECONFIG=${kubeconfigPath} kubectl get namespaces\n`);
     else process.stdout.write('pass --write-kubeconfig PATH to get a kubeconfig for kubectl\n');
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
@@ -212,6 +220,7 @@ export const apiserverCommand: Command = {
     });
     process.stdout.write(`kubeloom apiserver: ${signal}, stopping\n`);
     await stopExtras?.();
+    await dashboard?.stop();
     await server.stop();
     return 0;
   },

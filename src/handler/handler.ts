@@ -26,6 +26,8 @@ export interface RequestQueue {
  * nothing for that kind of event.
  */
 export interface EventHandler<T extends KubeObject = KubeObject> {
+  /** Names the handler in reconcile causes and traces (kubeloom). Default 'EventHandler'. */
+  readonly name?: string;
   /** An object was created (or listed initially). */
   create?(e: CreateEvent<T>, queue: RequestQueue): void;
   /** An object was updated (or resynced). */
@@ -43,6 +45,7 @@ function requestOf(obj: KubeObject): Request {
 /** Enqueues the object of each event (handler.EnqueueRequestForObject): what `for()` uses. */
 export function enqueueRequestForObject<T extends KubeObject = KubeObject>(): EventHandler<T> {
   return {
+    name: 'EnqueueRequestForObject',
     create: (e, q) => q.add(requestOf(e.object)),
     update: (e, q) => q.add(requestOf(e.objectNew)),
     delete: (e, q) => q.add(requestOf(e.object)),
@@ -83,6 +86,7 @@ export function enqueueRequestForOwner<T extends KubeObject = KubeObject>(ownerK
     }
   };
   return {
+    name: `EnqueueRequestForOwner(${ownerKind.kind})`,
     create: (e, q) => enqueue(e.object, q, new Set()),
     update: (e, q) => {
       const seen = new Set<string>();
@@ -137,6 +141,7 @@ export function enqueueRequestsFromMapFunc<T extends KubeObject = KubeObject>(ma
     Promise.all(results.map(async (r) => r)).then((lists) => add(lists, q), onError);
   };
   return {
+    name: 'EnqueueRequestsFromMapFunc',
     create: (e, q) => enqueue([e.object], q),
     update: (e, q) => enqueue([e.objectOld, e.objectNew], q),
     delete: (e, q) => enqueue([e.object], q),

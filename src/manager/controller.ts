@@ -38,6 +38,11 @@ import { RateLimitingQueue } from '../util/workqueue/rate-limiting-queue.ts';
 import { isPanic, logReconcileError, withFrozenObjectHint } from './reconcile-error.ts';
 import { noopControllerMetrics, ReconcileResultLabel, type ControllerMetrics } from './metrics.ts';
 import type { Runnable } from './runnable.ts';
+import { CauseTracker, CauseType, errorMessage, formatCause, registerCauseTracker } from '../reconcile/causes.ts';
+import { startReconcileSpan } from '../tracing/reconcile-span.ts';
+import { tracingEnabled } from '../tracing/tracing.ts';
+import { ReconcileHistory, type ReconcileRecord } from './reconcile-record.ts';
+import type { ControllerIntrospection } from './introspection.ts';
 
 /** Options of a controller (controller.TypedOptions); the manager fills what is marked so. */
 export interface ControllerOptions<C = unknown> {
@@ -145,6 +150,12 @@ export class ManagedController<C = unknown> implements Runnable {
   #started = false;
   #queueSignal: AbortSignal | undefined;
   #counts = { success: 0, requeueAfter: 0, error: 0, terminal: 0, panics: 0, active: 0 };
+  // Introspection (kubeloom): why each request is queued, what runs now, what ran lately.
+  readonly #causes: CauseTracker;
+  readonly #inFlight = new Map<string, number>();
+  readonly #history = new ReconcileHistory();
+  #retries = 0;
+  #lastError: { message: string; key: string; time: number } | undefined;
 
   constructor(options: ControllerOptions<C>) {
     this.name = options.name;
@@ -159,6 +170,8 @@ export class ManagedController<C = unknown> implements Runnable {
       options.usePriorityQueue === false
         ? new RateLimitingQueue<string>({ name: options.name, clock: this.#clock, rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter<string>({ clock: this.#clock }), ...provider })
         : new PriorityQueue<string>({ name: options.name, clock: this.#clock, rateLimiter: options.rateLimiter ?? new ItemExponentialFailureRateLimiter<string>(5, 1_000_000), ...provider });
+    this.#causes = new CauseTracker(() => this.#clock.now());
+    registerCauseTracker(this.queue, this.#causes);
   }
 
   /** Adds a source (controller.Watch). Sources added after start are started at once. */
@@ -175,6 +188,42 @@ export class ManagedController<C = unknown> implements Runnable {
   /** Counts so far. */
   stats(): ManagedControllerStats {
     return { ...this.#counts, queueDepth: this.queue.len() };
+  }
+
+  /** What the controller is doing, for `/debug/controllers` (kubeloom). */
+  introspect(): ControllerIntrospection {
+    const now = this.#clock.now();
+    let oldest: number | undefined;
+    for (const key of this.#causes.keys()) {
+      if (this.#inFlight.has(key)) continue;
+      const first = this.#causes.peek(key)[0];
+      if (first !== undefined && (oldest === undefined || first.time < oldest)) oldest = first.time;
+    }
+    return {
+      name: this.name,
+      workers: this.#workers,
+      workersBusy: this.#counts.active,
+      reconciles: this.#counts.success + this.#counts.requeueAfter + this.#counts.error,
+      success: this.#counts.success,
+      requeueAfter: this.#counts.requeueAfter,
+      errors: this.#counts.error,
+      terminalErrors: this.#counts.terminal,
+      panics: this.#counts.panics,
+      ...(this.#lastError !== undefined ? { lastError: { ...this.#lastError, ageSeconds: (now - this.#lastError.time) / 1000 } } : {}),
+      queue: {
+        depth: this.queue.len(),
+        ...(oldest !== undefined ? { oldestItemAgeSeconds: (now - oldest) / 1000 } : {}),
+        inFlight: [...this.#inFlight].map(([key, since]) => ({ key, seconds: (now - since) / 1000 })),
+        pending: [...this.#causes.keys()].slice(0, 50).map((key) => ({ key, causes: this.#causes.peek(key).length })),
+        retries: this.#retries,
+        priority: this.queue.addWithOpts !== undefined,
+      },
+    };
+  }
+
+  /** The newest reconciles (at most 500), oldest first; only those after `afterId` when given. */
+  recentReconciles(afterId?: number): ReconcileRecord[] {
+    return this.#history.list(afterId);
   }
 
   /**
@@ -243,10 +292,12 @@ export class ManagedController<C = unknown> implements Runnable {
       const next = this.queue.addWithOpts !== undefined ? await (this.queue as PriorityQueue<string>).getWithPriority() : { ...(await this.queue.get()), priority: 0 };
       if (next.shutdown) return;
       this.#counts.active++;
+      this.#inFlight.set(next.item, this.#clock.now());
       this.#metrics.activeWorkers(this.name, 1);
       try {
         await this.#reconcileHandler(next.item, next.priority);
       } finally {
+        this.#inFlight.delete(next.item);
         this.#counts.active--;
         this.#metrics.activeWorkers(this.name, -1);
         this.queue.done(next.item);
@@ -254,7 +305,9 @@ export class ManagedController<C = unknown> implements Runnable {
     }
   }
 
-  #add(key: string, opts: { afterMs?: number; rateLimited?: boolean; priority: number }): void {
+  #add(key: string, opts: { afterMs?: number; rateLimited?: boolean; priority: number }, reason: string): void {
+    const r = requestFromKey(key);
+    this.#causes.record(key, { type: CauseType.Requeue, kind: '', namespace: r.namespace, name: r.name, resourceVersion: '', predicates: [], handler: '', reason, time: this.#clock.now() });
     if (this.queue.addWithOpts !== undefined) this.queue.addWithOpts(opts, key);
     else if (opts.rateLimited === true) this.queue.addRateLimited(key);
     else if ((opts.afterMs ?? 0) > 0) this.queue.addAfter(key, opts.afterMs!);
@@ -263,19 +316,31 @@ export class ManagedController<C = unknown> implements Runnable {
 
   async #reconcileHandler(key: string, priority: number): Promise<void> {
     const request: Request = requestFromKey(key);
+    const causes = this.#causes.take(key);
+    const id = ++reconcileCounter;
     // reconcileID is a UUID, as upstream's (types.UID(uuid.NewUUID())).
-    const logger = withFields(this.#logger, { object: key, namespace: request.namespace, name: request.name, reconcileID: randomUUID() });
+    const logger = withFields(this.#logger, { object: key, namespace: request.namespace, name: request.name, reconcileID: randomUUID(), causes: causes.map(formatCause) });
     const timeoutMs = this.#o.reconcileTimeoutMs;
     const timeout = timeoutMs !== undefined && timeoutMs > 0 ? new AbortController() : undefined;
     const timer = timeout !== undefined ? this.#clock.afterFunc(timeoutMs!, () => timeout.abort(new KubeloomError('ERR_RECONCILE_TIMEOUT', `reconcile of ${key} timed out after ${timeoutMs} ms`))) : undefined;
     const signal = timeout !== undefined ? AbortSignal.any([this.#abortInFlight.signal, timeout.signal]) : this.#abortInFlight.signal;
-    const context: ReconcileContext<C> = { signal, logger, client: this.#o.client as C, recorder: this.#o.recorder ?? noRecorder, controllerName: this.name };
+    const context: ReconcileContext<C> = { signal, logger, client: this.#o.client as C, recorder: this.#o.recorder ?? noRecorder, controllerName: this.name, causes };
     const start = this.#clock.now();
+    const span = tracingEnabled() ? startReconcileSpan(this.name, key, causes, causes[0]?.time, start) : undefined;
+    const record = (result: ReconcileRecord['result'], err?: unknown): void => {
+      const durationMs = this.#clock.since(start);
+      span?.end(result, err);
+      const error = err === undefined ? undefined : errorMessage(err);
+      this.#history.push({ id, controller: this.name, key, start, durationMs, result, causes, ...(error !== undefined ? { error } : {}), ...(span !== undefined ? { traceId: span.traceId } : {}) });
+      logger.debug('Reconcile done', { result, durationMs, ...(span !== undefined ? { traceID: span.traceId } : {}) });
+    };
     let result: Result;
     try {
-      result = await this.#o.reconcile(request, context);
+      result = await (span !== undefined ? span.run(async () => this.#o.reconcile(request, context)) : this.#o.reconcile(request, context));
     } catch (thrown) {
       const err = withFrozenObjectHint(thrown);
+      record('error', err);
+      this.#lastError = { message: errorMessage(err), key, time: this.#clock.now() };
       this.#metrics.time(this.name, this.#clock.since(start) / 1000);
       if (isPanic(err)) {
         this.#counts.panics++;
@@ -288,7 +353,10 @@ export class ManagedController<C = unknown> implements Runnable {
       const terminal = isTerminalError(err);
       this.#counts.error++;
       if (terminal) this.#counts.terminal++;
-      else this.#add(key, { rateLimited: true, priority });
+      else {
+        this.#retries++;
+        this.#add(key, { rateLimited: true, priority }, 'error');
+      }
       this.#metrics.error(this.name, terminal);
       this.#metrics.result(this.name, ReconcileResultLabel.Error);
       if (typeof (err as { requeueAfterMs?: unknown } | undefined)?.requeueAfterMs === 'number') {
@@ -302,15 +370,17 @@ export class ManagedController<C = unknown> implements Runnable {
     this.#metrics.time(this.name, this.#clock.since(start) / 1000);
     this.queue.forget(key);
     if (result !== undefined && result !== null && result.requeueAfterMs > 0) {
+      record('requeue_after');
       this.#counts.requeueAfter++;
-      this.#add(key, { afterMs: result.requeueAfterMs, priority });
+      this.#add(key, { afterMs: result.requeueAfterMs, priority }, 'requeueAfter');
       this.#metrics.result(this.name, ReconcileResultLabel.RequeueAfter);
       return;
     }
+    record('success');
     this.#counts.success++;
     this.#metrics.result(this.name, ReconcileResultLabel.Success);
     const every = this.#o.reconcileEveryMs;
-    if (every !== undefined && every > 0) this.#add(key, { afterMs: every, priority: LowPriority });
+    if (every !== undefined && every > 0) this.#add(key, { afterMs: every, priority: LowPriority }, 'reconcileEvery');
   }
 }
 

@@ -24,3 +24,9 @@ export { ManagerSharding, ShardingConfigError, shardedHandler } from './sharding
 export type { ShardedOwnsWatch, ShardedWatches, ShardingOptions } from './sharding.ts';
 export { exitCodeFor, setupSignalHandler } from './signals.ts';
 export type { SignalHandlerOptions } from './signals.ts';
+export { debugControllersPath, introspect, introspectInformers, isIntrospectableController, recentReconciles, serveIntrospection } from './introspection.ts';
+export type { ControllerIntrospection, InformerIntrospection, IntrospectableController, IntrospectionSources, ManagerIntrospection, QueueIntrospection } from './introspection.ts';
+export { StalledWatchDetector } from './stalled-watch-detector.ts';
+export type { StalledWatch, StalledWatchOptions } from './stalled-watch-detector.ts';
+export { ReconcileHistory, defaultReconcileHistory } from './reconcile-record.ts';
+export type { ReconcileRecord } from './reconcile-record.ts';

@@ -50,6 +50,9 @@ import { inClusterNamespace } from './in-cluster-namespace.ts';
 import { informerFactoryRunnable } from './informer-factory.ts';
 import { SharedInformerFactory } from '../tools/cache/shared-informer-factory.ts';
 import { cacheReadyChecker, CacheSyncTimeoutError, defaultCacheSyncTimeoutMs, logListWatchError } from './cache-sync.ts';
+import { introspect, serveIntrospection, type IntrospectionSources, type ManagerIntrospection } from './introspection.ts';
+import { StalledWatchDetector, type StalledWatchOptions } from './stalled-watch-detector.ts';
+import { serveDashboard } from '../dashboard/serve.ts';
 
 /** Leader election settings (manager.Options' LeaderElection* fields). */
 export interface LeaderElectionOptions {
@@ -134,6 +137,21 @@ export interface ManagerOptions {
    * election; the ring's Lease is this replica's membership. Off when unset.
    */
   sharding?: ShardingOptions;
+  /**
+   * Serve `/debug/controllers` (informers, queues, controllers, leader election, webhooks; see
+   * docs/observability.md) on the probe and metrics servers (kubeloom). Default false.
+   */
+  introspection?: boolean;
+  /**
+   * The stalled-watch detector (kubeloom): an informer silent for longer than its watch timeout plus a
+   * margin is counted, logged and relisted. On by default; false turns it off, `{ relist: false }` only reports.
+   */
+  stalledWatchDetection?: StalledWatchOptions | false;
+  /**
+   * `host:port` of the dev-mode dashboard (kubeloom): a web page with the cluster's objects and events, the
+   * controllers' informers and queues and a reconcile timeline, plus `/debug/controllers`. Off when unset.
+   */
+  dashboardBindAddress?: string;
 }
 
 /** Defaults of every controller of a manager (config.Controller). */
@@ -171,6 +189,8 @@ export interface ManagerAddresses {
   metrics?: string;
   /** The health probe server. */
   healthProbe?: string;
+  /** The dev-mode dashboard. */
+  dashboard?: string;
 }
 
 /** The manager was started twice, or a runnable was added after it stopped. */
@@ -245,6 +265,8 @@ export class Manager {
   // Started runnables end their start() before the manager learns of it: their errors stop it.
   readonly #watchDog: HealthzAdaptor | undefined;
   readonly #sharding: ManagerSharding | undefined;
+  readonly #detector: StalledWatchDetector | undefined;
+  #dashboardServer: HttpServerRunnable | undefined;
 
   constructor(rest: RestClient, options: ManagerOptions = {}) {
     // Under `kubeloom rbac learn` the manager's requests carry a User-Agent mark (docs/rbac.md).
@@ -287,11 +309,23 @@ export class Manager {
       this.#sharding = new ManagerSharding(options.sharding, { rest, cache: this.#cache, clock: this.#clock, logger: this.#logger });
       this.add(this.#sharding.runnable());
     }
+    if (options.stalledWatchDetection !== false) {
+      this.#detector = new StalledWatchDetector(this.#cache, { ...options.stalledWatchDetection, clock: this.#clock, logger: this.#logger, registry: this.#registry });
+      this.add(this.#detector);
+    }
+    if (options.dashboardBindAddress !== undefined && options.dashboardBindAddress !== '0') {
+      this.#dashboardServer = new HttpServerRunnable('dashboard', options.dashboardBindAddress, async (req, res) => {
+        if (serveIntrospection(req, res, this.introspectionSources())) return;
+        await serveDashboard(req, res, { rest, mode: 'manager' });
+      });
+      this.add(this.#dashboardServer);
+    }
     if (options.leaderElection !== undefined) this.#watchDog = new HealthzAdaptor({ maxTolerableExpiredLeaseMs: 20_000 });
     if (options.healthProbeBindAddress !== undefined && options.healthProbeBindAddress !== '0') {
       const live = options.livenessEndpointName ?? '/healthz';
       const ready = options.readinessEndpointName ?? '/readyz';
       this.#probeServer = new HttpServerRunnable('health probe', options.healthProbeBindAddress, async (req, res) => {
+        if (options.introspection === true && serveIntrospection(req, res, this.introspectionSources())) return;
         if (await serveChecks(live, this.#healthz, req, res)) return;
         if (await serveChecks(ready, this.#readyz, req, res)) return;
         res.statusCode = 404;
@@ -302,6 +336,7 @@ export class Manager {
     if (metricsOn) {
       const registry = this.#registry!;
       this.#metricsServer = new HttpServerRunnable('metrics', options.metricsBindAddress!, async (req: IncomingMessage, res: ServerResponse) => {
+        if (options.introspection === true && serveIntrospection(req, res, this.introspectionSources())) return;
         if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/metrics') {
           res.statusCode = 404;
           res.end('404 page not found\n');
@@ -460,9 +495,47 @@ export class Manager {
     return this.#electedPromise;
   }
 
+  /** What `/debug/controllers` is built from (kubeloom; for the dashboard and tests). */
+  introspectionSources(): IntrospectionSources {
+    return {
+      clock: this.#clock,
+      cache: this.#cache,
+      runnables: () => [...this.#groups.values()].flatMap((g) => g.map((e) => e.runnable)),
+      leaderElection: () => {
+        const le = this.#options.leaderElection;
+        const err = this.#watchDog?.check();
+        return {
+          enabled: le !== undefined,
+          ...(le !== undefined ? { lease: `${le.namespace ?? 'default'}/${le.id}` } : {}),
+          ...(le?.identity !== undefined ? { identity: le.identity } : {}),
+          isLeader: this.isLeader(),
+          healthy: err === undefined,
+          ...(err !== undefined ? { error: err.message } : {}),
+        };
+      },
+      webhooks: () => {
+        const w = this.#webhookServer;
+        const a = w?.address();
+        return { enabled: w !== undefined, paths: w?.paths() ?? [], ...(a !== undefined ? { address: `${a.host}:${a.port}` } : {}) };
+      },
+      detector: this.#detector,
+    };
+  }
+
+  /** The `/debug/controllers` document now (kubeloom). */
+  introspect(): ManagerIntrospection {
+    return introspect(this.introspectionSources());
+  }
+
+  /** The stalled-watch detector, unless turned off. */
+  getStalledWatchDetector(): StalledWatchDetector | undefined {
+    return this.#detector;
+  }
+
   /** Addresses the servers listen on, once started (useful with port 0). */
   addresses(): ManagerAddresses {
     return {
+      ...(this.#dashboardServer?.address() !== undefined ? { dashboard: this.#dashboardServer.address()! } : {}),
       ...(this.#metricsServer?.address() !== undefined ? { metrics: this.#metricsServer.address()! } : {}),
       ...(this.#probeServer?.address() !== undefined ? { healthProbe: this.#probeServer.address()! } : {}),
     };

@@ -13,6 +13,8 @@ import type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from './even
  * predicate.Funcs does.
  */
 export interface Predicate<T extends KubeObject = KubeObject> {
+  /** Names the predicate in reconcile causes and traces (kubeloom). Default 'predicate'. */
+  readonly name?: string;
   /** Whether a create event passes. */
   create?(e: CreateEvent<T>): boolean;
   /** Whether an update event passes. */
@@ -56,6 +58,7 @@ export function newPredicateFuncs<T extends KubeObject = KubeObject>(f: (obj: T)
  * re-deliveries of a resync. Other events pass.
  */
 export const resourceVersionChanged: Predicate = {
+  name: 'ResourceVersionChangedPredicate',
   update: (e) => e.objectOld.metadata?.resourceVersion !== e.objectNew.metadata?.resourceVersion,
 };
 
@@ -64,6 +67,7 @@ export const resourceVersionChanged: Predicate = {
  * changes of resources that count generations, not status or metadata-only changes. Other events pass.
  */
 export const generationChanged: Predicate = {
+  name: 'GenerationChangedPredicate',
   update: (e) => e.objectOld.metadata?.generation !== e.objectNew.metadata?.generation,
 };
 
@@ -77,11 +81,13 @@ function sameRecord(a: Record<string, string> | undefined, b: Record<string, str
 
 /** Passes updates whose labels changed (predicate.LabelChangedPredicate). Other events pass. */
 export const labelChanged: Predicate = {
+  name: 'LabelChangedPredicate',
   update: (e) => !sameRecord(e.objectOld.metadata?.labels, e.objectNew.metadata?.labels),
 };
 
 /** Passes updates whose annotations changed (predicate.AnnotationChangedPredicate). Other events pass. */
 export const annotationChanged: Predicate = {
+  name: 'AnnotationChangedPredicate',
   update: (e) => !sameRecord(e.objectOld.metadata?.annotations, e.objectNew.metadata?.annotations),
 };
 
@@ -91,7 +97,7 @@ export const annotationChanged: Predicate = {
  */
 export function labelSelector(selector: MetaLabelSelector | LabelSelector | string): Predicate {
   const sel = selector instanceof LabelSelector ? selector : typeof selector === 'string' ? parseSelector(selector) : labelSelectorAsSelector(selector);
-  return newPredicateFuncs((obj) => sel.matches(obj.metadata?.labels));
+  return { ...newPredicateFuncs((obj) => sel.matches(obj.metadata?.labels)), name: `LabelSelectorPredicate(${sel.toString()})` };
 }
 
 /** Passes an event only if every predicate does (predicate.And); no predicates: everything passes. */

@@ -10,6 +10,7 @@
 import { KubeloomError } from '../apimachinery/errors.ts';
 import type { EventRecorder } from '../tools/events/interfaces.ts';
 import type { Logger } from '../tools/events/logger.ts';
+import type { ReconcileCause } from './causes.ts';
 
 /** The object to reconcile (reconcile.Request): namespace ('' for cluster-scoped objects) and name. */
 export interface Request {
@@ -80,6 +81,12 @@ export interface ReconcileContext<C = unknown> {
   readonly recorder: EventRecorder;
   /** The controller's name. */
   readonly controllerName: string;
+  /**
+   * Why this reconcile runs (kubeloom): the events that enqueued the request since its last reconcile,
+   * oldest first, several when the queue coalesced them; a requeue of the controller's own is a cause
+   * of type `requeue`. Empty for a reconcile not run by a managed controller.
+   */
+  readonly causes?: readonly ReconcileCause[];
 }
 
 /**

@@ -4,6 +4,8 @@
  * impersonation, the User-Agent, client-side rate limiting, Retry-After retries, timeouts, Warning
  * header handling and gzip decoding, and turning every error response into a StatusError.
  */
+import { startClientSpan } from '../tracing/http-spans.ts';
+import { noteWrite, writtenResourceVersion } from '../tracing/write-context.ts';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { request as undiciRequest, type Dispatcher } from 'undici';
@@ -701,6 +703,7 @@ export class RestClient {
     }
     // A Status that is not a success is an error whatever the HTTP code (rest.Result.Get).
     if (isStatusObject(parsed) && parsed.status !== 'Success') throw new StatusError(parsed);
+    if (req.verb !== 'GET') noteWrite(writtenResourceVersion(parsed));
     return parsed as T;
   }
 
@@ -931,10 +934,13 @@ export class RestClient {
       const { dispatcher, used } = await this.#authenticate(headers, signal);
       const idle = readIdleMs > 0 ? new ReadIdleGuard(this.#clock, readIdleMs, describe) : undefined;
       let resp: Dispatcher.ResponseData;
+      const span = startClientSpan(req.verb, url, headers);
       try {
         const attemptSignal = idle === undefined ? signal : AbortSignal.any([signal, idle.signal]);
         resp = await undiciRequest(url, { dispatcher, method: req.verb, headers, body: sent.body ?? null, signal: attemptSignal });
+        span?.end(resp.statusCode);
       } catch (err) {
+        span?.fail(err);
         idle?.stop();
         if (signal.aborted) throw signal.reason;
         if (idle?.error !== undefined) throw idle.error;

@@ -13,6 +13,7 @@ import type { GenericEvent } from '../predicate/events.ts';
 import { requestKey, type Request } from '../reconcile/reconcile.ts';
 import { isDeletedFinalStateUnknown } from '../tools/cache/key-functions.ts';
 import type { ResourceEventHandlerRegistration } from '../tools/cache/shared-informer.ts';
+import { deliverEvent, type EventInfo } from './event-causes.ts';
 import type { RateLimitingInterface } from '../util/workqueue/rate-limiting-queue.ts';
 import { LowPriority, type AddOpts } from '../util/workqueue/priority-queue.ts';
 
@@ -53,25 +54,28 @@ export function requestQueue(queue: ControllerQueue, priority: number): RequestQ
 export function kindSource<T extends KubeObject>(cache: InformerCache, kind: ResourceKind<T, unknown>, handler: EventHandler<T>, ...predicates: Predicate<T>[]): Source {
   let registration: ResourceEventHandlerRegistration | undefined;
   const pass = <E>(k: 'create' | 'update' | 'delete', e: E): boolean => predicates.every((p) => allows(p, k as 'create', e as never));
+  const predicateNames = predicates.map((p) => p.name ?? 'predicate');
+  const handlerName = handler.name ?? 'EventHandler';
   return {
     description: `kind source: ${kind.group === '' ? kind.version : `${kind.group}/${kind.version}`}, Kind=${kind.kind}`,
     start(queue, signal) {
       const informer = cache.informerFor(kind);
+      const info = (type: 'create' | 'update' | 'delete', object: KubeObject, initialList?: boolean) => (): EventInfo => ({ type, kind: kind.kind, object, predicates: predicateNames, handler: handlerName, ...(initialList === true ? { initialList } : {}) });
       registration = informer.addEventHandler({
         onAdd: (obj, isInInitialList) => {
           const e = { object: obj, isInInitialList };
-          if (handler.create !== undefined && pass('create', e)) handler.create(e, requestQueue(queue, isInInitialList ? LowPriority : 0));
+          if (handler.create !== undefined && pass('create', e)) deliverEvent(queue, requestQueue(queue, isInInitialList ? LowPriority : 0), info('create', obj, isInInitialList), (q) => handler.create!(e, q));
         },
         onUpdate: (objectOld, objectNew) => {
           const e = { objectOld, objectNew };
           const unchanged = objectOld.metadata?.resourceVersion === objectNew.metadata?.resourceVersion;
-          if (handler.update !== undefined && pass('update', e)) handler.update(e, requestQueue(queue, unchanged ? LowPriority : 0));
+          if (handler.update !== undefined && pass('update', e)) deliverEvent(queue, requestQueue(queue, unchanged ? LowPriority : 0), info('update', objectNew), (q) => handler.update!(e, q));
         },
         onDelete: (obj) => {
           const tombstone = isDeletedFinalStateUnknown(obj);
           if (tombstone && obj.obj === undefined) return;
           const e = { object: (tombstone ? obj.obj : obj) as T, deleteStateUnknown: tombstone };
-          if (handler.delete !== undefined && pass('delete', e)) handler.delete(e, requestQueue(queue, 0));
+          if (handler.delete !== undefined && pass('delete', e)) deliverEvent(queue, requestQueue(queue, 0), info('delete', e.object), (q) => handler.delete!(e, q));
         },
       });
       const reg = registration;
@@ -98,7 +102,9 @@ export function channelSource<T extends KubeObject>(events: AsyncIterable<Generi
             const next = await it.next();
             if (next.done === true || signal.aborted) return;
             const e = next.value;
-            if (handler.generic !== undefined && predicates.every((p) => allows(p, 'generic', e))) handler.generic(e, requestQueue(queue, 0));
+            if (handler.generic !== undefined && predicates.every((p) => allows(p, 'generic', e))) {
+              deliverEvent(queue, requestQueue(queue, 0), () => ({ type: 'generic', kind: e.object.kind ?? '', object: e.object, predicates: predicates.map((p) => p.name ?? 'predicate'), handler: handler.name ?? 'EventHandler' }), (q) => handler.generic!(e, q));
+            }
           }
         } finally {
           signal.removeEventListener('abort', onAbort);

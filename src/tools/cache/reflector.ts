@@ -125,6 +125,23 @@ export class ReflectorStoreError extends KubeloomError {
 
 const stopRequested = Symbol('stop requested');
 
+/**
+ * What a reflector has done so far, for introspection and the stalled-watch detector (kubeloom; client-go
+ * keeps these only in logs). Times are the reflector's clock's milliseconds.
+ */
+export interface ReflectorStats {
+  /** Completed LISTs and watch-lists: the first sync, then every relist. */
+  readonly lists: number;
+  /** Watches opened (the first one and every restart). */
+  readonly watches: number;
+  /** When the last list completed or the last watch event (bookmarks included) arrived; undefined before any. */
+  readonly lastProgressTime: number | undefined;
+  /** When the last watch event (bookmarks included) arrived; undefined before any. */
+  readonly lastEventTime: number | undefined;
+  /** The server-side timeout (ms) requested for the watch open now; 0 when none is open. */
+  readonly watchTimeoutMs: number;
+}
+
 /** True when the error (or a cause) is a refused TCP connection (utilnet.IsConnectionRefused). */
 export function isConnectionRefused(err: unknown): boolean {
   const seen = new Set<unknown>();
@@ -244,6 +261,7 @@ export class Reflector<T> {
   #wokenEarly = false;
   /** Aborts the watch being consumed (for {@link Reflector.relist}). */
   #abortWatch: ((reason: unknown) => void) | undefined;
+  #stats = { lists: 0, watches: 0, lastProgressTime: undefined as number | undefined, lastEventTime: undefined as number | undefined, watchTimeoutMs: 0 };
 
   constructor(lw: ListerWatcher<T>, store: ReflectorStore<T>, options: ReflectorOptions = {}) {
     this.#lw = lw;
@@ -284,6 +302,11 @@ export class Reflector<T> {
   relist(): void {
     this.#relistRequested = true;
     this.#abortWatch?.(new KubeloomError('ERR_REFLECTOR_RELIST', `${this.name}: relist requested`));
+  }
+
+  /** Counters and times of lists, watches and events (see {@link ReflectorStats}). */
+  stats(): ReflectorStats {
+    return { ...this.#stats };
   }
 
   /** The resourceVersion of the last list or watch event seen (Reflector.LastSyncResourceVersion). */
@@ -436,6 +459,8 @@ export class Reflector<T> {
     else this.#store.replace(items, rv);
     this.#lastSyncResourceVersion = rv;
     this.#wokenEarly = false;
+    this.#stats.lists++;
+    this.#stats.lastProgressTime = this.#clock.now();
   }
 
   /**
@@ -492,6 +517,7 @@ export class Reflector<T> {
         this.#lastSyncResourceVersionUnavailable = false;
         this.#store.replace(temporary.list(), resourceVersion);
         this.#lastSyncResourceVersion = resourceVersion;
+        this.#stats.lists++;
         return w;
       }
       closeWatch(w);
@@ -637,10 +663,15 @@ export class Reflector<T> {
     else signal.addEventListener('abort', onStop, { once: true });
     const unlink = (): void => {
       signal.removeEventListener('abort', onStop);
-      if (this.#abortWatch === abortThis) this.#abortWatch = undefined;
+      if (this.#abortWatch === abortThis) {
+        this.#abortWatch = undefined;
+        this.#stats.watchTimeoutMs = 0;
+      }
     };
     const abortThis = (reason: unknown): void => abort.abort(reason);
     this.#abortWatch = abortThis;
+    this.#stats.watches++;
+    this.#stats.watchTimeoutMs = (options.timeoutSeconds ?? 0) * 1000;
     // The idle timeout also covers the wait for the response headers: a watch request sent on a
     // connection that went half-open gets no answer, and the stream's own idle timer never starts.
     const idleMs = this.#watchIdleMs(options.timeoutSeconds ?? 0);
@@ -719,6 +750,7 @@ export class Reflector<T> {
           }
         }
         lastEvent = this.#clock.now();
+        this.#stats.lastEventTime = this.#stats.lastProgressTime = lastEvent;
         for (let i = 0; i < events.length; i++) {
           if (signal.aborted) return { err: stopRequested, bookmarkReceived };
           const event = events[i]!;
@@ -770,6 +802,8 @@ export class Reflector<T> {
     } finally {
       idleTimer.stop();
     }
+    // A stream the server ended (its timeout) shows a live server as much as an event does.
+    if (!w.abort.signal.aborted) this.#stats.lastProgressTime = this.#clock.now();
     if (signal.aborted) return { err: stopRequested, bookmarkReceived };
     if (this.#clock.since(start) < 1000 && eventCount === 0) return { err: new VeryShortWatchError(this.name), bookmarkReceived };
     return { err: undefined, bookmarkReceived };

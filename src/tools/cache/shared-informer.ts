@@ -15,7 +15,7 @@ import { DeletedFinalStateUnknown, NamespaceIndex, deletionHandlingMetaNamespace
 import type { ListerWatcher } from './listwatch.ts';
 import { ProcessorListener, determineResyncPeriod, minimumResyncPeriodMs, type HandlerErrorReporter, type Notification } from './processor-listener.ts';
 import { RealFIFO } from './real-fifo.ts';
-import { Reflector, defaultWatchErrorHandler, type ReflectorOptions, type WatchErrorHandler } from './reflector.ts';
+import { Reflector, defaultWatchErrorHandler, type ReflectorOptions, type ReflectorStats, type WatchErrorHandler } from './reflector.ts';
 import { RingBuffer } from './ring-buffer.ts';
 import { Cache } from './store.ts';
 import { ShardedListWatch } from './sharded-listwatch.ts';
@@ -334,6 +334,16 @@ export class SharedIndexInformer<T> {
   /** The resourceVersion of the last list or event seen ('' before the first list). */
   lastSyncResourceVersion(): string {
     return this.#reflector?.lastSyncResourceVersion() ?? '';
+  }
+
+  /** Its reflector's counters (lists, watches, last event); undefined before {@link SharedIndexInformer.run}. */
+  reflectorStats(): ReflectorStats | undefined {
+    return this.#reflector?.stats();
+  }
+
+  /** Ends the current watch and lists again at once (kubeloom: the stalled-watch detector's remedy). */
+  relist(): void {
+    this.#reflector?.relist();
   }
 
   /** What the informer caches, for messages (the `objectDescription` option; default "objects"). */
