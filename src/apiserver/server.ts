@@ -11,6 +11,7 @@ import { writeFile, chmod } from 'node:fs/promises';
 import { stringify as toYaml } from 'yaml';
 import { randomBytes } from 'node:crypto';
 import { realClock, type Clock, type Ticker } from '../util/clock/clock.ts';
+import { rbacLearnFile } from '../rbac/learn-mode.ts';
 import { ResourceRegistry } from './resources.ts';
 import { Storage } from './storage.ts';
 import { WatchCache, type WatchCacheOptions } from './watch-cache.ts';
@@ -25,7 +26,6 @@ import { ClusterRoleAggregationController } from './controllers/clusterrole-aggr
 import { ControllerManager, type ControllerOptions, type ServerControllers } from './controllers/controller-manager.ts';
 import type { FeatureGates } from './sharding.ts';
 import { bootstrapKubernetesService, bootstrapObjects } from './bootstrap/bootstrap.ts';
-import { rbacLearnFile } from '../rbac/learn-mode.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -56,6 +56,12 @@ export interface ApiServerOptions {
   rbac?: boolean;
   /** Users authenticated by bearer token, as a --token-auth-file (name, token, optional uid and groups). */
   users?: StaticUser[];
+  /**
+   * Append every distinct request's authorizer attributes (user, User-Agent, verb, group, resource,
+   * subresource, namespace, name) to this JSON-lines file (default: the file `kubeloom rbac learn` names
+   * in KUBELOOM_RBAC_LEARN_FILE, else none). See docs/rbac.md.
+   */
+  recordRequestsTo?: string;
   /** Whether requests without credentials are `system:anonymous` (default: true, false when `token` is set without `rbac`). */
   anonymous?: boolean;
   /**
@@ -109,12 +115,6 @@ export interface ApiServerOptions {
    * honours `shardSelector` on lists and watches (KEP-5866; see docs/sharding.md).
    */
   featureGates?: FeatureGates;
-  /**
-   * Append every distinct request's authorizer attributes (user, User-Agent, verb, group, resource,
-   * subresource, namespace, name) to this JSON-lines file (default: the file `kubeloom rbac learn` names
-   * in KUBELOOM_RBAC_LEARN_FILE, else none). See docs/rbac.md.
-   */
-  recordRequestsTo?: string;
 }
 
 /** A client certificate and its private key, in PEM. */
