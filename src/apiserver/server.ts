@@ -11,6 +11,7 @@ import { writeFile, chmod } from 'node:fs/promises';
 import { stringify as toYaml } from 'yaml';
 import { randomBytes } from 'node:crypto';
 import { realClock, type Clock, type Ticker } from '../util/clock/clock.ts';
+import { rbacLearnFile } from '../rbac/learn-mode.ts';
 import { ResourceRegistry } from './resources.ts';
 import { Storage } from './storage.ts';
 import { WatchCache, type WatchCacheOptions } from './watch-cache.ts';
@@ -30,7 +31,6 @@ import { restoreDerivedState } from './bootstrap/restored-state.ts';
 import { SqliteBackend } from './storage/sqlite-backend.ts';
 import { StorageKind } from './storage/interface.ts';
 import type { ApiServerSnapshot } from './snapshot.ts';
-import { rbacLearnFile } from '../rbac/learn-mode.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -61,6 +61,12 @@ export interface ApiServerOptions {
   rbac?: boolean;
   /** Users authenticated by bearer token, as a --token-auth-file (name, token, optional uid and groups). */
   users?: StaticUser[];
+  /**
+   * Append every distinct request's authorizer attributes (user, User-Agent, verb, group, resource,
+   * subresource, namespace, name) to this JSON-lines file (default: the file `kubeloom rbac learn` names
+   * in KUBELOOM_RBAC_LEARN_FILE, else none). See docs/rbac.md.
+   */
+  recordRequestsTo?: string;
   /** Whether requests without credentials are `system:anonymous` (default: true, false when `token` is set without `rbac`). */
   anonymous?: boolean;
   /**
@@ -127,12 +133,6 @@ export interface ApiServerOptions {
    * objects. Not with `dataDir`.
    */
   from?: ApiServerSnapshot;
-  /**
-   * Append every distinct request's authorizer attributes (user, User-Agent, verb, group, resource,
-   * subresource, namespace, name) to this JSON-lines file (default: the file `kubeloom rbac learn` names
-   * in KUBELOOM_RBAC_LEARN_FILE, else none). See docs/rbac.md.
-   */
-  recordRequestsTo?: string;
 }
 
 /** Which storage backs a server, and what survives what. */

@@ -6,6 +6,7 @@ import { registerCommand } from './commands.ts';
 registerCommand('version', async () => (await import('./version-command.ts')).versionCommand);
 registerCommand('apiserver', async () => (await import('./apiserver-command.ts')).apiserverCommand);
 registerCommand('controller-manager', async () => (await import('./controller-manager-command.ts')).controllerManagerCommand);
+registerCommand('rbac', async () => (await import('./rbac-command.ts')).rbacCommand);
 registerCommand('get', async () => (await import('./get-command.ts')).getCommand);
 registerCommand('demo', async () => (await import('./demo-command.ts')).demoCommand);
 registerCommand('generate', async () => (await import('./generate-command.ts')).generateCommand);
@@ -14,5 +15,4 @@ registerCommand('init', async () => (await import('./init-command.ts')).initComm
 registerCommand('create', async () => (await import('./create-command.ts')).createCommand);
 registerCommand('manifests', async () => (await import('./manifests-command.ts')).manifestsCommand);
 registerCommand('cluster', async () => (await import('./cluster-command.ts')).clusterCommand);
-registerCommand('rbac', async () => (await import('./rbac-command.ts')).rbacCommand);
 registerCommand('sim', async () => (await import('./sim-command.ts')).simCommand);
