@@ -112,3 +112,27 @@ test('builder: completeWithFinalizer adds the finalizer, applies while the objec
   }, { timeoutMs: 5_000 });
   assert.deepEqual(events.filter((e) => e.startsWith('cleanup')), ['cleanup f']);
 });
+
+test('a reconcile error logged by a built controller names the controller, its group and kind, the object and the reconcile ID', async (t) => {
+  const server = await startApiServer();
+  t.after(() => server.stop());
+  const errors: Array<Record<string, unknown>> = [];
+  const mgr = newManager({ host: server.url, qps: -1 }, { logger: { debug() {}, info() {}, error: (m, f) => (m === 'Reconciler error' ? errors.push(f ?? {}) : undefined) } });
+  controllerManagedBy(mgr)
+    .for(kinds.appsV1.deployments)
+    .complete(() => {
+      throw new Error('boom');
+    });
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  t.after(async () => {
+    stop.abort();
+    await running;
+  });
+  await mgr.getClient().create(kinds.appsV1.deployments, { metadata: { namespace: 'default', name: 'web' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } });
+  while (errors.length === 0) await new Promise<void>((r) => setImmediate(r));
+  const { reconcileID, stacktrace, ...rest } = errors[0]!;
+  assert.deepEqual(rest, { controller: 'deployment', controllerGroup: 'apps', controllerKind: 'Deployment', object: 'default/web', namespace: 'default', name: 'web', err: 'boom' });
+  assert.equal(typeof reconcileID, 'string');
+  assert.match(String(stacktrace), /^Error: boom\n/);
+});

@@ -211,6 +211,7 @@ export class Builder<T extends KubeObject = KubeObject> {
       logger: this.#mgr.getLogger(),
       metrics: this.#mgr.controllerMetrics(),
       clock: o.clock,
+      ...(this.#forKind !== undefined ? { forKind: { group: this.#forKind.group, kind: this.#forKind.kind } } : {}),
       ...(queueMetrics !== undefined ? { queueMetricsProvider: queueMetrics } : {}),
       ...(o.maxConcurrentReconciles !== undefined ? { maxConcurrentReconciles: o.maxConcurrentReconciles } : {}),
       ...(o.rateLimiter !== undefined ? { rateLimiter: o.rateLimiter } : {}),

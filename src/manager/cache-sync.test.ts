@@ -48,7 +48,14 @@ test('Manager logs a refused connection, fails /readyz, and rejects start() afte
   assert.equal(ready.status, 500);
   assert.equal(await ready.text(), `internal server error: ConfigMap (v1, Resource=configmaps) not synced: connect ECONNREFUSED 127.0.0.1:${port}\n`);
   // Nothing happens before the timeout: one second short of it the manager still waits.
+  let settled = false;
+  running.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   await clock.step(119_000);
+  for (let i = 0; i < 10; i++) await new Promise<void>((r) => setImmediate(r));
+  assert.equal(settled, false);
   await clock.step(1_000);
   await rejected;
 });

@@ -74,6 +74,11 @@ export interface ControllerOptions<C = unknown> {
   reconcileEveryMs?: number;
   /** Where logs go (the manager's, with `controller` fields). */
   logger?: Logger;
+  /**
+   * The kind the controller reconciles (the builder's `for`): its logs then carry `controllerGroup` and
+   * `controllerKind`, as controller-runtime's builder adds them.
+   */
+  forKind?: { group: string; kind: string };
   /** The client given to reconciles (the manager's). */
   client?: C;
   /** The recorder given to reconciles (the manager makes one per controller). */
@@ -162,7 +167,7 @@ export class ManagedController<C = unknown> implements Runnable {
     this.#o = options;
     this.#clock = options.clock ?? realClock;
     this.#metrics = options.metrics ?? noopControllerMetrics;
-    this.#logger = withFields(options.logger ?? consoleLogger, { controller: options.name });
+    this.#logger = withFields(options.logger ?? consoleLogger, { controller: options.name, ...(options.forKind !== undefined ? { controllerGroup: options.forKind.group, controllerKind: options.forKind.kind } : {}) });
     this.#workers = options.maxConcurrentReconciles ?? 1;
     if (!Number.isInteger(this.#workers) || this.#workers < 1) throw new ControllerStartError(`maxConcurrentReconciles must be a positive integer, got ${this.#workers}`);
     const provider = options.queueMetricsProvider !== undefined ? { metricsProvider: options.queueMetricsProvider } : {};

@@ -17,6 +17,8 @@ export { informerFactoryRunnable } from './informer-factory.ts';
 export type { BindAddress } from './server.ts';
 export { ping, serveChecks } from './healthz.ts';
 export { CacheSyncTimeoutError, cacheReadyChecker, defaultCacheSyncTimeoutMs, describeListWatchError } from './cache-sync.ts';
+export { FrozenObjectError, isPanic, stackOf, withFrozenObjectHint } from './reconcile-error.ts';
+export { inClusterNamespace, inClusterNamespacePath } from './in-cluster-namespace.ts';
 export type { Checker } from './healthz.ts';
 export { ReconcileResultLabel, newControllerMetrics, newRestClientRequestsCounter, noopControllerMetrics } from './metrics.ts';
 export type { ControllerMetrics, ReconcileResultLabelValue } from './metrics.ts';

@@ -29,7 +29,7 @@ import type { RestConfig } from '../rest/config.ts';
 import { EventBroadcaster } from '../tools/events/event-broadcaster.ts';
 import { newEventSink } from '../tools/events/event-sink.ts';
 import type { EventRecorder } from '../tools/events/interfaces.ts';
-import type { Logger } from '../tools/events/logger.ts';
+import type { LogFields, Logger } from '../tools/events/logger.ts';
 import { HealthzAdaptor } from '../tools/leaderelection/healthz.ts';
 import { LeaderElector } from '../tools/leaderelection/leader-election.ts';
 import { newPrometheusLeaderMetricsProvider } from '../tools/leaderelection/prometheus-metrics.ts';
@@ -214,10 +214,19 @@ export class GracefulShutdownTimeoutError extends KubeloomError {
   }
 }
 
+// Error values print as their message: one line each, as klog prints err.Error(). A stack is logged
+// only where it is the point (a reconcile failure's `stacktrace` field).
+function oneLine(fields: LogFields | undefined): LogFields | '' {
+  if (fields === undefined) return '';
+  const out: LogFields = {};
+  for (const [k, v] of Object.entries(fields)) out[k] = v instanceof Error ? v.message : v;
+  return out;
+}
+
 const stderrLogger: Logger = {
   debug() {},
-  info: (m, f) => console.error(m, f ?? ''),
-  error: (m, f) => console.error(m, f ?? ''),
+  info: (m, f) => console.error(m, oneLine(f)),
+  error: (m, f) => console.error(m, oneLine(f)),
 };
 
 interface Running {
