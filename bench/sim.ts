@@ -9,11 +9,15 @@
  *   perturbation count before and after shrinking, and whether 10 replays of the shrunk schedule were
  *   byte-identical.
  *
- * Exits 1 when a fixed controller fails a seed or a bug is not found.
+ * - rest: kubeloom's ReplicaSet controller (src/controllers, over the in-process REST transport) over
+ *   `--rs-seeds` seeds (default 200): passes, requests per CPU-second, seeds per CPU-minute.
+ *
+ * Exits 1 when a fixed controller or the ReplicaSet controller fails a seed, or a bug is not found.
  */
 import { performance } from 'node:perf_hooks';
 import { explore, formatReport, runSimulation } from '../src/sim/index.ts';
 import { corpus } from '../test/sim/corpus.ts';
+import { replicaSetScaling } from '../test/sim/replicaset.sim.ts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -22,6 +26,7 @@ function arg(name: string, fallback: number): number {
 
 const seeds = arg('seeds', 1000);
 const bugSeeds = arg('bug-seeds', 200);
+const rsSeeds = arg('rs-seeds', 200);
 let failed = false;
 
 const fixedRows: Record<string, string | number>[] = [];
@@ -83,4 +88,20 @@ for (const [name, c] of Object.entries(corpus)) {
 }
 console.log(`planted bugs, up to ${bugSeeds} seeds each`);
 console.table(bugRows);
+{
+  const wall = performance.now();
+  const cpu = process.cpuUsage();
+  const r = await explore(replicaSetScaling, { seeds: rsSeeds });
+  const u = process.cpuUsage(cpu);
+  const cpuS = (u.user + u.system) / 1e6;
+  if (r.failure !== undefined) {
+    failed = true;
+    console.error(formatReport(r.shrunk ?? r.failure));
+  }
+  console.log(
+    `kubeloom ReplicaSet controller over the REST transport: ${r.failure === undefined ? `${r.runs}/${rsSeeds} seeds pass` : `FAILS seed ${r.failure.seed}`}, ` +
+      `${r.apiOps} requests, ${Math.round(r.apiOps / cpuS)} requests/CPU-s, ${Math.round((r.runs / cpuS) * 60)} seeds/CPU-min ` +
+      `(${((performance.now() - wall) / 1000).toFixed(1)} s wall)`,
+  );
+}
 process.exitCode = failed ? 1 : 0;

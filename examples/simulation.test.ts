@@ -71,7 +71,6 @@ test('regression: seed 12', async () => {
 import { controllerManagedBy } from 'kubeloom/builder';
 import { newManager, type Manager } from 'kubeloom/manager';
 import { RestClient } from 'kubeloom/rest';
-import { noopLogger } from 'kubeloom/tools/events';
 
 // The application's own setup function, as it runs in production.
 function setup(mgr: Manager): void {
@@ -101,7 +100,7 @@ const managerSimulation: Simulation = {
   // One simulated process: a real Manager whose requests go to the simulated cluster. After a crash
   // perturbation it is started again, with cold caches.
   start(h) {
-    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: noopLogger });
+    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger });
     setup(mgr);
     void mgr.start(h.signal).catch(() => undefined);
   },

@@ -12,6 +12,7 @@
  */
 import type { RestConfig } from '../rest/config.ts';
 import type { RestClientOptions } from '../rest/client.ts';
+import type { LogFields, Logger } from '../tools/events/logger.ts';
 import { FakeClock, type Clock } from '../util/clock/clock.ts';
 import { SimClient } from './client.ts';
 import { SimCluster, type SimKind } from './cluster.ts';
@@ -53,6 +54,8 @@ export interface SimHarness {
   restClientOptions(name: string): RestClientOptions;
   /** A RestConfig to go with them (no credentials; the host is never contacted). */
   readonly restConfig: RestConfig;
+  /** A logger writing info and error lines into the trace (debug is dropped), e.g. a Manager's `logger`. */
+  readonly logger: Logger;
 }
 
 /** A simulation: controllers, a scenario, and what must hold. */
@@ -115,6 +118,7 @@ export interface SimResult {
   readonly steps: number;
   /** Requests the server handled (including informers' lists). */
   readonly apiOps: number;
+  /** Reconciles of `SimControllerSpec` controllers (those of a REST process are not counted). */
   readonly reconciles: number;
   readonly virtualMs: number;
   /** The trace: one line per event, reconcile, API call and perturbation. */
@@ -268,12 +272,25 @@ function startIncarnation(env: SimEnv, start: (h: SimHarness) => void, clock: Fa
     clock,
     signal: AbortSignal.any([runSignal, crash.signal]),
     restConfig: { host: 'http://simulated.invalid', qps: 1_000_000, burst: 1_000_000 },
+    logger: {
+      debug: () => undefined,
+      info: (m, f) => sched.log(`LOG ${m}${logFields(f)}`),
+      error: (m, f) => sched.log(`LOG ERROR ${m}${logFields(f)}`),
+    },
     restClientOptions: (client) => {
       const d = new SimDispatcher(env, caller(client));
       dispatchers.push(d);
       return { clock, dispatcher: d };
     },
   });
+}
+
+// A logger's fields for the trace. `reconcileID` is left out: ManagedController numbers reconciles with a
+// process-wide counter, so its value depends on how many runs the process made before, not on the seed.
+function logFields(fields: LogFields | undefined): string {
+  if (fields === undefined) return '';
+  const { reconcileID: _id, ...rest } = fields;
+  return ` ${JSON.stringify(rest)}`;
 }
 
 function busiest(counts: ReadonlyMap<string, number>): string {
@@ -341,7 +358,7 @@ export function formatReport(r: SimResult, traceLines = 80): string {
   const keep = r.keep === undefined ? undefined : `[${r.keep.join(', ')}]`;
   const lines = [
     r.failure === undefined ? `simulation "${r.name}" passed (seed ${r.seed})` : `simulation "${r.name}" failed: ${r.failure.invariant}: ${r.failure.message}`,
-    `seed ${r.seed}, ${r.perturbations.length} perturbation(s) applied of ${r.candidates} candidate(s); ${r.steps} steps, ${r.apiOps} API requests, ${r.reconciles} reconciles, ${r.virtualMs}ms virtual`,
+    `seed ${r.seed}, ${r.perturbations.length} perturbation(s) applied of ${r.candidates} candidate(s); ${r.steps} steps, ${r.apiOps} API requests, ${r.reconciles > 0 ? `${r.reconciles} reconciles, ` : ''}${r.virtualMs}ms virtual`,
     `replay: assertSimulation(simulation, { seed: ${r.seed}${keep === undefined ? '' : `, keep: ${keep}`} })`,
   ];
   if (r.perturbations.length > 0) {

@@ -8,7 +8,6 @@ import type { Client } from '../../src/client/client.ts';
 import { newManager, type Manager } from '../../src/manager/manager.ts';
 import { RestClient } from '../../src/rest/client.ts';
 import { childCount, type Simulation } from '../../src/sim/index.ts';
-import { noopLogger } from '../../src/tools/events/logger.ts';
 import { controllerRef, isControlledBy, podSets, podSpec, pods, type PodSet } from './kinds.ts';
 
 async function getSet(client: Client, req: { namespace: string; name: string }): Promise<PodSet | undefined> {
@@ -60,7 +59,7 @@ function simulation(name: string, setup: (mgr: Manager) => void): Simulation {
     name,
     kinds: [podSets],
     start(h) {
-      const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: noopLogger });
+      const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger });
       setup(mgr);
       void mgr.start(h.signal).catch(() => undefined);
     },
