@@ -242,6 +242,28 @@ function counted<R>(onRequest: RequestHook | undefined, verb: 'list' | 'watch', 
   );
 }
 
+/**
+ * Sets `apiVersion` and `kind` on listed items that lack them. A LIST answer's items carry no TypeMeta
+ * (kube-apiserver omits it for built-in kinds), while watch events do; controller-runtime's cache reader
+ * sets the GroupVersionKind on every object it returns (pkg/cache/internal/cache_reader.go), so code
+ * that needs the kind of a cached object (an event recorder's reference, an owner reference) finds it
+ * whichever way the object reached the cache.
+ */
+function withTypeMeta<L>(list: L, apiVersion: string, kind: string): L {
+  const items = (list as { items?: unknown } | undefined)?.items;
+  if (!Array.isArray(items)) return list;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as Record<string, unknown> | null;
+    if (item === null || typeof item !== 'object' || (typeof item.kind === 'string' && item.kind !== '')) continue;
+    if (Object.isFrozen(item)) items[i] = { ...item, apiVersion, kind };
+    else {
+      item.apiVersion = apiVersion;
+      item.kind = kind;
+    }
+  }
+  return list;
+}
+
 function withSelectors(lw: ListerWatcher<unknown>, label: string | undefined, field: string | undefined): ListerWatcher<unknown> {
   if (label === undefined && field === undefined) return lw;
   const tweak = (o: ListOptions): ListOptions => ({ ...o, ...(label !== undefined ? { labelSelector: label } : {}), ...(field !== undefined ? { fieldSelector: field } : {}) });
@@ -349,7 +371,9 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
         namespace: ns,
         ...(meta ? { accept: { object: partialObjectMetadataAccept, list: partialObjectMetadataListAccept } } : {}),
       });
-      const lw = withSelectors({ list: (o) => this.#tracked(counted(onRequest, 'list', client.list(o)), o.signal, onError), watch: (o) => this.#tracked(counted(onRequest, o.sendInitialEvents === true ? 'list' : 'watch', client.watch(o)), o.signal, onError) }, sel.labelSelector, sel.fieldSelector);
+      const apiVersion = kind.group === '' ? kind.version : `${kind.group}/${kind.version}`;
+      const list = meta ? (o: ListOptions) => client.list(o) : async (o: ListOptions) => withTypeMeta(await client.list(o), apiVersion, kind.kind);
+      const lw = withSelectors({ list: (o) => this.#tracked(counted(onRequest, 'list', list(o)), o.signal, onError), watch: (o) => this.#tracked(counted(onRequest, o.sendInitialEvents === true ? 'list' : 'watch', client.watch(o)), o.signal, onError) }, sel.labelSelector, sel.fieldSelector);
       const informer = new SharedIndexInformer<T>(lw as ListerWatcher<T>, {
         clock,
         defaultEventHandlerResyncPeriodMs: resyncMs,

@@ -197,3 +197,28 @@ test('leader election logs "attempting to acquire leader lease" once', async (t)
   await running;
   assert.equal(infos.filter((m) => m === 'attempting to acquire leader lease').length, 1);
 });
+
+test('objects the cache got from a LIST carry their kind, so the event recorder can reference them (as on kube-apiserver v1.24, which has no watch-list)', async (t) => {
+  const server = await withServer(t);
+  await fetch(`${server.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'listed' } }) });
+  // The first watch (the reflector's watch-list) fails, so the informer falls back to LIST.
+  server.faults.failNext({ verb: 'watch', resource: 'configmaps', status: 500 });
+  const mgr = newManager({ host: server.url, qps: -1 }, { logger: quiet });
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  t.after(async () => {
+    stop.abort();
+    await running.catch(() => undefined);
+  });
+  const cm = await eventually(() => mgr.getClient().get(kinds.coreV1.configMaps, { namespace: 'default', name: 'listed' }), { timeoutMs: 10_000 });
+  assert.equal(cm.kind, 'ConfigMap');
+  assert.equal(cm.apiVersion, 'v1');
+  mgr.getEventRecorderFor('kind-test').eventf(cm, undefined, 'Normal', 'Listed', 'Read', 'read from the cache');
+  const events = await eventually(async () => {
+    const r = (await (await fetch(`${server.url}/apis/events.k8s.io/v1/namespaces/default/events`)).json()) as { items: { regarding?: { kind?: string; name?: string } }[] };
+    const found = r.items.find((e) => e.regarding?.name === 'listed');
+    assert.ok(found);
+    return found;
+  }, { timeoutMs: 10_000 });
+  assert.equal(events.regarding?.kind, 'ConfigMap');
+});
