@@ -27,8 +27,7 @@ import type { FeatureGates } from './sharding.ts';
 import { bootstrapKubernetesService, bootstrapObjects } from './bootstrap/bootstrap.ts';
 import { bootstrapSnapshot } from './bootstrap/bootstrap-snapshot.ts';
 import { restoreDerivedState } from './bootstrap/restored-state.ts';
-import { SqliteBackend } from './storage/sqlite-backend.ts';
-import { StorageKind } from './storage/interface.ts';
+import { StorageKind, type StorageBackend } from './storage/interface.ts';
 import type { ApiServerSnapshot } from './snapshot.ts';
 
 /** Options of {@link startApiServer}. */
@@ -304,7 +303,7 @@ class EmbeddedApiServer implements ApiServer {
   #port: number;
   #listening = false;
 
-  constructor(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined) {
+  constructor(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined, backend: StorageBackend | undefined) {
     const clock = options.clock ?? realClock;
     this.#host = options.host ?? '127.0.0.1';
     const rbac = options.rbac === true;
@@ -314,14 +313,7 @@ class EmbeddedApiServer implements ApiServer {
     this.#port = options.port ?? 0;
     this.#options = options;
     this.#tls = tls;
-    if (options.dataDir !== undefined && options.from !== undefined) throw new Error('startApiServer: `from` and `dataDir` cannot be combined');
-    const backend = options.dataDir === undefined ? undefined : SqliteBackend.open(options.dataDir);
-    try {
-      this.#storage = new Storage(options.watchHistorySize ?? defaultWatchHistorySize, 0, backend);
-    } catch (err) {
-      backend?.close();
-      throw err;
-    }
+    this.#storage = new Storage(options.watchHistorySize ?? defaultWatchHistorySize, 0, backend);
     this.storage = backend === undefined ? { kind: StorageKind.Memory, description: 'memory (data is lost when the server stops)' } : { kind: backend.kind, description: backend.describe() };
     if (options.watchCache !== false) this.#storage.watchCache = new WatchCache(options.watchCache ?? {}, () => clock.now());
     this.faults = new Faults({
@@ -549,7 +541,16 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 }
 
 async function launch(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined): Promise<ApiServer> {
-  const server = new EmbeddedApiServer(options, tls, clientCa);
+  if (options.dataDir !== undefined && options.from !== undefined) throw new Error('startApiServer: `from` and `dataDir` cannot be combined');
+  // node:sqlite loads only for a data directory (Node 22 warns that it is experimental when it loads).
+  const backend = options.dataDir === undefined ? undefined : (await import('./storage/sqlite-backend.ts')).SqliteBackend.open(options.dataDir);
+  let server: EmbeddedApiServer;
+  try {
+    server = new EmbeddedApiServer(options, tls, clientCa, backend);
+  } catch (err) {
+    backend?.close();
+    throw err;
+  }
   try {
     await server.listen();
   } catch (err) {
