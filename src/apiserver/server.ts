@@ -469,7 +469,7 @@ class EmbeddedApiServer implements ApiServer {
   async fork(options: Omit<ApiServerOptions, 'from' | 'dataDir'> = {}): Promise<ApiServer> {
     const { dataDir: _dataDir, ...inherited } = this.#options;
     // The same certificates and credentials, so the parent's kubeconfig works against the fork.
-    return launch({ port: 0, ...inherited, token: this.#token, ...options, from: this.snapshot() }, this.#tls, this.#clientCa);
+    return launch({ ...inherited, port: 0, token: this.#token, ...options, from: this.snapshot() }, this.#tls, this.#clientCa);
   }
 
   setPodLogs(namespace: string, pod: string, lines: string[], container?: string): void {
