@@ -7,7 +7,8 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { writeFile, chmod } from 'node:fs/promises';
+import { writeFile, chmod, mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { randomBytes } from 'node:crypto';
 import { realClock, type Clock, type Ticker } from '../util/clock/clock.ts';
@@ -125,6 +126,13 @@ export interface ApiServerOptions {
    * objects. Not with `dataDir`.
    */
   from?: ApiServerSnapshot;
+  /**
+   * With TLS, keep the self-signed serving certificate and the client CA in this directory, as
+   * kube-apiserver's `--cert-dir`: made and written (`apiserver.crt`/`.key`, `client-ca.crt`/`.key`) on the
+   * first start, read back on later ones, so kubeconfigs stay valid across restarts (default: new ones
+   * at every start).
+   */
+  certDir?: string;
 }
 
 /** Which storage backs a server, and what survives what. */
@@ -535,9 +543,25 @@ class EmbeddedApiServer implements ApiServer {
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const secure = options.tls ?? (options.token !== undefined || options.rbac === true);
-  const tls = secure ? await selfSignedCertificate() : undefined;
-  const clientCa = secure ? await clientCertificateAuthority() : undefined;
-  return launch(options, tls, clientCa);
+  if (!secure) return launch(options, undefined, undefined);
+  if (options.certDir === undefined) return launch(options, await selfSignedCertificate(), await clientCertificateAuthority());
+  return launch(options, await keptCertificate(options.certDir, 'apiserver', selfSignedCertificate), await keptCertificate(options.certDir, 'client-ca', clientCertificateAuthority));
+}
+
+// kube-apiserver's --cert-dir: a self-signed pair made on the first start, the same one read back afterwards.
+async function keptCertificate(dir: string, name: string, make: () => Promise<{ key: string; cert: string }>): Promise<{ key: string; cert: string }> {
+  const certFile = path.join(dir, `${name}.crt`);
+  const keyFile = path.join(dir, `${name}.key`);
+  try {
+    return { cert: await readFile(certFile, 'utf8'), key: await readFile(keyFile, 'utf8') };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const pair = await make();
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await writeFile(keyFile, pair.key, { mode: 0o600 });
+  await writeFile(certFile, pair.cert, { mode: 0o644 });
+  return pair;
 }
 
 async function launch(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined): Promise<ApiServer> {
