@@ -64,6 +64,8 @@ test('kubeloom apiserver prints its URL once ready, writes a kubeconfig and stop
     // --token implies --tls: a kubeconfig's token is sent only to an https server (clientcmd, kubectl).
     const url = cli.url;
     assert.match(url, /^https:/);
+    // Without --data-dir, the startup lines say the data is in memory.
+    assert.match(cli.out(), /^kubeloom apiserver storage: memory \(data is lost when the server stops\)\n/m);
     const kc: Json = parseYaml(await readFile(kubeconfig, 'utf8'));
     assert.equal(kc.clusters[0].cluster.server, url);
     assert.equal(kc.users[0].user.token, 'cli-token');

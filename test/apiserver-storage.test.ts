@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { startApiServer, type ApiServer } from '../src/apiserver/index.ts';
 import { FakeClock } from '../src/util/clock/clock.ts';
@@ -148,13 +149,53 @@ test('dataDir: a server started again on the directory has the same objects, CRD
       const w = await watch(second, `${cms}?watch=1&resourceVersion=${rv}`);
       assert.match(brief(await w.next()), /^ADDED b /);
       await w.close();
+      // A fork of a server on SQLite lives in memory: its writes do not reach the directory.
+      const fork = await second.fork();
+      try {
+        assert.equal(fork.storage.kind, 'memory');
+        await create(fork, cms, configMap('fork-only'));
+      } finally {
+        await fork.stop();
+      }
       const next = await create(second, '/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc2' }, spec: { ports: [{ port: 80 }] } });
       assert.notEqual(next.spec.clusterIP, ip);
       assert.ok(Number(next.metadata.resourceVersion) > second.revision() - 1);
     } finally {
       await second.stop();
     }
+    const third = await startApiServer({ dataDir: dir });
+    try {
+      assert.deepEqual(await names(third, cms), ['a', 'b']);
+    } finally {
+      await third.stop();
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('fork of a TLS + RBAC server keeps its certificate and admin token: the parent\'s kubeconfig works against the fork', async () => {
+  const parent = await startApiServer({ rbac: true });
+  try {
+    const fork = await parent.fork();
+    try {
+      assert.equal(fork.caCertPem, parent.caCertPem);
+      const token = /token: (\S+)/.exec(parent.kubeconfig)![1]!;
+      assert.equal(/token: (\S+)/.exec(fork.kubeconfig)![1], token);
+      const status = (headers: Record<string, string>): Promise<number | undefined> =>
+        new Promise((resolve, reject) => {
+          const req = httpsGet(`${fork.url}/api/v1/namespaces/default/configmaps`, { ca: parent.caCertPem, headers }, (res) => {
+            res.resume();
+            resolve(res.statusCode);
+          });
+          req.on('error', reject);
+        });
+      assert.equal(await status({ authorization: `Bearer ${token}` }), 200);
+      assert.equal(await status({}), 403);
+    } finally {
+      await fork.stop();
+    }
+  } finally {
+    await parent.stop();
   }
 });

@@ -48,6 +48,9 @@ test('kubeloom cluster create, list, stop, start, snapshot save/restore and dele
     // Restoring a stopped cluster's snapshot leaves it stopped; start brings it up on the same port.
     await cli('snapshot', 'restore', 'before', '--name', 'dev');
     assert.match(await cli('start', 'dev'), new RegExp(`cluster dev running at ${url.replace(/[.:/]/g, '\\$&')}`));
+    // The serving certificate is kept (--cert-dir): the context's CA did not change across the restart.
+    const ca = (k: Json): string => k.clusters.find((c: Json) => c.name === 'kubeloom-dev').cluster['certificate-authority-data'];
+    assert.equal(ca(parseYaml(await readFile(kubeconfig, 'utf8'))), ca(kc));
     const cm = await (await clientset()).coreV1().configMaps('default').get('kept');
     assert.deepEqual(cm.data, { a: '1' });
 

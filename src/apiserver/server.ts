@@ -7,7 +7,8 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { writeFile, chmod } from 'node:fs/promises';
+import { writeFile, chmod, mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { randomBytes } from 'node:crypto';
 import { realClock, type Clock, type Ticker } from '../util/clock/clock.ts';
@@ -28,8 +29,7 @@ import type { FeatureGates } from './sharding.ts';
 import { bootstrapKubernetesService, bootstrapObjects } from './bootstrap/bootstrap.ts';
 import { bootstrapSnapshot } from './bootstrap/bootstrap-snapshot.ts';
 import { restoreDerivedState } from './bootstrap/restored-state.ts';
-import { SqliteBackend } from './storage/sqlite-backend.ts';
-import { StorageKind } from './storage/interface.ts';
+import { StorageKind, type StorageBackend } from './storage/interface.ts';
 import type { ApiServerSnapshot } from './snapshot.ts';
 
 /** Options of {@link startApiServer}. */
@@ -133,6 +133,13 @@ export interface ApiServerOptions {
    * objects. Not with `dataDir`.
    */
   from?: ApiServerSnapshot;
+  /**
+   * With TLS, keep the self-signed serving certificate and the client CA in this directory, as
+   * kube-apiserver's `--cert-dir`: made and written (`apiserver.crt`/`.key`, `client-ca.crt`/`.key`) on the
+   * first start, read back on later ones, so kubeconfigs stay valid across restarts (default: new ones
+   * at every start).
+   */
+  certDir?: string;
 }
 
 /** Which storage backs a server, and what survives what. */
@@ -313,7 +320,7 @@ class EmbeddedApiServer implements ApiServer {
   #port: number;
   #listening = false;
 
-  constructor(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined) {
+  constructor(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined, backend: StorageBackend | undefined) {
     const clock = options.clock ?? realClock;
     this.#host = options.host ?? '127.0.0.1';
     const rbac = options.rbac === true;
@@ -323,14 +330,7 @@ class EmbeddedApiServer implements ApiServer {
     this.#port = options.port ?? 0;
     this.#options = options;
     this.#tls = tls;
-    if (options.dataDir !== undefined && options.from !== undefined) throw new Error('startApiServer: `from` and `dataDir` cannot be combined');
-    const backend = options.dataDir === undefined ? undefined : SqliteBackend.open(options.dataDir);
-    try {
-      this.#storage = new Storage(options.watchHistorySize ?? defaultWatchHistorySize, 0, backend);
-    } catch (err) {
-      backend?.close();
-      throw err;
-    }
+    this.#storage = new Storage(options.watchHistorySize ?? defaultWatchHistorySize, 0, backend);
     this.storage = backend === undefined ? { kind: StorageKind.Memory, description: 'memory (data is lost when the server stops)' } : { kind: backend.kind, description: backend.describe() };
     if (options.watchCache !== false) this.#storage.watchCache = new WatchCache(options.watchCache ?? {}, () => clock.now());
     this.faults = new Faults({
@@ -488,7 +488,7 @@ class EmbeddedApiServer implements ApiServer {
   async fork(options: Omit<ApiServerOptions, 'from' | 'dataDir'> = {}): Promise<ApiServer> {
     const { dataDir: _dataDir, ...inherited } = this.#options;
     // The same certificates and credentials, so the parent's kubeconfig works against the fork.
-    return launch({ port: 0, ...inherited, token: this.#token, ...options, from: this.snapshot() }, this.#tls, this.#clientCa);
+    return launch({ ...inherited, port: 0, token: this.#token, ...options, from: this.snapshot() }, this.#tls, this.#clientCa);
   }
 
   setPodLogs(namespace: string, pod: string, lines: string[], container?: string): void {
@@ -554,13 +554,38 @@ class EmbeddedApiServer implements ApiServer {
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const secure = options.tls ?? (options.token !== undefined || options.rbac === true);
-  const tls = secure ? await selfSignedCertificate() : undefined;
-  const clientCa = secure ? await clientCertificateAuthority() : undefined;
-  return launch(options, tls, clientCa);
+  if (!secure) return launch(options, undefined, undefined);
+  if (options.certDir === undefined) return launch(options, await selfSignedCertificate(), await clientCertificateAuthority());
+  return launch(options, await keptCertificate(options.certDir, 'apiserver', selfSignedCertificate), await keptCertificate(options.certDir, 'client-ca', clientCertificateAuthority));
+}
+
+// kube-apiserver's --cert-dir: a self-signed pair made on the first start, the same one read back afterwards.
+async function keptCertificate(dir: string, name: string, make: () => Promise<{ key: string; cert: string }>): Promise<{ key: string; cert: string }> {
+  const certFile = path.join(dir, `${name}.crt`);
+  const keyFile = path.join(dir, `${name}.key`);
+  try {
+    return { cert: await readFile(certFile, 'utf8'), key: await readFile(keyFile, 'utf8') };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const pair = await make();
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await writeFile(keyFile, pair.key, { mode: 0o600 });
+  await writeFile(certFile, pair.cert, { mode: 0o644 });
+  return pair;
 }
 
 async function launch(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined): Promise<ApiServer> {
-  const server = new EmbeddedApiServer(options, tls, clientCa);
+  if (options.dataDir !== undefined && options.from !== undefined) throw new Error('startApiServer: `from` and `dataDir` cannot be combined');
+  // node:sqlite loads only for a data directory (Node 22 warns that it is experimental when it loads).
+  const backend = options.dataDir === undefined ? undefined : (await import('./storage/sqlite-backend.ts')).SqliteBackend.open(options.dataDir);
+  let server: EmbeddedApiServer;
+  try {
+    server = new EmbeddedApiServer(options, tls, clientCa, backend);
+  } catch (err) {
+    backend?.close();
+    throw err;
+  }
   try {
     await server.listen();
   } catch (err) {

@@ -21,7 +21,8 @@ export const apiserverUsage = `usage: kubeloom apiserver [--port N] [--host H] [
                           [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--controllers LIST]
                           [--bare] [--no-garbage-collector] [--no-namespace-controller] [--[no-]scheduler]
                           [--[no-]kubelet] [--kubelet-nodes A,B] [--pod-logs] [--metrics]
-                          [--feature-gates A=true,B=false] [--data-dir DIR] [--dashboard [--dashboard-port N]]
+                          [--feature-gates A=true,B=false] [--data-dir DIR] [--cert-dir DIR]
+                          [--dashboard [--dashboard-port N]]
 
 Runs an embedded Kubernetes API server on loopback until interrupted, its data in memory (lost when it
 stops) or, with --data-dir, in a SQLite database that survives restarts and crashes. By default
@@ -39,6 +40,8 @@ serviceaccount, statefulset, ttl-after-finished), so Deployments roll out and Se
                              reviews); the kubeconfig authenticates as admin (token made at start
                              unless --token); implies --tls
   --write-kubeconfig PATH    write a kubeconfig for the server to PATH (mode 0600)
+  --cert-dir DIR             with TLS: keep the self-signed serving certificate and client CA in DIR
+                             (made on the first start, reused after), as kube-apiserver's --cert-dir
   --data-dir DIR             keep the data in DIR/kubeloom.db (SQLite revision log, WAL; every write is
                              fsynced before it is acknowledged), and start from what DIR holds: same
                              objects, resourceVersions continuing; default: in memory, lost on exit
@@ -94,6 +97,7 @@ export const apiserverCommand: Command = {
           rbac: { type: 'boolean' },
           'write-kubeconfig': { type: 'string' },
           'data-dir': { type: 'string' },
+          'cert-dir': { type: 'string' },
           'pod-handlers': { type: 'string' },
           'compaction-interval': { type: 'string' },
           crds: { type: 'string', multiple: true },
@@ -174,6 +178,7 @@ export const apiserverCommand: Command = {
     try {
       server = await startApiServer({
         ...(dataDir === undefined ? {} : { dataDir }),
+        ...(values['cert-dir'] === undefined ? {} : { certDir: values['cert-dir'] }),
         ...(podHandlers === undefined ? {} : { podHandlers }),
         ...(featureGates === undefined ? {} : { featureGates }),
         port,

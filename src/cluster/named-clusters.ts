@@ -6,7 +6,8 @@
  * running until deleted, a cluster here can be stopped and started again with its data intact.
  *
  * Layout, under `$XDG_DATA_HOME/kubeloom/clusters` (default `~/.local/share/kubeloom/clusters`), one
- * directory per cluster: `cluster.json` (name, port, token), `data/` (the SQLite database),
+ * directory per cluster: `cluster.json` (name, port, token), `data/` (the SQLite database), `certs/` (the
+ * serving certificate and client CA, made on the first start and kept, so the context stays valid),
  * `server.pid` while it runs, `server.log`, `kubeconfig` (the server's own, rewritten at each start), and
  * `snapshots/NAME.db` (copies of the database, `snapshot save`/`restore`).
  */
@@ -147,7 +148,7 @@ export class NamedClusters {
     }
   }
 
-  /** Starts a stopped cluster (a no-op when it runs) and refreshes its kubeconfig context. */
+  /** Starts a stopped cluster (a no-op when it runs) and writes its kubeconfig context again. */
   async start(name = defaultClusterName): Promise<ClusterStatus> {
     return this.#start(await this.#record(name), false);
   }
@@ -158,7 +159,7 @@ export class NamedClusters {
       const logFile = path.join(dir, 'server.log');
       const offset = existsSync(logFile) ? statSync(logFile).size : 0;
       const log = openSync(logFile, 'a');
-      const args = [this.#entry, 'apiserver', '--port', String(record.port), '--token', record.token, '--data-dir', path.join(dir, 'data'), '--write-kubeconfig', path.join(dir, 'kubeconfig')];
+      const args = [this.#entry, 'apiserver', '--port', String(record.port), '--token', record.token, '--data-dir', path.join(dir, 'data'), '--cert-dir', path.join(dir, 'certs'), '--write-kubeconfig', path.join(dir, 'kubeconfig')];
       const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log] });
       closeSync(log);
       let exited: number | null | undefined;
