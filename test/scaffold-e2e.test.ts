@@ -13,14 +13,17 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
+import { loadKubeConfigFile, restConfigFrom } from '../src/clientcmd/index.ts';
+import { newClientset } from '../src/kubernetes/index.ts';
 import { KubeconfigEnvVar } from './support/backend-env.ts';
+import { purgeTestNamespaces } from './support/purge-namespaces.ts';
 import { kubeloomLockEntry, newestTsc, nodeFirstPath, npm, npx, offlineEnv, packKubeloom, pinned, pkg, repoLockPackages, root, type LockEntry } from './support/pack.ts';
 
 const execFileAsync = promisify(execFile);
@@ -216,12 +219,47 @@ test('init → create api --webhook → create api --conversion: npm test passes
   if (real === undefined || real === '') return;
   // A server-side dry run cannot create the namespace its objects go to: create it for real first.
   const env = { ...process.env, KUBECONFIG: real };
-  const created = await execFileAsync(kubectl, ['create', 'namespace', 'ship-e2e-op-system'], { env }).then(
-    () => true,
-    () => false,
-  );
-  if (created) t.after(() => execFileAsync(kubectl, ['delete', 'namespace', 'ship-e2e-op-system', '--wait=false'], { env }).catch(() => undefined));
+  // Deleted afterwards and finalized at once (the cluster may run no namespace controller), so the
+  // next run can create it again.
+  await run(kubectl, ['create', 'namespace', 'ship-e2e-op-system'], env);
+  t.after(async () => {
+    await execFileAsync(kubectl, ['delete', 'namespace', 'ship-e2e-op-system', '--wait=false'], { env });
+    const cs = newClientset({ ...(await restConfigFrom(await loadKubeConfigFile(real))), qps: -1 });
+    try {
+      await purgeTestNamespaces(cs, ['ship-e2e-op-system']);
+    } finally {
+      await cs.close();
+    }
+  });
   const dryRun = await run(kubectl, ['apply', '--dry-run=server', '-k', 'config/default'], env);
   t.diagnostic(dryRun);
   assert.match(dryRun, /deployment\.apps\/ship-e2e-op-controller-manager created \(server dry run\)/);
+});
+
+test('npm start runs the manager with leader election against an embedded API server, and SIGTERM stops it with exit code 0', async (t) => {
+  const child = spawn(process.execPath, ['src/main.ts', '--leader-elect', '--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0'], {
+    cwd: project,
+    env: { ...offlineEnv(), PATH: nodeFirstPath() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // A failed assertion must not leave the manager running.
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer): void => {
+      log += d.toString('utf8');
+      if (log.includes('Starting workers')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => reject(new Error(`src/main.ts exited with ${code}:\n${log}`)));
+  });
+  assert.match(log, /embedded API server at http:\/\/127\.0\.0\.1:\d+; try: KUBECONFIG=\.kubeloom\/kubeconfig kubectl get widgets/);
+  assert.match(log, /successfully acquired lease/);
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0, log);
+  assert.match(log, /All workers finished/);
 });
