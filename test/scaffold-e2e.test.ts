@@ -143,6 +143,11 @@ test('init → create api --webhook → create api --conversion: npm test passes
   await npm(['run', 'manifests'], project, npmEnv);
   const second = await tree(path.join(project, 'config'));
   assert.deepEqual([...second.entries()], [...first.entries()]);
+  // --check: nothing to do now; a hand edit makes it fail.
+  await npx(['--no', 'kubeloom', '--', 'manifests', '--check'], project);
+  await writeFile(path.join(project, 'config', 'rbac', 'role.yaml'), `${first.get('rbac/role.yaml')!}# edited\n`);
+  await assert.rejects(npx(['--no', 'kubeloom', '--', 'manifests', '--check'], project), (err: { code?: number; stderr?: string }) => err.code === 1 && /rbac\/role\.yaml/.test(err.stderr ?? ''));
+  await writeFile(path.join(project, 'config', 'rbac', 'role.yaml'), first.get('rbac/role.yaml')!);
   for (const [file, text] of first) assert.doesNotMatch(text, /[&*][a-z0-9]+\s*$/m, `${file} has no YAML anchors or aliases`);
   assert.deepEqual([...first.keys()], [
     'certmanager/certificate.yaml',
