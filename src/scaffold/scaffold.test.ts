@@ -41,6 +41,11 @@ test('init refuses a non-empty folder; create api wires the kind into setup.ts a
   assert.match(setup, / {2}setupGadgetController\(mgr\);\n/);
   assert.match(await readFile(path.join(project, 'src', 'api', 'gadget', 'index.ts'), 'utf8'), /scope: 'Cluster'/);
   await assert.rejects(createApi(project, { group: 'ops', version: 'v1', kind: 'Gadget' }), /Gadget v1 already exists/);
+  // kubebuilder's create webhook on a kind that exists: once, on the hub version.
+  assert.deepEqual(await createApi(project, { group: 'ops', version: 'v1', kind: 'Gadget', webhook: true }), ['src/webhook/gadget-webhook.ts', 'src/webhook/gadget-webhook.test.ts', 'src/setup.ts']);
+  assert.match(await readFile(path.join(project, 'src', 'setup.ts'), 'utf8'), / {4}setupGadgetWebhook\(mgr\);\n {4}\/\/ kubeloom:scaffold:webhooks/);
+  await assert.rejects(createApi(project, { group: 'ops', version: 'v1', kind: 'Gadget', webhook: true }), /adds webhooks to the hub version v1 once/);
+  await assert.rejects(createApi(project, { group: 'ops', version: 'v2', kind: 'Gadget', webhook: true }), /serve its hub version v1/);
   await assert.rejects(createApi(project, { group: 'ops', version: 'v2', kind: 'Other', conversion: true }), /Other does not yet/);
   await writeFile(path.join(project, 'src', 'api', 'gadget', 'v1.ts'), 'hand-written\n');
   await assert.rejects(createApi(project, { group: 'ops', version: 'v2', kind: 'Gadget' }), /does not have the shape create api wrote/);
