@@ -55,8 +55,9 @@ before(async () => {
   work = await mkdtemp(path.join(tmpdir(), 'kubeloom-scaffold-'));
   const packed = await packKubeloom(work);
   project = path.join(work, name);
-  // The repository's CLI writes the project; the project's own (packed) CLI does everything after.
-  await execFileAsync(process.execPath, [path.join(root, 'bin', 'kubeloom.js'), 'init', project, '--domain', 'ship.kubeloom.io', '--kubeloom', `file:../${packed.filename}`]);
+  // The repository's CLI (its sources: a stale dist/ must not matter) writes the project; the
+  // project's own (packed) CLI does everything after.
+  await execFileAsync(process.execPath, [path.join(root, 'src', 'cli', 'main.ts'), 'init', project, '--domain', 'ship.kubeloom.io', '--kubeloom', `file:../${packed.filename}`]);
   // Offline install: npm's cache holds tarballs, not registry metadata, so the project gets a lockfile
   // pinning what the repository's lockfile pins (as test/pack.test.ts does). The `node`
   // devDependency is left out: its install script downloads a Node.js binary, and this test already
@@ -92,7 +93,7 @@ test('kubeloom init writes a project on Node.js 24 with the scripts, a strict no
   assert.match(dockerfile, /^FROM node:24-slim AS deps$/m);
   assert.match(dockerfile, /^USER 1000:1000$/m);
   // The scaffold as written (before this test dropped `node` for the offline install).
-  const { stdout } = await execFileAsync(process.execPath, [path.join(root, 'bin', 'kubeloom.js'), 'init', path.join(work, 'fresh')]);
+  const { stdout } = await execFileAsync(process.execPath, [path.join(root, 'src', 'cli', 'main.ts'), 'init', path.join(work, 'fresh')]);
   assert.match(stdout, /wrote 10 files/);
   const fresh = JSON.parse(await readFile(path.join(work, 'fresh', 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; allowScripts: Record<string, boolean>; dependencies: Record<string, string> };
   assert.equal(fresh.devDependencies['node'], '^24.9.0');
