@@ -166,6 +166,9 @@ test('init → create api --webhook → create api --conversion: npm test passes
     'rbac/role.yaml',
     'rbac/role_binding.yaml',
     'rbac/service_account.yaml',
+    // Written once by create api, not by manifests (no generated header): left alone by it.
+    'samples/apps.ship.kubeloom.io_v1_widget.yaml',
+    'samples/kustomization.yaml',
     'webhook/kustomization.yaml',
     'webhook/kustomizeconfig.yaml',
     'webhook/manifests.yaml',
@@ -220,6 +223,8 @@ test('init → create api --webhook → create api --conversion: npm test passes
   const overlay = await run(kubectl, ['kustomize', 'config/certmanager']);
   assert.equal(overlay.match(/cert-manager\.io\/inject-ca-from: ship-e2e-op-system\/ship-e2e-op-serving-cert/g)?.length, 3, 'both webhook configurations and the CRD get the CA');
   assert.match(overlay, /kind: Certificate/);
+  const samples = parse(await run(kubectl, ['kustomize', 'config/samples'])) as { apiVersion: string; kind: string; metadata: { name: string } };
+  assert.deepEqual([samples.apiVersion, samples.kind, samples.metadata.name], ['apps.ship.kubeloom.io/v1', 'Widget', 'widget-sample']);
 
   const real = process.env[KubeconfigEnvVar];
   if (real === undefined || real === '') return;

@@ -12,7 +12,7 @@ import { insertIntoFile } from './anchors.ts';
 import { ScaffoldError } from './errors.ts';
 import { writeFiles } from './init.ts';
 import { kindNames, type KindNames } from './names.ts';
-import { indexInsertsForVersion, indexTs, versionTs } from './templates/api.ts';
+import { indexInsertsForVersion, indexTs, sampleFile, samplesKustomization, sampleYaml, versionTs } from './templates/api.ts';
 import { controllerTestTs, controllerTs } from './templates/controller.ts';
 import { conversionInserts, conversionTs, spokeConversionTestTs, spokeConversionTs, webhookTestTs, webhookTs } from './templates/webhook.ts';
 
@@ -68,7 +68,13 @@ export async function createApi(dir: string, options: CreateApiOptions): Promise
     files[`src/webhook/${k.lower}-webhook.ts`] = webhookTs(k);
     files[`src/webhook/${k.lower}-webhook.test.ts`] = webhookTestTs(k);
   }
+  files[`config/samples/${sampleFile(k)}`] = sampleYaml(k);
+  const samplesKustomizationFile = path.join(dir, 'config', 'samples', 'kustomization.yaml');
+  const firstSample = !(await exists(samplesKustomizationFile));
+  if (firstSample) files['config/samples/kustomization.yaml'] = samplesKustomization();
   const written = await writeFiles(dir, files);
+  await insertIntoFile(samplesKustomizationFile, { samples: [`- ${sampleFile(k)}`] }, 'config/samples/kustomization.yaml');
+  if (!firstSample) written.push('config/samples/kustomization.yaml');
   const imports = [`import { ${k.plural} } from './api/${k.lower}/index.ts';`, `import { setup${k.kind}Controller } from './controller/${k.lower}-controller.ts';`];
   if (options.webhook === true) imports.push(`import { setup${k.kind}Webhook } from './webhook/${k.lower}-webhook.ts';`);
   await insertIntoFile(
