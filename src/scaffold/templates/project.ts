@@ -257,7 +257,7 @@ A Kubernetes operator built with [kubeloom](https://github.com/kubeloom/kubeloom
 
     npm run manifests                    # regenerate config/ from src/setup.ts and src/api
     docker build -t registry.example/${p.name}:0.1.0 .
-    npx kubeloom manifests --image registry.example/${p.name}:0.1.0
+    npm pkg set kubeloom.image=registry.example/${p.name}:0.1.0 && npm run manifests
     npm run deploy                       # kubectl apply -k config/default
 
 Webhooks need a serving certificate in the Secret \`webhook-server-cert\`: with cert-manager
