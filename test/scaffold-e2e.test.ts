@@ -13,14 +13,17 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
+import { loadKubeConfigFile, restConfigFrom } from '../src/clientcmd/index.ts';
+import { newClientset } from '../src/kubernetes/index.ts';
 import { KubeconfigEnvVar } from './support/backend-env.ts';
+import { purgeTestNamespaces } from './support/purge-namespaces.ts';
 import { kubeloomLockEntry, newestTsc, nodeFirstPath, npm, npx, offlineEnv, packKubeloom, pinned, pkg, repoLockPackages, root, type LockEntry } from './support/pack.ts';
 
 const execFileAsync = promisify(execFile);
@@ -52,8 +55,9 @@ before(async () => {
   work = await mkdtemp(path.join(tmpdir(), 'kubeloom-scaffold-'));
   const packed = await packKubeloom(work);
   project = path.join(work, name);
-  // The repository's CLI writes the project; the project's own (packed) CLI does everything after.
-  await execFileAsync(process.execPath, [path.join(root, 'bin', 'kubeloom.js'), 'init', project, '--domain', 'ship.kubeloom.io', '--kubeloom', `file:../${packed.filename}`]);
+  // The repository's CLI (its sources: a stale dist/ must not matter) writes the project; the
+  // project's own (packed) CLI does everything after.
+  await execFileAsync(process.execPath, [path.join(root, 'src', 'cli', 'main.ts'), 'init', project, '--domain', 'ship.kubeloom.io', '--kubeloom', `file:../${packed.filename}`]);
   // Offline install: npm's cache holds tarballs, not registry metadata, so the project gets a lockfile
   // pinning what the repository's lockfile pins (as test/pack.test.ts does). The `node`
   // devDependency is left out: its install script downloads a Node.js binary, and this test already
@@ -89,7 +93,7 @@ test('kubeloom init writes a project on Node.js 24 with the scripts, a strict no
   assert.match(dockerfile, /^FROM node:24-slim AS deps$/m);
   assert.match(dockerfile, /^USER 1000:1000$/m);
   // The scaffold as written (before this test dropped `node` for the offline install).
-  const { stdout } = await execFileAsync(process.execPath, [path.join(root, 'bin', 'kubeloom.js'), 'init', path.join(work, 'fresh')]);
+  const { stdout } = await execFileAsync(process.execPath, [path.join(root, 'src', 'cli', 'main.ts'), 'init', path.join(work, 'fresh')]);
   assert.match(stdout, /wrote 10 files/);
   const fresh = JSON.parse(await readFile(path.join(work, 'fresh', 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; allowScripts: Record<string, boolean>; dependencies: Record<string, string> };
   assert.equal(fresh.devDependencies['node'], '^24.9.0');
@@ -140,6 +144,11 @@ test('init → create api --webhook → create api --conversion: npm test passes
   await npm(['run', 'manifests'], project, npmEnv);
   const second = await tree(path.join(project, 'config'));
   assert.deepEqual([...second.entries()], [...first.entries()]);
+  // --check: nothing to do now; a hand edit makes it fail.
+  await npx(['--no', 'kubeloom', '--', 'manifests', '--check'], project);
+  await writeFile(path.join(project, 'config', 'rbac', 'role.yaml'), `${first.get('rbac/role.yaml')!}# edited\n`);
+  await assert.rejects(npx(['--no', 'kubeloom', '--', 'manifests', '--check'], project), (err: { code?: number; stderr?: string }) => err.code === 1 && /rbac\/role\.yaml/.test(err.stderr ?? ''));
+  await writeFile(path.join(project, 'config', 'rbac', 'role.yaml'), first.get('rbac/role.yaml')!);
   for (const [file, text] of first) assert.doesNotMatch(text, /[&*][a-z0-9]+\s*$/m, `${file} has no YAML anchors or aliases`);
   assert.deepEqual([...first.keys()], [
     'certmanager/certificate.yaml',
@@ -157,6 +166,9 @@ test('init → create api --webhook → create api --conversion: npm test passes
     'rbac/role.yaml',
     'rbac/role_binding.yaml',
     'rbac/service_account.yaml',
+    // Written once by create api, not by manifests (no generated header): left alone by it.
+    'samples/apps.ship.kubeloom.io_v1_widget.yaml',
+    'samples/kustomization.yaml',
     'webhook/kustomization.yaml',
     'webhook/kustomizeconfig.yaml',
     'webhook/manifests.yaml',
@@ -211,17 +223,54 @@ test('init → create api --webhook → create api --conversion: npm test passes
   const overlay = await run(kubectl, ['kustomize', 'config/certmanager']);
   assert.equal(overlay.match(/cert-manager\.io\/inject-ca-from: ship-e2e-op-system\/ship-e2e-op-serving-cert/g)?.length, 3, 'both webhook configurations and the CRD get the CA');
   assert.match(overlay, /kind: Certificate/);
+  const samples = parse(await run(kubectl, ['kustomize', 'config/samples'])) as { apiVersion: string; kind: string; metadata: { name: string } };
+  assert.deepEqual([samples.apiVersion, samples.kind, samples.metadata.name], ['apps.ship.kubeloom.io/v1', 'Widget', 'widget-sample']);
 
   const real = process.env[KubeconfigEnvVar];
   if (real === undefined || real === '') return;
   // A server-side dry run cannot create the namespace its objects go to: create it for real first.
   const env = { ...process.env, KUBECONFIG: real };
-  const created = await execFileAsync(kubectl, ['create', 'namespace', 'ship-e2e-op-system'], { env }).then(
-    () => true,
-    () => false,
-  );
-  if (created) t.after(() => execFileAsync(kubectl, ['delete', 'namespace', 'ship-e2e-op-system', '--wait=false'], { env }).catch(() => undefined));
+  // Deleted afterwards and finalized at once (the cluster may run no namespace controller), so the
+  // next run can create it again.
+  await run(kubectl, ['create', 'namespace', 'ship-e2e-op-system'], env);
+  t.after(async () => {
+    await execFileAsync(kubectl, ['delete', 'namespace', 'ship-e2e-op-system', '--wait=false'], { env });
+    const cs = newClientset({ ...(await restConfigFrom(await loadKubeConfigFile(real))), qps: -1 });
+    try {
+      await purgeTestNamespaces(cs, ['ship-e2e-op-system']);
+    } finally {
+      await cs.close();
+    }
+  });
   const dryRun = await run(kubectl, ['apply', '--dry-run=server', '-k', 'config/default'], env);
   t.diagnostic(dryRun);
   assert.match(dryRun, /deployment\.apps\/ship-e2e-op-controller-manager created \(server dry run\)/);
+});
+
+test('npm start runs the manager with leader election against an embedded API server, and SIGTERM stops it with exit code 0', async (t) => {
+  const child = spawn(process.execPath, ['src/main.ts', '--leader-elect', '--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0'], {
+    cwd: project,
+    env: { ...offlineEnv(), PATH: nodeFirstPath() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // A failed assertion must not leave the manager running.
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer): void => {
+      log += d.toString('utf8');
+      if (log.includes('Starting workers')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => reject(new Error(`src/main.ts exited with ${code}:\n${log}`)));
+  });
+  assert.match(log, /embedded API server at http:\/\/127\.0\.0\.1:\d+; try: KUBECONFIG=\.kubeloom\/kubeconfig kubectl get widgets/);
+  assert.match(log, /successfully acquired lease/);
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0, log);
+  assert.match(log, /All workers finished/);
 });

@@ -19,7 +19,8 @@ conversion webhook.
       --kind K         kind, UpperCamelCase
       --namespaced     objects live in namespaces (default)
       --cluster        objects are cluster-scoped
-      --webhook        also write the defaulting and validating webhooks (new kinds)
+      --webhook        also write the defaulting and validating webhooks (a new kind, or its
+                       first version later, as kubebuilder create webhook)
       --conversion     a new version of an existing kind: write its conversion webhook
       --dir DIR        the project folder (default: the current folder)
 `;

@@ -2,6 +2,7 @@
  * `kubeloom manifests [--dir DIR] [--out DIR] [--image IMG] [--check]`: writes the project's config/
  * tree (controller-gen's job, without markers) from src/setup.ts; see src/manifests and docs/ship.md.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
@@ -18,7 +19,7 @@ rules, leader election Role), webhook/ (from the webhook builders), manager/ (De
 certmanager/ (an overlay for clusters with cert-manager) and default/. Same input, same bytes.
       --dir DIR      the project folder (default: the current folder)
       --out DIR      where to write (default: DIR/config)
-      --image IMG    the manager's image (default controller:latest)
+      --image IMG    the manager's image (default: package.json kubeloom.image, else controller:latest)
       --check        write nothing; exit 1 if config/ is not what would be written
 `;
 
@@ -43,7 +44,6 @@ export const manifestsCommand: Command = {
     const input = await loadProject(dir, values.image !== undefined ? { image: values.image } : {});
     const files = generateConfig(input);
     if (values.check === true) {
-      const { readFile } = await import('node:fs/promises');
       const stale: string[] = [];
       for (const [rel, text] of files) if ((await readFile(path.join(out, rel), 'utf8').catch(() => undefined)) !== text) stale.push(rel);
       if (stale.length > 0) {

@@ -7,7 +7,7 @@ import { controllerRegistrations, webhookRegistrations } from '../builder/regist
 import { webhookManagedBy } from '../builder/webhook.ts';
 import { kinds } from '../client/kinds.ts';
 import { newManager } from '../manager/manager.ts';
-import { generateConfig, generatedHeader, type ManifestInput } from './config.ts';
+import { generateConfig, generatedHeader, imageOverride, type ManifestInput } from './config.ts';
 import { ManifestError } from './errors.ts';
 
 const schema = s.object({ spec: s.object({ size: s.integer() }), status: s.object({ ready: s.boolean() }) });
@@ -102,4 +102,13 @@ test('a conversion for a kind no CRD declares, or a project name that is not a D
   const bad = input({ webhooks: true });
   assert.throws(() => generateConfig({ ...bad, crds: [] }), (err: unknown) => err instanceof ManifestError && /no CRD under src\/api declares it/.test(err.message));
   assert.throws(() => generateConfig({ ...bad, projectName: 'Gizmo_Op' }), ManifestError);
+});
+
+test('--image becomes kustomize images: name and tag, a registry port, or a digest', () => {
+  assert.deepEqual(imageOverride('controller:latest'), { name: 'controller', newName: 'controller', newTag: 'latest' });
+  assert.deepEqual(imageOverride('registry.local:5000/team/op'), { name: 'controller', newName: 'registry.local:5000/team/op', newTag: 'latest' });
+  assert.deepEqual(imageOverride('registry.local:5000/team/op:0.2.0'), { name: 'controller', newName: 'registry.local:5000/team/op', newTag: '0.2.0' });
+  assert.deepEqual(imageOverride('ghcr.io/x/op@sha256:abc'), { name: 'controller', newName: 'ghcr.io/x/op', digest: 'sha256:abc' });
+  const files = generateConfig({ ...input({ webhooks: false }), image: 'ghcr.io/x/op:1.0.0' });
+  assert.match(files.get('manager/kustomization.yaml')!, /images:\n- name: controller\n {2}newName: ghcr.io\/x\/op\n {2}newTag: 1.0.0\n/);
 });

@@ -67,6 +67,14 @@ const crdKustomizeConfig = {
   namespace: [{ kind: 'CustomResourceDefinition', version: 'v1', group: 'apiextensions.k8s.io', path: 'spec/conversion/webhook/clientConfig/service/namespace', create: false }],
 };
 
+/** kustomize's `images:` entry for the manager's image: `name[:tag]` or `name@digest`. */
+export function imageOverride(image: string): { name: 'controller'; newName: string; newTag?: string; digest?: string } {
+  const at = image.indexOf('@');
+  if (at >= 0) return { name: 'controller', newName: image.slice(0, at), digest: image.slice(at + 1) };
+  const colon = image.lastIndexOf(':');
+  return colon > image.lastIndexOf('/') ? { name: 'controller', newName: image.slice(0, colon), newTag: image.slice(colon + 1) } : { name: 'controller', newName: image, newTag: 'latest' };
+}
+
 /** The config/ tree: paths relative to config/, in sorted order, each with its text. */
 export function generateConfig(input: ManifestInput): Map<string, string> {
   const name = input.projectName;
@@ -100,11 +108,8 @@ export function generateConfig(input: ManifestInput): Map<string, string> {
 
   const configs = webhookConfigurations(input.webhooks);
   const hasWebhooks = input.webhooks.length > 0;
-  const image = input.image ?? 'controller:latest';
-  const at = image.lastIndexOf(':');
-  const [imageName, imageTag] = at > image.lastIndexOf('/') ? [image.slice(0, at), image.slice(at + 1)] : [image, 'latest'];
   files.set('manager/manager.yaml', file(namespaceObject(name), managerDeployment(name, { webhooks: hasWebhooks })));
-  files.set('manager/kustomization.yaml', file(kustomization({ resources: ['manager.yaml'], images: [{ name: 'controller', newName: imageName, newTag: imageTag }] })));
+  files.set('manager/kustomization.yaml', file(kustomization({ resources: ['manager.yaml'], images: [imageOverride(input.image ?? 'controller:latest')] })));
 
   if (hasWebhooks) {
     const docs = [configs.mutating, configs.validating].filter((c) => c !== undefined);

@@ -5,7 +5,8 @@
  * - calls its `setup(mgr)` on a manager that is never started (no connection is opened: the builders
  *   only register), then reads what the controller and webhook builders registered on it
  *   (src/builder/registrations.ts).
- * The project's name comes from package.json (`kubeloom.projectName`, else `name` without a scope).
+ * The project's name comes from package.json (`kubeloom.projectName`, else `name` without a scope),
+ * the manager's image from `--image`, else `kubeloom.image`, else `controller:latest`.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -30,6 +31,8 @@ export interface ProjectConfig {
   projectName?: string;
   /** The domain API groups end with (`init --domain`). */
   domain?: string;
+  /** The manager's image written to config/manager (`manifests --image` overrides it). */
+  image?: string;
 }
 
 const quiet = { debug() {}, info() {}, error() {} };
@@ -55,5 +58,6 @@ export async function loadProject(dir: string, options: { image?: string; setupF
   const mgr = newManager({ host: 'https://127.0.0.1:1' }, { logger: quiet });
   await mod.setup(mgr);
   const crds = (mod.crds ?? []).map((c) => ('manifest' in c ? c.manifest : c));
-  return { projectName, ...(options.image !== undefined ? { image: options.image } : {}), crds, controllers: controllerRegistrations(mgr), webhooks: webhookRegistrations(mgr) };
+  const image = options.image ?? pkg.kubeloom?.image;
+  return { projectName, ...(image !== undefined ? { image } : {}), crds, controllers: controllerRegistrations(mgr), webhooks: webhookRegistrations(mgr) };
 }

@@ -7,18 +7,19 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { ScaffoldError } from './errors.ts';
 
-/** The anchor comment for `name`. */
-export function anchor(name: string): string {
-  return `// kubeloom:scaffold:${name}`;
+/** The anchor comment for `name`: `// kubeloom:scaffold:<name>`, or `# …` in YAML. */
+export function anchor(name: string, comment: '//' | '#' = '//'): string {
+  return `${comment} kubeloom:scaffold:${name}`;
 }
 
 /** Inserts `lines` above the anchor `name` in `text`; throws when the anchor is missing. */
 export function insertAtAnchor(text: string, name: string, lines: readonly string[], file: string): string {
-  const marker = anchor(name);
+  const comment = file.endsWith('.yaml') ? '#' : '//';
+  const marker = anchor(name, comment);
   const out = text.split('\n');
   const at = out.findIndex((l) => l.trim() === marker);
   if (at < 0) throw new ScaffoldError(`${file} has no "${marker}" line: add the new lines by hand (${lines.map((l) => l.trim()).join(' ')})`);
-  const indent = out[at]!.slice(0, out[at]!.indexOf('//'));
+  const indent = out[at]!.slice(0, out[at]!.indexOf(comment));
   const fresh = lines.filter((l) => !out.some((existing) => existing.trim() === l.trim()));
   out.splice(at, 0, ...fresh.map((l) => `${indent}${l}`));
   return out.join('\n');

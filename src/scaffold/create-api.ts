@@ -12,7 +12,7 @@ import { insertIntoFile } from './anchors.ts';
 import { ScaffoldError } from './errors.ts';
 import { writeFiles } from './init.ts';
 import { kindNames, type KindNames } from './names.ts';
-import { indexInsertsForVersion, indexTs, versionTs } from './templates/api.ts';
+import { indexInsertsForVersion, indexTs, sampleFile, samplesKustomization, sampleYaml, versionTs } from './templates/api.ts';
 import { controllerTestTs, controllerTs } from './templates/controller.ts';
 import { conversionInserts, conversionTs, spokeConversionTestTs, spokeConversionTs, webhookTestTs, webhookTs } from './templates/webhook.ts';
 
@@ -68,7 +68,13 @@ export async function createApi(dir: string, options: CreateApiOptions): Promise
     files[`src/webhook/${k.lower}-webhook.ts`] = webhookTs(k);
     files[`src/webhook/${k.lower}-webhook.test.ts`] = webhookTestTs(k);
   }
+  files[`config/samples/${sampleFile(k)}`] = sampleYaml(k);
+  const samplesKustomizationFile = path.join(dir, 'config', 'samples', 'kustomization.yaml');
+  const firstSample = !(await exists(samplesKustomizationFile));
+  if (firstSample) files['config/samples/kustomization.yaml'] = samplesKustomization();
   const written = await writeFiles(dir, files);
+  await insertIntoFile(samplesKustomizationFile, { samples: [`- ${sampleFile(k)}`] }, 'config/samples/kustomization.yaml');
+  if (!firstSample) written.push('config/samples/kustomization.yaml');
   const imports = [`import { ${k.plural} } from './api/${k.lower}/index.ts';`, `import { setup${k.kind}Controller } from './controller/${k.lower}-controller.ts';`];
   if (options.webhook === true) imports.push(`import { setup${k.kind}Webhook } from './webhook/${k.lower}-webhook.ts';`);
   await insertIntoFile(
@@ -79,12 +85,22 @@ export async function createApi(dir: string, options: CreateApiOptions): Promise
   return [...written, 'src/setup.ts'];
 }
 
+async function addWebhook(dir: string, k: KindNames): Promise<string[]> {
+  const written = await writeFiles(dir, { [`src/webhook/${k.lower}-webhook.ts`]: webhookTs(k), [`src/webhook/${k.lower}-webhook.test.ts`]: webhookTestTs(k) });
+  await insertIntoFile(path.join(dir, 'src', 'setup.ts'), { imports: [`import { setup${k.kind}Webhook } from './webhook/${k.lower}-webhook.ts';`], webhooks: [`setup${k.kind}Webhook(mgr);`] }, 'src/setup.ts');
+  return [...written, 'src/setup.ts'];
+}
+
 async function addVersion(dir: string, k: KindNames, options: CreateApiOptions): Promise<string[]> {
   const kindDir = path.join(dir, 'src', 'api', k.lower);
   const versions = await declaredVersions(kindDir);
-  if (versions.includes(k.version)) throw new ScaffoldError(`${k.kind} ${k.version} already exists (src/api/${k.lower}/${k.version}.ts)`);
-  if (options.webhook === true) throw new ScaffoldError(`${k.kind} exists: its webhooks serve every version through the hub; --webhook is for new kinds`);
   const hub = versions[0]!;
+  if (versions.includes(k.version)) {
+    // kubebuilder's `create webhook` for a kind that exists: the hub version's defaulter and validator.
+    if (options.webhook === true && k.version === hub && !(await exists(path.join(dir, 'src', 'webhook', `${k.lower}-webhook.ts`)))) return addWebhook(dir, k);
+    throw new ScaffoldError(`${k.kind} ${k.version} already exists (src/api/${k.lower}/${k.version}.ts)${options.webhook === true ? `; --webhook adds webhooks to the hub version ${hub} once` : ''}`);
+  }
+  if (options.webhook === true) throw new ScaffoldError(`--webhook with a new version: the webhooks of ${k.kind} serve its hub version ${hub}; run create api --version ${hub} --webhook`);
   // The new version starts with the hub's fields.
   const hubText = await readFile(path.join(kindDir, `${hub}.ts`), 'utf8');
   const text = hubText.split(`${k.kind} ${hub}:`).join(`${k.kind} ${k.version}:`).split(`The ${hub} entry`).join(`The ${k.version} entry`).replace(`export const ${hub} = {\n  name: '${hub}' as const,`, `export const ${k.version} = {\n  name: '${k.version}' as const,`);

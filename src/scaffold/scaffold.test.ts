@@ -40,7 +40,15 @@ test('init refuses a non-empty folder; create api wires the kind into setup.ts a
   assert.match(setup, / {2}gadgets,\n {2}\/\/ kubeloom:scaffold:crds/);
   assert.match(setup, / {2}setupGadgetController\(mgr\);\n/);
   assert.match(await readFile(path.join(project, 'src', 'api', 'gadget', 'index.ts'), 'utf8'), /scope: 'Cluster'/);
+  await createApi(project, { group: 'ops', version: 'v1alpha1', kind: 'Box' });
+  assert.equal(await readFile(path.join(project, 'config', 'samples', 'kustomization.yaml'), 'utf8'), '# The samples of every kind (written once by kubeloom create api; yours to edit).\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ops.example.org_v1_gadget.yaml\n- ops.example.org_v1alpha1_box.yaml\n# kubeloom:scaffold:samples\n');
+  assert.match(await readFile(path.join(project, 'config', 'samples', 'ops.example.org_v1alpha1_box.yaml'), 'utf8'), /^apiVersion: ops\.example\.org\/v1alpha1\nkind: Box\nmetadata:\n {2}name: box-sample\n/m);
   await assert.rejects(createApi(project, { group: 'ops', version: 'v1', kind: 'Gadget' }), /Gadget v1 already exists/);
+  // kubebuilder's create webhook on a kind that exists: once, on the hub version.
+  assert.deepEqual(await createApi(project, { group: 'ops', version: 'v1', kind: 'Gadget', webhook: true }), ['src/webhook/gadget-webhook.ts', 'src/webhook/gadget-webhook.test.ts', 'src/setup.ts']);
+  assert.match(await readFile(path.join(project, 'src', 'setup.ts'), 'utf8'), / {4}setupGadgetWebhook\(mgr\);\n {4}\/\/ kubeloom:scaffold:webhooks/);
+  await assert.rejects(createApi(project, { group: 'ops', version: 'v1', kind: 'Gadget', webhook: true }), /adds webhooks to the hub version v1 once/);
+  await assert.rejects(createApi(project, { group: 'ops', version: 'v2', kind: 'Gadget', webhook: true }), /serve its hub version v1/);
   await assert.rejects(createApi(project, { group: 'ops', version: 'v2', kind: 'Other', conversion: true }), /Other does not yet/);
   await writeFile(path.join(project, 'src', 'api', 'gadget', 'v1.ts'), 'hand-written\n');
   await assert.rejects(createApi(project, { group: 'ops', version: 'v2', kind: 'Gadget' }), /does not have the shape create api wrote/);

@@ -109,3 +109,30 @@ export function indexInsertsForVersion(k: KindNames): Record<string, string[]> {
     ],
   };
 }
+
+/** config/samples/<group>_<version>_<kind>.yaml: an object to try the kind with (kubebuilder's samples). */
+export function sampleYaml(k: KindNames): string {
+  return `# A ${k.kind} to try the operator with: kubectl apply -k config/samples
+apiVersion: ${k.group}/${k.version}
+kind: ${k.kind}
+metadata:
+  name: ${k.lower}-sample
+spec:
+  size: 1
+`;
+}
+
+/** The file name of a sample. */
+export function sampleFile(k: KindNames): string {
+  return `${k.group}_${k.version}_${k.lower}.yaml`;
+}
+
+/** config/samples/kustomization.yaml; \`create api\` adds each sample above the anchor. */
+export function samplesKustomization(): string {
+  return `# The samples of every kind (written once by kubeloom create api; yours to edit).
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+${anchor('samples', '#')}
+`;
+}

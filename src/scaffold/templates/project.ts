@@ -84,6 +84,7 @@ export function mainTs(p: ProjectSettings): string {
  * written to .kubeloom/kubeconfig. Webhooks are off against the embedded server (no certificates):
  * ENABLE_WEBHOOKS=false turns them off elsewhere too.
  */
+import { mkdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { inClusterConfig, isInClusterPossible, loadKubeConfig, restConfigFrom } from 'kubeloom/clientcmd';
 import { exitCodeFor, newManager, setupSignalHandler } from 'kubeloom/manager';
@@ -107,6 +108,7 @@ async function cluster(): Promise<{ config: RestConfig; embedded: boolean }> {
   const { installCrds } = await import('kubeloom/testing');
   const server = await startApiServer();
   await installCrds(server, { crds: crds.map((c) => c.manifest) });
+  await mkdir('.kubeloom', { recursive: true });
   await server.writeKubeconfig('.kubeloom/kubeconfig');
   const resources = crds.map((c) => c.manifest.spec.names.plural).join(',') || 'namespaces';
   console.error(\`embedded API server at \${server.url}; try: KUBECONFIG=.kubeloom/kubeconfig kubectl get \${resources}\`);
@@ -255,7 +257,7 @@ A Kubernetes operator built with [kubeloom](https://github.com/kubeloom/kubeloom
 
     npm run manifests                    # regenerate config/ from src/setup.ts and src/api
     docker build -t registry.example/${p.name}:0.1.0 .
-    npx kubeloom manifests --image registry.example/${p.name}:0.1.0
+    npm pkg set kubeloom.image=registry.example/${p.name}:0.1.0 && npm run manifests
     npm run deploy                       # kubectl apply -k config/default
 
 Webhooks need a serving certificate in the Secret \`webhook-server-cert\`: with cert-manager
