@@ -7,7 +7,7 @@
 import { convertEvent } from './events/conversion.ts';
 import { randomUUID } from 'node:crypto';
 import { invalid } from '../status.ts';
-import { dropEmptyMetadata, generateName, isObject, metaOf, specChanged } from '../object-meta.ts';
+import { customResourcesOf, dropEmptyMetadata, generateName, isObject, metaOf, specChanged } from '../object-meta.ts';
 import type { ApiResource } from '../resources.ts';
 import { apiVersionString } from '../resources.ts';
 import { structOfKind } from '../schema/scheme.ts';
@@ -56,7 +56,12 @@ export function beforeCreate(r: ApiResource, obj: Obj, o: { namespace: string; n
   strategy.prepareForCreate?.(obj, o.ctx);
   const name = typeof meta.name === 'string' ? meta.name : '';
   // A custom resource's metadata errors are reported with its schema's (the caller's).
-  rejectIfInvalid(r, name, [...(r.schema === undefined ? validateObjectMeta(meta, { namespaced: r.namespaced, name: strategy.name }) : []), ...(strategy.validate?.(obj) ?? [])]);
+  const metaErrors = r.schema === undefined ? validateObjectMeta(meta, { namespaced: r.namespaced, name: strategy.name }) : [];
+  // A CRD's are reported with its spec's and status's (ValidateCustomResourceDefinition: metadata first).
+  if (metaErrors.length > 0 && r.group === 'apiextensions.k8s.io' && r.resource === 'customresourcedefinitions') {
+    throw invalid(r.group, r.kind, name, [...causesOf(metaErrors), ...customResourcesOf(obj).causes]);
+  }
+  rejectIfInvalid(r, name, [...metaErrors, ...(strategy.validate?.(obj) ?? [])]);
   if (isNamespaces(r)) {
     const causes = validateNamespaceCreate(obj);
     if (causes.length > 0) throw invalid(r.group, r.kind, name, causes);
