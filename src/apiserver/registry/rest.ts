@@ -28,7 +28,9 @@ function isNamespaces(r: ApiResource): boolean {
 
 /** The kind's group and name for 422 answers. */
 function rejectIfInvalid(r: ApiResource, name: string, errors: readonly FieldError[]): void {
-  if (errors.length > 0) throw invalid(r.group, r.kind, name, causesOf(errors));
+  // A kind stored as another group's is validated as that group's internal type (events.k8s.io Events
+  // are reported as `Event "name" is invalid`).
+  if (errors.length > 0) throw invalid(r.storage?.group ?? r.group, r.kind, name, causesOf(errors));
 }
 
 // Resources whose status a create keeps (nodes register with theirs).
