@@ -5,6 +5,7 @@
  * lists through core/v1 (field selector on involvedObject), and the other way round.
  */
 import assert from 'node:assert/strict';
+import { statusOf } from '../src/apimachinery/errors.ts';
 import { DynamicClient } from '../src/dynamic/index.ts';
 import { RestClient } from '../src/rest/index.ts';
 import { e2eTest } from './support/backend.ts';
@@ -87,6 +88,28 @@ e2eTest('an Event written through events.k8s.io/v1 is a core/v1 Event and the ot
   await core.patch('e2', 'application/merge-patch+json', { message: 'pulled again', count: 3 });
   const updated = await events.get('e2');
   assert.deepEqual([updated['note'], updated['deprecatedCount']], ['pulled again', 3]);
+  // Through events.k8s.io/v1 only the series may change, and a create must be a new-style Event (the field
+  // paths are the core type's, as v1.24 reports them).
+  const refusal = async (p: Promise<unknown>): Promise<string | undefined> => {
+    try {
+      await p;
+    } catch (err) {
+      return statusOf(err)?.message;
+    }
+    assert.fail('expected 422');
+  };
+  assert.equal(
+    await refusal(events.patch('e2', 'application/merge-patch+json', { note: 'pulled thrice', deprecatedCount: 4 })),
+    'Event "e2" is invalid: [message: Invalid value: "pulled thrice": field is immutable, count: Invalid value: 4: field is immutable]',
+  );
+  assert.equal(
+    await refusal(events.create({ apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e3' }, regarding, reason: 'X', deprecatedCount: 1 })),
+    'Event "e3" is invalid: [eventTime: Required value, type: Invalid value: "": has invalid value: , count: Invalid value: "": needs to be unset]',
+  );
+  assert.equal(
+    await refusal(events.create({ apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e4' }, eventTime: '2026-01-02T03:04:05.000000Z', type: 'Normal', regarding })),
+    'Event "e4" is invalid: [reportingController: Required value, reportingController: Invalid value: "": name part must be non-empty, reportingController: Invalid value: "": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\'), reportingInstance: Required value, action: Required value, reason: Required value]',
+  );
   await core.delete('e1');
   assert.deepEqual((await events.list()).items.map((i) => i.metadata?.name), ['e2']);
 });

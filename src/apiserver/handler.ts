@@ -41,6 +41,8 @@ import { createReview, isReview } from './handlers/review.ts';
 import { AccessControl } from './authz/access-control.ts';
 import { RequestRecorder } from './authz/request-recorder.ts';
 import { ImpersonationError } from './authz/impersonation.ts';
+import { versionWatchCache } from './registry/apiextensions/version-watch-cache.ts';
+import { converterContext } from './registry/apiextensions/webhook-converter.ts';
 import { WebhookAdmission } from './admission/admission.ts';
 import { SystemUsers, userInfo } from './authn/user.ts';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './authz/rbac/bootstrap-policy.ts';
@@ -158,6 +160,8 @@ export class ApiHandler {
     if (serveNonResource(this.registry, crdOf, this.#serverAddress, method, path, q, req.headers.accept, res)) return;
     const target = route(this.registry, path);
     const verb = verbOf(method, target, q);
+    // The first request for a webhook-converted CRD starts its per-version watch caches (version-watch-cache.ts).
+    versionWatchCache(this.storage, this.registry, target.r, converterContext(config.clock, config.webhookServices));
     // Errors, including a failed negotiation, are Statuses, which every serialization can carry.
     useFormat(res, negotiate(req.headers.accept, { protobuf: true }, true).format);
     const render = negotiate(req.headers.accept, { protobuf: !target.r.custom });

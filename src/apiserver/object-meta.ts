@@ -15,6 +15,7 @@ import { validateScale } from './registry/apiextensions/scale.ts';
 import { conversionWebhookOf } from './registry/apiextensions/webhook-converter.ts';
 import { validateCustomResourceConversion } from './registry/apiextensions/conversion-validation.ts';
 import { validateCustomResourceDefinitionNames } from './registry/apiextensions/names-validation.ts';
+import { goVersionsString, goVersionString, hoistedOf } from './registry/apiextensions/go-versions-format.ts';
 import { compareKubeVersions } from '../discovery/builtin-mappings.ts';
 import { registerCustomResourceMergeSchema, type StructuralMergeNode } from './patch/patch-merge-keys.ts';
 
@@ -140,21 +141,28 @@ export function customResourcesOf(crd: Obj, since = 0): { entries: ApiResource[]
   const plural = typeof names.plural === 'string' ? names.plural : '';
   const kind = typeof names.kind === 'string' ? names.kind : '';
   const scope = spec.scope;
+  // The metadata errors come first (ValidateObjectMeta with the CRD's name rule).
+  const name = isObject(crd.metadata) ? crd.metadata.name : undefined;
+  if (name !== `${plural}.${group}`) causes.push(invalidCause('metadata.name', name ?? '', `must be spec.names.plural+"."+spec.group`));
   if (group === '') causes.push(requiredCause('spec.group', ''));
   else if (!group.includes('.')) causes.push(invalidCause('spec.group', group, 'should be a domain with at least one dot'));
   if (plural === '') causes.push(requiredCause('spec.names.plural', ''));
   if (kind === '') causes.push(requiredCause('spec.names.kind', ''));
   if (scope !== 'Namespaced' && scope !== 'Cluster') causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(scope ?? '')}: supported values: "Cluster", "Namespaced"`, field: 'spec.scope' });
-  const name = isObject(crd.metadata) ? crd.metadata.name : undefined;
-  if (plural !== '' && group !== '' && name !== `${plural}.${group}`) causes.push(invalidCause('metadata.name', name ?? '', `must be spec.names.plural+"."+spec.group`));
   causes.push(...validateCustomResourceDefinitionNames(names, 'spec.names'));
   const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [];
   const storageVersions = versions.filter((v) => v.storage === true).length;
-  // The value is printed with %#v: only the empty list is reproduced exactly.
-  if (versions.length === 0) causes.push({ reason: 'FieldValueInvalid', message: 'Invalid value: []apiextensions.CustomResourceDefinitionVersion{}: must have exactly one version marked as storage version', field: 'spec.versions' });
-  else if (storageVersions !== 1) causes.push(invalidCause('spec.versions', versions.length, 'must have exactly one version marked as storage version'));
-  // PrepareForCreate sets status.storedVersions to the storage version; without one it stays nil.
+  // The value is printed with %#v of the internal versions (go-versions-format.ts).
+  if (storageVersions !== 1) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${goVersionsString(versions)}: must have exactly one version marked as storage version`, field: 'spec.versions' });
+  // PrepareForCreate sets status.storedVersions to the first storage version; without one it stays nil, and
+  // every other storage version is missing from it (ValidateCustomResourceDefinitionStoredVersions).
   if (storageVersions === 0) causes.push({ reason: 'FieldValueInvalid', message: 'Invalid value: []string(nil): must have at least one stored version', field: 'status.storedVersions' });
+  const hoisted = hoistedOf(versions);
+  // (An update keeps the stored versions and adds the first storage version: PrepareForUpdate.)
+  const stored: unknown[] = [...(isObject(crd.status) && Array.isArray(crd.status.storedVersions) ? (crd.status.storedVersions as unknown[]) : []), ...versions.filter((v) => v.storage === true).slice(0, 1).map((v) => v.name)];
+  for (const v of versions) {
+    if (v.storage === true && !stored.includes(v.name)) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${goVersionString(v, hoisted)}: must have the storage version ${String(v.name)}`, field: 'status.storedVersions' });
+  }
   if (causes.length > 0) return { entries: [], causes };
   // Identical schemas are validated once at spec.validation, as the internal version hoists them.
   const schemaOf = (v: Obj): unknown => (isObject(v.schema) ? v.schema.openAPIV3Schema : undefined);

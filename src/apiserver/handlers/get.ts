@@ -12,6 +12,7 @@ import { boolParam } from './request-info.ts';
 import { checkMetadataShape, renderOne, sendObject, sendObjectValue, storedValue, tableOptions, type Render } from './response.ts';
 import { objectKey, storeOf, type RequestScope, type Target } from './scope.ts';
 import { converterContext, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
+import { versionWatchCache } from '../registry/apiextensions/version-watch-cache.ts';
 
 /** Serves GET of a named object in the negotiated encoding; 404 when it does not exist. */
 export async function getResource(scope: RequestScope, t: Target, q: URLSearchParams, render: Render, res: ServerResponse): Promise<void> {
@@ -24,7 +25,10 @@ export async function getResource(scope: RequestScope, t: Target, q: URLSearchPa
   if (s === undefined) throw notFound(t.r, t.name!);
   // Metadata-only reads convert too: kube-apiserver's storage decodes into the request's version before
   // the handler transforms the object to PartialObjectMetadata (checked on v1.24: one review).
-  const inVersion = await storedInRequestVersion(t.r, s, converterContext(scope.config.clock, scope.config.webhookServices));
+  // A GET with a resourceVersion is served by the watch cache, whose copies are converted already.
+  const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
+  const cache = rv === '' ? undefined : versionWatchCache(scope.storage, scope.registry, t.r, ctx);
+  const inVersion = await (cache === undefined ? storedInRequestVersion(t.r, s, ctx) : cache.get(s));
   const value = render.as === 'object' && render.format === 'protobuf' ? storedValue(t, inVersion) : undefined;
   if (value !== undefined) sendObjectValue(res, 200, value, () => renderOne(scope, t, inVersion, render, includeObject), render);
   else sendObject(res, 200, renderOne(scope, t, inVersion, render, includeObject), render);

@@ -17,6 +17,7 @@ import { waitUntilFresh } from '../watch-cache.ts';
 import { GoJsonSyntaxError, parseGoJson } from '../schema/go-json.ts';
 import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
 import { converterContext, convertsWithWebhook, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
+import { versionWatchCache } from '../registry/apiextensions/version-watch-cache.ts';
 import { checkMetadataShape, encodeInVersion, sendObject, sendObjectValue, tableOptions, withoutTypeMeta, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { shardSelectionOf, withShard } from '../sharding.ts';
@@ -82,6 +83,8 @@ export async function listResource(scope: RequestScope, t: Target, q: URLSearchP
   parseResourceVersion(rvParam, match);
   if (cont !== '' && rvParam !== '' && rvParam !== '0') throw badRequest('specifying resource version is not allowed when using continue');
   let snapshot = storage.revision;
+  // Served by the watch cache (whose copies of a webhook-converted version are converted already).
+  let fromCache = false;
   let startKey: string | undefined;
   if (cont !== '') {
     const token = decodeContinue(cont);
@@ -99,6 +102,7 @@ export async function listResource(scope: RequestScope, t: Target, q: URLSearchP
     // The cacher serves a list unless it needs etcd (shouldDelegateList): Exact, or a limit with a resourceVersion other than "0".
     const fromEtcd = match === 'Exact' || (limit > 0 && n !== 0);
     if (!fromEtcd) {
+      fromCache = true;
       // The watch cache waits for a revision it has not reached yet, then gives up (waitUntilFreshAndBlock).
       if (!(await waitUntilFresh(storage, scope.config.clock, n))) throw tooLargeResourceVersion(n, storage.revision, 1);
       // It serves its latest state, and ignores limit.
@@ -146,7 +150,8 @@ export async function listResource(scope: RequestScope, t: Target, q: URLSearchP
     // One webhook call per item, in order, as kube-apiserver v1.24 converts a list (checked against it);
     // tables too: printer columns are the request version's.
     const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
-    for (let i = 0; i < items.length; i++) items[i] = await storedInRequestVersion(t.r, items[i]!, ctx);
+    const cache = fromCache ? versionWatchCache(storage, scope.registry, t.r, ctx) : undefined;
+    for (let i = 0; i < items.length; i++) items[i] = await (cache === undefined ? storedInRequestVersion(t.r, items[i]!, ctx) : cache.get(items[i]!));
   }
   if (shard !== undefined) listMeta.shardInfo = shard.info;
   if (render.as === 'table') {

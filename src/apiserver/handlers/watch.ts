@@ -17,7 +17,8 @@ import { protobufMediaType } from '../protobuf.ts';
 import { encodeProtobufWatchEvent } from '../../runtime/protobuf/encode.ts';
 import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
 import { boolParam } from './request-info.ts';
-import { converterContext, convertsWithWebhook, storedInRequestVersion } from '../registry/apiextensions/webhook-converter.ts';
+import { converterContext } from '../registry/apiextensions/webhook-converter.ts';
+import { versionWatchCache } from '../registry/apiextensions/version-watch-cache.ts';
 import { encodeInVersion, tableOptions, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { shardSelectionOf, withShard } from '../sharding.ts';
@@ -112,6 +113,7 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
     return JSON.stringify({ type: 'BOOKMARK', object });
   };
   let unsubscribe = (): void => {};
+  const cache = versionWatchCache(storage, scope.registry, t.r, converterContext(config.clock, config.webhookServices));
   const stream = new WatchStream({
     res,
     resource: t.r.resource,
@@ -123,7 +125,9 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
     timeoutMs: timeoutSeconds * 1000,
     bookmarkIntervalMs: bookmarks ? config.bookmarkIntervalMs : undefined,
     bookmark: bookmarkLine,
-    convert: convertsWithWebhook(t.r) && render.as !== 'metadata' ? (s) => storedInRequestVersion(t.r, s, converterContext(config.clock, config.webhookServices)) : undefined,
+    // A webhook-converted version is watched through its watch cache's conversions (one per written state,
+    // shared by every watch), metadata-only watches too, as v1.24's cacher decodes before anything else.
+    convert: cache === undefined ? undefined : (s) => cache.get(s),
     ...(frame === undefined ? {} : { frame }),
     ...(frameEvent === undefined ? {} : { frameEvent, shareFrames: render.as !== 'metadata' }),
     onClose: () => {

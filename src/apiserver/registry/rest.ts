@@ -7,7 +7,7 @@
 import { convertEvent } from './events/conversion.ts';
 import { randomUUID } from 'node:crypto';
 import { invalid } from '../status.ts';
-import { dropEmptyMetadata, generateName, isObject, metaOf, specChanged } from '../object-meta.ts';
+import { customResourcesOf, dropEmptyMetadata, generateName, isObject, metaOf, specChanged } from '../object-meta.ts';
 import type { ApiResource } from '../resources.ts';
 import { apiVersionString } from '../resources.ts';
 import { structOfKind } from '../schema/scheme.ts';
@@ -28,7 +28,9 @@ function isNamespaces(r: ApiResource): boolean {
 
 /** The kind's group and name for 422 answers. */
 function rejectIfInvalid(r: ApiResource, name: string, errors: readonly FieldError[]): void {
-  if (errors.length > 0) throw invalid(r.group, r.kind, name, causesOf(errors));
+  // A kind stored as another group's is validated as that group's internal type (events.k8s.io Events
+  // are reported as `Event "name" is invalid`).
+  if (errors.length > 0) throw invalid(r.storage?.group ?? r.group, r.kind, name, causesOf(errors));
 }
 
 // Resources whose status a create keeps (nodes register with theirs).
@@ -56,7 +58,12 @@ export function beforeCreate(r: ApiResource, obj: Obj, o: { namespace: string; n
   strategy.prepareForCreate?.(obj, o.ctx);
   const name = typeof meta.name === 'string' ? meta.name : '';
   // A custom resource's metadata errors are reported with its schema's (the caller's).
-  rejectIfInvalid(r, name, [...(r.schema === undefined ? validateObjectMeta(meta, { namespaced: r.namespaced, name: strategy.name }) : []), ...(strategy.validate?.(obj) ?? [])]);
+  const metaErrors = r.schema === undefined ? validateObjectMeta(meta, { namespaced: r.namespaced, name: strategy.name }) : [];
+  // A CRD's are reported with its spec's and status's (ValidateCustomResourceDefinition: metadata first).
+  if (metaErrors.length > 0 && r.group === 'apiextensions.k8s.io' && r.resource === 'customresourcedefinitions') {
+    throw invalid(r.group, r.kind, name, [...causesOf(metaErrors), ...customResourcesOf(obj).causes]);
+  }
+  rejectIfInvalid(r, name, [...metaErrors, ...(strategy.validate?.(obj) ?? [])]);
   if (isNamespaces(r)) {
     const causes = validateNamespaceCreate(obj);
     if (causes.length > 0) throw invalid(r.group, r.kind, name, causes);

@@ -8,6 +8,7 @@
  * {@link strategyFor} gives the strategy of any served resource; resources without an entry of their
  * own (custom resources among them) get the generic one.
  */
+import { validateEventCreate, validateEventUpdate } from './events/validation.ts';
 import { isObject, str } from '../object-meta.ts';
 import type { ApiResource } from '../resources.ts';
 import type { FieldError } from './validation/field.ts';
@@ -208,8 +209,8 @@ const strategies: Readonly<Record<string, Strategy>> = {
     validate: core.validatePersistentVolumeClaim,
   }),
   endpoints: strategy({ allowCreateOnUpdate: true }),
-  events: strategy({ allowCreateOnUpdate: true }),
-  'events.events.k8s.io': strategy({ allowCreateOnUpdate: true }),
+  events: strategy({ allowCreateOnUpdate: true, validate: (e) => validateEventCreate(e, false), validateUpdate: (e, old) => validateEventUpdate(e, old, false) }),
+  'events.events.k8s.io': strategy({ allowCreateOnUpdate: true, validate: (e) => validateEventCreate(e, true), validateUpdate: (e, old) => validateEventUpdate(e, old, true) }),
   'leases.coordination.k8s.io': strategy({ allowCreateOnUpdate: true, validate: policy.validateLease }),
   resourcequotas: strategy({
     prepareForCreate: (q) => {

@@ -17,7 +17,7 @@ import type { ApiResource } from '../../resources.ts';
 import { storageKey } from '../../resources.ts';
 import type { StoredObject } from '../../storage.ts';
 import type { RegistryContext } from '../context.ts';
-import { checkDeletePreconditions, removeObject, stringList, type DeleteResult } from '../generic/deletion.ts';
+import { checkDeletePreconditions, inStructOrder, removeObject, stringList, type DeleteResult } from '../generic/deletion.ts';
 import { defaultGarbageCollectionPolicy, deletionFinalizersForGarbageCollection, type DeleteOptions } from '../generic/garbage-collection-policy.ts';
 
 type Obj = Record<string, unknown>;
@@ -86,7 +86,7 @@ export function podDelete(scope: RegistryContext, r: ApiResource, existing: Stor
   // An update that changes nothing is not written (GuaranteedUpdate skips it).
   if (stays && deepEqual(next, existing.obj)) return { object: existing.obj, stored: existing, pending: true };
   if (dryRun) return { object: next, stored: undefined, pending: stays };
-  const marked = scope.storage.write(store, existing.key, 'MODIFIED', next);
+  const marked = scope.storage.write(store, existing.key, 'MODIFIED', inStructOrder(next));
   if (stays) return { object: marked.obj, stored: marked, pending: true };
   removeObject(scope, store, marked);
   return { object: marked.obj, stored: marked, pending: false };

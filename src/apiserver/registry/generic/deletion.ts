@@ -14,6 +14,18 @@ import type { StoredObject } from '../../storage.ts';
 import type { RegistryContext } from '../context.ts';
 import { stopServingCustomResource } from '../apiextensions/serving-info.ts';
 import { defaultGarbageCollectionPolicy, deletionFinalizersForGarbageCollection, type DeleteOptions } from './garbage-collection-policy.ts';
+import { structOfKind } from '../../schema/scheme.ts';
+import { decodeTyped } from '../../schema/typed-json.ts';
+
+/**
+ * A built-in object marked for deletion in its Go struct's field order (the metadata fields a deletion sets
+ * go where ObjectMeta has them: deletionTimestamp and deletionGracePeriodSeconds after creationTimestamp),
+ * as the etcd store encodes the updated struct. Custom resources are returned as they are.
+ */
+export function inStructOrder(obj: Record<string, unknown>): Record<string, unknown> {
+  const s = typeof obj.apiVersion === 'string' && typeof obj.kind === 'string' ? structOfKind(obj.apiVersion, obj.kind) : undefined;
+  return s === undefined ? obj : decodeTyped(s, obj);
+}
 
 type Obj = Record<string, unknown>;
 
@@ -78,7 +90,7 @@ export function storeDelete(scope: RegistryContext, r: ApiResource, existing: St
     // An update that changes nothing is not written (GuaranteedUpdate skips it).
     if (deepEqual(next, existing.obj)) return { object: existing.obj, stored: existing, pending: true };
     if (dryRun) return { object: next, stored: undefined, pending: true };
-    const stored = scope.storage.write(store, existing.key, 'MODIFIED', next);
+    const stored = scope.storage.write(store, existing.key, 'MODIFIED', inStructOrder(next));
     return { object: stored.obj, stored, pending: true };
   }
   if (dryRun) return { object: existing.obj, stored: existing, pending: false };
