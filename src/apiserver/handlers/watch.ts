@@ -17,7 +17,7 @@ import { protobufMediaType } from '../protobuf.ts';
 import { encodeProtobufWatchEvent } from '../../runtime/protobuf/encode.ts';
 import { intParam, objectFilter, parseResourceVersion, parseSelectors, validateListOptions } from './list-options.ts';
 import { boolParam } from './request-info.ts';
-import { converterContext } from '../registry/apiextensions/webhook-converter.ts';
+import { converterContext, convertsWithWebhook } from '../registry/apiextensions/webhook-converter.ts';
 import { versionWatchCache } from '../registry/apiextensions/version-watch-cache.ts';
 import { encodeInVersion, tableOptions, type Render } from './response.ts';
 import { storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
