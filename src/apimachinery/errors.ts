@@ -101,6 +101,25 @@ export class StatusError extends KubeloomError {
   }
 }
 
+/**
+ * True when `err` or any error it wraps — its `cause` chain and the `errors` of an AggregateError, as Go's
+ * errors.Is walks Unwrap — satisfies `test`. Cycles are followed once.
+ */
+export function someErrorInChain(err: unknown, test: (e: object) => boolean): boolean {
+  const seen = new Set<unknown>();
+  const stack: unknown[] = [err];
+  while (stack.length > 0) {
+    const e = stack.pop();
+    if (e === null || typeof e !== 'object' || seen.has(e)) continue;
+    seen.add(e);
+    if (test(e)) return true;
+    stack.push((e as { cause?: unknown }).cause);
+    const inner = (e as { errors?: unknown }).errors;
+    if (Array.isArray(inner)) stack.push(...(inner as unknown[]));
+  }
+  return false;
+}
+
 /** Builds a failure Status object with the standard kind and apiVersion. */
 export function newStatus(code: number, reason: StatusReasonValue, message: string, details?: StatusDetails): Status {
   const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };

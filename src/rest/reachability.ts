@@ -19,6 +19,7 @@
  */
 import { connect } from 'node:net';
 import type { Clock } from '../util/clock/clock.ts';
+import { someErrorInChain } from '../apimachinery/errors.ts';
 
 /** First wait before a TCP probe; doubles up to {@link defaultTcpProbeMaxIntervalMs}. Not upstream. */
 export const defaultTcpProbeInitialIntervalMs = 250;
@@ -76,19 +77,10 @@ const unreachableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMED
 
 /** True when `err` (or a cause) is a connection that could not be made or was lost. */
 export function isUnreachableError(err: unknown): boolean {
-  const seen = new Set<unknown>();
-  const stack: unknown[] = [err];
-  while (stack.length > 0) {
-    const e = stack.pop();
-    if (e === null || typeof e !== 'object' || seen.has(e)) continue;
-    seen.add(e);
+  return someErrorInChain(err, (e) => {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && unreachableCodes.has(code)) return true;
-    stack.push((e as { cause?: unknown }).cause);
-    const inner = (e as { errors?: unknown }).errors;
-    if (Array.isArray(inner)) stack.push(...(inner as unknown[]));
-  }
-  return false;
+    return typeof code === 'string' && unreachableCodes.has(code);
+  });
 }
 
 /** See the module comment. One per connection pool; {@link RestClient.reachability} exposes it. */

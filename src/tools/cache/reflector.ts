@@ -4,7 +4,7 @@
  * when the watch falls too far behind, backing off while the server is unhealthy, and periodically
  * asking the store to resync.
  */
-import { KubeloomError, StatusError, isExpired, isInternalError, isTimeout, isTooManyRequests, statusOf } from '../../apimachinery/errors.ts';
+import { KubeloomError, StatusError, isExpired, isInternalError, isTimeout, isTooManyRequests, someErrorInChain, statusOf } from '../../apimachinery/errors.ts';
 import type { KubeObject } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
 import { InitialEventsEndAnnotation, isWatchEventBatchIterator, type Watch, type WatchEvent } from '../../apimachinery/watch.ts';
@@ -144,18 +144,7 @@ export interface ReflectorStats {
 
 /** True when the error (or a cause) is a refused TCP connection (utilnet.IsConnectionRefused). */
 export function isConnectionRefused(err: unknown): boolean {
-  const seen = new Set<unknown>();
-  const stack: unknown[] = [err];
-  while (stack.length > 0) {
-    const e = stack.pop();
-    if (e === null || typeof e !== 'object' || seen.has(e)) continue;
-    seen.add(e);
-    if ((e as { code?: unknown }).code === 'ECONNREFUSED') return true;
-    stack.push((e as { cause?: unknown }).cause);
-    const inner = (e as { errors?: unknown }).errors;
-    if (Array.isArray(inner)) stack.push(...(inner as unknown[]));
-  }
-  return false;
+  return someErrorInChain(err, (e) => (e as { code?: unknown }).code === 'ECONNREFUSED');
 }
 
 /** The requested resourceVersion is newer than the server has (reflector.go isTooLargeResourceVersionError). */
