@@ -110,7 +110,7 @@ export function newRestClientRequestsCounter(registry: PrometheusRegistry, host:
 const requestLatencyBuckets = [0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0];
 
 /**
- * client-go's request metrics in `registry`, as an observer for {@link RestClient.observeRequests}: every
+ * client-go's request metrics in `registry`, as an observer for `RestClient.observeRequests`: every
  * HTTP attempt of the manager's REST client (its client, cache, leader election, event sink, anything
  * sharing it) counts in `rest_client_requests_total{code,method,host}` and
  * `rest_client_request_duration_seconds{verb,host}` (verb: the HTTP method, as client-go's r.verb).
