@@ -289,7 +289,7 @@ e2eTest('adoption, release, status and finalizer deletion through the running co
   assert.equal(reasons.get('SuccessfulDelete'), 2);
   const text = await registry.metrics();
   assert.match(text, /controller_runtime_reconcile_total\{controller="podset",result="success"\} \d+/);
-  assert.match(text, /workqueue_adds_total\{name="podset"\} \d+/);
+  assert.match(text, /workqueue_adds_total\{name="podset",controller="podset"\} \d+/);
 });
 
 e2eTest('two replicas: only the Lease holder reconciles; the other takes over when it stops', async (e2e) => {

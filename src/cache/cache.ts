@@ -501,6 +501,18 @@ class MultiRegistration implements ResourceEventHandlerRegistration {
   }
 }
 
+/** One informer of an {@link InformerCache}, as {@link InformerCache.informerEntries} lists it. */
+export interface InformerEntry {
+  /** The kind it caches. */
+  readonly kind: ResourceKind<unknown, unknown>;
+  /** The kind for messages: `apps/v1, Resource=deployments`. */
+  readonly description: string;
+  /** The namespace it caches ('' = all). */
+  readonly namespace: string;
+  /** The informer. */
+  readonly informer: SharedIndexInformer<KubeObject>;
+}
+
 /**
  * The manager's shared cache (cache.Cache): informers by kind, reads from them, field indexes.
  *
@@ -595,7 +607,7 @@ export class InformerCache {
    * Every informer of the cache with the kind it caches and its namespace ('' = all), for introspection
    * (kubeloom: /debug/controllers, the stalled-watch detector).
    */
-  informerEntries(): Array<{ kind: ResourceKind<unknown, unknown>; description: string; namespace: string; informer: SharedIndexInformer<KubeObject> }> {
+  informerEntries(): InformerEntry[] {
     return [...this.#kinds.values()].flatMap((k) => [...k.informers].map(([namespace, informer]) => ({ kind: k.kind, description: k.objectDescription, namespace, informer })));
   }
 

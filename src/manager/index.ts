@@ -20,15 +20,16 @@ export { CacheSyncTimeoutError, cacheReadyChecker, defaultCacheSyncTimeoutMs, de
 export { FrozenObjectError, isPanic, stackOf, withFrozenObjectHint } from './reconcile-error.ts';
 export { inClusterNamespace, inClusterNamespacePath } from './in-cluster-namespace.ts';
 export type { Checker } from './healthz.ts';
-export { ReconcileResultLabel, newControllerMetrics, newRestClientRequestsCounter, noopControllerMetrics } from './metrics.ts';
+export { ReconcileResultLabel, newControllerMetrics, newRestClientMetrics, newRestClientRequestsCounter, noopControllerMetrics } from './metrics.ts';
 export type { ControllerMetrics, ReconcileResultLabelValue } from './metrics.ts';
 export { ManagerSharding, ShardingConfigError, shardedHandler } from './sharding.ts';
 export type { ShardedOwnsWatch, ShardedWatches, ShardingOptions } from './sharding.ts';
 export { exitCodeFor, setupSignalHandler } from './signals.ts';
 export type { SignalHandlerOptions } from './signals.ts';
 export { debugControllersPath, introspect, introspectInformers, isIntrospectableController, recentReconciles, serveIntrospection } from './introspection.ts';
-export type { ControllerIntrospection, InformerIntrospection, IntrospectableController, IntrospectionSources, ManagerIntrospection, QueueIntrospection } from './introspection.ts';
+export type { ControllerIntrospection, InFlightRequest, InformerIntrospection, IntrospectableController, IntrospectionSources, LastReconcileError, LeaderElectionIntrospection, ManagerIntrospection, PendingRequest, QueueIntrospection, WebhooksIntrospection } from './introspection.ts';
 export { StalledWatchDetector } from './stalled-watch-detector.ts';
 export type { StalledWatch, StalledWatchOptions } from './stalled-watch-detector.ts';
 export { ReconcileHistory, defaultReconcileHistory } from './reconcile-record.ts';
 export type { ReconcileRecord } from './reconcile-record.ts';
+export { newControllerRuntimeWorkqueueMetrics } from './workqueue-metrics.ts';

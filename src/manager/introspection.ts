@@ -46,6 +46,60 @@ export interface InformerIntrospection {
   readonly watchTimeoutSeconds: number;
 }
 
+/** A request being reconciled now. */
+export interface InFlightRequest {
+  /** Its key (`namespace/name`). */
+  readonly key: string;
+  /** Seconds since its reconcile started. */
+  readonly seconds: number;
+}
+
+/** A request waiting for its next reconcile. */
+export interface PendingRequest {
+  /** Its key (`namespace/name`). */
+  readonly key: string;
+  /** The causes it gathered so far. */
+  readonly causes: number;
+}
+
+/** A controller's last reconcile error. */
+export interface LastReconcileError {
+  /** The error's message. */
+  readonly message: string;
+  /** The request that failed. */
+  readonly key: string;
+  /** When (the manager's clock, ms). */
+  readonly time: number;
+  /** Seconds since. */
+  readonly ageSeconds: number;
+}
+
+/** Leader election, in the document. */
+export interface LeaderElectionIntrospection {
+  /** Whether the manager uses leader election. */
+  readonly enabled: boolean;
+  /** `namespace/name` of the Lease. */
+  readonly lease?: string;
+  /** This replica's identity, when set in the options. */
+  readonly identity?: string;
+  /** Whether this replica holds the Lease. */
+  readonly isLeader: boolean;
+  /** The leader election health check's verdict. */
+  readonly healthy: boolean;
+  /** Its error, when unhealthy. */
+  readonly error?: string;
+}
+
+/** The webhook server, in the document. */
+export interface WebhooksIntrospection {
+  /** Whether the manager made a webhook server. */
+  readonly enabled: boolean;
+  /** Its registered paths. */
+  readonly paths: readonly string[];
+  /** `host:port` it listens on, once listening. */
+  readonly address?: string;
+}
+
 /** One controller's queue. */
 export interface QueueIntrospection {
   /** Requests ready to be reconciled. */
@@ -53,9 +107,9 @@ export interface QueueIntrospection {
   /** Seconds the oldest pending request has waited since its first cause; absent when none waits. */
   readonly oldestItemAgeSeconds?: number;
   /** Requests being reconciled now, and for how long. */
-  readonly inFlight: ReadonlyArray<{ readonly key: string; readonly seconds: number }>;
+  readonly inFlight: readonly InFlightRequest[];
   /** Requests waiting for their next reconcile with the number of causes each has gathered (at most 50 shown). */
-  readonly pending: ReadonlyArray<{ readonly key: string; readonly causes: number }>;
+  readonly pending: readonly PendingRequest[];
   /** Requests requeued with backoff after an error, in total. */
   readonly retries: number;
   /** Whether it is the priority queue. */
@@ -83,7 +137,7 @@ export interface ControllerIntrospection {
   /** Panics (programming errors). */
   readonly panics: number;
   /** The last error, its request and age. */
-  readonly lastError?: { readonly message: string; readonly key: string; readonly time: number; readonly ageSeconds: number };
+  readonly lastError?: LastReconcileError;
   /** Its queue. */
   readonly queue: QueueIntrospection;
 }
@@ -97,9 +151,9 @@ export interface ManagerIntrospection {
   /** Every controller added to the manager. */
   readonly controllers: readonly ControllerIntrospection[];
   /** Leader election. */
-  readonly leaderElection: { readonly enabled: boolean; readonly lease?: string; readonly identity?: string; readonly isLeader: boolean; readonly healthy: boolean; readonly error?: string };
+  readonly leaderElection: LeaderElectionIntrospection;
   /** The webhook server, when one was made. */
-  readonly webhooks: { readonly enabled: boolean; readonly paths: readonly string[]; readonly address?: string };
+  readonly webhooks: WebhooksIntrospection;
   /** Stalls the stalled-watch detector saw (absent when it is off). */
   readonly stalledWatches?: readonly StalledWatch[];
 }
@@ -126,9 +180,9 @@ export interface IntrospectionSources {
   /** Everything added to the manager (the controllers among them). */
   readonly runnables: () => readonly Runnable[];
   /** The leader election part. */
-  readonly leaderElection: () => ManagerIntrospection['leaderElection'];
+  readonly leaderElection: () => LeaderElectionIntrospection;
   /** The webhooks part. */
-  readonly webhooks: () => ManagerIntrospection['webhooks'];
+  readonly webhooks: () => WebhooksIntrospection;
   /** The stalled-watch detector, unless it is off. */
   readonly detector: StalledWatchDetector | undefined;
 }

@@ -142,9 +142,11 @@ test('probes and metrics: named checks on /healthz and /readyz, controller-runti
     'controller_runtime_reconcile_time_seconds_bucket',
     'controller_runtime_active_workers{controller="configmap"}',
     'controller_runtime_max_concurrent_reconciles{controller="configmap"} 1',
-    'workqueue_adds_total{name="configmap"}',
-    'workqueue_depth{name="configmap"}',
+    'workqueue_adds_total{name="configmap",controller="configmap"}',
+    'workqueue_depth{name="configmap",controller="configmap",priority="0"}',
+    'workqueue_queue_duration_seconds_bucket{le="1e-8",name="configmap",controller="configmap"}',
     'rest_client_requests_total{code="201",method="POST"',
+    'rest_client_request_duration_seconds_bucket{le="0.005",verb="POST"',
     'leader_election_master_status{name="probe-lock"} 1',
   ]) {
     assert.ok(text.includes(name), `missing ${name}`);

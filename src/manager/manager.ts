@@ -38,9 +38,9 @@ import { realClock, type Clock } from '../util/clock/clock.ts';
 import { promClient } from '../util/prometheus/prom-client.ts';
 import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import type { MetricsProvider } from '../util/workqueue/metrics.ts';
-import { newPrometheusMetricsProvider } from '../util/workqueue/prometheus-metrics.ts';
+import { newControllerRuntimeWorkqueueMetrics } from './workqueue-metrics.ts';
 import { ping, serveChecks, type Checker } from './healthz.ts';
-import { newControllerMetrics, newRestClientRequestsCounter, noopControllerMetrics, type ControllerMetrics } from './metrics.ts';
+import { newControllerMetrics, newRestClientMetrics, noopControllerMetrics, type ControllerMetrics } from './metrics.ts';
 import { groupOf, RunnableGroup, type Runnable, type RunnableGroupValue } from './runnable.ts';
 import { HttpServerRunnable } from './server.ts';
 import { WebhookServer } from '../webhook/server.ts';
@@ -287,17 +287,10 @@ export class Manager {
     this.#electedPromise = new Promise((r) => (this.#elected = r));
     const metricsOn = options.metricsBindAddress !== undefined && options.metricsBindAddress !== '0';
     this.#registry = options.metricsRegistry ?? (metricsOn ? (new (promClient().Registry)() as unknown as PrometheusRegistry) : undefined);
-    const counter = this.#registry !== undefined ? newRestClientRequestsCounter(this.#registry, new URL(rest.baseUrl).host) : undefined;
-    const hook = options.onRequest;
-    const onRequest =
-      counter === undefined
-        ? hook
-        : hook === undefined
-          ? counter
-          : (method: string, code: string, verb?: 'list' | 'watch'): void => {
-              counter(method, code);
-              hook(method, code, verb);
-            };
+    // client-go's request metrics count every HTTP attempt of the shared REST client (kubeloom observes
+    // at that layer: client, cache, leader election and the event sink all go through it).
+    if (this.#registry !== undefined) rest.observeRequests(newRestClientMetrics(this.#registry));
+    const onRequest = options.onRequest;
     this.#cache = new InformerCache({
       ...options.cache,
       rest,
@@ -401,10 +394,13 @@ export class Manager {
     return this.#controllerMetrics;
   }
 
-  /** Workqueue metrics provider in the manager's registry, if any. */
+  /**
+   * Workqueue metrics provider in the manager's registry, if any: controller-runtime's names and labels
+   * (`name`, `controller`, and `priority` on `workqueue_depth`).
+   */
   queueMetricsProvider(): MetricsProvider | undefined {
     if (this.#registry === undefined) return undefined;
-    this.#queueMetrics ??= newPrometheusMetricsProvider(this.#registry);
+    this.#queueMetrics ??= newControllerRuntimeWorkqueueMetrics(this.#registry);
     return this.#queueMetrics;
   }
 

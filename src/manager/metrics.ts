@@ -4,11 +4,13 @@
  * manager: `controller_runtime_reconcile_total{controller,result}`, `_reconcile_errors_total`,
  * `_terminal_reconcile_errors_total`, `_reconcile_panics_total`, `_reconcile_time_seconds`,
  * `_max_concurrent_reconciles`, `_active_workers`; and `rest_client_requests_total{code,method,host}`
- * (k8s.io/client-go/tools/metrics, as controller-runtime's pkg/metrics/client_go_adapter.go registers it).
+ * (k8s.io/client-go/tools/metrics, as controller-runtime's pkg/metrics/client_go_adapter.go registers it)
+ * with `rest_client_request_duration_seconds{verb,host}` (k8s.io/component-base/metrics/prometheus/restclient).
  */
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import { asPromRegistry, promClient } from '../util/prometheus/prom-client.ts';
 import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
+import type { RequestObserver } from '../rest/client.ts';
 
 /** Reconcile result labels of `controller_runtime_reconcile_total`. */
 export const ReconcileResultLabel = {
@@ -102,4 +104,32 @@ export function newRestClientRequestsCounter(registry: PrometheusRegistry, host:
     () => new Counter({ name: 'rest_client_requests_total', help: 'Number of HTTP requests, partitioned by status code, method, and host.', labelNames: ['code', 'method', 'host'], registers: [reg] }),
   );
   return (method, code) => c.inc({ code, method, host });
+}
+
+// component-base restclient's requestLatency buckets.
+const requestLatencyBuckets = [0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0];
+
+/**
+ * client-go's request metrics in `registry`, as an observer for `RestClient.observeRequests`: every
+ * HTTP attempt of the manager's REST client (its client, cache, leader election, event sink, anything
+ * sharing it) counts in `rest_client_requests_total{code,method,host}` and
+ * `rest_client_request_duration_seconds{verb,host}` (verb: the HTTP method, as client-go's r.verb).
+ */
+export function newRestClientMetrics(registry: PrometheusRegistry): RequestObserver {
+  const { Counter, Histogram } = promClient();
+  const reg = asPromRegistry(registry);
+  const total: Counter<string> = shared(
+    registry,
+    'rest_client_requests_total',
+    () => new Counter({ name: 'rest_client_requests_total', help: 'Number of HTTP requests, partitioned by status code, method, and host.', labelNames: ['code', 'method', 'host'], registers: [reg] }),
+  );
+  const latency: Histogram<string> = shared(
+    registry,
+    'rest_client_request_duration_seconds',
+    () => new Histogram({ name: 'rest_client_request_duration_seconds', help: 'Request latency in seconds. Broken down by verb, and host.', labelNames: ['verb', 'host'], buckets: requestLatencyBuckets, registers: [reg] }),
+  );
+  return ({ method, code, host, seconds }) => {
+    total.inc({ code, method, host });
+    latency.observe({ verb: method, host }, seconds);
+  };
 }

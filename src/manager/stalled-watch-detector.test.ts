@@ -68,3 +68,39 @@ test('A watch stalled by the server is detected after its timeout plus the margi
   assert.equal(detector.stalls().length, 1);
   t.diagnostic(`watch timeout ${timeoutMs / 1000} s; stall detected ${(detectedAfterMs - timeoutMs) / 1000} s after it, ${detectedAfterMs / 1000} s after the last event (fake clock)`);
 });
+
+test('With { relist: false } a stalled watch is reported but not relisted; with false there is no detector', async (t) => {
+  const clock = new FakeClock();
+  const server = await startApiServer({ clock });
+  t.after(() => server.stop());
+  const quiet = { debug() {}, info() {}, error() {} };
+  assert.equal(newManager({ host: server.url, qps: -1 }, { clock, logger: quiet, stalledWatchDetection: false }).getStalledWatchDetector(), undefined);
+  const mgr = newManager({ host: server.url, qps: -1 }, { clock, logger: quiet, stalledWatchDetection: { relist: false } });
+  mgr.getCache().informerFor(kinds.coreV1.configMaps);
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  t.after(async () => {
+    stop.abort();
+    await running;
+  });
+  const entry = (): InformerIntrospection => mgr.introspect().informers[0]!;
+  for (let i = 0; !(entry().synced && entry().watchTimeoutSeconds > 0); i++) {
+    assert.ok(i < 2000, 'never synced: ' + JSON.stringify(entry()));
+    await settle();
+  }
+  assert.equal(server.faults.stallWatches('configmaps'), 1);
+  const detector = mgr.getStalledWatchDetector()!;
+  for (let i = 0; detector.stalls().length === 0; i++) {
+    assert.ok(i < 300, 'never detected: ' + JSON.stringify(entry()));
+    await clock.step(5_000);
+    await settle();
+  }
+  // Reported once, and not relisted.
+  assert.equal(entry().lists, 1);
+  for (let i = 0; i < 4; i++) {
+    await clock.step(5_000);
+    await settle();
+  }
+  assert.equal(detector.stalls().length, 1);
+  assert.equal(entry().lists, 1);
+});

@@ -10,8 +10,9 @@
  * `kubeloom_informer_stalled_watches_total{resource}`, logs it, and (unless told not to) makes the
  * informer relist at once, which also replaces what the stall may have hidden.
  *
- * The reflector has its own guard (its idle timeout resumes a silent watch from the last resourceVersion);
- * the detector is what reports the stall and relists rather than trusting a resume.
+ * The reflector has its own guard (its idle timeout resumes a silent watch from the last resourceVersion,
+ * at the watch's timeout + 30 s, or 10.5 min for the watch continuing a watch-list); the detector acts
+ * first, reports the stall and relists rather than trusting a resume.
  */
 import type { InformerCache } from '../cache/cache.ts';
 import type { Logger } from '../tools/events/logger.ts';

@@ -391,6 +391,21 @@ export type RestClientOverrides = Pick<RestConfig, 'qps' | 'burst' | 'rateLimite
 // Set while withConfig() constructs a derived client, which then shares this pool instead of opening its own.
 let inheritedPool: ConnectionPool | undefined;
 
+/** One HTTP attempt, as {@link RestClient.observeRequests} reports it. */
+export interface RequestObservation {
+  /** The HTTP method. */
+  readonly method: string;
+  /** The status code, or '<error>' when no response came (client-go's convention). */
+  readonly code: string;
+  /** The server's host:port. */
+  readonly host: string;
+  /** Seconds until the response headers arrived (or the attempt failed). */
+  readonly seconds: number;
+}
+
+/** Called after every HTTP attempt of a {@link RestClient}. */
+export type RequestObserver = (observation: RequestObservation) => void;
+
 /**
  * Talks to one API server. Create one per {@link RestConfig} and share it: it owns the connection
  * pool and the rate limiter. {@link RestClient.close} releases the connections.
@@ -404,6 +419,8 @@ export class RestClient {
   readonly config: RestConfig;
   readonly #options: RestClientOptions;
   readonly #base: URL;
+  /** Observers of every HTTP attempt (see {@link RestClient.observeRequests}). */
+  #requestObservers: RequestObserver[] = [];
   readonly #clock: Clock;
   readonly #limiter: RequestRateLimiter;
   readonly #warnings: WarningHandler;
@@ -690,6 +707,26 @@ export class RestClient {
     }
   }
 
+  /**
+   * Calls `observer` after every HTTP attempt of this client (each retry counts), with the status code
+   * ('<error>' when no response came), the method, the host and the time to the response headers: what
+   * client-go reports to `tools/metrics` (RequestResult, RequestLatency). Returns a function that removes it.
+   */
+  observeRequests(observer: RequestObserver): () => void {
+    this.#requestObservers = [...this.#requestObservers, observer];
+    return () => {
+      this.#requestObservers = this.#requestObservers.filter((o) => o !== observer);
+    };
+  }
+
+  #observed(method: string, code: string, start: number): void {
+    const observers = this.#requestObservers;
+    if (observers.length === 0) return;
+    const seconds = this.#clock.since(start) / 1000;
+    const host = this.#base.host;
+    for (const o of observers) o({ method, code, host, seconds });
+  }
+
   /** Sends `req` and parses the JSON response body (see {@link RestClient.do} for errors). */
   async json<T>(req: RestRequest, options?: RequestOptions): Promise<T> {
     const resp = await this.do(req, options);
@@ -935,12 +972,15 @@ export class RestClient {
       const idle = readIdleMs > 0 ? new ReadIdleGuard(this.#clock, readIdleMs, describe) : undefined;
       let resp: Dispatcher.ResponseData;
       const span = startClientSpan(req.verb, url, headers);
+      const start = this.#requestObservers.length > 0 ? this.#clock.now() : 0;
       try {
         const attemptSignal = idle === undefined ? signal : AbortSignal.any([signal, idle.signal]);
         resp = await undiciRequest(url, { dispatcher, method: req.verb, headers, body: sent.body ?? null, signal: attemptSignal });
         span?.end(resp.statusCode);
+        this.#observed(req.verb, String(resp.statusCode), start);
       } catch (err) {
         span?.fail(err);
+        this.#observed(req.verb, '<error>', start);
         idle?.stop();
         if (signal.aborted) throw signal.reason;
         if (idle?.error !== undefined) throw idle.error;

@@ -10,7 +10,7 @@
 import { trace, type Span } from '@opentelemetry/api';
 import type { KubeObject } from '../apimachinery/object.ts';
 import type { RequestQueue } from '../handler/handler.ts';
-import { causeTrackerFor, type CauseTypeValue } from '../reconcile/causes.ts';
+import { causeTrackerFor, type CauseTypeValue, type ReconcileCause } from '../reconcile/causes.ts';
 import { requestKey } from '../reconcile/reconcile.ts';
 import { activeContext, tracer, tracingEnabled } from '../tracing/tracing.ts';
 import { contextForEvent } from '../tracing/write-context.ts';
@@ -77,18 +77,13 @@ export function deliverEvent(queue: object, base: RequestQueue, info: () => Even
         spanContext = s.spanContext();
         s.end();
       }
-      tracker?.record(key, {
-        type: i.type,
-        kind: i.kind,
-        namespace,
-        name,
-        resourceVersion,
-        ...(i.initialList === true ? { initialList: true } : {}),
-        predicates: i.predicates,
-        handler: i.handler,
-        time: tracker.now(),
-        ...(spanContext !== undefined ? { spanContext } : {}),
-      });
+      if (tracker !== undefined) {
+        // One object shape for every cause (no spreads): this runs for every event of every controller.
+        const cause: { -readonly [K in keyof ReconcileCause]: ReconcileCause[K] } = { type: i.type, kind: i.kind, namespace, name, resourceVersion, predicates: i.predicates, handler: i.handler, time: tracker.now() };
+        if (i.initialList === true) cause.initialList = true;
+        if (spanContext !== undefined) cause.spanContext = spanContext;
+        tracker.record(key, cause);
+      }
       base.add(request, opts);
     },
   };

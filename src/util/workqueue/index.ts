@@ -24,7 +24,7 @@ export { WithMaxWaitRateLimiter } from './with-max-wait-rate-limiter.ts';
 export { defaultControllerRateLimiter } from './default-rate-limiters.ts';
 export type { DefaultControllerRateLimiterOptions } from './default-rate-limiters.ts';
 export { defaultUnfinishedWorkUpdatePeriodMs, noopMetricsProvider, setGlobalMetricsProvider } from './metrics.ts';
-export type { CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, SettableGaugeMetric } from './metrics.ts';
+export type { CounterMetric, DepthMetricWithPriority, GaugeMetric, HistogramMetric, MetricsProvider, MetricsProviderWithPriority, SettableGaugeMetric } from './metrics.ts';
 export { newPrometheusMetricsProvider } from './prometheus-metrics.ts';
 export { PromClientMissingError } from '../prometheus/errors.ts';
 export type { PrometheusRegistry } from '../prometheus/registry.ts';

@@ -54,6 +54,27 @@ export interface MetricsProvider {
   newRetriesMetric(name: string): CounterMetric;
 }
 
+/** A depth gauge labelled with the item's priority (controller-runtime pkg/metrics DepthMetricWithPriority). */
+export interface DepthMetricWithPriority {
+  /** Adds one at `priority`. */
+  inc(priority: number): void;
+  /** Subtracts one at `priority`. */
+  dec(priority: number): void;
+}
+
+/**
+ * A provider whose depth metric carries a `priority` label (controller-runtime's
+ * MetricsProviderWithPriority); the priority queue uses it when its provider has it.
+ */
+export interface MetricsProviderWithPriority extends MetricsProvider {
+  /** `workqueue_depth{priority}` of one queue. */
+  newDepthMetricWithPriority(name: string): DepthMetricWithPriority;
+}
+
+function hasPriorityDepth(p: MetricsProvider): p is MetricsProviderWithPriority {
+  return typeof (p as Partial<MetricsProviderWithPriority>).newDepthMetricWithPriority === 'function';
+}
+
 const noopMetric: GaugeMetric & SettableGaugeMetric & CounterMetric & HistogramMetric = {
   inc() {},
   dec() {},
@@ -101,7 +122,7 @@ export const defaultUnfinishedWorkUpdatePeriodMs = 500;
  */
 export class QueueMetrics<T> {
   readonly #clock: Clock;
-  readonly #depth: GaugeMetric;
+  readonly #depth: DepthMetricWithPriority;
   readonly #adds: CounterMetric;
   readonly #latency: HistogramMetric;
   readonly #workDuration: HistogramMetric;
@@ -112,9 +133,14 @@ export class QueueMetrics<T> {
   readonly #addTimes = new Map<T, number>();
   readonly #processingStartTimes = new Map<T, number>();
 
-  constructor(provider: MetricsProvider, name: string, clock: Clock) {
+  /** `withPriority`: a priority queue, whose depth goes by priority when the provider can label it. */
+  constructor(provider: MetricsProvider, name: string, clock: Clock, withPriority = false) {
     this.#clock = clock;
-    this.#depth = provider.newDepthMetric(name);
+    if (withPriority && hasPriorityDepth(provider)) this.#depth = provider.newDepthMetricWithPriority(name);
+    else {
+      const d = provider.newDepthMetric(name);
+      this.#depth = { inc: () => d.inc(), dec: () => d.dec() };
+    }
     this.#adds = provider.newAddsMetric(name);
     this.#latency = provider.newLatencyMetric(name);
     this.#workDuration = provider.newWorkDurationMetric(name);
@@ -122,16 +148,16 @@ export class QueueMetrics<T> {
     this.#longestRunningProcessor = provider.newLongestRunningProcessorSecondsMetric(name);
   }
 
-  /** An item became dirty: count it and remember when it was first added. */
-  add(item: T): void {
+  /** An item became dirty (at `priority`, for a priority queue): count it and remember when it was first added. */
+  add(item: T, priority = 0): void {
     this.#adds.inc();
-    this.#depth.inc();
+    this.#depth.inc(priority);
     if (!this.#addTimes.has(item)) this.#addTimes.set(item, this.#clock.now());
   }
 
   /** An item was handed out: observe how long it waited and start its work clock. */
-  get(item: T): void {
-    this.#depth.dec();
+  get(item: T, priority = 0): void {
+    this.#depth.dec(priority);
     const now = this.#clock.now();
     this.#processingStartTimes.set(item, now);
     const added = this.#addTimes.get(item);
@@ -139,6 +165,13 @@ export class QueueMetrics<T> {
       this.#latency.observe((now - added) / 1000);
       this.#addTimes.delete(item);
     }
+  }
+
+  /** A waiting item's priority went up (a priority queue): its depth moves to the new priority. */
+  reprioritize(from: number, to: number): void {
+    if (from === to) return;
+    this.#depth.dec(from);
+    this.#depth.inc(to);
   }
 
   /** An item's processing ended: observe how long it took. */
@@ -170,9 +203,9 @@ export class QueueMetrics<T> {
  * Builds the metrics of a queue, or undefined when nothing should be recorded: an empty name or the
  * no-op provider (upstream newQueueMetrics).
  */
-export function newQueueMetrics<T>(provider: MetricsProvider, name: string, clock: Clock): QueueMetrics<T> | undefined {
+export function newQueueMetrics<T>(provider: MetricsProvider, name: string, clock: Clock, withPriority = false): QueueMetrics<T> | undefined {
   if (name === '' || provider === noopMetricsProvider) return undefined;
-  return new QueueMetrics<T>(provider, name, clock);
+  return new QueueMetrics<T>(provider, name, clock, withPriority);
 }
 
 /** The retries counter of a named queue, or undefined for an unnamed one (upstream newRetryMetrics). */

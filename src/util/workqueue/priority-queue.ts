@@ -8,7 +8,8 @@
  *
  * Where kubeloom differs: upstream's `ShutDown` hands nothing more out at once; here too, but a
  * `get` already waiting resolves with `shutdown: true` instead of blocking forever. Depth metrics carry
- * no `priority` label (the workqueue metrics provider has none).
+ * a `priority` label when the metrics provider offers one (controller-runtime's MetricsProviderWithPriority,
+ * what a Manager's controllers use), none otherwise.
  */
 import { realClock, type Clock, type Timer } from '../clock/clock.ts';
 import { defaultUnfinishedWorkUpdatePeriodMs, newQueueMetrics, newRetryMetrics, resolveMetricsProvider, type CounterMetric, type MetricsProvider, type QueueMetrics } from './metrics.ts';
@@ -142,7 +143,7 @@ export class PriorityQueue<T> implements RateLimitingInterface<T> {
     this.#clock = options.clock ?? realClock;
     this.#rateLimiter = options.rateLimiter ?? new ItemExponentialFailureRateLimiter<T>(5, 1_000_000);
     const provider = resolveMetricsProvider(options.metricsProvider);
-    this.#metrics = newQueueMetrics<T>(provider, options.name ?? '', this.#clock);
+    this.#metrics = newQueueMetrics<T>(provider, options.name ?? '', this.#clock, true);
     this.#retries = newRetryMetrics(provider, options.name ?? '');
     const metrics = this.#metrics;
     if (metrics !== undefined) this.#ticker = this.#clock.newTicker(defaultUnfinishedWorkUpdatePeriodMs, () => metrics.updateUnfinishedWork());
@@ -173,6 +174,7 @@ export class PriorityQueue<T> implements RateLimitingInterface<T> {
       if (newPriority === old.priority && newReadyAt === old.readyAt) continue;
       const wasReady = old.readyAt === undefined;
       if (wasReady && !this.#locked.has(key)) this.#readyCount--;
+      if (wasReady) this.#metrics?.reprioritize(old.priority, newPriority);
       this.#place({ key, priority: newPriority, readyAt: newReadyAt, seq: old.seq }, wasReady);
     }
     this.#pump();
@@ -181,7 +183,7 @@ export class PriorityQueue<T> implements RateLimitingInterface<T> {
   #place(rec: Rec<T>, alreadyCounted = false): void {
     this.#items.set(rec.key, rec);
     if (rec.readyAt === undefined) {
-      if (!alreadyCounted) this.#metrics?.add(rec.key);
+      if (!alreadyCounted) this.#metrics?.add(rec.key, rec.priority);
       if (!this.#locked.has(rec.key)) {
         this.#ready.push(rec);
         this.#readyCount++;
@@ -241,7 +243,7 @@ export class PriorityQueue<T> implements RateLimitingInterface<T> {
       this.#readyCount--;
       this.#items.delete(rec.key);
       this.#locked.add(rec.key);
-      this.#metrics?.get(rec.key);
+      this.#metrics?.get(rec.key, rec.priority);
       return rec;
     }
   }
