@@ -389,3 +389,6 @@ export class ManagedController<C = unknown> implements Runnable {
   }
 }
 
+
+/** Process-wide sequence of reconciles: the id of each entry of a controller's reconcile history (the dashboard's timeline). */
+let reconcileCounter = 0;
