@@ -131,8 +131,11 @@ test('a reconcile error logged by a built controller names the controller, its g
   });
   await mgr.getClient().create(kinds.appsV1.deployments, { metadata: { namespace: 'default', name: 'web' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } });
   while (errors.length === 0) await new Promise<void>((r) => setImmediate(r));
-  const { reconcileID, stacktrace, ...rest } = errors[0]!;
+  const { reconcileID, stacktrace, causes, ...rest } = errors[0]!;
   assert.deepEqual(rest, { controller: 'deployment', controllerGroup: 'apps', controllerKind: 'Deployment', object: 'default/web', namespace: 'default', name: 'web', err: 'boom' });
+  // Why it ran (docs/observability.md): the event that enqueued it and the handler that mapped it.
+  assert.ok(Array.isArray(causes) && causes.length === 1);
+  assert.match(String(causes[0]), /Deployment default\/web rv=\d+ by EnqueueRequestForObject$/);
   assert.equal(typeof reconcileID, 'string');
   assert.match(String(stacktrace), /^Error: boom\n/);
 });
