@@ -32,12 +32,20 @@ export const defaultHttpProbeMaxIntervalMs = 4_000;
 /** Waiters are released at random within this span after the server is seen again. */
 export const defaultWakeSpreadMs = 500;
 
+/** The server's address for the TCP probe. */
+export interface TcpTarget {
+  /** Host name or IP address (IPv6 without brackets). */
+  host: string;
+  /** TCP port. */
+  port: number;
+}
+
 /** Options of a {@link Reachability}. */
 export interface ReachabilityOptions {
   /** Time source of the probe's waits and the wake spread. */
   clock: Clock;
   /** Where to connect for the TCP probe; undefined skips that stage (a proxy sits in between). */
-  tcpTarget?: { host: string; port: number };
+  tcpTarget?: TcpTarget;
   /** The HTTP probe: resolves with the status code, rejects when no answer came. */
   httpProbe: (signal: AbortSignal) => Promise<number>;
   /** See {@link defaultTcpProbeMaxIntervalMs}. */
@@ -86,7 +94,7 @@ export function isUnreachableError(err: unknown): boolean {
 /** See the module comment. One per connection pool; {@link RestClient.reachability} exposes it. */
 export class Reachability {
   readonly #clock: Clock;
-  readonly #tcpTarget: { host: string; port: number } | undefined;
+  readonly #tcpTarget: TcpTarget | undefined;
   readonly #httpProbe: (signal: AbortSignal) => Promise<number>;
   readonly #tcpMaxMs: number;
   readonly #httpMaxMs: number;
@@ -219,7 +227,7 @@ export class Reachability {
 }
 
 /** Tries a TCP connection to `target` (given up after a second); true when it was accepted. */
-function tcpConnects(target: { host: string; port: number }, clock: Clock, signal: AbortSignal): Promise<boolean> {
+function tcpConnects(target: TcpTarget, clock: Clock, signal: AbortSignal): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     const socket = connect({ host: target.host, port: target.port });
     const finish = (ok: boolean): void => {

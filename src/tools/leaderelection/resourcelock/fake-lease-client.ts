@@ -6,12 +6,13 @@
  */
 import type { Lease } from '../../../api/coordination/v1.ts';
 import { StatusError, newNotFound, newStatus } from '../../../apimachinery/errors.ts';
+import type { KubeList } from '../../../apimachinery/object.ts';
 import type { ListOptions, RequestOptions } from '../../../apimachinery/options.ts';
-import type { Watch, WatchEvent } from '../../../apimachinery/watch.ts';
+import { InitialEventsEndAnnotation, type Watch, type WatchEvent } from '../../../apimachinery/watch.ts';
 import type { LeaseClient } from './lease-lock.ts';
 
 /** A Lease client call, as recorded by {@link FakeLeaseClient.calls}. */
-export type LeaseVerb = 'get' | 'create' | 'update' | 'watch';
+export type LeaseVerb = 'get' | 'create' | 'update' | 'watch' | 'list' | 'delete';
 
 /** One recorded call: its verb, the Lease name and, for writes, the holder it tried to write. */
 export interface LeaseCall {
@@ -76,6 +77,11 @@ export class FakeLeaseStore {
   /** Ends every open watch, as a dropped connection would. */
   closeWatches(): void {
     for (const w of [...this.#watchers]) w.close();
+  }
+
+  /** The resourceVersion of the last write, as a list's. */
+  currentResourceVersion(): string {
+    return String(this.#revision);
   }
 
   /** Number of open watches. */
@@ -166,9 +172,28 @@ export class FakeLeaseClient implements LeaseClient {
     });
   }
 
+  /** Lists Leases (or applies a queued fault), filtered by a `k=v[,k=v]` label selector. */
+  list(options: ListOptions = {}): Promise<KubeList<Lease>> {
+    return this.#call({ verb: 'list', name: '' }, options.signal, () => {
+      const wanted = (options.labelSelector ?? '').split(',').filter((x) => x !== '').map((x) => x.split('=') as [string, string]);
+      const items = [...this.store.leases.values()].filter((l) => wanted.every(([k, v]) => l.metadata?.labels?.[k] === v)).map((l) => clone(l));
+      return { apiVersion: 'coordination.k8s.io/v1', kind: 'LeaseList', metadata: { resourceVersion: this.store.currentResourceVersion() }, items };
+    });
+  }
+
+  /** Deletes a Lease (or applies a queued fault); 404 when it does not exist. */
+  delete(name: string, options: RequestOptions = {}): Promise<Record<string, never>> {
+    return this.#call({ verb: 'delete', name }, options.signal, () => {
+      if (!this.store.leases.has(name)) throw newNotFound('coordination.k8s.io', 'leases', name);
+      this.store.delete(name);
+      return {};
+    });
+  }
+
   /**
    * Watches Leases (or applies a queued fault): with a `metadata.name=` field selector only that one;
-   * without a resourceVersion the current state comes first as ADDED events. The stream ends when
+   * without a resourceVersion (or with `sendInitialEvents`, then ended by the initial-events-end
+   * bookmark) the current state comes first as ADDED events. The stream ends when
    * `options.signal` aborts or {@link FakeLeaseStore.closeWatches} is called.
    */
   async watch(options: ListOptions = {}): Promise<Watch<Lease>> {
@@ -181,8 +206,13 @@ export class FakeLeaseClient implements LeaseClient {
     let unsubscribe = (): void => {};
     // The snapshot and the subscription happen together, so that no write falls between them.
     await this.#call({ verb: 'watch', name: selected ?? '' }, signal, () => {
-      if (options.resourceVersion === undefined || options.resourceVersion === '') {
+      if (options.resourceVersion === undefined || options.resourceVersion === '' || options.sendInitialEvents === true) {
         for (const lease of this.store.leases.values()) if (matches(lease)) queue.push({ type: 'ADDED', object: clone(lease) });
+      }
+      if (options.sendInitialEvents === true) {
+        // A watch-list stream: the initial state ends with the initial-events-end bookmark.
+        const metadata = { resourceVersion: this.store.currentResourceVersion(), annotations: { [InitialEventsEndAnnotation]: 'true' } };
+        queue.push({ type: 'BOOKMARK', object: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata } });
       }
       unsubscribe = this.store.subscribe({
         push: (event) => {
