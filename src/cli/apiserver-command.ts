@@ -11,7 +11,7 @@ import { startDashboardServer } from '../dashboard/standalone.ts';
 import { RestClient } from '../rest/client.ts';
 import { parseArgs } from 'node:util';
 import type { Command } from './commands.ts';
-import { installCrds, loadPodHandlers, startApiServer, type ApiServer, type PodHandlers } from '../testing/index.ts';
+import { installCrds, loadPodHandlers, startApiServer, type PodHandlers } from '../testing/index.ts';
 import { parseFeatureGates, type FeatureGates } from '../apiserver/sharding.ts';
 import { isControllerEnabled, parseControllersFlag } from '../controllers/controller-manager.ts';
 import { startPodExtras } from './apiserver-pod-extras.ts';
@@ -174,32 +174,27 @@ export const apiserverCommand: Command = {
       }
     }
     const dataDir = values['data-dir'];
-    let server: ApiServer;
-    try {
-      server = await startApiServer({
-        ...(dataDir === undefined ? {} : { dataDir }),
-        ...(values['cert-dir'] === undefined ? {} : { certDir: values['cert-dir'] }),
-        ...(podHandlers === undefined ? {} : { podHandlers }),
-        ...(featureGates === undefined ? {} : { featureGates }),
-        port,
-        compactionIntervalMs,
-        ...(values.host === undefined ? {} : { host: values.host }),
-        // A kubeconfig's token is sent only to an https server (clientcmd), so --token and --rbac imply --tls.
-        tls: values.tls === true || values.token !== undefined || values.rbac === true,
-        ...(values.token === undefined ? {} : { token: values.token }),
-        rbac: values.rbac === true,
-        controllers: {
-          garbageCollector: values['garbage-collector'] !== false && (bare || isControllerEnabled('garbagecollector', selection)),
-          namespace: values['namespace-controller'] !== false && (bare || isControllerEnabled('namespace', selection)),
-          scheduler: values.scheduler ?? !bare,
-          kubelet: kubelet ? (nodes === undefined ? true : { nodes }) : false,
-          workloads: bare ? false : selection,
-        },
-      });
-    } catch (err) {
-      process.stderr.write(`kubeloom apiserver: ${err instanceof Error ? err.message : String(err)}\n`);
-      return 1;
-    }
+    // A busy address or a locked data directory: one line and exit 1 from the command runner.
+    const server = await startApiServer({
+      ...(dataDir === undefined ? {} : { dataDir }),
+      ...(values['cert-dir'] === undefined ? {} : { certDir: values['cert-dir'] }),
+      ...(podHandlers === undefined ? {} : { podHandlers }),
+      ...(featureGates === undefined ? {} : { featureGates }),
+      port,
+      compactionIntervalMs,
+      ...(values.host === undefined ? {} : { host: values.host }),
+      // A kubeconfig's token is sent only to an https server (clientcmd), so --token and --rbac imply --tls.
+      tls: values.tls === true || values.token !== undefined || values.rbac === true,
+      ...(values.token === undefined ? {} : { token: values.token }),
+      rbac: values.rbac === true,
+      controllers: {
+        garbageCollector: values['garbage-collector'] !== false && (bare || isControllerEnabled('garbagecollector', selection)),
+        namespace: values['namespace-controller'] !== false && (bare || isControllerEnabled('namespace', selection)),
+        scheduler: values.scheduler ?? !bare,
+        kubelet: kubelet ? (nodes === undefined ? true : { nodes }) : false,
+        workloads: bare ? false : selection,
+      },
+    });
     if (values.crds !== undefined) {
       try {
         const installed = await installCrds(server, { paths: values.crds, errorIfPathMissing: true });
