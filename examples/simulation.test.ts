@@ -100,7 +100,9 @@ const managerSimulation: Simulation = {
   // One simulated process: a real Manager whose requests go to the simulated cluster. After a crash
   // perturbation it is started again, with cold caches.
   start(h) {
-    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger });
+    // Simulated watches never end at their timeoutSeconds nor send bookmarks, so the stalled-watch
+    // detector would take every quiet watch for a stalled one: it is off in simulations.
+    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger, stalledWatchDetection: false });
     setup(mgr);
     void mgr.start(h.signal).catch(() => undefined);
   },
