@@ -265,7 +265,16 @@ export interface CrdConversionDeclaration {
   /** `None` (only apiVersion changes) or `Webhook`. */
   strategy: 'None' | 'Webhook';
   /** The webhook's Service (Webhook): `path` defaults to `/convert` (controller-runtime's), `port` to 443. */
-  service?: { namespace: string; name: string; path?: string; port?: number };
+  service?: {
+    /** The Service's namespace. */
+    namespace: string;
+    /** The Service's name. */
+    name: string;
+    /** The URL path the webhook serves; default `/convert`. */
+    path?: string;
+    /** The Service port; default 443. */
+    port?: number;
+  };
   /** The webhook's URL instead of a Service (Webhook), e.g. `https://127.0.0.1:9443/convert`. */
   url?: string;
   /** The PEM CA bundle (base64) that signs the webhook's certificate; often injected by cert-manager instead. */

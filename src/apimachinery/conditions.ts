@@ -11,7 +11,10 @@ import { realClock, type Clock } from '../util/clock/clock.ts';
 export type { Condition } from '../api/meta/v1.ts';
 
 /** A condition to set: `lastTransitionTime` may be left out (then now, when it is needed). */
-export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & { lastTransitionTime?: string };
+export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & {
+  /** When the status last changed (RFC 3339); left out: now, when the status changes. */
+  lastTransitionTime?: string;
+};
 
 /** metav1.Now(), serialized as metav1.Time is: RFC 3339 at second precision. */
 function now(clock: Clock): string {

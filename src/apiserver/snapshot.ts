@@ -13,6 +13,6 @@ import type { StorageSnapshot } from './storage/interface.ts';
 export interface ApiServerSnapshot {
   /** Every object and the retained change history. */
   readonly storage: StorageSnapshot;
-  /** CRD name → the resources it serves (its compiled schemas included). */
+  /** @internal CRD name → the resources it serves (its compiled schemas included). */
   readonly customResources: ReadonlyMap<string, readonly ApiResource[]>;
 }

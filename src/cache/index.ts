@@ -5,5 +5,5 @@
 // First: a clear error on unsupported Node.js versions, before any dependency loads.
 import '../node-version.ts';
 export { CacheNotStartedError, CacheShardingError, InformerCache, MultipleNamespacesError, NoKindMatchError, ReadOnlyIndexerError, ResourceNotCachedError, UnsupportedFieldSelectorError, fieldIndexName, noKindMatchMessage, isMetadataKind, metadataOnly } from './cache.ts';
-export type { CacheListOptions, CacheOptions, GetInformerOptions, Informer, InformerEntry, MetadataKind, ObjectSelectorOptions } from './cache.ts';
+export type { CacheListOptions, CacheOptions, GetInformerOptions, Informer, InformerEntry, KindSyncStatus, MetadataKind, ObjectSelectorOptions } from './cache.ts';
 export { compareResourceVersions } from './resource-version.ts';

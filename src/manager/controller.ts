@@ -78,7 +78,12 @@ export interface ControllerOptions<C = unknown> {
    * The kind the controller reconciles (the builder's `for`): its logs then carry `controllerGroup` and
    * `controllerKind`, as controller-runtime's builder adds them.
    */
-  forKind?: { group: string; kind: string };
+  forKind?: {
+    /** The API group, '' for the core group. */
+    group: string;
+    /** The kind. */
+    kind: string;
+  };
   /** The client given to reconciles (the manager's). */
   client?: C;
   /** The recorder given to reconciles (the manager makes one per controller). */

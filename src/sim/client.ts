@@ -44,7 +44,11 @@ export class SimClient {
   readonly #caller: Caller;
   readonly #informers: ReadonlyMap<string, SimInformer> | undefined;
 
-  /** @param informers the process's caches; undefined makes every read go to the server. */
+  /**
+   * Created by the simulation run ({@link ScenarioContext.client}, and the client of each simulated controller).
+   * @param informers the process's caches; undefined makes every read go to the server.
+   * @internal
+   */
   constructor(env: SimEnv, caller: Caller, informers: ReadonlyMap<string, SimInformer> | undefined) {
     this.#env = env;
     this.#caller = caller;

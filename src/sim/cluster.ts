@@ -62,13 +62,18 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 
 /** The cluster state one simulation runs against: Storage plus the registry rules above. */
 export class SimCluster {
+  /** @internal The API server's storage the cluster keeps its objects in. */
   readonly storage: Storage;
   readonly #sched: Scheduler;
   readonly #kinds = new Map<string, SimKind>();
   #uid = 0;
   #names = 0;
 
-  /** @param historySize changes the storage keeps before compacting; small values make 410 Gone reachable. */
+  /**
+   * Created by the simulation run.
+   * @param historySize changes the storage keeps before compacting; small values make 410 Gone reachable.
+   * @internal
+   */
   constructor(sched: Scheduler, historySize: number) {
     this.#sched = sched;
     this.storage = new Storage(historySize);
@@ -102,7 +107,12 @@ export class SimCluster {
   }
 
   /** LIST: copies of every object and the list's resourceVersion. */
-  list(kind: SimKind, namespace?: string): { items: KubeObject[]; rv: number } {
+  list(kind: SimKind, namespace?: string): {
+    /** Copies of the objects. */
+    items: KubeObject[];
+    /** The revision the list was read at. */
+    rv: number;
+  } {
     const rv = this.storage.revision;
     const items = this.storage.listAt(storeOf(kind), rv, namespace === undefined || namespace === '' ? {} : { namespace }).map((s) => JSON.parse(s.json) as KubeObject);
     return { items, rv };

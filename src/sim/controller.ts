@@ -25,7 +25,12 @@ export interface SimControllerSpec {
   /** Owned kinds (builder `Owns`): events enqueue the controller owner of the `for` kind. */
   owns?: SimKind[];
   /** Other watches (builder `Watches` with a map function). */
-  watches?: { kind: SimKind; map: (obj: KubeObject) => Request[] }[];
+  watches?: {
+    /** The watched kind. */
+    kind: SimKind;
+    /** The requests an event on an object of that kind enqueues. */
+    map: (obj: KubeObject) => Request[];
+  }[];
   /** The reconciler, as given to the builder. */
   reconcile: ReconcileFunc<SimClient> | Reconciler<SimClient>;
   /** Workers (controller.Options.MaxConcurrentReconciles). Default 1. */

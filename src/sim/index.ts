@@ -5,6 +5,8 @@
  * server errors, lost responses, crashes); failures come with a replayable seed, a shrunk schedule and a
  * trace. See docs/simulation.md.
  */
+// First: a clear error on unsupported Node.js versions, before any dependency loads.
+import '../node-version.ts';
 export { SimClient, type SimListOptions } from './client.ts';
 export { SimCluster, mergePatch, type SimKind } from './cluster.ts';
 export { type SimControllerSpec } from './controller.ts';

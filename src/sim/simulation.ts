@@ -65,7 +65,12 @@ export interface Simulation {
   /** Controllers run by one process named `manager`. */
   controllers?: SimControllerSpec[];
   /** Several processes, each with its controllers (instead of, or besides, `controllers`). */
-  processes?: { name: string; controllers: SimControllerSpec[] }[];
+  processes?: {
+    /** The process's name, as the trace shows it. */
+    name: string;
+    /** The controllers the process runs. */
+    controllers: SimControllerSpec[];
+  }[];
   /**
    * Starts code built on kubeloom's REST client inside the run as one simulated process, e.g. a Manager
    * with the user's `setup(mgr)`, or kube-controller-manager's controllers:
@@ -98,6 +103,7 @@ export interface Simulation {
 
 /** Which run to make: the seed, and optionally which candidate perturbations to keep. */
 export interface RunOptions {
+  /** The seed: it decides the schedule and the perturbations. */
   seed: number;
   /** Candidate ordinals to apply; unset applies every candidate. */
   keep?: readonly number[];
@@ -105,7 +111,9 @@ export interface RunOptions {
 
 /** The outcome of one run. */
 export interface SimResult {
+  /** The simulation's name ({@link Simulation.name}). */
   readonly name: string;
+  /** The seed of the run. */
   readonly seed: number;
   /** The `keep` the run was made with (undefined: all). */
   readonly keep: readonly number[] | undefined;
@@ -115,11 +123,13 @@ export interface SimResult {
   readonly perturbations: readonly AppliedPerturbation[];
   /** Candidate perturbations drawn. */
   readonly candidates: number;
+  /** Scheduler steps taken. */
   readonly steps: number;
   /** Requests the server handled (including informers' lists). */
   readonly apiOps: number;
   /** Reconciles of `SimControllerSpec` controllers (those of a REST process are not counted). */
   readonly reconciles: number;
+  /** Virtual time the run took, in milliseconds. */
   readonly virtualMs: number;
   /** The trace: one line per event, reconcile, API call and perturbation. */
   readonly trace: readonly string[];

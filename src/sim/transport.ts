@@ -100,7 +100,7 @@ const jsonHeaders = { 'content-type': 'application/json' };
 
 /**
  * The dispatcher: pass it as `RestClientOptions.dispatcher` of a RestClient (or `newClientset`), created
- * by {@link SimDispatcher.create} inside a running simulation.
+ * by {@link SimHarness.restClientOptions} inside a running simulation.
  */
 export class SimDispatcher extends Dispatcher {
   readonly #env: SimEnv;
@@ -109,7 +109,11 @@ export class SimDispatcher extends Dispatcher {
   // Ends every open watch stream; emptied by kill().
   readonly #open = new Set<() => void>();
 
-  /** @param caller who sends the requests (names them in the trace; decides whether writes are perturbed). */
+  /**
+   * Created by the simulation run ({@link SimHarness.restClientOptions}).
+   * @param caller who sends the requests (names them in the trace; decides whether writes are perturbed).
+   * @internal
+   */
   constructor(env: SimEnv, caller: Caller) {
     super();
     this.#env = env;

@@ -29,6 +29,7 @@ export class FieldPath {
     return new FieldPath(`${this.#text}[${k}]`);
   }
 
+  /** The path as text, e.g. `spec.containers[0].image`. */
   toString(): string {
     return this.#text;
   }

@@ -88,9 +88,9 @@ export interface StorageSnapshot {
   readonly revision: number;
   /** The compacted revision of the image. */
   readonly compactedRevision: number;
-  /** Resource → key → current state. Never mutated. */
+  /** @internal Resource → key → current state. Never mutated. */
   readonly objects: ReadonlyMap<string, ReadonlyMap<string, StoredObject>>;
-  /** The retained changes, oldest first. */
+  /** @internal The retained changes, oldest first. */
   readonly history: readonly Change[];
 }
 
