@@ -33,3 +33,8 @@ export type { StalledWatch, StalledWatchOptions } from './stalled-watch-detector
 export { ReconcileHistory, defaultReconcileHistory } from './reconcile-record.ts';
 export type { ReconcileRecord } from './reconcile-record.ts';
 export { newControllerRuntimeWorkqueueMetrics } from './workqueue-metrics.ts';
+export { withAuthenticationAndAuthorization } from './metrics-auth.ts';
+export type { MetricsFilter, MetricsFilterProvider } from './metrics-auth.ts';
+export { defaultMetricsCertDir, metricsServingKeyPair } from './metrics-server.ts';
+export type { MetricsServerOptions } from './metrics-server.ts';
+export type { HttpServerOptions, ServingKeyPair } from './server.ts';
