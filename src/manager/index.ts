@@ -8,7 +8,7 @@ import '../node-version.ts';
 export { GracefulShutdownTimeoutError, LeaderElectionLostError, Manager, ManagerError, leaseKind, newManager } from './manager.ts';
 export type { ControllerDefaults, LeaderElectionOptions, ManagerAddresses, ManagerOptions, ResolvedControllerDefaults } from './manager.ts';
 export { ControllerStartError, ManagedController } from './controller.ts';
-export type { ControllerOptions, ManagedControllerStats } from './controller.ts';
+export type { ControllerOptions, ManagedControllerStats, WatchHandle } from './controller.ts';
 export { RunnableGroup, groupOf } from './runnable.ts';
 export type { Runnable, RunnableGroupValue } from './runnable.ts';
 export { HttpServerRunnable, ServerError, parseBindAddress } from './server.ts';
