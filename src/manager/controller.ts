@@ -69,9 +69,12 @@ export interface ControllerOptions<C = unknown> {
   recoverPanic?: boolean;
   /**
    * Reconcile each object again this long after its last successful reconcile, at low priority, without a
-   * hand-written requeue (kopf's timers). Default: off.
+   * hand-written requeue (kopf's timers). A function gives each object its own period (undefined or ≤ 0:
+   * none for that object); it runs after every successful reconcile, so it may read the cache. Upstream
+   * has only the cache-global SyncPeriod (a resync of every object, by default every 10 h) and a
+   * `Result{RequeueAfter}` the reconciler returns itself. Default: off.
    */
-  reconcileEveryMs?: number;
+  reconcileEveryMs?: number | ((request: Request) => number | undefined);
   /** Where logs go (the manager's, with `controller` fields). */
   logger?: Logger;
   /**
@@ -408,7 +411,8 @@ export class ManagedController<C = unknown> implements Runnable {
     record('success');
     this.#counts.success++;
     this.#metrics.result(this.name, ReconcileResultLabel.Success);
-    const every = this.#o.reconcileEveryMs;
+    const option = this.#o.reconcileEveryMs;
+    const every = typeof option === 'function' ? option(request) : option;
     if (every !== undefined && every > 0) this.#add(key, { afterMs: every, priority: LowPriority }, 'reconcileEvery');
   }
 }
