@@ -355,6 +355,13 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
   lastError: unknown;
   readonly #waiters = new Set<() => void>();
   #started = false;
+  /** Stops this kind's informers alone (removeInformer), whatever the cache's signal does. */
+  readonly #stop = new AbortController();
+  #running: Promise<void> = Promise.resolve();
+  /** Users holding the informer through {@link InformerCache.acquireInformer}. */
+  users = 0;
+  /** Used through the non-counted API (getInformer, informerFor, reads, indexes): never released by count. */
+  pinned = false;
 
   constructor(kind: ResourceKind<unknown, unknown>, rest: RestClient, namespaces: readonly string[], sel: ObjectSelectorOptions, resyncMs: number, clock: Clock, onRequest?: RequestHook, onError?: CacheOptions['onListWatchError']) {
     this.kind = kind;
@@ -414,8 +421,20 @@ class KindInformers<T extends KubeObject> implements Informer<T> {
   }
 
   run(signal: AbortSignal): Promise<void> {
+    if (this.#stop.signal.aborted) return Promise.resolve();
     this.#started = true;
-    return Promise.all([...this.informers.values()].map((i) => i.run({ signal }))).then(() => undefined);
+    const both = AbortSignal.any([signal, this.#stop.signal]);
+    this.#running = Promise.all([...this.informers.values()].map((i) => i.run({ signal: both }))).then(() => undefined);
+    return this.#running;
+  }
+
+  /** Stops the informers (their watches end) and empties their stores, so nothing is held any more. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    // The informers stopped first, so no write of theirs lands after the stores are emptied.
+    await this.#running;
+    for (const i of this.informers.values()) i.getIndexer().replace([], '');
+    for (const w of [...this.#waiters]) w();
   }
 
   hasStarted(): boolean {
@@ -542,9 +561,10 @@ export class InformerCache {
     return `${isMetadataKind(kind) ? 'meta:' : ''}${kindKey(kind)}`;
   }
 
-  #entry<T extends KubeObject>(kind: ResourceKind<unknown, unknown>, create: boolean): KindInformers<T> | undefined {
+  #entry<T extends KubeObject>(kind: ResourceKind<unknown, unknown>, create: boolean, pin = true): KindInformers<T> | undefined {
     const key = this.#key(kind);
     let entry = this.#kinds.get(key);
+    if (entry !== undefined && create && pin) entry.pinned = true;
     if (entry === undefined && create) {
       const o = this.#options;
       const by = this.#byObject.get(kindKey(kind));
@@ -557,10 +577,57 @@ export class InformerCache {
         ...(by?.shardKey !== undefined ? { shardKey: by.shardKey } : {}),
       };
       entry = new KindInformers<KubeObject>(kind, o.rest, (sel.namespaces ?? []).filter((n) => n !== ''), sel, o.syncPeriodMs ?? 10 * 3600_000, this.#clock, o.onRequest, o.onListWatchError);
+      entry.pinned = pin;
       this.#kinds.set(key, entry);
       if (this.#started && this.#signal !== undefined) this.#running.push(entry.run(this.#signal));
     }
     return entry as KindInformers<T> | undefined;
+  }
+
+  /**
+   * Stops `kind`'s informer and forgets it, its store emptied (cache.Informers.RemoveInformer of
+   * controller-runtime pkg/cache/informer_cache.go: unconditional, whoever else uses it). Event handlers
+   * registered on it receive nothing more; a later use creates a new informer that lists again. Resolves
+   * once the informers stopped; false when the cache had no informer for `kind`.
+   */
+  async removeInformer(kind: ResourceKind<unknown, unknown>): Promise<boolean> {
+    const key = this.#key(kind);
+    const entry = this.#kinds.get(key);
+    if (entry === undefined) return false;
+    this.#kinds.delete(key);
+    await entry.stop();
+    return true;
+  }
+
+  /**
+   * The informer of `kind`, counted as one more user (kubeloom's reference-counted form of dynamic
+   * watches, as proposed in controller-runtime #2983 and kube-rs #1630): created and started if
+   * needed, not waited for (see {@link InformerCache.getInformer} for that). Each call must be matched
+   * by one {@link InformerCache.releaseInformer}; the informer is removed when the last user releases it,
+   * unless something used it through the non-counted API (getInformer, informerFor, reads, field
+   * indexes), which keeps it for the cache's lifetime as upstream.
+   */
+  acquireInformer<T extends KubeObject>(kind: ResourceKind<T, unknown>): Informer<T> {
+    const entry = this.#entry<T>(kind, true, false)!;
+    entry.users++;
+    return entry;
+  }
+
+  /**
+   * Gives back one use of `kind`'s informer taken by {@link InformerCache.acquireInformer}; the last one
+   * stops and removes it (see {@link InformerCache.removeInformer}). Resolves true when it was removed.
+   */
+  async releaseInformer(kind: ResourceKind<unknown, unknown>): Promise<boolean> {
+    const entry = this.#kinds.get(this.#key(kind));
+    if (entry === undefined || entry.users === 0) return false;
+    entry.users--;
+    if (entry.users > 0 || entry.pinned) return false;
+    return this.removeInformer(kind);
+  }
+
+  /** How many users hold `kind`'s informer through {@link InformerCache.acquireInformer} (0 when it has none). */
+  informerUsers(kind: ResourceKind<unknown, unknown>): number {
+    return this.#kinds.get(this.#key(kind))?.users ?? 0;
   }
 
   /**

@@ -144,6 +144,28 @@ test('ManagedController: reconcileTimeoutMs aborts one reconcile; reconcileEvery
   await running;
 });
 
+test('ManagedController: reconcileEveryMs as a function gives each object its own period, none when it returns undefined', async () => {
+  const clock = new FakeClock();
+  const { calls, reconcile } = scripted({ fast: [undefined, undefined, undefined], slow: [undefined, undefined], never: [undefined, undefined] });
+  const periods: Record<string, number | undefined> = { fast: 1_000, slow: 5_000, never: undefined };
+  const c = new ManagedController({ name: 'c4b', reconcile, clock, logger: quiet, reconcileEveryMs: (r) => periods[r.name] });
+  c.watch(synced);
+  const stop = new AbortController();
+  const running = c.start(stop.signal);
+  c.queue.add('ns/fast');
+  c.queue.add('ns/slow');
+  c.queue.add('ns/never');
+  await settle();
+  for (let i = 0; i < 5; i++) {
+    await clock.step(1_000);
+    await settle();
+  }
+  const count = (name: string): number => calls.filter((k) => k === name).length;
+  assert.deepEqual([count('fast'), count('slow'), count('never')], [6, 2, 1]);
+  stop.abort();
+  await running;
+});
+
 test('ManagedController fails to start when its sources do not sync within cacheSyncTimeoutMs', async () => {
   const clock = new FakeClock();
   const c = new ManagedController({ name: 'c5', reconcile: () => undefined, clock, logger: quiet, cacheSyncTimeoutMs: 1000 });

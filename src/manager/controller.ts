@@ -69,9 +69,12 @@ export interface ControllerOptions<C = unknown> {
   recoverPanic?: boolean;
   /**
    * Reconcile each object again this long after its last successful reconcile, at low priority, without a
-   * hand-written requeue (kopf's timers). Default: off.
+   * hand-written requeue (kopf's timers). A function gives each object its own period (undefined or ≤ 0:
+   * none for that object); it runs after every successful reconcile, so it may read the cache. Upstream
+   * has only the cache-global SyncPeriod (a resync of every object, by default every 10 h) and a
+   * `Result{RequeueAfter}` the reconciler returns itself. Default: off.
    */
-  reconcileEveryMs?: number;
+  reconcileEveryMs?: number | ((request: Request) => number | undefined);
   /** Where logs go (the manager's, with `controller` fields). */
   logger?: Logger;
   /**
@@ -141,6 +144,12 @@ export interface ManagedControllerStats {
   readonly queueDepth: number;
 }
 
+/** Stops one source added by {@link ManagedController.watch}. */
+export interface WatchHandle {
+  /** Stops the source; resolves once it released what it held (its informer, for a dynamic kind source). */
+  stop(): Promise<void>;
+}
+
 /**
  * A controller run by a manager (controller.Controller). Build it with the builder
  * (`controllerManagedBy(mgr).for(...).complete(...)`) or by hand: `newController` then `watch(source)`.
@@ -152,6 +161,8 @@ export class ManagedController<C = unknown> implements Runnable {
   readonly queue: ControllerQueue;
   readonly #o: ControllerOptions<C>;
   readonly #sources: Source[] = [];
+  // Each source's own stop (WatchHandle.stop), combined with the controller's signal at start.
+  readonly #sourceStops = new Map<Source, AbortController>();
   readonly #clock: Clock;
   readonly #metrics: ControllerMetrics;
   readonly #logger: Logger;
@@ -184,10 +195,26 @@ export class ManagedController<C = unknown> implements Runnable {
     registerCauseTracker(this.queue, this.#causes);
   }
 
-  /** Adds a source (controller.Watch). Sources added after start are started at once. */
-  watch(source: Source): void {
+  /**
+   * Adds a source (controller.Watch). Sources added after start are started at once. The handle stops
+   * this source alone (kubeloom: controller-runtime has no way to stop one watch, #935): its events stop
+   * reaching the queue and, for a {@link dynamicKindSource}, its informer is released.
+   */
+  watch(source: Source): WatchHandle {
+    const stop = new AbortController();
     this.#sources.push(source);
-    if (this.#started && this.#queueSignal !== undefined) source.start(this.queue, this.#queueSignal);
+    this.#sourceStops.set(source, stop);
+    if (this.#started && this.#queueSignal !== undefined) source.start(this.queue, AbortSignal.any([this.#queueSignal, stop.signal]));
+    return {
+      stop: async () => {
+        const i = this.#sources.indexOf(source);
+        if (i < 0) return;
+        this.#sources.splice(i, 1);
+        this.#sourceStops.delete(source);
+        stop.abort();
+        await source.stopped?.();
+      },
+    };
   }
 
   /** Whether the controller needs leadership (LeaderElectionRunnable). */
@@ -256,7 +283,7 @@ export class ManagedController<C = unknown> implements Runnable {
     else signal.addEventListener('abort', onStop, { once: true });
     try {
       this.#metrics.init(this.name, this.#workers);
-      for (const s of this.#sources) s.start(this.queue, signal);
+      for (const s of this.#sources) s.start(this.queue, AbortSignal.any([signal, this.#sourceStops.get(s)?.signal ?? signal]));
       this.#logger.info('Starting Controller');
       if (!(await this.#waitForSources(signal))) return;
       this.#logger.info('Starting workers', { workerCount: this.#workers });
@@ -389,7 +416,8 @@ export class ManagedController<C = unknown> implements Runnable {
     record('success');
     this.#counts.success++;
     this.#metrics.result(this.name, ReconcileResultLabel.Success);
-    const every = this.#o.reconcileEveryMs;
+    const option = this.#o.reconcileEveryMs;
+    const every = typeof option === 'function' ? option(request) : option;
     if (every !== undefined && every > 0) this.#add(key, { afterMs: every, priority: LowPriority }, 'reconcileEvery');
   }
 }

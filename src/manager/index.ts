@@ -8,7 +8,7 @@ import '../node-version.ts';
 export { GracefulShutdownTimeoutError, LeaderElectionLostError, Manager, ManagerError, leaseKind, newManager } from './manager.ts';
 export type { ControllerDefaults, LeaderElectionOptions, ManagerAddresses, ManagerOptions, ResolvedControllerDefaults } from './manager.ts';
 export { ControllerStartError, ManagedController } from './controller.ts';
-export type { ControllerOptions, ManagedControllerStats } from './controller.ts';
+export type { ControllerOptions, ManagedControllerStats, WatchHandle } from './controller.ts';
 export { RunnableGroup, groupOf } from './runnable.ts';
 export type { Runnable, RunnableGroupValue } from './runnable.ts';
 export { HttpServerRunnable, ServerError, parseBindAddress } from './server.ts';
@@ -33,3 +33,8 @@ export type { StalledWatch, StalledWatchOptions } from './stalled-watch-detector
 export { ReconcileHistory, defaultReconcileHistory } from './reconcile-record.ts';
 export type { ReconcileRecord } from './reconcile-record.ts';
 export { newControllerRuntimeWorkqueueMetrics } from './workqueue-metrics.ts';
+export { withAuthenticationAndAuthorization } from './metrics-auth.ts';
+export type { MetricsFilter, MetricsFilterProvider } from './metrics-auth.ts';
+export { defaultMetricsCertDir, metricsServingKeyPair } from './metrics-server.ts';
+export type { MetricsServerOptions } from './metrics-server.ts';
+export type { HttpServerOptions, ServingKeyPair } from './server.ts';

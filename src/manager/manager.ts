@@ -43,6 +43,7 @@ import { ping, serveChecks, type Checker } from './healthz.ts';
 import { newControllerMetrics, newRestClientMetrics, noopControllerMetrics, type ControllerMetrics } from './metrics.ts';
 import { groupOf, RunnableGroup, type Runnable, type RunnableGroupValue } from './runnable.ts';
 import { HttpServerRunnable } from './server.ts';
+import { metricsServingKeyPair, type MetricsServerOptions } from './metrics-server.ts';
 import { WebhookServer } from '../webhook/server.ts';
 import { webhookServerRunnable } from './webhook.ts';
 import { ManagerSharding, type ShardingOptions } from './sharding.ts';
@@ -100,6 +101,8 @@ export interface ManagerOptions {
   leaderElection?: LeaderElectionOptions;
   /** `host:port` of the metrics server (Metrics.BindAddress); off when unset or '0'. */
   metricsBindAddress?: string;
+  /** HTTPS and request filtering of the metrics server (Metrics: SecureServing, CertDir, FilterProvider). */
+  metricsServer?: MetricsServerOptions;
   /** `host:port` of the health probe server (HealthProbeBindAddress); off when unset or '0'. */
   healthProbeBindAddress?: string;
   /** Readiness path (ReadinessEndpointName). Default '/readyz'. */
@@ -337,7 +340,11 @@ export class Manager {
     }
     if (metricsOn) {
       const registry = this.#registry!;
+      const serverOptions = options.metricsServer ?? {};
+      const filter = serverOptions.filterProvider?.(rest, { clock: this.#clock });
+      const tls = serverOptions.secureServing === true ? { tls: () => metricsServingKeyPair(serverOptions, this.#clock) } : {};
       this.#metricsServer = new HttpServerRunnable('metrics', options.metricsBindAddress!, async (req: IncomingMessage, res: ServerResponse) => {
+        if (filter !== undefined && !(await filter(req, res))) return;
         if (options.introspection === true && serveIntrospection(req, res, this.introspectionSources())) return;
         if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/metrics') {
           res.statusCode = 404;
@@ -347,7 +354,7 @@ export class Manager {
         const text = await registry.metrics();
         res.setHeader('content-type', registry.contentType);
         res.end(text);
-      });
+      }, tls);
       this.add(this.#metricsServer);
     }
   }

@@ -2,9 +2,11 @@
  * The manager's HTTP servers (controller-runtime pkg/manager/server.go, pkg/metrics/server): a
  * {@link Runnable} in the `httpServers` group that listens on an address such as `127.0.0.1:8080` or
  * `:8081` (all interfaces), serves until the manager stops, then closes. `waitReady` resolves once it
- * listens, so `address()` is known (useful with port 0).
+ * listens, so `address()` is known (useful with port 0). With `tls` it serves HTTPS (the secure metrics
+ * server of pkg/metrics/server/server.go).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { KubeloomError } from '../apimachinery/errors.ts';
 import { RunnableGroup, type Runnable } from './runnable.ts';
@@ -35,6 +37,20 @@ export function parseBindAddress(address: string): BindAddress {
   return { host: host === '' ? '::' : host, port };
 }
 
+/** A certificate and key (PEM) to serve HTTPS with. */
+export interface ServingKeyPair {
+  /** The certificate chain (PEM). */
+  cert: string;
+  /** The private key (PEM). */
+  key: string;
+}
+
+/** Options of {@link HttpServerRunnable}. */
+export interface HttpServerOptions {
+  /** Serve HTTPS with the key pair this resolves to, asked for once when the server starts (default: plain HTTP). */
+  tls?: () => Promise<ServingKeyPair>;
+}
+
 /** An HTTP server run by the manager (manager.Server). */
 export class HttpServerRunnable implements Runnable {
   /** Runs in the httpServers group. */
@@ -46,9 +62,11 @@ export class HttpServerRunnable implements Runnable {
   #listening: Promise<void> | undefined;
   #resolveListening!: () => void;
   #address: string | undefined;
+  readonly #tls: HttpServerOptions['tls'];
 
-  constructor(name: string, bindAddress: string, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {
+  constructor(name: string, bindAddress: string, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>, options: HttpServerOptions = {}) {
     this.name = name;
+    this.#tls = options.tls;
     this.#bind = bindAddress;
     this.#handler = handler;
     this.#listening = new Promise((r) => (this.#resolveListening = r));
@@ -71,12 +89,13 @@ export class HttpServerRunnable implements Runnable {
 
   async start(signal: AbortSignal): Promise<void> {
     const { host, port } = parseBindAddress(this.#bind);
-    const server = createServer((req, res) => {
+    const serve = (req: IncomingMessage, res: ServerResponse): void => {
       this.#handler(req, res).catch((err: unknown) => {
         res.statusCode = 500;
         res.end(String(err));
       });
-    });
+    };
+    const server = this.#tls === undefined ? createServer(serve) : createHttpsServer(await this.#tls(), serve);
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err) => reject(new ServerError(`${this.name} server could not listen on ${this.#bind}: ${err.message}`, { cause: err })));
       server.listen(port, host, () => resolve());

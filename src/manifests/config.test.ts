@@ -112,3 +112,21 @@ test('--image becomes kustomize images: name and tag, a registry port, or a dige
   const files = generateConfig({ ...input({ webhooks: false }), image: 'ghcr.io/x/op:1.0.0' });
   assert.match(files.get('manager/kustomization.yaml')!, /images:\n- name: controller\n {2}newName: ghcr.io\/x\/op\n {2}newTag: 1.0.0\n/);
 });
+
+test('secureMetrics adds kubebuilder’s metrics-auth ClusterRole bound to the manager and the metrics-reader ClusterRole; the leader-election Role may watch leases', () => {
+  const plain = generateConfig(input({ webhooks: false }));
+  assert.equal(plain.has('rbac/metrics_auth_role.yaml'), false);
+  const files = generateConfig({ ...input({ webhooks: false }), secureMetrics: true });
+  const doc = (p: string): Record<string, unknown> => parse(files.get(p)!) as Record<string, unknown>;
+  assert.deepEqual(doc('rbac/metrics_auth_role.yaml').rules, [
+    { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+    { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+  ]);
+  const binding = doc('rbac/metrics_auth_role_binding.yaml');
+  assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'metrics-auth-role' });
+  assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'controller-manager', namespace: 'system' }]);
+  assert.deepEqual(doc('rbac/metrics_reader_role.yaml').rules, [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
+  assert.deepEqual((doc('rbac/kustomization.yaml').resources as string[]).slice(-3), ['metrics_auth_role.yaml', 'metrics_auth_role_binding.yaml', 'metrics_reader_role.yaml']);
+  // kubebuilder's leader_election_role.yaml verbs (the elector watches its Lease).
+  assert.deepEqual((doc('rbac/leader_election_role.yaml').rules as Array<{ verbs: string[] }>)[0]!.verbs, ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
+});

@@ -7,8 +7,9 @@
  * your own with `resources: [../default]`, not by editing config/); the conversion stanza and the
  * certificate mount are written into the CRD and the Deployment instead of patches; cert-manager is an
  * overlay of default/ (certmanager/) rather than commented-out lines in default/kustomization.yaml,
- * so `kubectl apply -k config/default` works on a cluster without cert-manager; no kube-rbac-proxy or
- * metrics authentication (the manager serves plain HTTP metrics).
+ * so `kubectl apply -k config/default` works on a cluster without cert-manager; no kube-rbac-proxy; the
+ * metrics authentication roles only with `secureMetrics` (the Deployment's flags and metrics port are
+ * left as they are: the project's main decides how it serves metrics).
  */
 import type { CustomResourceDefinition } from '../api/apiextensions/v1.ts';
 import type { ControllerRegistration } from '../builder/registrations.ts';
@@ -17,7 +18,7 @@ import { certManagerObjects, injectCaAnnotation } from './certmanager.ts';
 import { crdFileName, crdManifest } from './crd.ts';
 import { ManifestError } from './errors.ts';
 import { managerDeployment, metricsService, namespace as namespaceObject, projectLabels, webhookService } from './manager.ts';
-import { leaderElectionRole, leaderElectionRoleBinding, managerRole, managerRoleBinding, serviceAccount } from './rbac.ts';
+import { leaderElectionRole, leaderElectionRoleBinding, managerRole, managerRoleBinding, metricsAuthRole, metricsAuthRoleBinding, metricsReaderRole, serviceAccount } from './rbac.ts';
 import { webhookConfigurationNames, webhookConfigurations } from './webhook.ts';
 import { toYaml } from './yaml.ts';
 
@@ -38,6 +39,13 @@ export interface ManifestInput {
   controllers: readonly ControllerRegistration[];
   /** The webhooks `setup(mgr)` built. */
   webhooks: readonly WebhookRegistration[];
+  /**
+   * The manager serves metrics with `metricsServer: { secureServing: true, filterProvider:
+   * withAuthenticationAndAuthorization }`: adds kubebuilder's metrics_auth_role.yaml (tokenreviews and
+   * subjectaccessreviews create, bound to the manager) and metrics_reader_role.yaml (get /metrics, for
+   * the scraper to be bound to). Default false.
+   */
+  secureMetrics?: boolean;
 }
 
 const kustomization = (body: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', ...body });
@@ -104,7 +112,14 @@ export function generateConfig(input: ManifestInput): Map<string, string> {
   files.set('rbac/role_binding.yaml', file(managerRoleBinding(labels)));
   files.set('rbac/leader_election_role.yaml', file(leaderElectionRole(labels)));
   files.set('rbac/leader_election_role_binding.yaml', file(leaderElectionRoleBinding(labels)));
-  files.set('rbac/kustomization.yaml', file(kustomization({ resources: ['service_account.yaml', 'role.yaml', 'role_binding.yaml', 'leader_election_role.yaml', 'leader_election_role_binding.yaml'] })));
+  const rbacResources = ['service_account.yaml', 'role.yaml', 'role_binding.yaml', 'leader_election_role.yaml', 'leader_election_role_binding.yaml'];
+  if (input.secureMetrics === true) {
+    files.set('rbac/metrics_auth_role.yaml', file(metricsAuthRole(labels)));
+    files.set('rbac/metrics_auth_role_binding.yaml', file(metricsAuthRoleBinding(labels)));
+    files.set('rbac/metrics_reader_role.yaml', file(metricsReaderRole(labels)));
+    rbacResources.push('metrics_auth_role.yaml', 'metrics_auth_role_binding.yaml', 'metrics_reader_role.yaml');
+  }
+  files.set('rbac/kustomization.yaml', file(kustomization({ resources: rbacResources })));
 
   const configs = webhookConfigurations(input.webhooks);
   const hasWebhooks = input.webhooks.length > 0;

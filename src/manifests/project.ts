@@ -33,6 +33,8 @@ export interface ProjectConfig {
   domain?: string;
   /** The manager's image written to config/manager (`manifests --image` overrides it). */
   image?: string;
+  /** The manager serves metrics over HTTPS with authentication and authorization (ManifestInput.secureMetrics). */
+  secureMetrics?: boolean;
 }
 
 const quiet = { debug() {}, info() {}, error() {} };
@@ -59,5 +61,5 @@ export async function loadProject(dir: string, options: { image?: string; setupF
   await mod.setup(mgr);
   const crds = (mod.crds ?? []).map((c) => ('manifest' in c ? c.manifest : c));
   const image = options.image ?? pkg.kubeloom?.image;
-  return { projectName, ...(image !== undefined ? { image } : {}), crds, controllers: controllerRegistrations(mgr), webhooks: webhookRegistrations(mgr) };
+  return { projectName, ...(image !== undefined ? { image } : {}), ...(pkg.kubeloom?.secureMetrics === true ? { secureMetrics: true } : {}), crds, controllers: controllerRegistrations(mgr), webhooks: webhookRegistrations(mgr) };
 }

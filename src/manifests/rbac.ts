@@ -135,6 +135,9 @@ export const rbacNames = {
   managerRoleBinding: 'manager-rolebinding',
   leaderElectionRole: 'leader-election-role',
   leaderElectionRoleBinding: 'leader-election-rolebinding',
+  metricsAuthRole: 'metrics-auth-role',
+  metricsAuthRoleBinding: 'metrics-auth-rolebinding',
+  metricsReaderRole: 'metrics-reader',
   /** The namespace placeholder kustomize's `namespace:` replaces (kubebuilder's `system`). */
   namespace: 'system',
 } as const;
@@ -183,4 +186,36 @@ export function leaderElectionRoleBinding(labels: Record<string, string>): RoleB
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: rbacNames.leaderElectionRole },
     subjects: [{ kind: 'ServiceAccount', name: rbacNames.serviceAccount, namespace: rbacNames.namespace }],
   };
+}
+
+/**
+ * What the secure metrics server's filter sends as the manager: TokenReviews and SubjectAccessReviews
+ * (kubebuilder's config/rbac/metrics_auth_role.yaml; controller-runtime pkg/metrics/filters).
+ */
+export function metricsAuthRole(labels: Record<string, string>): ClusterRole {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { labels, name: rbacNames.metricsAuthRole },
+    rules: normalizeRules([
+      { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+      { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+    ]),
+  };
+}
+
+/** Binds the metrics-auth ClusterRole to the manager's ServiceAccount (metrics_auth_role_binding.yaml). */
+export function metricsAuthRoleBinding(labels: Record<string, string>): ClusterRoleBinding {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { labels, name: rbacNames.metricsAuthRoleBinding },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: rbacNames.metricsAuthRole },
+    subjects: [{ kind: 'ServiceAccount', name: rbacNames.serviceAccount, namespace: rbacNames.namespace }],
+  };
+}
+
+/** `get` on `/metrics`, for the scraper's identity to be bound to (metrics_reader_role.yaml; unbound). */
+export function metricsReaderRole(labels: Record<string, string>): ClusterRole {
+  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { labels, name: rbacNames.metricsReaderRole }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] };
 }

@@ -3,5 +3,5 @@
  */
 // First: a clear error on unsupported Node.js versions, before any dependency loads.
 import '../node-version.ts';
-export { channelSource, kindSource, requestQueue } from './source.ts';
+export { channelSource, dynamicKindSource, kindSource, requestQueue } from './source.ts';
 export type { ControllerQueue, Source } from './source.ts';

@@ -31,6 +31,8 @@ export interface Source {
   hasSynced(): boolean;
   /** For messages: what the source watches. */
   readonly description: string;
+  /** Resolves once the source let go of what it held after its signal aborted (optional). */
+  stopped?(): Promise<void>;
 }
 
 /** A {@link RequestQueue} over `queue` whose adds default to `priority`. */
@@ -52,14 +54,30 @@ export function requestQueue(queue: ControllerQueue, priority: number): RequestQ
  * tombstone) is delivered with `deleteStateUnknown`.
  */
 export function kindSource<T extends KubeObject>(cache: InformerCache, kind: ResourceKind<T, unknown>, handler: EventHandler<T>, ...predicates: Predicate<T>[]): Source {
+  return kindSourceWith(cache, kind, false, handler, predicates);
+}
+
+/**
+ * A {@link kindSource} for watches added and removed at run time (controller-runtime #935, #2983;
+ * kube-rs #1630): it takes `kind`'s informer with {@link InformerCache.acquireInformer} when it starts
+ * and gives it back when its signal aborts (the controller's `watch(...).stop()`), so the informer
+ * stops, and its store is released, once no other user holds it. Sources of the builder's
+ * `for`/`owns`/`watches` keep theirs for the manager's lifetime, as upstream.
+ */
+export function dynamicKindSource<T extends KubeObject>(cache: InformerCache, kind: ResourceKind<T, unknown>, handler: EventHandler<T>, ...predicates: Predicate<T>[]): Source {
+  return kindSourceWith(cache, kind, true, handler, predicates);
+}
+
+function kindSourceWith<T extends KubeObject>(cache: InformerCache, kind: ResourceKind<T, unknown>, counted: boolean, handler: EventHandler<T>, predicates: Predicate<T>[]): Source {
   let registration: ResourceEventHandlerRegistration | undefined;
+  let released: Promise<void> = Promise.resolve();
   const pass = <E>(k: 'create' | 'update' | 'delete', e: E): boolean => predicates.every((p) => allows(p, k as 'create', e as never));
   const predicateNames = predicates.map((p) => p.name ?? 'predicate');
   const handlerName = handler.name ?? 'EventHandler';
   return {
     description: `kind source: ${kind.group === '' ? kind.version : `${kind.group}/${kind.version}`}, Kind=${kind.kind}`,
     start(queue, signal) {
-      const informer = cache.informerFor(kind);
+      const informer = counted ? cache.acquireInformer(kind) : cache.informerFor(kind);
       const info = (type: 'create' | 'update' | 'delete', object: KubeObject, initialList?: boolean) => (): EventInfo => ({ type, kind: kind.kind, object, predicates: predicateNames, handler: handlerName, ...(initialList === true ? { initialList } : {}) });
       registration = informer.addEventHandler({
         onAdd: (obj, isInInitialList) => {
@@ -79,9 +97,15 @@ export function kindSource<T extends KubeObject>(cache: InformerCache, kind: Res
         },
       });
       const reg = registration;
-      signal.addEventListener('abort', () => informer.removeEventHandler(reg), { once: true });
+      const stop = (): void => {
+        informer.removeEventHandler(reg);
+        if (counted) released = cache.releaseInformer(kind).then(() => undefined);
+      };
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
     },
     hasSynced: () => registration?.hasSynced() ?? false,
+    stopped: () => released,
   };
 }
 
