@@ -335,3 +335,30 @@ test('a failed read of /apis is not cached; invalidate() drops the cache', async
     await s.close();
   }
 });
+
+test('a 404 for /api/v1 is an empty core list (ServerResourcesForGroupVersion tolerates it), which the cache reports as an empty response next to the other groups', async () => {
+  // discovery_client.go ServerResourcesForGroupVersion: `groupVersion == "v1" && errors.IsNotFound(err)`
+  // returns the empty list; memcache.go serverResourcesForGroupVersion turns an empty list into
+  // emptyResponseError, which ServerGroupsAndResources reports in ErrGroupDiscoveryFailed.
+  const s = await serve({
+    '/api': ok({ kind: 'APIVersions', versions: ['v1'] }),
+    '/apis': ok({ kind: 'APIGroupList', groups: [group('apps', 'v1')] }),
+    '/apis/apps/v1': legacyCluster['/apis/apps/v1']!,
+  });
+  const rest = clientFor(s, { qps: -1 });
+  try {
+    const discovery = new DiscoveryClient(rest);
+    const { groups, resources, error } = await discovery.serverGroupsAndResources();
+    assert.deepEqual(groups.map((g) => g.name), ['', 'apps']);
+    assert.deepEqual(resources.map((l) => [l.groupVersion, l.resources.length]), [['v1', 0], ['apps/v1', 1]]);
+    assert.ok(isGroupDiscoveryFailedError(error));
+    assert.deepEqual([...error.groups.keys()], ['v1']);
+    assert.equal(error.message, 'unable to retrieve the complete list of server APIs: v1: received empty response for: v1');
+    await assert.rejects(discovery.serverResourcesForGroupVersion('v1'), EmptyDiscoveryResponseError);
+    // Not transient: /api/v1 was asked once, by the cache fill.
+    assert.equal(s.requests.filter((r) => r.path === '/api/v1').length, 1);
+  } finally {
+    await rest.close();
+    await s.close();
+  }
+});

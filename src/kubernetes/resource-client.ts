@@ -21,8 +21,10 @@ import {
   buildPatch,
   buildUpdate,
   buildWatch,
+  withRequestTimeout,
   type BuildOptions,
   type ResourceLocation,
+  type RestRequest,
 } from '../rest/request.ts';
 
 /** What a {@link ResourceClient} addresses. */
@@ -235,23 +237,26 @@ export class ResourceClient<T, A = ApplyConfiguration<T>> implements ResourceInt
   }
 
   /**
-   * A typed List's `timeoutSeconds` is also its request timeout (gentype's list: `Timeout(timeout)`),
-   * unless the call sets `timeoutMs`; the dynamic client's List has no such timeout (dynamic/simple.go).
+   * `req` with the request timeout client-go's clients give it from the ListOptions' `timeoutSeconds`
+   * (Request.Timeout, 0 when unset, which replaces the config's timeout as what the server is told):
+   * a typed client does so for List, Watch and DeleteCollection (gentype/type.go), the metadata
+   * client for Watch only (metadata/metadata.go); the dynamic client never does (dynamic/simple.go),
+   * so its requests carry the config's timeout.
    */
-  #listRequestOptions(options: ListOptions): ListOptions {
-    const seconds = options.timeoutSeconds ?? 0;
-    if (this.unstructured || seconds <= 0 || options.timeoutMs !== undefined) return options;
-    return { ...options, timeoutMs: seconds * 1000 };
+  #timeoutFromListOptions(req: RestRequest, options: ListOptions, verb: 'list' | 'watch' | 'deletecollection'): RestRequest {
+    if (this.unstructured) return req;
+    if (this.#object.accept !== undefined && verb !== 'watch') return req;
+    return withRequestTimeout(req, (options.timeoutSeconds ?? 0) * 1000);
   }
 
   async list(options: ListOptions = {}): Promise<KubeList<T>> {
     const items: T[] = [];
     const envelope = await this.rest.list<T>(
-      buildList(this.#loc(), options, this.#list),
+      this.#timeoutFromListOptions(buildList(this.#loc(), options, this.#list), options, 'list'),
       (batch) => {
         for (let i = 0; i < batch.length; i++) items.push(batch[i]!);
       },
-      this.#listRequestOptions(options),
+      options,
     );
     const list = { ...envelope, items } as KubeList<T>;
     if (this.unstructured) completeItems(items, list.apiVersion, list.kind);
@@ -259,7 +264,7 @@ export class ResourceClient<T, A = ApplyConfiguration<T>> implements ResourceInt
   }
 
   async listStream(options: ListOptions, onItems: (items: T[]) => void | PromiseLike<void>): Promise<ListEnvelope> {
-    if (!this.unstructured) return this.rest.list<T>(buildList(this.#loc(), options, this.#list), onItems, this.#listRequestOptions(options));
+    if (!this.unstructured) return this.rest.list<T>(this.#timeoutFromListOptions(buildList(this.#loc(), options, this.#list), options, 'list'), onItems, options);
     // Unstructured items wait for the list's kind and apiVersion, which an API server writes before them.
     let waiting: T[] = [];
     const envelope = await this.rest.list<T>(
@@ -292,7 +297,7 @@ export class ResourceClient<T, A = ApplyConfiguration<T>> implements ResourceInt
   }
 
   async watch(options: ListOptions = {}): Promise<WatchStream<T>> {
-    return this.rest.watch<T>(buildWatch(this.#loc(), options, this.#object), options);
+    return this.rest.watch<T>(this.#timeoutFromListOptions(buildWatch(this.#loc(), options, this.#object), options, 'watch'), options);
   }
 
   async create(obj: T, options: CreateOptions & SubresourceOption = {}): Promise<T> {
@@ -372,6 +377,6 @@ export class ResourceClient<T, A = ApplyConfiguration<T>> implements ResourceInt
   }
 
   async deleteCollection(options: DeleteOptions = {}, listOptions: ListOptions = {}): Promise<void> {
-    await this.rest.do(buildDeleteCollection(this.#loc(), options, listOptions, this.#list), { ...listOptions, ...options });
+    await this.rest.do(this.#timeoutFromListOptions(buildDeleteCollection(this.#loc(), options, listOptions, this.#list), listOptions, 'deletecollection'), { ...listOptions, ...options });
   }
 }

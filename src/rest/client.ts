@@ -256,6 +256,13 @@ export function formatGoDuration(ms: number): string {
   return `${sign}${seconds}s`;
 }
 
+/** The smaller of two timeouts, ignoring those that are not positive (0: none). */
+function minPositive(a: number, b: number): number {
+  if (a <= 0) return Math.max(b, 0);
+  if (b <= 0) return a;
+  return Math.min(a, b);
+}
+
 /** `req` with the `timeout` query parameter set to `ms` (rest.Request.URL: query.Set, replacing any). */
 function withTimeoutParam(req: RestRequest, ms: number): RestRequest {
   const query = req.query.filter(([k]) => k !== 'timeout');
@@ -663,9 +670,17 @@ export class RestClient {
     options: RequestOptions,
     consume: (resp: StreamResponse, touch: (() => void) | undefined, readError: (err: unknown) => unknown) => Promise<R>,
   ): Promise<R> {
-    const timeoutMs = options.timeoutMs || this.config.timeoutMs || 0;
-    // The server is told the timeout too, so it stops working on a request the client gave up on.
-    const req = timeoutMs > 0 && request.watch !== true ? withTimeoutParam(request, timeoutMs) : request;
+    const configMs = this.config.timeoutMs || 0;
+    // r.timeout (client-go rest/request.go): the request's own (Request.Timeout, e.g. a typed List's
+    // timeoutSeconds, 0 when unset), else the config's (NewRequest starts from c.Client.Timeout).
+    const own = request.timeoutMs ?? configMs;
+    // The server is told r.timeout (Request.URL: `timeout` only when r.timeout != 0), so it stops
+    // working on a request the client gave up on; a per-call timeoutMs replaces it.
+    const sentMs = options.timeoutMs || own;
+    // The client gives up at r.timeout (context.WithTimeout when > 0) or at the config's timeout,
+    // which upstream is also the http.Client's Timeout (rest.HTTPClientFor), whichever comes first.
+    const timeoutMs = options.timeoutMs || minPositive(own, configMs);
+    const req = sentMs !== 0 && request.watch !== true ? withTimeoutParam(request, sentMs) : request;
     const controller = new AbortController();
     const untrack = this.#pool.track(this.#describe(req), (reason) => controller.abort(reason));
     const unlink = linkSignals(options.signal, controller);
@@ -816,9 +831,14 @@ export class RestClient {
     let stopOnClose: (() => void) | undefined = undefined;
     const untrack = this.#pool.track(describe, (reason) => (stopOnClose !== undefined ? stopOnClose() : controller.abort(reason)));
     const unlink = linkSignals(options.signal, controller);
+    // A watch's own timeout (a typed Watch's timeoutSeconds, Request.Timeout) is sent as the `timeout`
+    // query parameter, as Request.URL does; upstream's Watch sets no deadline from it. The config's
+    // timeout is neither sent nor applied to watches: upstream's http.Client.Timeout would cut every
+    // watch after it (kubeloom keeps watches long-running, see RestConfig.timeoutMs).
+    const sent = req.timeoutMs !== undefined && req.timeoutMs !== 0 ? withTimeoutParam(req, req.timeoutMs) : req;
     let resp: StreamResponse;
     try {
-      resp = await this.#send({ ...req, watch: true, stream: true }, controller.signal, { readIdleMs: 0, retryTransportErrors: true });
+      resp = await this.#send({ ...sent, watch: true, stream: true }, controller.signal, { readIdleMs: 0, retryTransportErrors: true });
     } catch (err) {
       unlink();
       untrack();

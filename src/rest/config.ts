@@ -108,8 +108,11 @@ export interface RestConfig {
   /** A custom limiter; overrides qps/burst. */
   rateLimiter?: RequestRateLimiter;
   /**
-   * Default timeout for non-watch requests in ms (0 = none); also sent to the server as the
-   * `timeout` query parameter, as client-go sends rest.Config.Timeout.
+   * Timeout of every non-watch request in ms (0 = none), rest.Config.Timeout. Sent to the server as
+   * the `timeout` query parameter unless the request sets its own (Request.Timeout: a typed List,
+   * Watch or DeleteCollection sends its `timeoutSeconds` there, or nothing when that is unset), and
+   * still bounding the request client-side, as the http.Client's Timeout does upstream. Unlike
+   * upstream, it never cuts a watch.
    */
   timeoutMs?: number;
   /** User-Agent header; default `kubeloom/<version> (node/<version>)`. */

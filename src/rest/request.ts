@@ -60,6 +60,13 @@ export interface RestRequest {
   /** The response is streamed to the caller (watches, logs) rather than read whole. */
   stream?: boolean;
   /**
+   * The request's own timeout in ms, as set by rest.Request.Timeout(d) (client-go rest/request.go):
+   * when present it replaces the config's timeout as what the request tells the server, so 0 sends
+   * no `timeout` query parameter even when the config has a timeout. Absent: the config's timeout
+   * (NewRequest starts from c.Client.Timeout). See {@link withRequestTimeout}.
+   */
+  timeoutMs?: number;
+  /**
    * What the request addresses, for error messages and details (`(get pods web)`): set by the
    * builders below from the resource location; absent for requests to a raw path (discovery).
    */
@@ -74,6 +81,15 @@ export interface RequestTarget {
   resource: string;
   /** Object name, when the request names one. */
   name?: string;
+}
+
+/**
+ * `req` with its own timeout set (rest.Request.Timeout(d)); what client-go's generated typed List,
+ * Watch and DeleteCollection do with the ListOptions' `timeoutSeconds` (gentype/type.go:
+ * `Timeout(timeout)`, 0 when timeoutSeconds is unset). Pure: returns a new request.
+ */
+export function withRequestTimeout(req: RestRequest, timeoutMs: number): RestRequest {
+  return { ...req, timeoutMs };
 }
 
 /** The JSON content type used for request and response bodies. */

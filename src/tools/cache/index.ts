@@ -2,6 +2,7 @@
 // First: a clear error on unsupported Node.js versions, before any dependency loads.
 import '../../node-version.ts';
 export * from './key-functions.ts';
+export * from './object-names.ts';
 export * from './indexer.ts';
 export * from './thread-safe-store.ts';
 export * from './store.ts';

@@ -3,10 +3,27 @@
  * to zero or more index values, and the {@link Indexer} interface that queries them.
  */
 import { KubeloomError } from '../../apimachinery/errors.ts';
+import type { KeyFunc } from './key-functions.ts';
 import type { Store } from './store.ts';
 
 /** Maps an object to its index values; it may return several (or none). Must be pure and fast. */
 export type IndexFunc<T> = (obj: T) => readonly string[];
+
+/**
+ * A key function made of an index function whose values are unique per object
+ * (cache.IndexFuncToKeyFuncAdapter, index.go): the object's one index value is its key. Throws when
+ * the index function returns several values (`too many keys: [a b]`) or none (`unexpected empty
+ * indexKeys`). Prefer proper key and index functions.
+ */
+export function indexFuncToKeyFuncAdapter<T>(indexFunc: IndexFunc<T>): KeyFunc<T> {
+  return (obj) => {
+    // As upstream, a tombstone goes to the index function too (which then usually throws).
+    const keys = indexFunc(obj as T);
+    if (keys.length > 1) throw new KubeloomError('ERR_CACHE_KEY', `too many keys: [${keys.join(' ')}]`);
+    if (keys.length === 0) throw new KubeloomError('ERR_CACHE_KEY', 'unexpected empty indexKeys');
+    return keys[0]!;
+  };
+}
 
 /** Index functions by index name (cache.Indexers). */
 export type Indexers<T> = Readonly<Record<string, IndexFunc<T>>>;

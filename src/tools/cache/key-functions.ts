@@ -81,10 +81,33 @@ function metaOf(obj: unknown): { namespace?: string | undefined; name?: string |
 }
 
 /**
+ * A key standing for an object the caller does not hold (cache.ExplicitKey, store.go): the key
+ * functions return it as it is, so a store can be asked about a key alone (e.g. to delete by key).
+ *
+ * @example
+ * store.delete(new ExplicitKey('default/web') as unknown as Pod);
+ */
+export class ExplicitKey {
+  /** The key itself. */
+  readonly key: string;
+  constructor(key: string) {
+    this.key = key;
+    Object.freeze(this);
+  }
+
+  /** The key (Go's `string(key)`). */
+  toString(): string {
+    return this.key;
+  }
+}
+
+/**
  * The default key function (cache.MetaNamespaceKeyFunc): `namespace/name`, or `name` for
- * cluster-scoped objects. Throws {@link KeyError} for a value without metadata.
+ * cluster-scoped objects; an {@link ExplicitKey} is its own key. Throws {@link KeyError} for a
+ * value without metadata.
  */
 export function metaNamespaceKeyFunc(obj: unknown): string {
+  if (obj instanceof ExplicitKey) return obj.key;
   const meta = metaOf(obj);
   const ns = meta.namespace ?? '';
   const name = meta.name ?? '';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { StatusError, newStatus } from '../../apimachinery/errors.ts';
 import type { KubeList } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
-import { ListPager, type ListPageStreamFunc } from './list-pager.ts';
+import { ListPager, PageBufferSizeError, type ListPageStreamFunc } from './list-pager.ts';
 
 type Item = { n: number };
 
@@ -131,4 +131,54 @@ test('items() without a streaming function takes whole pages; an expired token f
     for await (const i of new ListPager(fn, { pageSize: 3 }).items()) seen.push(i.n);
   }, (e) => e instanceof StatusError);
   assert.deepEqual(seen, [0, 1, 2, 3, 4, 5]);
+});
+
+/** Lets pending promise callbacks and I/O callbacks run. */
+async function settle(turns = 20): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+test('eachListItem fetches at most pageBufferSize pages ahead of fn (pager.go eachListChunkBuffered), 10 by default; 0 fetches none ahead', async () => {
+  for (const [bufferSize, fetchedWhileBlocked] of [[2, 4], [0, 1], [undefined, 12]] as const) {
+    const { calls, fn } = pages(100);
+    let release!: () => void;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const seen: number[] = [];
+    const pager = new ListPager(fn, { pageSize: 5, ...(bufferSize !== undefined ? { pageBufferSize: bufferSize } : {}) });
+    const done = pager.eachListItem({}, async (item) => {
+      seen.push(item.n);
+      if (item.n === 0) await blocked;
+    });
+    while (calls.length < fetchedWhileBlocked) await settle(1);
+    await settle();
+    // One page being visited, `bufferSize` buffered, one more fetched and waiting for room.
+    assert.equal(calls.length, fetchedWhileBlocked, `pageBufferSize ${String(bufferSize)}`);
+    release();
+    await done;
+    assert.deepEqual(seen, Array.from({ length: 100 }, (_, i) => i));
+    assert.equal(calls.length, 20);
+  }
+});
+
+test('eachListItem: a negative pageBufferSize is refused; a failed page comes after the buffered ones were visited; a throwing fn stops the fetching', async () => {
+  await assert.rejects(new ListPager(pages(3).fn, { pageBufferSize: -1 }).eachListItem({}, () => undefined), (err) => err instanceof PageBufferSizeError && err.message === 'ListPager.PageBufferSize must be >= 0, got -1');
+
+  const failing = pages(9, '6');
+  const seen: number[] = [];
+  await assert.rejects(
+    new ListPager(failing.fn, { pageSize: 3 }).eachListItem({}, (item) => void seen.push(item.n)),
+    (err) => err instanceof StatusError && err.status.code === 410,
+  );
+  assert.deepEqual(seen, [0, 1, 2, 3, 4, 5]);
+
+  const thrown = pages(100);
+  const boom = new Error('boom');
+  await assert.rejects(
+    new ListPager(thrown.fn, { pageSize: 5, pageBufferSize: 1 }).eachListItem({}, (item) => {
+      if (item.n === 7) throw boom;
+    }),
+    boom,
+  );
+  await settle();
+  assert.ok(thrown.calls.length <= 4, `fetched ${thrown.calls.length} pages`);
 });

@@ -13,6 +13,7 @@ import { listAllPages, withShardInfo } from '../cache/list-pager.ts';
 import type { KubeList } from '../../apimachinery/object.ts';
 import type { ListOptions } from '../../apimachinery/options.ts';
 import { ItemIterator } from './item-iterator.ts';
+import { KubeloomError } from '../../apimachinery/errors.ts';
 
 /** client-go's default page size (pager.defaultPageSize). */
 export const DefaultPageSize = 500;
@@ -41,6 +42,28 @@ export interface ListPagerOptions<T> {
   fullListIfExpired?: boolean;
   /** Streams a page; when set, eachListItem and items use it instead of `pageFn`. */
   streamPageFn?: ListPageStreamFunc<T>;
+  /**
+   * How many pages {@link ListPager.eachListItem} may fetch ahead while `fn` works through earlier
+   * ones (pager.PageBufferSize, default {@link DefaultPageBufferSize}); 0 fetches the next page only
+   * once `fn` went through the previous one. Negative values make eachListItem fail with a
+   * {@link PageBufferSizeError}, as upstream. Only pages fetched whole (no `streamPageFn`) are
+   * buffered: a streamed page already hands its items over while it arrives, reading paused while
+   * `fn` runs.
+   */
+  pageBufferSize?: number;
+}
+
+/** client-go's default number of pages EachListItem buffers (pager.defaultPageBufferSize). */
+export const DefaultPageBufferSize = 10;
+
+/** A negative {@link ListPagerOptions.pageBufferSize} (pager.go eachListChunkBuffered's check). */
+export class PageBufferSizeError extends KubeloomError {
+  /** The refused value. */
+  readonly pageBufferSize: number;
+  constructor(pageBufferSize: number) {
+    super('ERR_PAGER_BUFFER_SIZE', `ListPager.PageBufferSize must be >= 0, got ${pageBufferSize}`);
+    this.pageBufferSize = pageBufferSize;
+  }
 }
 
 /**
@@ -57,12 +80,17 @@ export class ListPager<T> {
   readonly pageSize: number;
   /** On 410 Expired mid-way, list everything in one request instead of failing. */
   readonly fullListIfExpired: boolean;
+  /** Pages eachListItem may fetch ahead (see {@link ListPagerOptions.pageBufferSize}). */
+  readonly pageBufferSize: number;
+  readonly #streams: boolean;
   readonly #streamPageFn: ListPageStreamFunc<T>;
 
   constructor(pageFn: ListPageFunc<T>, options: ListPagerOptions<T> = {}) {
     this.pageFn = pageFn;
     this.pageSize = options.pageSize ?? DefaultPageSize;
     this.fullListIfExpired = options.fullListIfExpired ?? true;
+    this.pageBufferSize = options.pageBufferSize ?? DefaultPageBufferSize;
+    this.#streams = options.streamPageFn !== undefined;
     this.#streamPageFn =
       options.streamPageFn ??
       (async (o, onItems) => {
@@ -161,12 +189,68 @@ export class ListPager<T> {
    * {@link ListPager.eachPage}, an expired continue token surfaces as the 410 Expired error.
    */
   async eachListItem(options: ListOptions, fn: (item: T) => void | Promise<void>): Promise<void> {
-    await this.#eachBatch(options, async (items) => {
+    if (this.pageBufferSize < 0) throw new PageBufferSizeError(this.pageBufferSize);
+    const visit = async (items: T[]): Promise<void> => {
       for (let i = 0; i < items.length; i++) {
         const pending = fn(items[i]!);
         if (pending !== undefined) await pending;
       }
-    });
+    };
+    if (this.#streams || this.pageBufferSize === 0) return this.#eachBatch(options, visit);
+    await this.#eachBuffered(options, visit);
+  }
+
+  /**
+   * eachListChunkBuffered: a fetching loop runs ahead of `visit` by at most `pageBufferSize` pages
+   * (upstream's buffered channel); the first error of either side ends both and is raised.
+   */
+  async #eachBuffered(options: ListOptions, visit: (items: T[]) => Promise<void>): Promise<void> {
+    const controller = new AbortController();
+    const signal = options.signal === undefined ? controller.signal : AbortSignal.any([options.signal, controller.signal]);
+    const pages: T[][] = [];
+    let fetched = false;
+    let failure: { error: unknown } | undefined;
+    let wakeConsumer: (() => void) | undefined;
+    let wakeProducer: (() => void) | undefined;
+    const producer = (async () => {
+      try {
+        // The caller's signal reaches the page requests joined with the pager's own; without one, a
+        // page in flight when `fn` failed is read to its end and dropped.
+        const opts = this.#firstPageOptions(options.signal === undefined ? options : { ...options, signal });
+        for (;;) {
+          signal.throwIfAborted();
+          const page = await this.pageFn(opts);
+          while (pages.length >= this.pageBufferSize && !signal.aborted) await new Promise<void>((resolve) => (wakeProducer = resolve));
+          signal.throwIfAborted();
+          pages.push(page.items ?? []);
+          wakeConsumer?.();
+          const token = page.metadata?.continue ?? '';
+          if (token === '') return;
+          this.#advance(opts, token);
+        }
+      } catch (err) {
+        if (!controller.signal.aborted) failure = { error: err };
+      } finally {
+        fetched = true;
+        wakeConsumer?.();
+      }
+    })();
+    try {
+      for (;;) {
+        while (pages.length === 0 && !fetched) await new Promise<void>((resolve) => (wakeConsumer = resolve));
+        const items = pages.shift();
+        if (items === undefined) {
+          if (failure !== undefined) throw failure.error;
+          return;
+        }
+        wakeProducer?.();
+        await visit(items);
+      }
+    } finally {
+      controller.abort();
+      wakeProducer?.();
+      await producer;
+    }
   }
 
   /**
