@@ -205,6 +205,11 @@ interface OpenWatch<T> {
   abort: AbortController;
   /** Removes the link from the reflector's stop signal. */
   unlink: () => void;
+  /**
+   * The timeoutSeconds the watch was requested with: the server ends it by then, so its idle guard
+   * is this plus {@link defaultWatchIdleGraceMs}, also when a watch-list's stream is kept watching.
+   */
+  timeoutSeconds: number;
 }
 
 /**
@@ -574,6 +579,9 @@ export class Reflector<T> {
         }
       }
       const w = state.current;
+      // A watch handed over by a watch-list keeps the timeout it was requested with (client-go's
+      // watch() reuses the watch-list's watcher, whose server-side timeoutSeconds still stands).
+      timeoutSeconds = w.timeoutSeconds;
       const result = await this.#handleWatch(
         w,
         this.#store,
@@ -676,7 +684,7 @@ export class Reflector<T> {
     }
     // The server answered: the next failure may be woken early again.
     this.#wokenEarly = false;
-    return { iterator: watch[Symbol.asyncIterator](), pending: undefined, abort, unlink };
+    return { iterator: watch[Symbol.asyncIterator](), pending: undefined, abort, unlink, timeoutSeconds: options.timeoutSeconds ?? 0 };
   }
 
   /**
