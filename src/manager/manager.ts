@@ -40,7 +40,7 @@ import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import type { MetricsProvider } from '../util/workqueue/metrics.ts';
 import { newControllerRuntimeWorkqueueMetrics } from './workqueue-metrics.ts';
 import { ping, serveChecks, type Checker } from './healthz.ts';
-import { newControllerMetrics, newRestClientMetrics, noopControllerMetrics, type ControllerMetrics } from './metrics.ts';
+import { newControllerMetrics, newRestClientMetrics, newRestClientRateLimiterMetrics, noopControllerMetrics, type ControllerMetrics } from './metrics.ts';
 import { groupOf, RunnableGroup, type Runnable, type RunnableGroupValue } from './runnable.ts';
 import { HttpServerRunnable } from './server.ts';
 import { WebhookServer } from '../webhook/server.ts';
@@ -289,7 +289,11 @@ export class Manager {
     this.#registry = options.metricsRegistry ?? (metricsOn ? (new (promClient().Registry)() as unknown as PrometheusRegistry) : undefined);
     // client-go's request metrics count every HTTP attempt of the shared REST client (kubeloom observes
     // at that layer: client, cache, leader election and the event sink all go through it).
-    if (this.#registry !== undefined) rest.observeRequests(newRestClientMetrics(this.#registry));
+    // Clients derived from it with withConfig (discovery, per-clientset limiters) report to the same observers.
+    if (this.#registry !== undefined) {
+      rest.observeRequests(newRestClientMetrics(this.#registry));
+      rest.observeRateLimiter(newRestClientRateLimiterMetrics(this.#registry));
+    }
     const onRequest = options.onRequest;
     this.#cache = new InformerCache({
       ...options.cache,
