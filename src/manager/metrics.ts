@@ -174,3 +174,20 @@ export function newRestClientRateLimiterMetrics(registry: PrometheusRegistry): R
   );
   return ({ verb, host, seconds }) => latency.observe({ verb, host }, seconds);
 }
+
+/**
+ * The process and runtime metrics in `registry`, once: prom-client's `collectDefaultMetrics`, the
+ * counterpart of the process and Go collectors controller-runtime registers on its registry
+ * (client_golang collectors.NewProcessCollector and NewGoCollector, pkg/metrics/registry.go). The
+ * process collector's names are the same: `process_cpu_seconds_total`, `process_resident_memory_bytes`,
+ * `process_virtual_memory_bytes`, `process_open_fds`, `process_max_fds`, `process_start_time_seconds`
+ * (prom-client adds `process_cpu_user_seconds_total`, `_system_seconds_total` and `process_heap_bytes`);
+ * the Go collector's `go_*` become prom-client's `nodejs_*` (event loop lag, heap, GC, handles).
+ * Values are read at scrape time; the event-loop delay monitor and the GC observer behind some
+ * `nodejs_*` metrics stay on for the life of the process. Does nothing when `registry` has
+ * `process_cpu_seconds_total` already (the program called collectDefaultMetrics itself).
+ */
+export function registerProcessMetrics(registry: PrometheusRegistry): void {
+  if (registry.getSingleMetric('process_cpu_seconds_total') !== undefined) return;
+  promClient().collectDefaultMetrics({ register: asPromRegistry(registry) });
+}
