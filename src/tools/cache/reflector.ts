@@ -11,6 +11,7 @@ import { InitialEventsEndAnnotation, isWatchEventBatchIterator, type Watch, type
 import { DelayWithReset, type BackoffManager, type RandomSource } from '../../util/backoff/backoff.ts';
 import { realClock, type Clock, type Timer } from '../../util/clock/clock.ts';
 import { reachabilityOf } from '../../rest/errors.ts';
+import { noteWatchEventsReceived } from '../../tracing/watch-receipt.ts';
 import type { ReflectorStore, ReplaceTransaction } from './delta.ts';
 import { listAllPages, defaultPageSize, type ListPageStream, type PagedListResult } from './list-pager.ts';
 import type { ListerWatcher } from './listwatch.ts';
@@ -748,6 +749,8 @@ export class Reflector<T> {
         }
         lastEvent = this.#clock.now();
         this.#stats.lastEventTime = this.#stats.lastProgressTime = lastEvent;
+        // The start of each event's trace (a no-op without a tracer provider).
+        noteWatchEventsReceived(events, lastEvent);
         for (let i = 0; i < events.length; i++) {
           if (signal.aborted) return { err: stopRequested, bookmarkReceived };
           const event = events[i]!;
