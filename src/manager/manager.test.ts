@@ -147,6 +147,13 @@ test('probes and metrics: named checks on /healthz and /readyz, controller-runti
     'workqueue_queue_duration_seconds_bucket{le="1e-8",name="configmap",controller="configmap"}',
     'rest_client_requests_total{code="201",method="POST"',
     'rest_client_request_duration_seconds_bucket{le="0.005",verb="POST"',
+    'rest_client_request_size_bytes_bucket{le="64",verb="POST"',
+    'rest_client_response_size_bytes_bucket{le="64",verb="POST"',
+    '# TYPE rest_client_rate_limiter_duration_seconds histogram',
+    '# TYPE process_cpu_seconds_total counter',
+    '# TYPE process_resident_memory_bytes gauge',
+    '# TYPE process_start_time_seconds gauge',
+    '# TYPE nodejs_eventloop_lag_seconds gauge',
     'leader_election_master_status{name="probe-lock"} 1',
   ]) {
     assert.ok(text.includes(name), `missing ${name}`);

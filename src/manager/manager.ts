@@ -40,7 +40,7 @@ import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import type { MetricsProvider } from '../util/workqueue/metrics.ts';
 import { newControllerRuntimeWorkqueueMetrics } from './workqueue-metrics.ts';
 import { ping, serveChecks, type Checker } from './healthz.ts';
-import { newControllerMetrics, newRestClientMetrics, noopControllerMetrics, type ControllerMetrics } from './metrics.ts';
+import { newControllerMetrics, newRestClientMetrics, newRestClientRateLimiterMetrics, noopControllerMetrics, registerProcessMetrics, type ControllerMetrics } from './metrics.ts';
 import { groupOf, RunnableGroup, type Runnable, type RunnableGroupValue } from './runnable.ts';
 import { HttpServerRunnable } from './server.ts';
 import { metricsServingKeyPair, type MetricsServerOptions } from './metrics-server.ts';
@@ -114,6 +114,13 @@ export interface ManagerOptions {
    * `metricsBindAddress` is set, none otherwise (nothing recorded, prom-client not loaded).
    */
   metricsRegistry?: PrometheusRegistry;
+  /**
+   * Whether the metrics registry also gets the process and runtime metrics (`process_cpu_seconds_total`,
+   * `process_resident_memory_bytes`, `process_open_fds`, `process_start_time_seconds`, `nodejs_*`):
+   * controller-runtime's registry registers client_golang's process and Go collectors
+   * (pkg/metrics/registry.go). Default true; skipped when the registry already has them.
+   */
+  processMetrics?: boolean;
   /** How long runnables get to stop (GracefulShutdownTimeout). Default 30,000 ms; 0 stops waiting at once. */
   gracefulShutdownTimeoutMs?: number;
   /** Defaults for every controller (manager.Options.Controller). */
@@ -292,7 +299,12 @@ export class Manager {
     this.#registry = options.metricsRegistry ?? (metricsOn ? (new (promClient().Registry)() as unknown as PrometheusRegistry) : undefined);
     // client-go's request metrics count every HTTP attempt of the shared REST client (kubeloom observes
     // at that layer: client, cache, leader election and the event sink all go through it).
-    if (this.#registry !== undefined) rest.observeRequests(newRestClientMetrics(this.#registry));
+    // Clients derived from it with withConfig (discovery, per-clientset limiters) report to the same observers.
+    if (this.#registry !== undefined) {
+      rest.observeRequests(newRestClientMetrics(this.#registry));
+      rest.observeRateLimiter(newRestClientRateLimiterMetrics(this.#registry));
+      if (options.processMetrics !== false) registerProcessMetrics(this.#registry);
+    }
     const onRequest = options.onRequest;
     this.#cache = new InformerCache({
       ...options.cache,

@@ -5,12 +5,14 @@
  * `_terminal_reconcile_errors_total`, `_reconcile_panics_total`, `_reconcile_time_seconds`,
  * `_max_concurrent_reconciles`, `_active_workers`; and `rest_client_requests_total{code,method,host}`
  * (k8s.io/client-go/tools/metrics, as controller-runtime's pkg/metrics/client_go_adapter.go registers it)
- * with `rest_client_request_duration_seconds{verb,host}` (k8s.io/component-base/metrics/prometheus/restclient).
+ * with `rest_client_request_duration_seconds{verb,host}`, `rest_client_request_size_bytes{verb,host}`,
+ * `rest_client_response_size_bytes{verb,host}` and `rest_client_rate_limiter_duration_seconds{verb,host}`
+ * (k8s.io/component-base/metrics/prometheus/restclient/metrics.go: names, help, labels and buckets).
  */
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import { asPromRegistry, promClient } from '../util/prometheus/prom-client.ts';
 import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
-import type { RequestObserver } from '../rest/client.ts';
+import type { RateLimiterObserver, RequestObserver } from '../rest/client.ts';
 
 /** Reconcile result labels of `controller_runtime_reconcile_total`. */
 export const ReconcileResultLabel = {
@@ -106,14 +108,18 @@ export function newRestClientRequestsCounter(registry: PrometheusRegistry, host:
   return (method, code) => c.inc({ code, method, host });
 }
 
-// component-base restclient's requestLatency buckets.
+// component-base restclient's requestLatency (and rateLimiterLatency) buckets.
 const requestLatencyBuckets = [0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0];
+// component-base restclient's requestSize and responseSize buckets: 64 bytes to 16 MiB.
+const sizeBuckets = [64, 256, 512, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216];
 
 /**
  * client-go's request metrics in `registry`, as an observer for `RestClient.observeRequests`: every
  * HTTP attempt of the manager's REST client (its client, cache, leader election, event sink, anything
  * sharing it) counts in `rest_client_requests_total{code,method,host}` and
- * `rest_client_request_duration_seconds{verb,host}` (verb: the HTTP method, as client-go's r.verb).
+ * `rest_client_request_duration_seconds{verb,host}` (verb: the HTTP method, as client-go's r.verb), and
+ * its body sizes, when known, in `rest_client_request_size_bytes{verb,host}` and
+ * `rest_client_response_size_bytes{verb,host}`.
  */
 export function newRestClientMetrics(registry: PrometheusRegistry): RequestObserver {
   const { Counter, Histogram } = promClient();
@@ -128,8 +134,60 @@ export function newRestClientMetrics(registry: PrometheusRegistry): RequestObser
     'rest_client_request_duration_seconds',
     () => new Histogram({ name: 'rest_client_request_duration_seconds', help: 'Request latency in seconds. Broken down by verb, and host.', labelNames: ['verb', 'host'], buckets: requestLatencyBuckets, registers: [reg] }),
   );
-  return ({ method, code, host, seconds }) => {
+  const requestSize: Histogram<string> = shared(
+    registry,
+    'rest_client_request_size_bytes',
+    () => new Histogram({ name: 'rest_client_request_size_bytes', help: 'Request size in bytes. Broken down by verb and host.', labelNames: ['verb', 'host'], buckets: sizeBuckets, registers: [reg] }),
+  );
+  const responseSize: Histogram<string> = shared(
+    registry,
+    'rest_client_response_size_bytes',
+    () => new Histogram({ name: 'rest_client_response_size_bytes', help: 'Response size in bytes. Broken down by verb and host.', labelNames: ['verb', 'host'], buckets: sizeBuckets, registers: [reg] }),
+  );
+  return ({ method, code, host, seconds, requestBytes, responseBytes }) => {
     total.inc({ code, method, host });
     latency.observe({ verb: method, host }, seconds);
+    if (requestBytes !== undefined) requestSize.observe({ verb: method, host }, requestBytes);
+    if (responseBytes !== undefined) responseSize.observe({ verb: method, host }, responseBytes);
   };
+}
+
+/**
+ * client-go's `rest_client_rate_limiter_duration_seconds{verb,host}` in `registry`, as an observer for
+ * `RestClient.observeRateLimiter`: the time each request of the manager's REST client waited for the
+ * client-side rate limiter.
+ */
+export function newRestClientRateLimiterMetrics(registry: PrometheusRegistry): RateLimiterObserver {
+  const { Histogram } = promClient();
+  const reg = asPromRegistry(registry);
+  const latency: Histogram<string> = shared(
+    registry,
+    'rest_client_rate_limiter_duration_seconds',
+    () =>
+      new Histogram({
+        name: 'rest_client_rate_limiter_duration_seconds',
+        help: 'Client side rate limiter latency in seconds. Broken down by verb, and host.',
+        labelNames: ['verb', 'host'],
+        buckets: requestLatencyBuckets,
+        registers: [reg],
+      }),
+  );
+  return ({ verb, host, seconds }) => latency.observe({ verb, host }, seconds);
+}
+
+/**
+ * The process and runtime metrics in `registry`, once: prom-client's `collectDefaultMetrics`, the
+ * counterpart of the process and Go collectors controller-runtime registers on its registry
+ * (client_golang collectors.NewProcessCollector and NewGoCollector, pkg/metrics/registry.go). The
+ * process collector's names are the same: `process_cpu_seconds_total`, `process_resident_memory_bytes`,
+ * `process_virtual_memory_bytes`, `process_open_fds`, `process_max_fds`, `process_start_time_seconds`
+ * (prom-client adds `process_cpu_user_seconds_total`, `_system_seconds_total` and `process_heap_bytes`);
+ * the Go collector's `go_*` become prom-client's `nodejs_*` (event loop lag, heap, GC, handles).
+ * Values are read at scrape time; the event-loop delay monitor and the GC observer behind some
+ * `nodejs_*` metrics stay on for the life of the process. Does nothing when `registry` has
+ * `process_cpu_seconds_total` already (the program called collectDefaultMetrics itself).
+ */
+export function registerProcessMetrics(registry: PrometheusRegistry): void {
+  if (registry.getSingleMetric('process_cpu_seconds_total') !== undefined) return;
+  promClient().collectDefaultMetrics({ register: asPromRegistry(registry) });
 }

@@ -11,7 +11,7 @@
  * informer relist at once, which also replaces what the stall may have hidden.
  *
  * The reflector has its own guard (its idle timeout resumes a silent watch from the last resourceVersion,
- * at the watch's timeout + 30 s, or 10.5 min for the watch continuing a watch-list); the detector acts
+ * at the watch's timeout + 30 s, the watch continuing a watch-list included); the detector acts
  * first, reports the stall and relists rather than trusting a resume.
  */
 import type { InformerCache } from '../cache/cache.ts';

@@ -397,6 +397,8 @@ export type RestClientOverrides = Pick<RestConfig, 'qps' | 'burst' | 'rateLimite
 
 // Set while withConfig() constructs a derived client, which then shares this pool instead of opening its own.
 let inheritedPool: ConnectionPool | undefined;
+// Set alongside: the client it is derived from, whose request observers it inherits.
+let inheritedParent: RestClient | undefined;
 
 /** One HTTP attempt, as {@link RestClient.observeRequests} reports it. */
 export interface RequestObservation {
@@ -408,7 +410,32 @@ export interface RequestObservation {
   readonly host: string;
   /** Seconds until the response headers arrived (or the attempt failed). */
   readonly seconds: number;
+  /**
+   * The bytes of the request body sent: client-go's `RequestSize`, 0 for a request without a body;
+   * undefined for an empty body (Go's request then carries http.NoBody, whose length client-go
+   * counts as unknown).
+   */
+  readonly requestBytes: number | undefined;
+  /**
+   * The response's Content-Length, when it has one and the body is not compressed (client-go's
+   * `ResponseSize`: Go's http.Response.ContentLength is unknown, -1, for a chunked response and for
+   * one the transport decompressed); undefined otherwise, and when no response came.
+   */
+  readonly responseBytes: number | undefined;
 }
+
+/** One wait for the client-side rate limiter, as {@link RestClient.observeRateLimiter} reports it. */
+export interface RateLimiterObservation {
+  /** The HTTP method of the request that waited. */
+  readonly verb: string;
+  /** The server's host:port. */
+  readonly host: string;
+  /** Seconds spent waiting for the limiter (client-go's `RateLimiterLatency`). */
+  readonly seconds: number;
+}
+
+/** Called after every wait for the client-side rate limiter of a {@link RestClient}. */
+export type RateLimiterObserver = (observation: RateLimiterObservation) => void;
 
 /** Called after every HTTP attempt of a {@link RestClient}. */
 export type RequestObserver = (observation: RequestObservation) => void;
@@ -426,8 +453,12 @@ export class RestClient {
   readonly config: RestConfig;
   readonly #options: RestClientOptions;
   readonly #base: URL;
-  /** Observers of every HTTP attempt (see {@link RestClient.observeRequests}). */
+  /** Observers of every HTTP attempt added to this client (see {@link RestClient.observeRequests}). */
   #requestObservers: RequestObserver[] = [];
+  /** Observers of every rate limiter wait added to this client (see {@link RestClient.observeRateLimiter}). */
+  #limiterObservers: RateLimiterObserver[] = [];
+  /** The client this one was derived from with withConfig: its observers see this client's requests too. */
+  readonly #parent: RestClient | undefined;
   readonly #clock: Clock;
   readonly #limiter: RequestRateLimiter;
   readonly #warnings: WarningHandler;
@@ -459,6 +490,7 @@ export class RestClient {
       (config.bearerToken ?? '') !== '' || (config.bearerTokenFile ?? '') !== '' || (config.username ?? '') !== '' || ((config.tls?.certData ?? '') !== '' && (config.tls?.keyData ?? '') !== '');
     this.#useCredentialProvider = config.credentialProvider !== undefined && !hasStaticCredentials;
     this.#ownsPool = inheritedPool === undefined;
+    this.#parent = inheritedPool === undefined ? undefined : inheritedParent;
     this.#pool = inheritedPool ?? new ConnectionPool(config, { ...(options.allowH2 === true ? { allowH2: true } : {}), ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }) }, this.#clock);
     if (inheritedPool === undefined) {
       const proxied = config.proxyUrl !== undefined && config.proxyUrl !== '';
@@ -483,12 +515,15 @@ export class RestClient {
    */
   withConfig(overrides: RestClientOverrides): RestClient {
     inheritedPool = this.#pool;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- handed to the constructor, as the pool is
+    inheritedParent = this;
     try {
       // A subclass (one that records or decorates requests) derives clients of its own kind.
       const Derived = this.constructor as new (config: RestConfig, options: RestClientOptions) => RestClient;
       return new Derived({ ...this.config, ...overrides }, this.#options);
     } finally {
       inheritedPool = undefined;
+      inheritedParent = undefined;
     }
   }
 
@@ -687,7 +722,7 @@ export class RestClient {
     // As client-go, the first throttle happens before the timeout starts: a throttled client does not
     // time out before it sends anything.
     try {
-      if (!req.watch) await this.#limiter.wait(controller.signal);
+      if (!req.watch) await this.#throttle(req.verb, controller.signal);
     } catch (err) {
       unlink();
       untrack();
@@ -734,12 +769,54 @@ export class RestClient {
     };
   }
 
-  #observed(method: string, code: string, start: number): void {
-    const observers = this.#requestObservers;
+  /**
+   * Calls `observer` after every wait for this client's rate limiter (each attempt waits), with the
+   * method and host of the request and the time waited: client-go's `RateLimiterLatency` (its
+   * tryThrottle). A client without a limiter (`qps` < 0; client-go's nil rateLimiter) reports nothing,
+   * nor do watches, which are never throttled. Clients derived with {@link RestClient.withConfig}
+   * report to it too. Returns a function that removes it.
+   */
+  observeRateLimiter(observer: RateLimiterObserver): () => void {
+    this.#limiterObservers = [...this.#limiterObservers, observer];
+    return () => {
+      this.#limiterObservers = this.#limiterObservers.filter((o) => o !== observer);
+    };
+  }
+
+  /** This client's request observers after those of the clients it was derived from. */
+  #allRequestObservers(): readonly RequestObserver[] {
+    const parent = this.#parent;
+    const inherited = parent === undefined ? [] : parent.#allRequestObservers();
+    if (inherited.length === 0) return this.#requestObservers;
+    return this.#requestObservers.length === 0 ? inherited : [...inherited, ...this.#requestObservers];
+  }
+
+  #allLimiterObservers(): readonly RateLimiterObserver[] {
+    const parent = this.#parent;
+    const inherited = parent === undefined ? [] : parent.#allLimiterObservers();
+    if (inherited.length === 0) return this.#limiterObservers;
+    return this.#limiterObservers.length === 0 ? inherited : [...inherited, ...this.#limiterObservers];
+  }
+
+  #observed(observers: readonly RequestObserver[], method: string, code: string, start: number, requestBody: string | Uint8Array | undefined, headers: IncomingHttpHeaders | undefined): void {
     if (observers.length === 0) return;
     const seconds = this.#clock.since(start) / 1000;
     const host = this.#base.host;
-    for (const o of observers) o({ method, code, host, seconds });
+    const requestBytes = requestBody === undefined ? 0 : (typeof requestBody === 'string' ? Buffer.byteLength(requestBody) : requestBody.byteLength) || undefined;
+    const responseBytes = headers === undefined ? undefined : knownContentLength(headers);
+    for (const o of observers) o({ method, code, host, seconds, requestBytes, responseBytes });
+  }
+
+  /** Waits for the rate limiter (client-go's tryThrottle), reporting the wait to the limiter observers. */
+  async #throttle(verb: string, signal: AbortSignal | undefined): Promise<void> {
+    if (this.#limiter === unlimitedRateLimiter) return;
+    const observers = this.#allLimiterObservers();
+    if (observers.length === 0) return this.#limiter.wait(signal);
+    const start = this.#clock.now();
+    await this.#limiter.wait(signal);
+    const seconds = this.#clock.since(start) / 1000;
+    const host = this.#base.host;
+    for (const o of observers) o({ verb, host, seconds });
   }
 
   /** Sends `req` and parses the JSON response body (see {@link RestClient.do} for errors). */
@@ -769,7 +846,7 @@ export class RestClient {
     const untrack = this.#pool.track(this.#describe(req), (reason) => controller.abort(reason));
     const unlink = linkSignals(options.signal, controller);
     try {
-      if (!req.watch) await this.#limiter.wait(controller.signal);
+      if (!req.watch) await this.#throttle(req.verb, controller.signal);
       // As upstream's Stream(), only Retry-After answers are retried, never a failed connection.
       const { statusCode, headers, body } = await this.#send(req, controller.signal, { readIdleMs: 0, retryTransportErrors: false });
       body.once('close', () => {
@@ -795,7 +872,7 @@ export class RestClient {
    */
   async upgradeSettings(req: RestRequest, signal?: AbortSignal): Promise<UpgradeSettings> {
     if (this.#pool.closed) throw new ClientClosedError(this.#describe(req));
-    await this.#limiter.wait(signal);
+    await this.#throttle(req.verb, signal);
     const headers: Record<string, string | string[]> = { 'user-agent': this.config.userAgent ?? defaultUserAgent, ...req.headers };
     const { cert } = await this.#credentials(headers, signal ?? new AbortController().signal);
     const settings: UpgradeSettings = { url: new URL(requestUrl(this.baseUrl, req)), headers, tls: tlsOptions(this.config.tls, cert ?? this.#configCertificate()) };
@@ -992,15 +1069,16 @@ export class RestClient {
       const idle = readIdleMs > 0 ? new ReadIdleGuard(this.#clock, readIdleMs, describe) : undefined;
       let resp: Dispatcher.ResponseData;
       const span = startClientSpan(req.verb, url, headers);
-      const start = this.#requestObservers.length > 0 ? this.#clock.now() : 0;
+      const observers = this.#allRequestObservers();
+      const start = observers.length > 0 ? this.#clock.now() : 0;
       try {
         const attemptSignal = idle === undefined ? signal : AbortSignal.any([signal, idle.signal]);
         resp = await undiciRequest(url, { dispatcher, method: req.verb, headers, body: sent.body ?? null, signal: attemptSignal });
         span?.end(resp.statusCode);
-        this.#observed(req.verb, String(resp.statusCode), start);
+        this.#observed(observers, req.verb, String(resp.statusCode), start, sent.body, resp.headers);
       } catch (err) {
         span?.fail(err);
-        this.#observed(req.verb, '<error>', start);
+        this.#observed(observers, req.verb, '<error>', start, sent.body, undefined);
         idle?.stop();
         if (signal.aborted) throw signal.reason;
         if (idle?.error !== undefined) throw idle.error;
@@ -1010,7 +1088,7 @@ export class RestClient {
         // A GET whose connection was reset is safe to send again (on a new connection).
         if (options.retryTransportErrors && req.verb === 'GET' && isConnectionReset(err) && attempts < this.#maxRetries) {
           attempts++;
-          await this.#retryWait(1, signal);
+          await this.#retryWait(req.verb, 1, signal);
           continue;
         }
         throw new NetworkError(describe, err, this.#pool.reachability);
@@ -1043,7 +1121,7 @@ export class RestClient {
       const wait = retryAfterSeconds(resp.headers);
       if ((code === 429 || code >= 500) && wait !== undefined && attempts < this.#maxRetries) {
         attempts++;
-        await this.#retryWait(wait, signal);
+        await this.#retryWait(req.verb, wait, signal);
         continue;
       }
       const ct = firstHeader(resp.headers, 'content-type');
@@ -1059,10 +1137,10 @@ export class RestClient {
     }
   }
 
-  async #retryWait(seconds: number, signal: AbortSignal): Promise<void> {
+  async #retryWait(verb: string, seconds: number, signal: AbortSignal): Promise<void> {
     if (seconds > 0) await this.#clock.sleep(seconds * 1000, signal);
     // A retry is a new request as far as the client-side limiter is concerned (withRetry.Before).
-    await this.#limiter.wait(signal);
+    await this.#throttle(verb, signal);
   }
 }
 
@@ -1085,4 +1163,18 @@ export async function* raiseWatchErrors<T>(watch: Watch<T>): AsyncGenerator<Excl
     if (event.type === 'ERROR') throw errorFromWatchStatus(event.object);
     yield event;
   }
+}
+
+/**
+ * The body length a response declares, when client-go would observe it: a non-zero Content-Length on
+ * a body that is not content-encoded (Go's transport decompresses gzip itself and then reports -1).
+ */
+function knownContentLength(headers: IncomingHttpHeaders): number | undefined {
+  const encoding = headers['content-encoding'];
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') return undefined;
+  const raw = headers['content-length'];
+  const v = Array.isArray(raw) ? raw[0] : raw;
+  if (v === undefined || !/^\d+$/.test(v)) return undefined;
+  // 0 with a body (Go's responses always have one) counts as unknown in client-go too.
+  return Number(v) || undefined;
 }

@@ -1,6 +1,8 @@
 /**
  * Delivering one event to an event handler with its cause recorded and, when tracing is on, traced
- * (kubeloom; see src/reconcile/causes.ts). The event's span has a child for the handler, which has one
+ * (kubeloom; see src/reconcile/causes.ts). The event's span starts when the reflector read the event
+ * from the watch (src/tracing/watch-receipt.ts) and has a child for the time in the informer's queues
+ * (`informer`) and one for the handler, which has one
  * child per request it enqueued; each request's cause keeps that enqueue span's context, and the
  * reconcile that request leads to links to it, one link per coalesced event.
  *
@@ -14,6 +16,7 @@ import { causeTrackerFor, type CauseTypeValue, type ReconcileCause } from '../re
 import { requestKey } from '../reconcile/reconcile.ts';
 import { activeContext, tracer, tracingEnabled } from '../tracing/tracing.ts';
 import { contextForEvent } from '../tracing/write-context.ts';
+import { watchReceivedAt } from '../tracing/watch-receipt.ts';
 
 /** What a source knows of an event, for its cause. */
 export interface EventInfo {
@@ -51,9 +54,12 @@ export function deliverEvent(queue: object, base: RequestQueue, info: () => Even
   let handlerSpan: Span | undefined;
   if (traced) {
     const t = tracer();
+    // The event's span starts when the reflector read it from the watch, when it noted that.
+    const received = watchReceivedAt(i.object);
     eventSpan = t.startSpan(
       `${i.kind} ${i.type}`,
       {
+        ...(received === undefined ? {} : { startTime: received }),
         attributes: {
           'k8s.event.type': i.type,
           'k8s.object.kind': i.kind,
@@ -66,7 +72,10 @@ export function deliverEvent(queue: object, base: RequestQueue, info: () => Even
       },
       contextForEvent(resourceVersion),
     );
-    handlerSpan = t.startSpan(`handler ${i.handler}`, {}, trace.setSpan(activeContext(), eventSpan));
+    const eventContext = trace.setSpan(activeContext(), eventSpan);
+    // From the watch to the handler: the DeltaFIFO and the shared informer's processor queue.
+    if (received !== undefined) t.startSpan('informer', { startTime: received }, eventContext).end();
+    handlerSpan = t.startSpan(`handler ${i.handler}`, {}, eventContext);
   }
   const q: RequestQueue = {
     add(request, opts) {

@@ -78,6 +78,10 @@ test('One trace per reconcile: linked to each coalesced event, with its queue wa
     const event = byId(handler.parentSpanContext?.spanId)!;
     assert.equal(event.name, 'ConfigMap update');
     assert.equal(event.attributes['k8s.object.name'], 'traced');
+    // The event's span starts when the reflector read it: its informer child spans the queues up to the handler.
+    const informer = spans().filter((s) => s.name === 'informer' && s.parentSpanContext?.spanId === event.spanContext().spanId);
+    assert.equal(informer.length, 1);
+    assert.deepEqual(informer[0]!.startTime, event.startTime);
   }
   const traceId = second!.spanContext().traceId;
   const inTrace = spans().filter((s) => s.spanContext().traceId === traceId);

@@ -308,6 +308,28 @@ test('Reflector streams the initial state with a watch-list and keeps watching o
   await running;
 });
 
+test('Reflector keeps a watch-list stream under the idle guard of its requested timeout (450 s + 30 s), not 10.5 min', async () => {
+  const { clock, lw, store, stop, running } = setup({}, { watchListUnsupported: false });
+  const w = lw.pushWatch(new FakeWatch<Obj>());
+  await lw.waitForCalls({ watch: 1 });
+  assert.equal(lw.watchCalls[0]!.timeoutSeconds, 450);
+  w.add(o('a', '3')).bookmark('9', true);
+  await flush();
+  w.add(o('b', '10'));
+  await flush();
+  assert.deepEqual(store.ops, ['replace [a]@9', 'add b@10']);
+  // Silent since 'b': the server ends a 450 s watch by then, so 30 s later the stream counts as dead.
+  await clock.step(479_000);
+  assert.equal(w.stopped, false);
+  await clock.step(1_000);
+  await lw.waitForCalls({ watch: 2 });
+  assert.equal(w.stopped, true);
+  assert.deepEqual(lw.watchCalls[1], { resourceVersion: '10', timeoutSeconds: 450, allowWatchBookmarks: true });
+  assert.equal(lw.listCalls.length, 0);
+  stop.abort();
+  await running;
+});
+
 test('Reflector falls back to LIST when the server rejects the watch-list request', async () => {
   const { lw, store, stop, running } = setup({}, { watchListUnsupported: false });
   lw.pushWatch(await statusError(400, 'BadRequest'));

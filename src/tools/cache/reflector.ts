@@ -11,6 +11,7 @@ import { InitialEventsEndAnnotation, isWatchEventBatchIterator, type Watch, type
 import { DelayWithReset, type BackoffManager, type RandomSource } from '../../util/backoff/backoff.ts';
 import { realClock, type Clock, type Timer } from '../../util/clock/clock.ts';
 import { reachabilityOf } from '../../rest/errors.ts';
+import { noteWatchEventsReceived } from '../../tracing/watch-receipt.ts';
 import type { ReflectorStore, ReplaceTransaction } from './delta.ts';
 import { listAllPages, defaultPageSize, type ListPageStream, type PagedListResult } from './list-pager.ts';
 import type { ListerWatcher } from './listwatch.ts';
@@ -205,6 +206,11 @@ interface OpenWatch<T> {
   abort: AbortController;
   /** Removes the link from the reflector's stop signal. */
   unlink: () => void;
+  /**
+   * The timeoutSeconds the watch was requested with: the server ends it by then, so its idle guard
+   * is this plus {@link defaultWatchIdleGraceMs}, also when a watch-list's stream is kept watching.
+   */
+  timeoutSeconds: number;
 }
 
 /**
@@ -574,6 +580,9 @@ export class Reflector<T> {
         }
       }
       const w = state.current;
+      // A watch handed over by a watch-list keeps the timeout it was requested with (client-go's
+      // watch() reuses the watch-list's watcher, whose server-side timeoutSeconds still stands).
+      timeoutSeconds = w.timeoutSeconds;
       const result = await this.#handleWatch(
         w,
         this.#store,
@@ -676,7 +685,7 @@ export class Reflector<T> {
     }
     // The server answered: the next failure may be woken early again.
     this.#wokenEarly = false;
-    return { iterator: watch[Symbol.asyncIterator](), pending: undefined, abort, unlink };
+    return { iterator: watch[Symbol.asyncIterator](), pending: undefined, abort, unlink, timeoutSeconds: options.timeoutSeconds ?? 0 };
   }
 
   /**
@@ -740,6 +749,8 @@ export class Reflector<T> {
         }
         lastEvent = this.#clock.now();
         this.#stats.lastEventTime = this.#stats.lastProgressTime = lastEvent;
+        // The start of each event's trace (a no-op without a tracer provider).
+        noteWatchEventsReceived(events, lastEvent);
         for (let i = 0; i < events.length; i++) {
           if (signal.aborted) return { err: stopRequested, bookmarkReceived };
           const event = events[i]!;
