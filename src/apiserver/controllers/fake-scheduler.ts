@@ -167,8 +167,17 @@ export class FakeScheduler implements ServerController {
     this.#unschedulable.delete(key);
     const load = this.#load;
     const nodeName = (n: Node): string => n.metadata?.name ?? '';
-    fits.sort((a, b) => (load.get(nodeName(a)) ?? 0) - (load.get(nodeName(b)) ?? 0) || (nodeName(a) < nodeName(b) ? -1 : nodeName(a) > nodeName(b) ? 1 : 0));
-    const target = nodeName(fits[0]!);
+    // The least-loaded node, then the first by name: one pass, not a sort (1,000 nodes per pod at kwok scale).
+    let target = nodeName(fits[0]!);
+    let targetLoad = load.get(target) ?? 0;
+    for (let i = 1; i < fits.length; i++) {
+      const n = nodeName(fits[i]!);
+      const l = load.get(n) ?? 0;
+      if (l < targetLoad || (l === targetLoad && n < target)) {
+        target = n;
+        targetLoad = l;
+      }
+    }
     const scope = this.#client.scope;
     try {
       admitNamespaceLifecycle(scope.storage, { operation: 'CREATE', group: '', resource: 'pods', namespace, name, object: { metadata: { name } } });
