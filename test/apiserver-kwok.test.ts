@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../src/util/clock/index.ts';
 import { podFails, type ApiServer, type ApiServerOptions, type PodStages } from '../src/testing/index.ts';
+import { nodeObject } from '../src/apiserver/controllers/fake-kubelet.ts';
 import { call, create, pod, withControllers, type Json } from './apiserver-helpers.ts';
 
 const pods = '/api/v1/namespaces/default/pods';
@@ -20,18 +21,18 @@ function withServer(options: ApiServerOptions, fn: (s: ApiServer, clock: FakeClo
 const condition = (o: Json, type: string): Json => o.status?.conditions?.find((c: Json) => c.type === type);
 
 test('nodeCount registers Ready kwok nodes with capacity, and their Leases are renewed every 10 s on the clock', async () => {
-  await withServer({ controllers: { scheduler: true, kubelet: { nodeCount: 50 } } }, async (s, clock) => {
+  await withServer({ controllers: { scheduler: true, kubelet: { nodeCount: 20 } } }, async (s, clock) => {
     const nodes = (await call(s, 'GET', '/api/v1/nodes')).body.items as Json[];
-    assert.equal(nodes.length, 50);
-    const n49 = nodes.find((n) => n.metadata.name === 'kwok-node-49')!;
-    assert.equal(condition(n49, 'Ready').status, 'True');
-    assert.equal(condition(n49, 'Ready').reason, 'KubeletReady');
-    assert.deepEqual(n49.status.allocatable, n49.status.capacity);
-    assert.equal(n49.status.capacity.pods, '110');
-    assert.equal(n49.spec.taints, undefined);
+    assert.equal(nodes.length, 20);
+    const last = nodes.find((n) => n.metadata.name === 'kwok-node-19')!;
+    assert.equal(condition(last, 'Ready').status, 'True');
+    assert.equal(condition(last, 'Ready').reason, 'KubeletReady');
+    assert.deepEqual(last.status.allocatable, last.status.capacity);
+    assert.equal(last.status.capacity.pods, '110');
+    assert.equal(last.spec.taints, undefined);
     const renewTimes = async (): Promise<Set<string>> => new Set(((await call(s, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases')).body.items as Json[]).map((l) => l.spec.renewTime));
     const leases = (await call(s, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases')).body.items as Json[];
-    assert.equal(leases.length, 50);
+    assert.equal(leases.length, 20);
     assert.equal(leases[0].spec.leaseDurationSeconds, 40);
     assert.deepEqual([...(await renewTimes())], ['2024-06-01T00:00:00.000000Z']);
     await clock.step(9_999);
@@ -41,11 +42,15 @@ test('nodeCount registers Ready kwok nodes with capacity, and their Leases are r
     await clock.step(10_000);
     assert.deepEqual([...(await renewTimes())], ['2024-06-01T00:00:20.000000Z']);
     // Pods spread over the nodes: the fewest-pods node first.
-    for (let i = 0; i < 100; i++) await create(s, pods, pod(`p${i}`));
+    for (let i = 0; i < 40; i++) await create(s, pods, pod(`p${i}`));
     await s.controllers.waitForIdle();
     const placed = ((await call(s, 'GET', pods)).body.items as Json[]).map((p) => p.spec.nodeName as string);
-    assert.equal(new Set(placed).size, 50);
+    assert.equal(new Set(placed).size, 20);
   });
+  // Past 256 nodes the pod CIDRs and addresses stay distinct and valid.
+  const n999 = nodeObject('kwok-node-999', 999, '2024-06-01T00:00:00Z') as Json;
+  assert.equal(n999.spec.podCIDR, '10.247.231.0/24');
+  assert.equal(n999.status.addresses[0].address, '172.18.3.233');
 });
 
 test('pod stages: Pending for pendingMs, Running not Ready for readyMs, then Ready; finishing pods fail by a seeded draw', async () => {
