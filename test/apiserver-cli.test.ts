@@ -135,12 +135,31 @@ test('kubeloom apiserver --crds installs CRDs before it reports ready; --schedul
   }
 });
 
+test('kubeloom apiserver --nodes 3 --pod-events: three kwok nodes, the default StorageClass, a pod Running with its events', async () => {
+  const cli = await startCli(['--nodes', '3', '--pod-events', '--pod-ready-delay', '100ms']);
+  try {
+    const nodes = (await getJson(`${cli.url}/api/v1/nodes`)).items.map((n: Json) => n.metadata.name);
+    assert.deepEqual(nodes, ['kwok-node-0', 'kwok-node-1', 'kwok-node-2']);
+    assert.equal((await getJson(`${cli.url}/apis/storage.k8s.io/v1/storageclasses/standard`)).metadata.annotations['storageclass.kubernetes.io/is-default-class'], 'true');
+    await (await fetch(`${cli.url}/api/v1/namespaces/default/pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }) })).arrayBuffer();
+    await eventually(async () => assert.equal((await getJson(`${cli.url}/api/v1/namespaces/default/pods/p`)).status.conditions.find((c: Json) => c.type === 'Ready').status, 'True'), { timeoutMs: 10_000 });
+    const reasons = (await getJson(`${cli.url}/api/v1/namespaces/default/events`)).items.map((e: Json) => e.reason);
+    assert.deepEqual(new Set(reasons), new Set(['Scheduled', 'Pulling', 'Pulled', 'Created', 'Started']));
+  } finally {
+    await cli.stop();
+  }
+});
+
 test('kubeloom apiserver: --kubelet-nodes without the kubelet, an unknown --controllers name or --controllers with --bare are usage errors; a missing --crds path fails the start', async () => {
   for (const [args, message] of [
     [['--bare', '--kubelet-nodes', 'a'], /--kubelet-nodes needs the kubelet stand-in/],
     [['--no-kubelet', '--kubelet-nodes', 'a'], /--kubelet-nodes needs the kubelet stand-in/],
     [['--controllers', '*,-bogus'], /--controllers: "bogus" is not in the list of known controllers/],
     [['--bare', '--controllers', '*'], /--bare runs no workload controllers/],
+    [['--nodes', '0'], /--nodes needs the kubelet stand-in, a positive whole number/],
+    [['--nodes', '3', '--kubelet-nodes', 'a'], /--nodes needs .* no --kubelet-nodes/],
+    [['--pod-failure-probability', '2'], /invalid --pod-failure-probability 2/],
+    [['--pod-ready-delay', 'soon'], /invalid --pod-ready-delay soon/],
   ] as const) {
     const usage = spawn(process.execPath, [main, 'apiserver', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';

@@ -2,7 +2,8 @@
  * `kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
  * [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--controllers LIST] [--bare]
  * [--no-garbage-collector] [--no-namespace-controller] [--[no-]scheduler] [--[no-]kubelet]
- * [--kubelet-nodes A,B] [--pod-logs] [--metrics] [--dashboard [--dashboard-port N]]`: runs the embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL
+ * [--kubelet-nodes A,B] [--nodes N] [--pod-pending-delay D] [--pod-ready-delay D] [--pod-complete-delay D]
+ * [--pod-failure-probability P] [--seed N] [--pod-events] [--[no-]volumes] [--pod-logs] [--metrics] [--dashboard [--dashboard-port N]]`: runs the embedded Kubernetes API server until SIGINT/SIGTERM, printing its URL
  * once it is ready. By default it is a developer's cluster: the scheduler and kubelet stand-ins and every
  * controller kubeloom has run in it; `--bare` runs the API server with only the garbage collector and the
  * namespace controller (for envtest-style tests, or the real kube-controller-manager).
@@ -15,12 +16,16 @@ import { installCrds, loadPodHandlers, startApiServer, type PodHandlers } from '
 import { parseFeatureGates, type FeatureGates } from '../apiserver/sharding.ts';
 import { isControllerEnabled, parseControllersFlag } from '../controllers/controller-manager.ts';
 import { startPodExtras } from './apiserver-pod-extras.ts';
+import type { FakeKubeletOptions } from '../apiserver/controllers/fake-kubelet.ts';
+import type { PodStages } from '../apiserver/controllers/pod-stages.ts';
 
 /** The help text of `kubeloom apiserver`. */
 export const apiserverUsage = `usage: kubeloom apiserver [--port N] [--host H] [--tls] [--token T] [--rbac] [--write-kubeconfig PATH]
                           [--pod-handlers MODULE] [--compaction-interval D] [--crds PATH]... [--controllers LIST]
                           [--bare] [--no-garbage-collector] [--no-namespace-controller] [--[no-]scheduler]
-                          [--[no-]kubelet] [--kubelet-nodes A,B] [--pod-logs] [--metrics]
+                          [--[no-]kubelet] [--kubelet-nodes A,B] [--nodes N] [--pod-pending-delay D]
+                          [--pod-ready-delay D] [--pod-complete-delay D] [--pod-failure-probability P]
+                          [--seed N] [--pod-events] [--[no-]volumes] [--pod-logs] [--metrics]
                           [--feature-gates A=true,B=false] [--data-dir DIR] [--cert-dir DIR]
                           [--dashboard [--dashboard-port N]]
 
@@ -64,6 +69,16 @@ serviceaccount, statefulset, ttl-after-finished), so Deployments roll out and Se
   --[no-]kubelet             register a node and run the pods bound to it: Running/Ready, restarts, Jobs'
                              pods Succeeded, deleted pods removed, node Lease renewed; default on unless --bare
   --kubelet-nodes A,B        the nodes the kubelet stand-in registers (default kubeloom-node)
+  --nodes N                  kwok-style: register N nodes kwok-node-0 … kwok-node-<N-1> instead
+  --pod-pending-delay D      how long a bound pod stays Pending before its containers run (default 0s)
+  --pod-ready-delay D        how long a running pod takes to become Ready (default 0s)
+  --pod-complete-delay D     how long a Job's pod runs before its containers exit (default 0s)
+  --pod-failure-probability P  the probability (0 to 1) that a finishing pod fails (default 0)
+  --seed N                   seed of the failure draw (default 1; a pod's fate depends on its name)
+  --pod-events               write the pod events of the scheduler and kubelets (Scheduled, Pulling,
+                             Pulled, Created, Started, Killing)
+  --[no-]volumes             a default StorageClass "standard" and a provisioner that binds
+                             PersistentVolumeClaims; default on unless --bare
   --pod-logs                 serve a log line per container of every running pod (kubectl logs)
   --metrics                  serve metrics.k8s.io (kubectl top): each running container uses what it
                              requests, refreshed every 15 s
@@ -106,6 +121,14 @@ export const apiserverCommand: Command = {
           scheduler: { type: 'boolean' },
           kubelet: { type: 'boolean' },
           'kubelet-nodes': { type: 'string' },
+          nodes: { type: 'string' },
+          'pod-pending-delay': { type: 'string' },
+          'pod-ready-delay': { type: 'string' },
+          'pod-complete-delay': { type: 'string' },
+          'pod-failure-probability': { type: 'string' },
+          seed: { type: 'string' },
+          'pod-events': { type: 'boolean' },
+          volumes: { type: 'boolean' },
           'feature-gates': { type: 'string' },
           controllers: { type: 'string' },
           bare: { type: 'boolean' },
@@ -155,6 +178,43 @@ export const apiserverCommand: Command = {
       process.stderr.write(`kubeloom apiserver: --kubelet-nodes needs the kubelet stand-in and a comma-separated list of node names\n`);
       return 2;
     }
+    const nodeCount = values.nodes === undefined ? undefined : Number(values.nodes);
+    if (nodeCount !== undefined && (!Number.isInteger(nodeCount) || nodeCount < 1 || !kubelet || nodes !== undefined)) {
+      process.stderr.write(`kubeloom apiserver: --nodes needs the kubelet stand-in, a positive whole number and no --kubelet-nodes\n`);
+      return 2;
+    }
+    const stages: PodStages = {};
+    for (const [flag, field] of [['pod-pending-delay', 'pendingMs'], ['pod-ready-delay', 'readyMs'], ['pod-complete-delay', 'completeMs']] as const) {
+      const text = values[flag];
+      if (text === undefined) continue;
+      const ms = parseDuration(text);
+      if (ms === undefined) {
+        process.stderr.write(`kubeloom apiserver: invalid --${flag} ${text}: want a duration such as 500ms or 2s\n`);
+        return 2;
+      }
+      stages[field] = ms;
+    }
+    if (values['pod-failure-probability'] !== undefined) {
+      const p = Number(values['pod-failure-probability']);
+      if (!(p >= 0 && p <= 1)) {
+        process.stderr.write(`kubeloom apiserver: invalid --pod-failure-probability ${values['pod-failure-probability']}: want a number from 0 to 1\n`);
+        return 2;
+      }
+      stages.failureProbability = p;
+    }
+    if (values.seed !== undefined) {
+      const seed = Number(values.seed);
+      if (!Number.isInteger(seed)) {
+        process.stderr.write(`kubeloom apiserver: invalid --seed ${values.seed}: want a whole number\n`);
+        return 2;
+      }
+      stages.seed = seed;
+    }
+    const kubeletOptions: FakeKubeletOptions = {
+      ...(nodes === undefined ? {} : { nodes }),
+      ...(nodeCount === undefined ? {} : { nodeCount }),
+      ...(Object.keys(stages).length === 0 ? {} : { stages }),
+    };
     let featureGates: FeatureGates | undefined;
     if (values['feature-gates'] !== undefined) {
       try {
@@ -191,7 +251,9 @@ export const apiserverCommand: Command = {
         garbageCollector: values['garbage-collector'] !== false && (bare || isControllerEnabled('garbagecollector', selection)),
         namespace: values['namespace-controller'] !== false && (bare || isControllerEnabled('namespace', selection)),
         scheduler: values.scheduler ?? !bare,
-        kubelet: kubelet ? (nodes === undefined ? true : { nodes }) : false,
+        kubelet: kubelet ? (Object.keys(kubeletOptions).length === 0 ? true : kubeletOptions) : false,
+        volumes: values.volumes ?? !bare,
+        podEvents: values['pod-events'] === true,
         workloads: bare ? false : selection,
       },
     });

@@ -21,6 +21,7 @@ import type { ControllerStats, ServerController } from './controller.ts';
 import { EventRecorder } from './event-recorder.ts';
 import { FakeKubelet, type FakeKubeletOptions } from './fake-kubelet.ts';
 import { FakeScheduler } from './fake-scheduler.ts';
+import { FakeVolumeBinder } from './fake-volume-binder.ts';
 import { GarbageCollector } from './garbage-collector/garbage-collector.ts';
 import { LoopbackClient } from './loopback-client.ts';
 import { defaultNamespaceDeletionGracePeriodMs, NamespaceController } from './namespace/namespace-controller.ts';
@@ -31,10 +32,10 @@ export type { ControllerStats } from './controller.ts';
  * The loops: kube-controller-manager's garbage collector and namespace controller, stand-ins for
  * kube-scheduler and kubelets, and the workload controllers (all of src/controllers, as one loop).
  */
-export type ControllerName = 'garbageCollector' | 'namespace' | 'scheduler' | 'kubelet' | 'workloads';
+export type ControllerName = 'garbageCollector' | 'namespace' | 'scheduler' | 'kubelet' | 'volumes' | 'workloads';
 
 /** Every loop's name, in start order. */
-export const controllerNames: readonly ControllerName[] = ['garbageCollector', 'namespace', 'scheduler', 'kubelet', 'workloads'];
+export const controllerNames: readonly ControllerName[] = ['garbageCollector', 'namespace', 'scheduler', 'kubelet', 'volumes', 'workloads'];
 
 /** Which loops run, and how (the `controllers` option of `startApiServer`). */
 export interface ControllerOptions {
@@ -48,6 +49,16 @@ export interface ControllerOptions {
   scheduler?: boolean;
   /** Registers nodes and runs the pods bound to them, as kubelets would (default false). */
   kubelet?: boolean | FakeKubeletOptions;
+  /**
+   * The default StorageClass `standard` and a provisioner/binder stand-in that binds PersistentVolumeClaims
+   * (fake-volume-binder.ts; default false). With it, the kubelet stand-in starts a pod once its claims are Bound.
+   */
+  volumes?: boolean;
+  /**
+   * The pod events of the stand-ins: the scheduler's `Scheduled`, the kubelet's Pulling, Pulled, Created,
+   * Started and Killing (default false, as many events cost memory at scale).
+   */
+  podEvents?: boolean;
   /**
    * kube-controller-manager's workload controllers (src/controllers; default false): true runs them all,
    * a list selects them in `--controllers` syntax (`['*', '-deployment']`, `['replicaset']`).
@@ -98,8 +109,18 @@ export class ControllerManager implements ServerControllers {
       garbageCollector: () => new GarbageCollector({ client: kcm, clock, recorder: new EventRecorder(kcm, clock, 'garbage-collector-controller'), onError: (e) => onError('garbageCollector', e) }),
       namespace: () =>
         new NamespaceController({ client: kcm, clock, deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? defaultNamespaceDeletionGracePeriodMs, onError: (e) => onError('namespace', e) }),
-      scheduler: () => new FakeScheduler({ client: new LoopbackClient(scope, 'kube-scheduler'), clock, stats, onError: (e) => onError('scheduler', e) }),
-      kubelet: () => new FakeKubelet({ ...kubeletOptions, client: new LoopbackClient(scope, 'kubelet'), clock, stats, onError: (e) => onError('kubelet', e) }),
+      scheduler: () => new FakeScheduler({ client: new LoopbackClient(scope, 'kube-scheduler'), clock, stats, events: options.podEvents === true, onError: (e) => onError('scheduler', e) }),
+      kubelet: () =>
+        new FakeKubelet({
+          ...(options.podEvents === true ? { events: true } : {}),
+          ...(options.volumes === true ? { waitForVolumes: true } : {}),
+          ...kubeletOptions,
+          client: new LoopbackClient(scope, 'kubelet'),
+          clock,
+          stats,
+          onError: (e) => onError('kubelet', e),
+        }),
+      volumes: () => new FakeVolumeBinder({ client: new LoopbackClient(scope, 'persistent-volume-binder'), clock, onError: (e) => onError('volumes', e) }),
       workloads: () => new WorkloadControllers(loopback, clock, options.workloads, onError),
     };
     this.#enabled = {
@@ -107,6 +128,7 @@ export class ControllerManager implements ServerControllers {
       namespace: options.namespace ?? true,
       scheduler: options.scheduler ?? false,
       kubelet: options.kubelet !== undefined && options.kubelet !== false,
+      volumes: options.volumes ?? false,
       workloads: options.workloads !== undefined && options.workloads !== false,
     };
   }

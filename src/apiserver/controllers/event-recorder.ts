@@ -15,18 +15,27 @@ export interface InvolvedObject {
   readonly name: string;
   readonly uid: string;
   readonly namespace: string;
+  /** The part of the object, as a kubelet names a container: `spec.containers{name}`. */
+  readonly fieldPath?: string;
 }
+
+// The last event name's nanoseconds, across recorders: events recorded within one clock reading (a
+// FakeClock's, say) get distinct names, as time.Now().UnixNano() gives them upstream.
+let lastNanos = 0n;
 
 /** Records events for one component. */
 export class EventRecorder {
   readonly #client: LoopbackClient;
   readonly #clock: Clock;
   readonly #component: string;
+  readonly #host: string | undefined;
 
-  constructor(client: LoopbackClient, clock: Clock, component: string) {
+  /** `host` is the event source's host (a kubelet's node name); none for control-plane components. */
+  constructor(client: LoopbackClient, clock: Clock, component: string, host?: string) {
     this.#client = client;
     this.#clock = clock;
     this.#component = component;
+    this.#host = host;
   }
 
   /** Records a Warning event. */
@@ -43,12 +52,22 @@ export class EventRecorder {
     const ms = this.#clock.now();
     const now = formatTime(ms);
     const namespace = about.namespace === '' ? 'default' : about.namespace;
+    let nanos = BigInt(ms) * 1_000_000n;
+    if (nanos <= lastNanos) nanos = lastNanos + 1n;
+    lastNanos = nanos;
     const event = {
-      metadata: { name: `${about.name}.${(BigInt(ms) * 1_000_000n).toString(16)}`, namespace },
-      involvedObject: { kind: about.kind, namespace: about.namespace === '' ? undefined : about.namespace, name: about.name, uid: about.uid, apiVersion: about.apiVersion },
+      metadata: { name: `${about.name}.${nanos.toString(16)}`, namespace },
+      involvedObject: {
+        kind: about.kind,
+        namespace: about.namespace === '' ? undefined : about.namespace,
+        name: about.name,
+        uid: about.uid,
+        apiVersion: about.apiVersion,
+        ...(about.fieldPath === undefined ? {} : { fieldPath: about.fieldPath }),
+      },
       reason,
       message,
-      source: { component: this.#component },
+      source: this.#host === undefined ? { component: this.#component } : { component: this.#component, host: this.#host },
       firstTimestamp: now,
       lastTimestamp: now,
       count: 1,

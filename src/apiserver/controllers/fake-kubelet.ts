@@ -15,16 +15,26 @@
  * containers "stopped" at once and is then deleted with a zero grace period and its uid as precondition,
  * as the kubelet's status manager does once a pod's containers are gone.
  *
+ * kwok-style (sigs.k8s.io/kwok): {@link FakeKubeletOptions.nodeCount} registers many nodes (`kwok-node-0`,
+ * …) whose Leases are renewed together, on one ticker of the clock; {@link FakeKubeletOptions.stages}
+ * delays a pod's start and readiness and makes finishing pods fail with a seeded probability
+ * (pod-stages.ts); with {@link FakeKubeletOptions.events} the pod's events are written as a kubelet
+ * writes them (pkg/kubelet/events: Pulling, Pulled, Created, Started, Killing, source `kubelet` on the
+ * node). With the volume binder (fake-volume-binder.ts) running, a pod waits in Pending until its
+ * PersistentVolumeClaims are Bound, as the kubelet's volume manager waits for its volumes to mount.
+ *
  * Nothing runs: no images are pulled, no probes or logs (see `setPodLogs`).
  */
 import { createHash } from 'node:crypto';
-import type { Container, Node, Pod } from '../../api/core/v1.ts';
+import type { Container, Node, Pod, PersistentVolumeClaim } from '../../api/core/v1.ts';
 import { isConflict, isNotFound } from '../../apimachinery/errors.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import { formatTime } from '../handlers/scope.ts';
 import { isObject } from '../object-meta.ts';
 import type { ControllerStats, ServerController } from './controller.ts';
 import type { LoopbackClient } from './loopback-client.ts';
+import { EventRecorder, type InvolvedObject } from './event-recorder.ts';
+import { podFails, type PodStages } from './pod-stages.ts';
 import { QueueWorker } from './queue-worker.ts';
 
 type Obj = Record<string, unknown>;
@@ -50,6 +60,19 @@ export interface FakeKubeletOptions {
   nodes?: readonly string[];
   /** Decides each pod's fate when it starts (default: {@link defaultPodOutcome}). */
   podOutcome?: (pod: Pod) => PodOutcome;
+  /** kwok-style: registers this many nodes named `kwok-node-<i>` (when {@link nodes} is not given). */
+  nodeCount?: number;
+  /** kwok-style stage delays and failure probability (default: none, everything at once). */
+  stages?: PodStages;
+  /** Writes the pod events a kubelet writes (Pulling, Pulled, Created, Started, Killing); default false. */
+  events?: boolean;
+  /** Pods wait for their PersistentVolumeClaims to be Bound (set when the volume binder runs). */
+  waitForVolumes?: boolean;
+}
+
+/** The name kwok gives its i-th fake node. */
+export function kwokNodeName(i: number): string {
+  return `kwok-node-${i}`;
 }
 
 // Upstream kubelet: --node-lease-duration-seconds 40, renewed at a quarter of it; node status reported
@@ -82,7 +105,7 @@ export function nodeObject(name: string, index: number, now: string): Obj {
       labels: { 'beta.kubernetes.io/arch': 'amd64', 'beta.kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux' },
       annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
     },
-    spec: { podCIDR: `10.244.${index}.0/24`, podCIDRs: [`10.244.${index}.0/24`] },
+    spec: { podCIDR: podCidr(index), podCIDRs: [podCidr(index)] },
     status: {
       capacity: quantities,
       allocatable: quantities,
@@ -93,7 +116,7 @@ export function nodeObject(name: string, index: number, now: string): Obj {
         condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
       ],
       addresses: [
-        { type: 'InternalIP', address: `172.18.0.${index + 2}` },
+        { type: 'InternalIP', address: `172.18.${(index + 2) >> 8}.${(index + 2) & 255}` },
         { type: 'Hostname', address: name },
       ],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
@@ -111,6 +134,11 @@ export function nodeObject(name: string, index: number, now: string): Obj {
       },
     },
   };
+}
+
+/** The i-th node's pod range: 10.244.i.0/24, then 10.245.…, as kube-controller-manager's range allocator hands /24s out of 10.244.0.0/16 and on. */
+function podCidr(index: number): string {
+  return `10.${244 + (index >> 8)}.${index & 255}.0/24`;
 }
 
 const hex = (s: string): string => createHash('sha256').update(s).digest('hex');
@@ -135,14 +163,24 @@ function containerStatus(c: Container, podUid: string, state: Obj, ready: boolea
  * pod IPs, start time, init containers completed and containers running and ready. The conditions are
  * meant to replace those of the same types.
  */
-export function runningPodStatus(pod: Pod, where: { hostIP: string; podIP: string; now: string }): Obj {
+export function runningPodStatus(pod: Pod, where: { hostIP: string; podIP: string; now: string }, ready = true): Obj {
   const { hostIP, podIP, now } = where;
   const uid = pod.metadata?.uid ?? '';
   const condition = (type: string): Obj => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now });
+  const containers = pod.spec?.containers ?? [];
+  // Running, not yet ready: the status manager's ContainersNotReady conditions.
+  const unready = (type: string): Obj => ({
+    type,
+    status: 'False',
+    lastProbeTime: null,
+    lastTransitionTime: now,
+    reason: 'ContainersNotReady',
+    message: `containers with unready status: [${containers.map((c) => c.name).join(' ')}]`,
+  });
   const inits = pod.spec?.initContainers ?? [];
   return {
     phase: 'Running',
-    conditions: [condition('PodReadyToStartContainers'), condition('Initialized'), condition('Ready'), condition('ContainersReady')],
+    conditions: [condition('PodReadyToStartContainers'), condition('Initialized'), ...(ready ? [condition('Ready'), condition('ContainersReady')] : [unready('Ready'), unready('ContainersReady')])],
     hostIP,
     hostIPs: [{ ip: hostIP }],
     podIP,
@@ -151,7 +189,7 @@ export function runningPodStatus(pod: Pod, where: { hostIP: string; podIP: strin
     ...(inits.length > 0
       ? { initContainerStatuses: inits.map((c) => containerStatus(c, uid, { terminated: { exitCode: 0, reason: 'Completed', startedAt: now, finishedAt: now, containerID: `kubeloom://${hex(`${uid}/${c.name}`)}` } }, true, false)) }
       : {}),
-    containerStatuses: (pod.spec?.containers ?? []).map((c) => containerStatus(c, uid, { running: { startedAt: now } }, true, true)),
+    containerStatuses: containers.map((c) => containerStatus(c, uid, { running: { startedAt: now } }, ready, true)),
   };
 }
 
@@ -177,6 +215,16 @@ export class FakeKubelet implements ServerController {
   readonly #client: LoopbackClient;
   readonly #clock: Clock;
   readonly #nodes: readonly string[];
+  readonly #nodeIndex: ReadonlyMap<string, number>;
+  readonly #stages: PodStages;
+  readonly #events: boolean;
+  readonly #waitForVolumes: boolean;
+  readonly #recorders = new Map<string, EventRecorder>();
+  // Pod uid → when its containers start (pendingMs) and when they become ready (readyMs).
+  readonly #startAt = new Map<string, number>();
+  readonly #readyAt = new Map<string, number>();
+  // Claim key (`namespace/name`) → the pods waiting for it to be Bound.
+  readonly #waitingOn = new Map<string, Set<string>>();
   readonly #outcome: (pod: Pod) => PodOutcome;
   readonly #worker: QueueWorker<string>;
   // Pod uid → when it finishes and how, for pods with a terminal outcome.
@@ -191,7 +239,11 @@ export class FakeKubelet implements ServerController {
     this.#client = options.client;
     this.#stats = options.stats;
     this.#clock = options.clock;
-    this.#nodes = options.nodes ?? [defaultNodeName];
+    this.#nodes = options.nodes ?? (options.nodeCount === undefined ? [defaultNodeName] : Array.from({ length: options.nodeCount }, (_, i) => kwokNodeName(i)));
+    this.#nodeIndex = new Map(this.#nodes.map((n, i) => [n, i]));
+    this.#stages = options.stages ?? {};
+    this.#events = options.events ?? false;
+    this.#waitForVolumes = options.waitForVolumes ?? false;
     this.#outcome = options.podOutcome ?? defaultPodOutcome;
     this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#sync(key), onError: (err) => options.onError(err) });
   }
@@ -208,10 +260,20 @@ export class FakeKubelet implements ServerController {
     this.#renewLeases();
     this.#heartbeat = this.#clock.newTicker(leaseRenewIntervalMs, () => this.#tick());
     const storage = this.#client.scope.storage;
-    this.#unsubscribe = storage.subscribe('pods', (c) => {
-      if (c.type === 'DELETED') this.#finishing.delete(String((c.object.obj.metadata as Obj).uid));
+    const unsubscribePods = storage.subscribe('pods', (c) => {
+      if (c.type === 'DELETED') this.#forget(String((c.object.obj.metadata as Obj).uid));
       else if (this.#isMine(c.object.obj as Pod)) this.#worker.queue.add(c.key);
     });
+    const unsubscribeClaims = storage.subscribe('persistentvolumeclaims', (c) => {
+      const waiting = this.#waitingOn.get(c.key);
+      if (waiting === undefined || (c.object.obj as PersistentVolumeClaim).status?.phase !== 'Bound') return;
+      this.#waitingOn.delete(c.key);
+      for (const key of waiting) this.#worker.queue.add(key);
+    });
+    this.#unsubscribe = () => {
+      unsubscribePods();
+      unsubscribeClaims();
+    };
     for (const s of storage.listAt('pods', storage.revision)) if (this.#isMine(s.obj as Pod)) this.#worker.queue.add(s.key);
     this.#worker.start();
   }
@@ -274,7 +336,54 @@ export class FakeKubelet implements ServerController {
 
   #isMine(pod: Pod): boolean {
     const node = pod.spec?.nodeName;
-    return node !== undefined && this.#nodes.includes(node);
+    return node !== undefined && this.#nodeIndex.has(node);
+  }
+
+  #forget(uid: string): void {
+    this.#finishing.delete(uid);
+    this.#startAt.delete(uid);
+    this.#readyAt.delete(uid);
+  }
+
+  /** The claims of `pod` that are not Bound yet (each remembered, so that its binding requeues the pod). */
+  #unboundClaims(key: string, pod: Pod): string[] {
+    const namespace = pod.metadata?.namespace ?? '';
+    const storage = this.#client.scope.storage;
+    const unbound: string[] = [];
+    for (const v of pod.spec?.volumes ?? []) {
+      const claim = v.persistentVolumeClaim?.claimName;
+      if (claim === undefined) continue;
+      const claimKey = `${namespace}/${claim}`;
+      if ((storage.get('persistentvolumeclaims', claimKey)?.obj as PersistentVolumeClaim | undefined)?.status?.phase === 'Bound') continue;
+      unbound.push(claim);
+      let waiting = this.#waitingOn.get(claimKey);
+      if (waiting === undefined) this.#waitingOn.set(claimKey, (waiting = new Set()));
+      waiting.add(key);
+    }
+    return unbound;
+  }
+
+  /** The recorder of one node's kubelet (source host = the node). */
+  #recorder(node: string): EventRecorder {
+    let r = this.#recorders.get(node);
+    if (r === undefined) this.#recorders.set(node, (r = new EventRecorder(this.#client, this.#clock, 'kubelet', node)));
+    return r;
+  }
+
+  /**
+   * Records a Normal event about each of the pod's containers (init containers first; `only` limits them
+   * to some regular containers), as the kubelet's runtime manager does, with the container as fieldPath.
+   */
+  #containerEvents(pod: Pod, reason: string, message: (c: Container) => string, only?: ReadonlySet<string>): void {
+    if (!this.#events) return;
+    const recorder = this.#recorder(pod.spec?.nodeName ?? '');
+    const base = { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', uid: pod.metadata?.uid ?? '' };
+    const record = (c: Container, field: string): void => {
+      const about: InvolvedObject = { ...base, fieldPath: `spec.${field}{${c.name}}` };
+      recorder.normal(about, reason, message(c));
+    };
+    if (only === undefined) for (const c of pod.spec?.initContainers ?? []) record(c, 'initContainers');
+    for (const c of pod.spec?.containers ?? []) if (only === undefined || only.has(c.name)) record(c, 'containers');
   }
 
   #sync(key: string): void {
@@ -288,9 +397,42 @@ export class FakeKubelet implements ServerController {
     if (phase === 'Succeeded' || phase === 'Failed') return;
     const uid = pod.metadata?.uid ?? '';
     if (phase !== 'Running') {
-      this.#run(pod);
+      // The volume manager waits for the pod's volumes before any container starts.
+      if (this.#waitForVolumes && this.#unboundClaims(key, pod).length > 0) return;
+      const pendingMs = this.#stages.pendingMs ?? 0;
+      let startAt = this.#startAt.get(uid);
+      if (startAt === undefined) {
+        startAt = this.#clock.now() + pendingMs;
+        this.#startAt.set(uid, startAt);
+        this.#containerEvents(pod, 'Pulling', (c) => `Pulling image "${c.image ?? ''}"`);
+      }
+      const wait = startAt - this.#clock.now();
+      if (wait > 0) {
+        this.#worker.queue.addAfter(key, wait);
+        return;
+      }
+      this.#startAt.delete(uid);
+      this.#containerEvents(pod, 'Pulled', (c) => `Container image "${c.image ?? ''}" already present on machine`);
+      this.#containerEvents(pod, 'Created', (c) => `Created container: ${c.name}`);
+      this.#containerEvents(pod, 'Started', (c) => `Started container ${c.name}`);
+      const readyMs = this.#stages.readyMs ?? 0;
+      this.#run(pod, readyMs <= 0);
+      if (readyMs > 0) {
+        this.#readyAt.set(uid, this.#clock.now() + readyMs);
+        this.#worker.queue.addAfter(key, readyMs);
+      }
       this.#scheduleOutcome(key, pod);
       return;
+    }
+    const readyAt = this.#readyAt.get(uid);
+    if (readyAt !== undefined) {
+      const wait = readyAt - this.#clock.now();
+      if (wait > 0) {
+        this.#worker.queue.addAfter(key, wait);
+      } else {
+        this.#readyAt.delete(uid);
+        this.#markReady(pod);
+      }
     }
     const due = this.#finishing.get(uid);
     if (due === undefined) return;
@@ -312,9 +454,10 @@ export class FakeKubelet implements ServerController {
   }
 
   #scheduleOutcome(key: string, pod: Pod): void {
-    const outcome = this.#outcome(pod);
+    let outcome = this.#outcome(pod);
     if (outcome.phase === 'Running') return;
-    const afterMs = outcome.afterMs ?? 0;
+    if (outcome.phase === 'Succeeded' && podFails(this.#stages, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '')) outcome = { ...outcome, phase: 'Failed', exitCode: 1 };
+    const afterMs = outcome.afterMs ?? this.#stages.completeMs ?? 0;
     this.#finishing.set(pod.metadata?.uid ?? '', { at: this.#clock.now() + afterMs, outcome });
     this.#worker.queue.addAfter(key, afterMs);
   }
@@ -325,6 +468,9 @@ export class FakeKubelet implements ServerController {
    */
   #terminate(pod: Pod): void {
     const phase = pod.status?.phase;
+    // killContainer: "Stopping container <name>" for each container still running.
+    const running = new Set((pod.status?.containerStatuses ?? []).filter((c) => c.state?.running !== undefined).map((c) => c.name));
+    if (running.size > 0) this.#containerEvents(pod, 'Killing', (c) => `Stopping container ${c.name}`, running);
     if (phase !== 'Succeeded' && phase !== 'Failed' && (pod.metadata?.finalizers ?? []).length === 0) this.#stats.podsFinished++;
     try {
       this.#client.delete(this.#client.resourceFor('v1', 'Pod'), pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata?.uid ?? '' } });
@@ -355,20 +501,32 @@ export class FakeKubelet implements ServerController {
   #podIp(node: string): string {
     const n = (this.#nextIp.get(node) ?? 1) + 1;
     this.#nextIp.set(node, n);
-    return `10.244.${Math.max(0, this.#nodes.indexOf(node))}.${n}`;
+    const base = podCidr(this.#nodeIndex.get(node) ?? 0).slice(0, -'0/24'.length);
+    return `${base}${n <= 254 ? n : 2 + ((n - 2) % 253)}`;
   }
 
   #writeStatus(pod: Pod, status: (current: Obj) => Obj): void {
     this.#client.update(this.#client.resourceFor('v1', 'Pod'), pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (o) => ({ ...o, status: status(isObject(o.status) ? o.status : {}) }), 'status');
   }
 
-  #run(pod: Pod): void {
+  #run(pod: Pod, ready = true): void {
     const node = pod.spec?.nodeName ?? '';
     const nodeObj = this.#client.get(this.#client.resourceFor('v1', 'Node'), '', node) as Node | undefined;
     const hostIP = nodeObj?.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '127.0.0.1';
-    const started = runningPodStatus(pod, { hostIP, podIP: this.#podIp(node), now: formatTime(this.#clock.now()) });
+    const started = runningPodStatus(pod, { hostIP, podIP: this.#podIp(node), now: formatTime(this.#clock.now()) }, ready);
     this.#writeStatus(pod, (current) => ({ ...current, ...started, conditions: withConditions(current.conditions, started.conditions as Obj[]) }));
     this.#stats.podsStarted++;
+  }
+
+  /** The containers became ready: Ready and ContainersReady True. */
+  #markReady(pod: Pod): void {
+    const now = formatTime(this.#clock.now());
+    const condition = (type: string): Obj => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now });
+    this.#writeStatus(pod, (current) => ({
+      ...current,
+      conditions: withConditions(current.conditions, [condition('Ready'), condition('ContainersReady')]),
+      containerStatuses: (Array.isArray(current.containerStatuses) ? current.containerStatuses.filter(isObject) : []).map((c) => ({ ...c, ready: true })),
+    }));
   }
 
   #finish(pod: Pod, outcome: { phase: 'Succeeded' | 'Failed'; exitCode?: number }): void {

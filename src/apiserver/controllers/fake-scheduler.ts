@@ -6,7 +6,9 @@
  * `node.kubernetes.io/not-ready`, as the node lifecycle controller would taint it); among those, the one running the fewest pods (then by
  * name). The pod's required node affinity (labels and `metadata.name` fields) is honoured, as DaemonSet pods
  * need. A pod no node fits gets PodScheduled=False, reason Unschedulable, with a message in the
- * scheduler's words, and is retried when a node changes. No scoring, preferred or pod affinity, resources or
+ * scheduler's words, and is retried when a node changes. With `events`, a bound pod gets the scheduler's
+ * `Scheduled` event (pkg/scheduler/schedule_one.go: "Successfully assigned <ns>/<name> to <node>", source
+ * default-scheduler). No scoring, preferred or pod affinity, resources or
  * preemption.
  */
 import type { Node, Pod, Taint } from '../../api/core/v1.ts';
@@ -18,6 +20,7 @@ import { isObject, metaOf } from '../object-meta.ts';
 import { bindPod, updatePodCondition } from '../registry/core/pod-binding.ts';
 import { admitNamespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import type { ControllerStats, ServerController } from './controller.ts';
+import { EventRecorder } from './event-recorder.ts';
 import type { LoopbackClient } from './loopback-client.ts';
 import { QueueWorker } from './queue-worker.ts';
 
@@ -73,9 +76,12 @@ export class FakeScheduler implements ServerController {
   readonly #placed = new Map<string, string>();
   readonly #load = new Map<string, number>();
   readonly #stats: ControllerStats;
+  readonly #recorder: EventRecorder | undefined;
 
-  constructor(options: { client: LoopbackClient; clock: Clock; stats: ControllerStats; onError: (error: unknown) => void }) {
+  /** With `events`, bound pods get a `Scheduled` event. */
+  constructor(options: { client: LoopbackClient; clock: Clock; stats: ControllerStats; onError: (error: unknown) => void; events?: boolean }) {
     this.#client = options.client;
+    this.#recorder = options.events === true ? new EventRecorder(options.client, options.clock, defaultSchedulerName) : undefined;
     this.#stats = options.stats;
     this.#clock = options.clock;
     this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#schedule(key), onError: (err) => options.onError(err) });
@@ -161,8 +167,17 @@ export class FakeScheduler implements ServerController {
     this.#unschedulable.delete(key);
     const load = this.#load;
     const nodeName = (n: Node): string => n.metadata?.name ?? '';
-    fits.sort((a, b) => (load.get(nodeName(a)) ?? 0) - (load.get(nodeName(b)) ?? 0) || (nodeName(a) < nodeName(b) ? -1 : nodeName(a) > nodeName(b) ? 1 : 0));
-    const target = nodeName(fits[0]!);
+    // The least-loaded node, then the first by name: one pass, not a sort (1,000 nodes per pod at kwok scale).
+    let target = nodeName(fits[0]!);
+    let targetLoad = load.get(target) ?? 0;
+    for (let i = 1; i < fits.length; i++) {
+      const n = nodeName(fits[i]!);
+      const l = load.get(n) ?? 0;
+      if (l < targetLoad || (l === targetLoad && n < target)) {
+        target = n;
+        targetLoad = l;
+      }
+    }
     const scope = this.#client.scope;
     try {
       admitNamespaceLifecycle(scope.storage, { operation: 'CREATE', group: '', resource: 'pods', namespace, name, object: { metadata: { name } } });
@@ -173,5 +188,6 @@ export class FakeScheduler implements ServerController {
     }
     bindPod(scope, namespace, name, { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid: metaOf(pod as Obj).uid }, target: { apiVersion: 'v1', kind: 'Node', name: target } }, false);
     this.#stats.podsBound++;
+    this.#recorder?.normal({ apiVersion: 'v1', kind: 'Pod', name, namespace, uid: pod.metadata?.uid ?? '' }, 'Scheduled', `Successfully assigned ${namespace}/${name} to ${target}`);
   }
 }
