@@ -121,3 +121,27 @@ test('a watch frame holds the WatchEvent message with the object in its own enve
   assert.throws(() => encodeProtobuf({ kind: 'Widget', apiVersion: 'example.com/v1' }), ProtobufEncodeError);
   assert.throws(() => decodeProtobuf(encodeProtobuf({ kind: 'ConfigMap', apiVersion: 'v1' }).subarray(0, 12)), ProtobufDecodeError);
 });
+
+test('interned fieldsV1: values that differ only in an owner uid each decode to their own value, and equal ones are shared', async () => {
+  const { ManagedFieldsInterner } = await import('../../rest/managed-fields-interner.ts');
+  // 40 values of ~2.5 KB that differ only in 36 bytes (a uid), as the Pods of 40 Deployments do: they
+  // once all shared one hash bucket; a lookup must still return the value of exactly these bytes.
+  const fieldsFor = (d: number): Record<string, unknown> => {
+    const fields: Record<string, unknown> = { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } };
+    (fields['f:metadata'] as Record<string, unknown>)[`f:ownerReferences`] = { [`k:{"uid":"00000000-0000-0000-0000-${String(d).padStart(12, '0')}"}`]: {} };
+    const spec: Record<string, unknown> = {};
+    for (let i = 0; i < 60; i++) spec[`f:field-${i}-padding-padding`] = {};
+    fields['f:spec'] = spec;
+    return fields;
+  };
+  const items = Array.from({ length: 80 }, (_, i) => ({
+    metadata: { name: `p${i}`, managedFields: [{ manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: fieldsFor(i % 40) }] },
+    spec: { containers: [] },
+  }));
+  const body = encodeProtobuf({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
+  const interner = new ManagedFieldsInterner();
+  const decoded = decodeProtobuf(body, { interner }).items as Array<{ metadata: { managedFields: Array<{ fieldsV1: unknown }> } }>;
+  for (let i = 0; i < 80; i++) assert.deepEqual(decoded[i]!.metadata.managedFields[0]!.fieldsV1, fieldsFor(i % 40), `item ${i}`);
+  assert.equal(decoded[0]!.metadata.managedFields[0]!.fieldsV1, decoded[40]!.metadata.managedFields[0]!.fieldsV1);
+  assert.notEqual(decoded[0]!.metadata.managedFields[0]!.fieldsV1, decoded[1]!.metadata.managedFields[0]!.fieldsV1);
+});
