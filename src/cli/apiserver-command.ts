@@ -33,7 +33,7 @@ Runs an embedded Kubernetes API server on loopback until interrupted, its data i
 stops) or, with --data-dir, in a SQLite database that survives restarts and crashes. By default
 it is a developer's cluster: a scheduler and a kubelet stand-in and every controller of kube-controller-
 manager that kubeloom implements run in it (garbagecollector, namespace, cronjob, daemonset, deployment,
-disruption, endpoint, endpointslice, job, replicaset, resourcequota, root-ca-cert-publisher,
+disruption, endpoint, endpointslice, job, podgc, replicaset, resourcequota, root-ca-cert-publisher,
 serviceaccount, statefulset, ttl-after-finished), so Deployments roll out and Services get endpoints.
   --port N                   port to listen on (default 0: any free port)
   --host H                   address to listen on (default 127.0.0.1)

@@ -7,10 +7,10 @@
  * root CA publisher) share: which namespaces they sync and when ({@link getActiveNamespace},
  * {@link enqueueNamespace}).
  *
- * ComputeHash differs by necessity: upstream hashes the Go struct as `spew` prints it, which only Go can
- * reproduce; kubeloom hashes the template's canonical JSON with the same FNV-32a and the same encoding
- * (rand.SafeEncodeString), so hashes are stable and well-formed but not the ones a kube-controller-manager
- * computes for the same template.
+ * ComputeHash for pod templates ({@link podTemplateHash}) is upstream's value: hash/compute-hash.ts emulates
+ * the go-spew print of the Go struct. {@link computeHash} is the older canonical-JSON hash (same FNV-32a and
+ * rand.SafeEncodeString, different input), kept for what upstream does not hash as a PodTemplateSpec (the
+ * StatefulSet's ControllerRevision data) and as the fallback for the few values the emulation refuses.
  */
 import type { Namespace, Pod, PodTemplateSpec } from '../api/core/v1.ts';
 import type { OwnerReference } from '../api/meta/v1.ts';
@@ -18,6 +18,10 @@ import { isNotFound, statusOf } from '../apimachinery/errors.ts';
 import type { KeySink, ResourceEventHandler } from '../controller/event-handler.ts';
 import type { Lister } from '../tools/cache/lister.ts';
 import type { Clock } from '../util/clock/clock.ts';
+import { computePodTemplateHash, fnv32a, safeEncodeString } from './hash/compute-hash.ts';
+import { SpewUnsupportedError } from './hash/spew-format.ts';
+
+export { safeEncodeString };
 
 /** The ownerReference with `controller: true`, if any (metav1.GetControllerOf). */
 export function getControllerOf(obj: { metadata?: { ownerReferences?: OwnerReference[] } }): OwnerReference | undefined {
@@ -149,26 +153,6 @@ export function comparePodsForDeletion(a: Pod, b: Pod, rankA: number, rankB: num
   return ca - cb;
 }
 
-/** FNV-32a over UTF-8 bytes. */
-function fnv32a(text: string): number {
-  let h = 0x811c9dc5;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    h ^= byte;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
-}
-
-// rand.SafeEncodeString's alphabet: no vowels (no words), no 0/1/3 (no look-alikes).
-const safeAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
-
-/** rand.SafeEncodeString: every character mapped into {@link safeAlphabet}. */
-export function safeEncodeString(s: string): string {
-  let out = '';
-  for (let i = 0; i < s.length; i++) out += safeAlphabet[s.charCodeAt(i) % safeAlphabet.length];
-  return out;
-}
-
 /** JSON with object keys sorted, so equal objects hash equally whatever their key order. */
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
@@ -181,14 +165,29 @@ export function canonicalJson(v: unknown): string {
 }
 
 /**
- * The hash of a pod template and a collision count, as the `pod-template-hash` and
- * `controller-revision-hash` labels carry it (controller.ComputeHash; see the file comment for why the
- * value differs from upstream's).
+ * A hash of any object and a collision count over its canonical JSON (FNV-32a, rand.SafeEncodeString):
+ * stable and well-formed, but not a value kube-controller-manager computes. Pod templates use
+ * {@link podTemplateHash} instead.
  */
 export function computeHash(template: unknown, collisionCount?: number): string {
   let text = canonicalJson(template);
   if (collisionCount !== undefined) text += `#${collisionCount}`;
-  return safeEncodeString(String(fnv32a(text)));
+  return safeEncodeString(String(fnv32a(Buffer.from(text, 'utf8'))));
+}
+
+/**
+ * controller.ComputeHash of a stored pod template and collision count: the `pod-template-hash` of a
+ * Deployment's ReplicaSets and the `controller-revision-hash` of a DaemonSet's revisions, equal to
+ * kube-controller-manager v1.24's (see hash/compute-hash.ts). For a template holding a value whose Go print
+ * is not emulated (a non-zero metav1.Time, a quantity beyond int64), falls back to {@link computeHash}.
+ */
+export function podTemplateHash(template: PodTemplateSpec | undefined, collisionCount?: number): string {
+  try {
+    return computePodTemplateHash(template ?? {}, collisionCount);
+  } catch (err) {
+    if (err instanceof SpewUnsupportedError) return computeHash(template ?? {}, collisionCount);
+    throw err;
+  }
 }
 
 /** The current time of `clock` as a metav1.Time string (seconds precision, as the API serialises it). */

@@ -34,5 +34,9 @@ export { CronScheduleError, cronMatches, nextScheduleTime, parseCronSchedule } f
 export type { CronSchedule } from './cronjob/cron-schedule.ts';
 export { DisruptionController, disruptedPodTimeoutMs } from './disruption/disruption-controller.ts';
 export { ResourceQuotaController } from './resourcequota/resource-quota-controller.ts';
+export { PodGCController, defaultTerminatedPodThreshold, gcCheckPeriodMs, isPodTerminated, quarantineTimeMs } from './podgc/gc-controller.ts';
+export type { PodGCOptions } from './podgc/gc-controller.ts';
+export { computePodTemplateHash, spewPodTemplateSpec } from './hash/compute-hash.ts';
+export { SpewUnsupportedError } from './hash/spew-format.ts';
 export { EndpointSliceController, desiredSlices, managedByLabel, managedByValue, maxEndpointsPerSlice, serviceNameLabel } from './endpointslice/endpointslice-controller.ts';
 export type { DesiredSlice } from './endpointslice/endpointslice-controller.ts';

@@ -52,10 +52,20 @@ function probeDefaults(p: unknown): void {
   setIfUnset(p, 'periodSeconds', 10);
   setIfUnset(p, 'successThreshold', 1);
   setIfUnset(p, 'failureThreshold', 3);
-  if (isObject(p.httpGet)) {
-    setIfUnset(p.httpGet, 'path', '/');
-    setIfUnset(p.httpGet, 'scheme', 'HTTP');
-  }
+  httpGetDefaults(p.httpGet);
+}
+
+/** SetDefaults_HTTPGetAction: wherever an HTTPGetAction sits (probes and lifecycle handlers). */
+function httpGetDefaults(h: unknown): void {
+  if (!isObject(h)) return;
+  setIfUnset(h, 'path', '/');
+  setIfUnset(h, 'scheme', 'HTTP');
+}
+
+/** SetDefaults_ObjectFieldSelector for the fieldRef of each item of a downwardAPI volume or projection. */
+function downwardApiItemDefaults(source: unknown): void {
+  if (!isObject(source)) return;
+  for (const item of list(source.items)) if (isObject(item.fieldRef)) setIfUnset(item.fieldRef, 'apiVersion', 'v1');
 }
 
 function containerDefaults(c: Obj): void {
@@ -70,6 +80,9 @@ function containerDefaults(c: Obj): void {
   probeDefaults(c.livenessProbe);
   probeDefaults(c.readinessProbe);
   probeDefaults(c.startupProbe);
+  if (isObject(c.lifecycle)) {
+    for (const hook of [c.lifecycle.postStart, c.lifecycle.preStop]) if (isObject(hook)) httpGetDefaults(hook.httpGet);
+  }
 }
 
 const defaultMode = 420; // 0644
@@ -80,6 +93,30 @@ function volumeDefaults(v: Obj): void {
     if (isObject(source)) setIfUnset(source, 'defaultMode', defaultMode);
   }
   if (isObject(v.hostPath)) setIfUnset(v.hostPath, 'type', '');
+  downwardApiItemDefaults(v.downwardAPI);
+  if (isObject(v.projected)) for (const source of list(v.projected.sources)) downwardApiItemDefaults(source.downwardAPI);
+  // SetDefaults_PersistentVolumeClaimSpec, for a generic ephemeral volume's claim template.
+  if (isObject(v.ephemeral) && isObject(v.ephemeral.volumeClaimTemplate) && isObject(v.ephemeral.volumeClaimTemplate.spec)) {
+    setIfUnset(v.ephemeral.volumeClaimTemplate.spec, 'volumeMode', 'Filesystem');
+  }
+  // SetDefaults_ISCSIVolumeSource, SetDefaults_RBDVolumeSource, SetDefaults_AzureDiskVolumeSource,
+  // SetDefaults_ScaleIOVolumeSource.
+  if (isObject(v.iscsi)) setIfUnset(v.iscsi, 'iscsiInterface', 'default');
+  if (isObject(v.rbd)) {
+    setIfUnset(v.rbd, 'pool', 'rbd');
+    setIfUnset(v.rbd, 'user', 'admin');
+    setIfUnset(v.rbd, 'keyring', '/etc/ceph/keyring');
+  }
+  if (isObject(v.azureDisk)) {
+    setIfUnset(v.azureDisk, 'cachingMode', 'ReadWrite');
+    setIfUnset(v.azureDisk, 'kind', 'Shared');
+    setIfUnset(v.azureDisk, 'fsType', 'ext4');
+    if (v.azureDisk.readOnly === undefined || v.azureDisk.readOnly === null) v.azureDisk.readOnly = false;
+  }
+  if (isObject(v.scaleIO)) {
+    setIfUnset(v.scaleIO, 'storageMode', 'ThinProvisioned');
+    setIfUnset(v.scaleIO, 'fsType', 'xfs');
+  }
 }
 
 /** SetDefaults_PodSpec and SetDefaults_Container (and of its volumes). */

@@ -31,7 +31,7 @@ import type { Lister } from '../../tools/cache/lister.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import { newSyncController, recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
-import { canonicalJson, computeHash, getControllerOf, isPodAvailable, isPodReady, newControllerRef, pruneZero } from '../controller-utils.ts';
+import { canonicalJson, getControllerOf, isPodAvailable, isPodReady, newControllerRef, podTemplateHash, pruneZero } from '../controller-utils.ts';
 import { scaledValue } from '../deployment/deployment-util.ts';
 import { RealPodControl } from '../pod-control.ts';
 import { findMatchingUntoleratedTaint, podMatchesNodeSelectorAndAffinityTerms } from '../scheduling-helpers.ts';
@@ -172,13 +172,17 @@ export class DaemonSetsController {
     const client = this.#ctx.client.appsV1().controllerRevisions(ns);
     const revisions = await new ControllerRefManager<ControllerRevision>({ controller: ds, apiVersion: dsApiVersion, kind: dsKind, selector, client, canAdopt }).claim(this.#revisionLister.namespace(ns).list());
     const data = { spec: { template: { ...structuredClone(ds.spec?.template ?? {}), $patch: 'replace' } } };
-    const hash = computeHash(data, ds.status?.collisionCount);
+    // update.go snapshot: controller.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount).
+    const hash = podTemplateHash(ds.spec?.template, ds.status?.collisionCount);
     const name = `${ds.metadata?.name ?? ''}-${hash}`;
     const maxRevision = revisions.reduce((m, r) => Math.max(m, r.revision ?? 0), 0);
-    const existing = revisions.find((r) => r.metadata?.name === name);
+    // constructHistory matches revisions by their data (Match), so one written under an older hash (e.g.
+    // before this hash followed upstream's) stays current and its label keeps the pods updated.
+    const dataJson = canonicalJson(data);
+    const existing = revisions.find((r) => r.metadata?.name === name) ?? revisions.find((r) => canonicalJson(r.data) === dataJson);
     if (existing !== undefined) {
       if ((existing.revision ?? 0) < maxRevision) await client.update({ ...existing, revision: maxRevision + 1 });
-      return hash;
+      return existing.metadata?.labels?.[revisionHashLabel] ?? hash;
     }
     try {
       await client.create({

@@ -16,8 +16,7 @@
  * apps/v1 and is not handled.
  *
  * Differences: events are in the newer upstream wording ("Scaled up replica set web-x from 0 to 3";
- * v1.24 says "Scaled up replica set web-x to 3"); the pod-template-hash values are kubeloom's (see
- * controller-utils.ts, ComputeHash); `terminatingReplicas` is not reported (alpha upstream).
+ * v1.24 says "Scaled up replica set web-x to 3"); `terminatingReplicas` is not reported (alpha upstream).
  */
 import type { Deployment, DeploymentStatus, ReplicaSet } from '../../api/apps/v1.ts';
 import type { Pod } from '../../api/core/v1.ts';
@@ -33,7 +32,7 @@ import type { EventRecorder } from '../../tools/events/record/event.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import { newSyncController, recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
-import { canonicalJson, computeHash, getControllerOf, hasStatusCause, newControllerRef, nowTime, pruneZero, timeMs } from '../controller-utils.ts';
+import { canonicalJson, getControllerOf, hasStatusCause, newControllerRef, nowTime, podTemplateHash, pruneZero, timeMs } from '../controller-utils.ts';
 import {
   activeReplicaSets,
   byCreationTimestamp,
@@ -375,7 +374,7 @@ export class DeploymentController {
     if (!create) return undefined;
 
     const template = structuredClone(d.spec?.template ?? {});
-    const hash = computeHash(template, d.status?.collisionCount);
+    const hash = podTemplateHash(template, d.status?.collisionCount);
     template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [podTemplateHashLabel]: hash } };
     const selector = structuredClone(d.spec?.selector ?? {});
     selector.matchLabels = { ...selector.matchLabels, [podTemplateHashLabel]: hash };
