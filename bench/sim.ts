@@ -13,7 +13,8 @@
  *   `--rs-seeds` seeds (default 200): passes, requests per CPU-second, seeds per CPU-minute.
  *
  * - workloads: kubeloom's Deployment, Job, StatefulSet and DaemonSet controllers (test/sim/workloads.sim.ts)
- *   over `--workload-seeds` seeds each (default 1,000). `--only workloads` runs just these.
+ *   over `--workload-seeds` seeds each (default 1,000). `--only workloads` runs just these, and
+ *   `--workload NAME` (deployment, job, statefulset, daemonset) just that one.
  *
  * Exits 1 when a fixed controller or the ReplicaSet controller fails a seed, or a bug is not found.
  */
@@ -111,7 +112,8 @@ if (!onlyWorkloads) {
   );
 }
 const workloadRows: Record<string, string | number>[] = [];
-for (const [name, spec] of Object.entries(workloads)) {
+const onlyWorkload = process.argv.includes('--workload') ? process.argv[process.argv.indexOf('--workload') + 1] : undefined;
+for (const [name, spec] of Object.entries(workloads).filter(([n]) => onlyWorkload === undefined || n === onlyWorkload)) {
   const wall = performance.now();
   const cpu = process.cpuUsage();
   const r = await explore(spec, { seeds: workloadSeeds });

@@ -98,9 +98,10 @@ const managerSimulation: Simulation = {
   controllers: [],
   kinds: [podSets],
   // One simulated process: a real Manager whose requests go to the simulated cluster. After a crash
-  // perturbation it is started again, with cold caches.
+  // perturbation it is started again, with cold caches. The stalled-watch detector is off: its 5 s check
+  // would keep the cluster from ever counting as quiet.
   start(h) {
-    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger });
+    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger, stalledWatchDetection: false });
     setup(mgr);
     void mgr.start(h.signal).catch(() => undefined);
   },
