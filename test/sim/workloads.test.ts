@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assertSimulation, explore, formatReport, runSimulation } from '../../src/sim/index.ts';
-import { daemonSetNodes, deploymentRollout, jobCompletions, statefulSetScaling } from './workloads.sim.ts';
+import { daemonSetNodes, daemonSetOnePerNodeBound, deploymentRollout, jobCompletions, jobParallelismBound, statefulSetScaling } from './workloads.sim.ts';
 
 for (const [spec, seeds] of [
   [deploymentRollout, 4],
@@ -37,3 +37,16 @@ test('regression: a new ReplicaSet not yet in the cache is not a hash collision'
 test('regression: cleaning up unhealthy replicas never scales an old ReplicaSet up', async () => {
   await assertSimulation(deploymentRollout, { seed: 1, keep: [3, 4, 5, 7, 8, 9, 20, 21, 26, 27] });
 });
+
+// Findings that match upstream (see docs/simulation.md): a lost pod-create response lowers the expectation
+// while the pod cache lags, and the next sync creates one pod too many, removed again later.
+for (const [spec, seed, invariant] of [
+  [jobParallelismBound, 36, 'activeWithinParallelism'],
+  [daemonSetOnePerNodeBound, 16, 'atMostOnePodPerNode'],
+] as const) {
+  test(`${spec.name}: does not hold after a lost create response (seed ${seed}), as upstream`, async () => {
+    const r = await runSimulation(spec, { seed });
+    assert.equal(r.failure?.invariant, invariant, formatReport(r));
+    assert.ok(r.perturbations.some((p) => p.kind === 'lostResponse' && p.detail.includes('POST pods')), formatReport(r));
+  });
+}
