@@ -12,12 +12,17 @@
  * - rest: kubeloom's ReplicaSet controller (src/controllers, over the in-process REST transport) over
  *   `--rs-seeds` seeds (default 200): passes, requests per CPU-second, seeds per CPU-minute.
  *
+ * - workloads: kubeloom's Deployment, Job, StatefulSet and DaemonSet controllers (test/sim/workloads.sim.ts)
+ *   over `--workload-seeds` seeds each (default 1,000). `--only workloads` runs just these, and
+ *   `--workload NAME` (deployment, job, statefulset, daemonset) just that one.
+ *
  * Exits 1 when a fixed controller or the ReplicaSet controller fails a seed, or a bug is not found.
  */
 import { performance } from 'node:perf_hooks';
 import { explore, formatReport, runSimulation } from '../src/sim/index.ts';
 import { corpus } from '../test/sim/corpus.ts';
 import { replicaSetScaling } from '../test/sim/replicaset.sim.ts';
+import { workloads } from '../test/sim/workloads.sim.ts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,13 +32,15 @@ function arg(name: string, fallback: number): number {
 const seeds = arg('seeds', 1000);
 const bugSeeds = arg('bug-seeds', 200);
 const rsSeeds = arg('rs-seeds', 200);
+const workloadSeeds = arg('workload-seeds', 1000);
+const onlyWorkloads = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'workloads';
 let failed = false;
 
 const fixedRows: Record<string, string | number>[] = [];
 let totalOps = 0;
 let totalCpu = 0;
 let totalRuns = 0;
-for (const [name, c] of Object.entries(corpus)) {
+for (const [name, c] of onlyWorkloads ? [] : Object.entries(corpus)) {
   const wall = performance.now();
   const cpu = process.cpuUsage();
   const r = await explore(c.fix, { seeds });
@@ -61,7 +68,7 @@ console.table(fixedRows);
 console.log(`all fixtures: ${totalRuns} runs, ${totalOps} simulated API requests in ${totalCpu.toFixed(2)} CPU-s: ${Math.round(totalOps / totalCpu)} ops/CPU-s, ${Math.round((totalRuns / totalCpu) * 60)} seeds/CPU-min`);
 
 const bugRows: Record<string, string | number>[] = [];
-for (const [name, c] of Object.entries(corpus)) {
+for (const [name, c] of onlyWorkloads ? [] : Object.entries(corpus)) {
   const cpu = process.cpuUsage();
   const r = await explore(c.bug, { seeds: bugSeeds });
   const u = process.cpuUsage(cpu);
@@ -88,7 +95,7 @@ for (const [name, c] of Object.entries(corpus)) {
 }
 console.log(`planted bugs, up to ${bugSeeds} seeds each`);
 console.table(bugRows);
-{
+if (!onlyWorkloads) {
   const wall = performance.now();
   const cpu = process.cpuUsage();
   const r = await explore(replicaSetScaling, { seeds: rsSeeds });
@@ -104,4 +111,27 @@ console.table(bugRows);
       `(${((performance.now() - wall) / 1000).toFixed(1)} s wall)`,
   );
 }
+const workloadRows: Record<string, string | number>[] = [];
+const onlyWorkload = process.argv.includes('--workload') ? process.argv[process.argv.indexOf('--workload') + 1] : undefined;
+for (const [name, spec] of Object.entries(workloads).filter(([n]) => onlyWorkload === undefined || n === onlyWorkload)) {
+  const wall = performance.now();
+  const cpu = process.cpuUsage();
+  const r = await explore(spec, { seeds: workloadSeeds });
+  const u = process.cpuUsage(cpu);
+  const cpuS = (u.user + u.system) / 1e6;
+  if (r.failure !== undefined) {
+    failed = true;
+    console.error(formatReport(r.shrunk ?? r.failure));
+  }
+  workloadRows.push({
+    controller: name,
+    result: r.failure === undefined ? `${r.runs}/${workloadSeeds} pass` : `FAILS seed ${r.failure.seed}`,
+    'seeds/CPU-min': Math.round((r.runs / cpuS) * 60),
+    'API ops/CPU-s': Math.round(r.apiOps / cpuS),
+    'API ops': r.apiOps,
+    'wall s': Number(((performance.now() - wall) / 1000).toFixed(1)),
+  });
+}
+console.log(`kubeloom's workload controllers over the REST transport, ${workloadSeeds} seeds each`);
+console.table(workloadRows);
 process.exitCode = failed ? 1 : 0;

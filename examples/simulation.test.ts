@@ -98,10 +98,9 @@ const managerSimulation: Simulation = {
   controllers: [],
   kinds: [podSets],
   // One simulated process: a real Manager whose requests go to the simulated cluster. After a crash
-  // perturbation it is started again, with cold caches.
+  // perturbation it is started again, with cold caches. The stalled-watch detector is off: its 5 s check
+  // would keep the cluster from ever counting as quiet.
   start(h) {
-    // Simulated watches never end at their timeoutSeconds nor send bookmarks, so the stalled-watch
-    // detector would take every quiet watch for a stalled one: it is off in simulations.
     const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger, stalledWatchDetection: false });
     setup(mgr);
     void mgr.start(h.signal).catch(() => undefined);

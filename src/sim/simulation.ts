@@ -54,7 +54,11 @@ export interface SimHarness {
   restClientOptions(name: string): RestClientOptions;
   /** A RestConfig to go with them (no credentials; the host is never contacted). */
   readonly restConfig: RestConfig;
-  /** A logger writing info and error lines into the trace (debug is dropped), e.g. a Manager's `logger`. */
+  /**
+   * A logger writing info and error lines into the trace, e.g. a Manager's `logger`. Of debug lines only a
+   * Manager controller's 'Reconcile done' is kept, as a `RECONCILE <process>/<controller> <key> <result>
+   * (cause: …)` line with the reconcile's causes; other debug lines are dropped.
+   */
   readonly logger: Logger;
 }
 
@@ -283,7 +287,10 @@ function startIncarnation(env: SimEnv, start: (h: SimHarness) => void, clock: Fa
     signal: AbortSignal.any([runSignal, crash.signal]),
     restConfig: { host: 'http://simulated.invalid', qps: 1_000_000, burst: 1_000_000 },
     logger: {
-      debug: () => undefined,
+      debug: (m, f) => {
+        // A Manager controller's end of reconcile (src/manager/controller.ts): its result and causes.
+        if (m === 'Reconcile done' && f !== undefined && typeof f.controller === 'string') sched.log(reconcileLine(name, f));
+      },
       info: (m, f) => sched.log(`LOG ${m}${logFields(f)}`),
       error: (m, f) => sched.log(`LOG ERROR ${m}${logFields(f)}`),
     },
@@ -293,6 +300,13 @@ function startIncarnation(env: SimEnv, start: (h: SimHarness) => void, clock: Fa
       return { clock, dispatcher: d };
     },
   });
+}
+
+// The trace line of a REST process's reconcile, from the fields of its 'Reconcile done' debug line
+// (controller, object, result, causes as formatted by formatCause); the trace id is left out.
+function reconcileLine(process: string, f: LogFields): string {
+  const causes = Array.isArray(f.causes) ? (f.causes as unknown[]).map(String) : [];
+  return `RECONCILE ${process}/${String(f.controller)} ${String(f.object)} ${String(f.result)} (cause: ${causes.length === 0 ? 'none' : causes.join('; ')})`;
 }
 
 // A logger's fields for the trace. `reconcileID` is left out: ManagedController numbers reconciles with a

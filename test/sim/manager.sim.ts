@@ -59,9 +59,7 @@ function simulation(name: string, setup: (mgr: Manager) => void): Simulation {
     name,
     kinds: [podSets],
     start(h) {
-      // Simulated watches never end at their timeoutSeconds nor send bookmarks, so the stalled-watch
-    // detector would take every quiet watch for a stalled one: it is off in simulations.
-    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger, stalledWatchDetection: false });
+      const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger, stalledWatchDetection: false });
       setup(mgr);
       void mgr.start(h.signal).catch(() => undefined);
     },

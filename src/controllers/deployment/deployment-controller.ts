@@ -392,13 +392,11 @@ export class DeploymentController {
       created = await rsClient.create(newRS);
     } catch (err) {
       if (isAlreadyExists(err)) {
-        let found: ReplicaSet | undefined;
-        try {
-          found = this.#rsLister.namespace(ns).get(rsName);
-        } catch {
-          found = undefined;
-        }
-        if (found !== undefined && getControllerOf(found)?.uid === d.metadata?.uid && equalIgnoreHash(d.spec?.template, found.spec?.template)) {
+        // As upstream's getNewReplicaSet: a ReplicaSet the cache has not seen yet (our own create, whose
+        // watch event lags) is the lister's NotFound and a requeue, not a hash collision; counting it as
+        // one would move to a new hash and create a second new ReplicaSet.
+        const found = this.#rsLister.namespace(ns).get(rsName);
+        if (getControllerOf(found)?.uid === d.metadata?.uid && equalIgnoreHash(d.spec?.template, found.spec?.template)) {
           created = found;
           alreadyExists = true;
         } else {
@@ -604,6 +602,9 @@ export class DeploymentController {
       const available = rs.status?.availableReplicas ?? 0;
       if (replicasOf(rs) === 0 || replicasOf(rs) === available) continue;
       const count = Math.min(maxCleanup - total, replicasOf(rs) - available);
+      // As upstream: a status that counts more available pods than the (just lowered) spec would make this
+      // a scale-up past maxSurge; it is an error and a requeue until the status catches up.
+      if (count < 0) throw new Error(`when cleaning up unhealthy replicas, got invalid request to scale down ${objectKey(rs)} ${replicasOf(rs)} -> ${replicasOf(rs) - count}`);
       const { rs: updated } = await this.#scaleReplicaSetAndRecordEvent(rs, replicasOf(rs) - count, d);
       total += count;
       sorted[i] = updated;
