@@ -69,6 +69,7 @@ rules:
       - create
       - get
       - update
+      - watch
 `;
 
 // What kubebuilder-style declared rules for `for(ConfigMap).owns(Secret)` plus events look like.
@@ -92,7 +93,7 @@ metadata:
 rules:
 - apiGroups: [coordination.k8s.io]
   resources: [leases]
-  verbs: [create, get, update]
+  verbs: [create, get, update, watch]
 `;
 
 test('kubeloom rbac learn runs a test suite and writes exactly the operator’s rules; rbac check passes on them and names each disagreement otherwise', async (t) => {
@@ -102,7 +103,7 @@ test('kubeloom rbac learn runs a test suite and writes exactly the operator’s 
   const run = await kubeloom(['rbac', 'learn', '--namespace', 'operator-system', '--', process.execPath, suite], dir);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /copy operator suite passed/);
-  assert.match(run.stdout, /wrote config\/rbac\/learned_role\.yaml: ClusterRole manager-role \(8 permissions, 3 rules\), Role operator-system\/leader-election-role \(3 permissions\)\n/);
+  assert.match(run.stdout, /wrote config\/rbac\/learned_role\.yaml: ClusterRole manager-role \(8 permissions, 3 rules\), Role operator-system\/leader-election-role \(4 permissions\)\n/);
   assert.equal(await readFile(learned, 'utf8'), learnedYaml(`${process.execPath} ${suite}`));
 
   // The learned file checked against itself, split as kubebuilder splits it: agreement.
@@ -136,7 +137,7 @@ test('kubeloom rbac learn runs a test suite and writes exactly the operator’s 
   await rm(join(dir, 'config/rbac/leader_election_role.yaml'));
   const noRole = await kubeloom(['rbac', 'check', '--missing-only'], dir);
   assert.equal(noRole.code, 1);
-  assert.match(noRole.stderr, /used but not granted \(Role\): create coordination\.k8s\.io\/leases\n {2}used but not granted \(Role\): get coordination\.k8s\.io\/leases\n {2}used but not granted \(Role\): update coordination\.k8s\.io\/leases\n/);
+  assert.match(noRole.stderr, /used but not granted \(Role\): create coordination\.k8s\.io\/leases\n {2}used but not granted \(Role\): get coordination\.k8s\.io\/leases\n {2}used but not granted \(Role\): update coordination\.k8s\.io\/leases\n {2}used but not granted \(Role\): watch coordination\.k8s\.io\/leases\n/);
 });
 
 test('kubeloom rbac learn without a command, or with a command that starts no manager, fails with a sentence', async (t) => {
