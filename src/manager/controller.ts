@@ -198,7 +198,7 @@ export class ManagedController<C = unknown> implements Runnable {
   /**
    * Adds a source (controller.Watch). Sources added after start are started at once. The handle stops
    * this source alone (kubeloom: controller-runtime has no way to stop one watch, #935): its events stop
-   * reaching the queue and, for a {@link dynamicKindSource}, its informer is released.
+   * reaching the queue and, for a `dynamicKindSource` (kubeloom/source), its informer is released.
    */
   watch(source: Source): WatchHandle {
     const stop = new AbortController();

@@ -37,7 +37,7 @@ export const isDefaultClassAnnotation = 'storageclass.kubernetes.io/is-default-c
 export const selectedNodeAnnotation = 'volume.kubernetes.io/selected-node';
 
 /** The default StorageClass: kind's `standard`, default, WaitForFirstConsumer, reclaim Delete. */
-export function defaultStorageClass(): Obj {
+export function defaultStorageClass(): Record<string, unknown> {
   return {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
