@@ -307,6 +307,9 @@ e2eTest('two replicas: only the Lease holder reconciles; the other takes over wh
   const bStats = b.podSetController.controller.stats();
   assert.equal(bStats.success + bStats.error + bStats.requeueAfter, 0, 'the standby never reconciled');
 
+  // The pods' watch events can reach the test before a has processed its second create's response, and
+  // stopping cancels a's in-flight reconcile at once (as controller-runtime cancels the reconcile context).
+  await waitFor(() => a.podSetController.counts.podsCreated === 2);
   // a stops and releases the Lease; b acquires it and reconciles the next change.
   await a.stop();
   await waitFor(() => b.isLeader());
