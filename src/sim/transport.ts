@@ -18,6 +18,7 @@ import { Dispatcher } from 'undici';
 import { StatusError, newStatus, type Status } from '../apimachinery/errors.ts';
 import { parseSelector } from '../apimachinery/labels.ts';
 import type { KubeObject } from '../apimachinery/object.ts';
+import { splitApiPath } from '../apiserver/handlers/request-info.ts';
 import { RevisionCompactedError, type Change } from '../apiserver/storage.ts';
 import { kinds } from '../client/kinds.ts';
 import { apiCall, type Caller } from './api.ts';
@@ -45,18 +46,10 @@ function builtinKinds(): Map<string, SimKind> {
 
 function parsePath(env: SimEnv, pathname: string): Target | undefined {
   const parts = pathname.split('/').filter((p) => p !== '');
-  let group: string;
-  let version: string;
-  let rest: string[];
-  if (parts[0] === 'api' && parts.length >= 2) {
-    group = '';
-    version = parts[1]!;
-    rest = parts.slice(2);
-  } else if (parts[0] === 'apis' && parts.length >= 3) {
-    group = parts[1]!;
-    version = parts[2]!;
-    rest = parts.slice(3);
-  } else return undefined;
+  const groupVersion = splitApiPath(parts);
+  if (groupVersion === undefined) return undefined;
+  const { group, version } = groupVersion;
+  let rest = groupVersion.rest;
   let namespace: string | undefined;
   if (rest[0] === 'namespaces' && rest.length >= 3) {
     namespace = rest[1];

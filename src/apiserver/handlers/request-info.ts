@@ -18,6 +18,16 @@ export function boolParam(q: URLSearchParams, name: string): boolean {
   return v !== null && !(v === '0' || /^f(alse)?$/i.test(v));
 }
 
+/**
+ * Splits the decoded segments of an API path into its group, version and the segments after them:
+ * `api/{v}/...` (the legacy core group, '') or `apis/{g}/{v}/...`; undefined for any other path.
+ */
+export function splitApiPath(parts: readonly string[]): { group: string; version: string; rest: string[] } | undefined {
+  if (parts[0] === 'api' && parts.length >= 2) return { group: '', version: parts[1]!, rest: parts.slice(2) };
+  if (parts[0] === 'apis' && parts.length >= 3) return { group: parts[1]!, version: parts[2]!, rest: parts.slice(3) };
+  return undefined;
+}
+
 /** Parses `/api/{v}/...` or `/apis/{g}/{v}/...` into the served resource, namespace, name and subresource. */
 export function route(registry: ResourceRegistry, path: string): Target {
   const parts = path
@@ -30,18 +40,10 @@ export function route(registry: ResourceRegistry, path: string): Target {
         throw badRequest(`invalid escape in path segment: ${s}`);
       }
     });
-  let group: string;
-  let version: string;
-  let rest: string[];
-  if (parts[0] === 'api' && parts.length >= 2) {
-    group = '';
-    version = parts[1]!;
-    rest = parts.slice(2);
-  } else if (parts[0] === 'apis' && parts.length >= 3) {
-    group = parts[1]!;
-    version = parts[2]!;
-    rest = parts.slice(3);
-  } else throw pageNotFound();
+  const groupVersion = splitApiPath(parts);
+  if (groupVersion === undefined) throw pageNotFound();
+  const { group, version } = groupVersion;
+  let rest = groupVersion.rest;
   // Nothing is registered for a group version that is not served: the mux answers (the legacy /api
   // prefix has a handler of its own, which answers with a Status).
   if (!registry.hasGroupVersion(group, version)) throw registry.isBuiltinGroup(group) ? resourceNotFound() : pageNotFound();
