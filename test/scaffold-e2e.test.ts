@@ -150,6 +150,13 @@ test('init → create api --webhook → create api --conversion: npm test passes
   await assert.rejects(npx(['--no', 'kubeloom', '--', 'manifests', '--check'], project), (err: { code?: number; stderr?: string }) => err.code === 1 && /rbac\/role\.yaml/.test(err.stderr ?? ''));
   await writeFile(path.join(project, 'config', 'rbac', 'role.yaml'), first.get('rbac/role.yaml')!);
   for (const [file, text] of first) assert.doesNotMatch(text, /[&*][a-z0-9]+\s*$/m, `${file} has no YAML anchors or aliases`);
+  // Least privilege: what the operator used in its own tests (the test's requests, made with a client of
+  // its own, are not counted) is all granted by the declared rules.
+  const learned = path.join(project, 'learned_role.yaml');
+  const kubeloomBin = path.join(project, 'node_modules', 'kubeloom', 'bin', 'kubeloom.js');
+  const learn = await run(process.execPath, [kubeloomBin, 'rbac', 'learn', '--out', learned, '--', 'npm', 'test'], npmEnv);
+  assert.match(learn, /wrote .*learned_role\.yaml: ClusterRole manager-role \([1-9]\d* permissions/);
+  await run(process.execPath, [kubeloomBin, 'rbac', 'check', '--missing-only', '--learned', learned], npmEnv);
   assert.deepEqual([...first.keys()], [
     'certmanager/certificate.yaml',
     'certmanager/kustomization.yaml',

@@ -177,8 +177,9 @@ export function testEnvTs(): string {
  * Everything stops when the test ends.
  */
 import type { TestContext } from 'node:test';
-import type { Client } from 'kubeloom/client';
+import { Client } from 'kubeloom/client';
 import { newManager } from 'kubeloom/manager';
+import { RestClient } from 'kubeloom/rest';
 import { installCrds, startApiServer } from 'kubeloom/testing';
 import { crds, setup } from '../src/setup.ts';
 
@@ -198,12 +199,16 @@ export async function startTestEnv(t: TestContext): Promise<TestEnv> {
   setup(mgr, { enableWebhooks: false });
   const stop = new AbortController();
   const running = mgr.start(stop.signal);
+  // The test's own client, apart from the manager's: \`kubeloom rbac learn -- npm test\` then counts
+  // only the operator's requests, not what the test itself creates and reads.
+  const rest = new RestClient({ host: server.url, qps: -1 });
   t.after(async () => {
     stop.abort();
     await running;
+    await rest.close();
     await server.stop();
   });
-  return { client: mgr.getAPIReader() };
+  return { client: new Client({ rest }) };
 }
 `;
 }
