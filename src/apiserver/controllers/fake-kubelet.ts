@@ -245,7 +245,7 @@ export class FakeKubelet implements ServerController {
     this.#events = options.events ?? false;
     this.#waitForVolumes = options.waitForVolumes ?? false;
     this.#outcome = options.podOutcome ?? defaultPodOutcome;
-    this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#sync(key), onError: (err) => options.onError(err) });
+    this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#sync(key), onError: (err) => options.onError(err), trace: { controller: 'kubelet' } });
   }
 
   start(): void {

@@ -84,7 +84,7 @@ export class FakeScheduler implements ServerController {
     this.#recorder = options.events === true ? new EventRecorder(options.client, options.clock, defaultSchedulerName) : undefined;
     this.#stats = options.stats;
     this.#clock = options.clock;
-    this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#schedule(key), onError: (err) => options.onError(err) });
+    this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#schedule(key), onError: (err) => options.onError(err), trace: { controller: 'scheduler' } });
   }
 
   start(): void {
