@@ -202,6 +202,17 @@ export function validateDaemonSet(ds: Obj): FieldError[] {
   const out = validateSelectorAndTemplate(spec, fld, 'daemonset', ['Always']);
   const strategy = isObject(spec.updateStrategy) ? spec.updateStrategy : {};
   if (strategy.type !== 'OnDelete' && strategy.type !== 'RollingUpdate') out.push(notSupported(fld.child('updateStrategy', 'type'), strategy.type ?? '', ['OnDelete', 'RollingUpdate']));
+  if (strategy.type === 'RollingUpdate' && isObject(strategy.rollingUpdate)) {
+    // ValidateRollingUpdateDaemonSet: exactly one of maxUnavailable and maxSurge is non-zero.
+    const ru = strategy.rollingUpdate;
+    const rf = fld.child('updateStrategy', 'rollingUpdate');
+    out.push(...validateIntOrPercent(ru.maxUnavailable, rf.child('maxUnavailable')));
+    out.push(...validateIntOrPercent(ru.maxSurge, rf.child('maxSurge')));
+    const hasUnavailable = (intOrPercent(ru.maxUnavailable)?.value ?? 0) !== 0;
+    const hasSurge = (intOrPercent(ru.maxSurge)?.value ?? 0) !== 0;
+    if (hasUnavailable && hasSurge) out.push(invalidValue(rf.child('maxSurge'), ru.maxSurge, 'may not be set when maxUnavailable is non-zero'));
+    else if (!hasUnavailable && !hasSurge) out.push(required(rf.child('maxUnavailable'), 'cannot be 0 when maxSurge is 0'));
+  }
   return out;
 }
 
