@@ -16,8 +16,14 @@
  * `partition`, one pod at a time, and OnDelete; failed pods replaced; status replicas, readyReplicas,
  * availableReplicas, currentReplicas, updatedReplicas, currentRevision, updateRevision, observedGeneration.
  *
- * Left out: maxUnavailable above 1 (MaxUnavailableStatefulSet, alpha), persistentVolumeClaimRetentionPolicy
- * (claims are always retained), `spec.ordinals.start` (pods start at 0), identity repair of pods whose labels
+ * With the MaxUnavailableStatefulSet gate (alpha since 1.24, off by default as there) a rolling update
+ * deletes up to `rollingUpdate.maxUnavailable` old pods at a time (scaled down from a percentage, at least
+ * 1) while fewer pods than that are unavailable; without it one at a time. With StatefulSetAutoDeletePVC
+ * (beta and on since 1.27; alpha and off in v1.24) the claims get the owner references
+ * `persistentVolumeClaimRetentionPolicy` asks for (claim-retention.ts), set before a scaled-down pod is
+ * deleted, and a pod whose claim still belongs to its deleted predecessor waits for the claim to go.
+ *
+ * Left out: `spec.ordinals.start` (pods start at 0), identity repair of pods whose labels
  * were changed by hand, and the PVC events' wording of every failure.
  */
 import type { ControllerRevision, StatefulSet, StatefulSetStatus } from '../../api/apps/v1.ts';
@@ -34,6 +40,9 @@ import type { Clock } from '../../util/clock/clock.ts';
 import { newSyncController, recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
 import { canonicalJson, computeHash, getControllerOf, isPodAvailable, isPodReady, newControllerRef, pruneZero } from '../controller-utils.ts';
+import { scaledValue } from '../deployment/deployment-util.ts';
+import { resolveControllerFeatureGates, type ControllerFeatureGates } from '../feature-gates.ts';
+import { claimOwnerRefsForSetAndPod, claimRetentionPolicy, hasStaleOwnerRef, isClaimOwnerUpToDate } from './claim-retention.ts';
 
 const setApiVersion = 'apps/v1';
 const setKind = 'StatefulSet';
@@ -83,6 +92,14 @@ function templateOf(r: ControllerRevision): PodTemplateSpec {
   return t;
 }
 
+/** Options of {@link StatefulSetController}. */
+export interface StatefulSetControllerOptions {
+  /** Concurrent syncs (default 5, kube-controller-manager's --concurrent-statefulset-syncs). */
+  workers?: number;
+  /** MaxUnavailableStatefulSet (default off) and StatefulSetAutoDeletePVC (default on). */
+  featureGates?: ControllerFeatureGates;
+}
+
 /** The StatefulSet controller; see the file comment. */
 export class StatefulSetController {
   /** The queue and its workers. */
@@ -93,20 +110,25 @@ export class StatefulSetController {
   readonly #podLister: Lister<Pod>;
   readonly #revisionLister: Lister<ControllerRevision>;
   readonly #recorder: EventRecorder;
+  readonly #claimLister: Lister<PersistentVolumeClaim>;
+  readonly #gates: Required<ControllerFeatureGates>;
 
-  constructor(ctx: ControllerContext, options: { workers?: number } = {}) {
+  constructor(ctx: ControllerContext, options: StatefulSetControllerOptions = {}) {
+    this.#gates = resolveControllerFeatureGates(options.featureGates);
     this.#ctx = ctx;
     this.#clock = ctx.clock;
     this.#recorder = recorderFor(ctx, 'statefulset-controller');
     const sets = ctx.informerFactory.appsV1().statefulSets();
     const pods = ctx.informerFactory.coreV1().pods();
     const revisions = ctx.informerFactory.appsV1().controllerRevisions();
+    const claims = ctx.informerFactory.coreV1().persistentVolumeClaims();
+    this.#claimLister = claims.lister();
     this.#setLister = sets.lister();
     this.#podLister = pods.lister();
     this.#revisionLister = revisions.lister();
     this.controller = newSyncController(ctx, {
       name: 'statefulset',
-      informers: [sets.informer(), pods.informer(), revisions.informer()],
+      informers: [sets.informer(), pods.informer(), revisions.informer(), claims.informer()],
       // kube-controller-manager's --concurrent-statefulset-syncs default.
       workers: options.workers ?? 5,
       reconcile: (key) => this.syncStatefulSet(key),
@@ -135,6 +157,13 @@ export class StatefulSetController {
         }
       },
       onDelete: (obj) => onPod(objectOf(obj)),
+    });
+    // A pod waiting for its predecessor's claim to be deleted (a stale claim) is created once it is gone.
+    claims.informer().addEventHandler({
+      onDelete: (obj) => {
+        const ns = objectOf(obj)?.metadata?.namespace ?? '';
+        for (const set of this.#setLister.namespace(ns).list()) if ((set.spec?.volumeClaimTemplates ?? []).length > 0) this.controller.add(objectKey(set));
+      },
     });
   }
 
@@ -334,6 +363,10 @@ export class StatefulSetController {
     const currentCount = set.status?.currentReplicas ?? 0;
     const revisionFor = (ord: number): ControllerRevision => ((rolling ? ord < partition : ord < currentCount) && current !== update ? current : update);
     const done = (): StatefulSetStatus => this.#status(set, pods, current, update);
+    if (this.#gates.StatefulSetAutoDeletePVC) {
+      // The claims' owner references follow the retention policy, a scaled-down pod's before it goes.
+      for (const pod of pods) if (!isTerminating(pod)) await this.#fixClaims(set, pod, ordinalOf(setName, pod) < replicaCount);
+    }
 
     for (let ord = 0; ord < replicaCount; ord++) {
       const pod = replicas[ord];
@@ -344,6 +377,8 @@ export class StatefulSetController {
         continue;
       }
       if (pod === undefined) {
+        // PodClaimIsStale: a claim still owned by the deleted pod of this name waits for the garbage collector.
+        if (this.#gates.StatefulSetAutoDeletePVC && this.#claimIsStale(set, `${setName}-${ord}`)) return done();
         await this.#createPod(set, this.#newPod(set, revisionFor(ord), ord));
         if (monotonic) return done();
         continue;
@@ -362,6 +397,20 @@ export class StatefulSetController {
       if (monotonic) return done();
     }
     if (!rolling) return done();
+    if (this.#gates.MaxUnavailableStatefulSet) {
+      // updateStatefulSet with maxUnavailable: old pods from the highest ordinal down, as many as
+      // maxUnavailable less those already unavailable.
+      const maxUnavailable = Math.max(1, scaledValue(set.spec?.updateStrategy?.rollingUpdate?.maxUnavailable ?? 1, replicaCount, false));
+      const unavailable = replicas.filter((p) => p === undefined || isTerminating(p) || !healthy(p)).length;
+      let budget = maxUnavailable - unavailable;
+      for (let ord = replicaCount - 1; ord >= partition && budget > 0; ord--) {
+        const pod = replicas[ord];
+        if (pod === undefined || isTerminating(pod) || pod.metadata?.labels?.[controllerRevisionHashLabel] === update.metadata?.name) continue;
+        await this.#deletePod(set, pod);
+        budget--;
+      }
+      return done();
+    }
     // RollingUpdate: from the highest ordinal down to the partition, one pod at a time.
     for (let ord = replicaCount - 1; ord >= partition; ord--) {
       const pod = replicas[ord];
@@ -373,6 +422,40 @@ export class StatefulSetController {
       if (!healthy(pod)) return done();
     }
     return done();
+  }
+
+  /** The claims a pod of `set` named `podName` uses, by template (getPersistentVolumeClaims), from the cache. */
+  #claimsOf(set: StatefulSet, podName: string): PersistentVolumeClaim[] {
+    const ns = set.metadata?.namespace ?? '';
+    const out: PersistentVolumeClaim[] = [];
+    for (const t of set.spec?.volumeClaimTemplates ?? []) {
+      try {
+        out.push(this.#claimLister.namespace(ns).get(`${t.metadata?.name ?? ''}-${podName}`));
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+    return out;
+  }
+
+  /** Whether a claim of the pod to create still belongs to a deleted pod of its name (PodClaimIsStale). */
+  #claimIsStale(set: StatefulSet, podName: string): boolean {
+    if (claimRetentionPolicy(set).whenScaled === 'Retain') return false;
+    return this.#claimsOf(set, podName).some((c) => hasStaleOwnerRef(c, { metadata: { name: podName, uid: '' } }, 'Pod'));
+  }
+
+  /** Sets the owner references of the pod's claims as the retention policy wants (UpdatePodClaimForRetentionPolicy). */
+  async #fixClaims(set: StatefulSet, pod: Pod, inRange: boolean): Promise<void> {
+    const client = this.#ctx.client.coreV1().persistentVolumeClaims(set.metadata?.namespace ?? '');
+    for (const claim of this.#claimsOf(set, pod.metadata?.name ?? '')) {
+      if (isClaimOwnerUpToDate(claim, set, pod, inRange)) continue;
+      const ownerReferences = claimOwnerRefsForSetAndPod(claim, set, pod, inRange);
+      try {
+        await client.update({ ...claim, metadata: { ...claim.metadata, ownerReferences } });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
   }
 
   /** Deletes the oldest revisions beyond revisionHistoryLimit that no pod uses (truncateHistory). */
