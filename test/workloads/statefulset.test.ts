@@ -4,7 +4,9 @@
  * controller-revision-hash label, partitioned rolling updates, Parallel management.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test, type TestContext } from 'node:test';
+import { parseAllDocuments } from 'yaml';
 import type { StatefulSet } from '../../src/api/apps/v1.ts';
 import type { Pod } from '../../src/api/core/v1.ts';
 import { PatchType } from '../../src/apimachinery/options.ts';
@@ -123,4 +125,17 @@ test('MaxUnavailableStatefulSet on: a rolling update takes down up to maxUnavail
 
 test('MaxUnavailableStatefulSet off (the default, as in v1.24): maxUnavailable is ignored and pods are updated one at a time', async (t) => {
   assert.equal(await maxUnavailableDuringUpdate(t, false), 1);
+});
+
+test('ControllerRevision names and controller-revision-hash equal those a real kube-controller-manager v1.24 wrote for the same StatefulSets', async (t) => {
+  const { client } = await startCluster(t, { workloads: ['statefulset'] });
+  const recorded = JSON.parse(readFileSync(new URL('../../src/controllers/hash/testdata/statefulset-revisions.json', import.meta.url), 'utf8')) as { revisions: Array<{ name: string }> };
+  const manifests = parseAllDocuments(readFileSync(new URL('./testdata/statefulset-hash-sets.yaml', import.meta.url), 'utf8')).map((d) => d.toJSON() as StatefulSet);
+  const sets = client.appsV1().statefulSets('default');
+  for (const m of manifests) await sets.create({ metadata: { name: m.metadata!.name! }, spec: m.spec! });
+  const first = await waitForItems(sets, (items) => items.length === 4 && items.every((s) => s.status?.updateRevision !== undefined));
+  await sets.patch('plain', PatchType.Merge, { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:1.26' }] } } } });
+  await waitForObject(sets, 'plain', (s) => s?.status?.updateRevision !== first.find((f) => f.metadata?.name === 'plain')?.status?.updateRevision);
+  const names = (await client.appsV1().controllerRevisions('default').list()).items.map((r) => r.metadata?.name).sort();
+  assert.deepEqual(names, recorded.revisions.map((r) => r.name).sort());
 });

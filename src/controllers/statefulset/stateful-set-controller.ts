@@ -8,7 +8,8 @@
  * What it keeps: pods named `<set>-<ordinal>` with a stable identity (hostname, the service's subdomain,
  * the `statefulset.kubernetes.io/pod-name` and `apps.kubernetes.io/pod-index` labels) and the
  * `controller-revision-hash` label naming their ControllerRevision; revisions `<set>-<hash>` whose data is
- * the template as a replace patch, their numbers, reuse of an equal older revision (a rollback),
+ * the template as a replace patch — the bytes and the hash kube-controller-manager writes
+ * (hash/controller-revision-hash.ts) — their numbers, reuse of an equal older revision (a rollback),
  * `collisionCount`, and history trimmed to revisionHistoryLimit (live revisions kept); PersistentVolumeClaims
  * `<claim>-<pod>` from volumeClaimTemplates; OrderedReady (one pod at a time, in ordinal order, each
  * Running and Ready — available after minReadySeconds — before the next; scale-down from the highest
@@ -39,7 +40,8 @@ import type { EventRecorder } from '../../tools/events/record/event.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import { newSyncController, recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
-import { canonicalJson, computeHash, getControllerOf, isPodAvailable, isPodReady, newControllerRef, pruneZero } from '../controller-utils.ts';
+import { goMarshal, hashControllerRevision, statefulSetRevisionData } from '../hash/controller-revision-hash.ts';
+import { canonicalJson, getControllerOf, isPodAvailable, isPodReady, newControllerRef, pruneZero } from '../controller-utils.ts';
 import { scaledValue } from '../deployment/deployment-util.ts';
 import { resolveControllerFeatureGates, type ControllerFeatureGates } from '../feature-gates.ts';
 import { claimOwnerRefsForSetAndPod, claimRetentionPolicy, hasStaleOwnerRef, isClaimOwnerUpToDate } from './claim-retention.ts';
@@ -79,9 +81,17 @@ function isTerminating(pod: Pod): boolean {
   return pod.metadata?.deletionTimestamp !== undefined;
 }
 
-/** The revision data of a set: its template as a replace patch (getPatch). */
+/** The revision data of a set: its template as a replace patch, as Go encodes it (getPatch). */
 function revisionData(set: StatefulSet): Record<string, unknown> {
-  return { spec: { template: { ...structuredClone(set.spec?.template ?? {}), $patch: 'replace' } } };
+  return statefulSetRevisionData(set.spec?.template ?? {});
+}
+
+/**
+ * The revision's data in the Go form (history.EqualRevision compares the bytes): a revision written
+ * before this controller encoded as Go does still matches its template.
+ */
+function revisionBytes(r: ControllerRevision): string {
+  return goMarshal(statefulSetRevisionData(templateOf(r)));
 }
 
 /** The template a revision records. */
@@ -214,7 +224,8 @@ export class StatefulSetController {
     let collisionCount = set.status?.collisionCount ?? 0;
     const next = revisions.length === 0 ? 1 : revisionNumber(revisions.at(-1)!) + 1;
     const data = revisionData(set);
-    const equal = revisions.filter((r) => canonicalJson(r.data) === canonicalJson(data));
+    const dataBytes = goMarshal(data);
+    const equal = revisions.filter((r) => revisionBytes(r) === dataBytes);
     let update: ControllerRevision;
     if (equal.length > 0) {
       const last = equal.at(-1)!;
@@ -222,7 +233,7 @@ export class StatefulSetController {
       update = last === revisions.at(-1) ? last : await client.update({ ...last, revision: next });
     } else {
       for (;;) {
-        const hash = computeHash(data, collisionCount);
+        const hash = hashControllerRevision(data, collisionCount);
         const candidate: ControllerRevision = {
           metadata: {
             name: `${set.metadata?.name ?? ''}-${hash}`,
@@ -240,7 +251,7 @@ export class StatefulSetController {
         } catch (err) {
           if (!isAlreadyExists(err)) throw err;
           const existing = await client.get(candidate.metadata!.name!);
-          if (canonicalJson(existing.data) === canonicalJson(data)) {
+          if (revisionBytes(existing) === dataBytes) {
             update = existing;
             break;
           }
