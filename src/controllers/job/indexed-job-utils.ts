@@ -9,7 +9,7 @@
  * `completions` are dropped or clipped), two consecutive indexes print as "3,4" and three or more as
  * "3-5"; the JOB_COMPLETION_INDEX variable reads the pod's label (the PodIndexLabel gate, on since 1.28;
  * kube-controller-manager v1.24 reads the annotation and sets no label), and pods are named
- * `<job>-<index>-<random>` (since 1.27; v1.24 names them `<job>-<random>`).
+ * `<job>-<index>-<random>` (as v1.24 names them too: test/workloads/differential/features.ts).
  */
 import type { Job, SuccessPolicy } from '../../api/batch/v1.ts';
 import type { Container, Pod, PodTemplateSpec } from '../../api/core/v1.ts';
