@@ -131,3 +131,64 @@ export const featureDifferences: readonly KnownDifference[] = [
     },
   },
 ];
+
+/** The gates `--script=gated` turns on in the real kube-controller-manager (off in v1.24) and in kubeloom's. */
+export const gatedFeatureGates = { MaxUnavailableStatefulSet: true, StatefulSetAutoDeletePVC: true } as const;
+
+/**
+ * The third script, with the StatefulSet gates v1.24 has as alpha turned on in both controller managers:
+ * a rolling update with maxUnavailable 2 (the most pods unavailable at once) and a claim retention policy
+ * of Delete/Delete (the claims' owner references, which claims a scale-down leaves, which the deletion of
+ * the set leaves). Needs the volume binder stand-in.
+ */
+export async function runGated(client: Clientset): Promise<Obj> {
+  const sets = client.appsV1().statefulSets(ns);
+  const pods = client.coreV1().pods(ns);
+  const claims = client.coreV1().persistentVolumeClaims(ns);
+  const template = (app: string, image: string) => ({ metadata: { labels: { app } }, spec: { containers: [{ name: 'c', image }] } });
+  await sets.create({ metadata: { name: 'web' }, spec: { replicas: 4, serviceName: 'web', podManagementPolicy: 'Parallel', selector: { matchLabels: { app: 'web' } }, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } }, template: template('web', 'nginx:1') } });
+  await waitForObject(sets, 'web', (s) => s?.status?.readyReplicas === 4);
+  await sets.patch('web', PatchType.StrategicMerge, { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } } } });
+  let mostUnavailable = 0;
+  await waitForItems(pods, (items) => {
+    const web = items.filter((p) => p.metadata?.labels?.app === 'web');
+    mostUnavailable = Math.max(mostUnavailable, 4 - web.filter(ready).length);
+    return web.length === 4 && web.every((p) => ready(p) && p.spec?.containers[0]?.image === 'nginx:2');
+  });
+
+  await sets.create({
+    metadata: { name: 'data' },
+    spec: {
+      replicas: 2,
+      serviceName: 'data',
+      selector: { matchLabels: { app: 'data' } },
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
+      template: template('data', 'postgres:16'),
+      volumeClaimTemplates: [{ metadata: { name: 'vol' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+    },
+  });
+  await waitForObject(sets, 'data', (s) => s?.status?.readyReplicas === 2);
+  const owners = (c: { metadata?: { name?: string; ownerReferences?: { apiVersion: string; kind: string; name: string; controller?: boolean; blockOwnerDeletion?: boolean }[] } }) => ({
+    name: c.metadata?.name,
+    owners: (c.metadata?.ownerReferences ?? []).map((r) => `${r.apiVersion} ${r.kind}/${r.name} controller=${String(r.controller)} block=${String(r.blockOwnerDeletion)}`),
+  });
+  const owned = (await waitForItems(claims, (items) => items.length === 2 && items.every((c) => (c.metadata?.ownerReferences ?? []).length > 0))).map(owners).sort((a, b) => (a.name ?? '').localeCompare(b.name ?? ''));
+  await sets.patch('data', PatchType.Merge, { spec: { replicas: 1 } });
+  const afterScaleDown = (await waitForItems(claims, (items) => items.length === 1)).map(owners);
+  await waitForObject(sets, 'data', (s) => s?.status?.replicas === 1 && s.status.readyReplicas === 1);
+  await sets.delete('data');
+  await waitForItems(claims, (items) => items.length === 0);
+  return { rollingUpdate: { mostUnavailable }, claimRetention: { owned, afterScaleDown, afterDelete: [] } };
+}
+
+/** Differences between v1.24's alpha StatefulSet gates and the newer upstream in the gated script, applied to both sides. */
+export const gatedDifferences: readonly KnownDifference[] = [
+  {
+    what: "A claim's owner reference to its StatefulSet or pod is a controller reference (controller and blockOwnerDeletion true) in the newer upstream; v1.24's alpha wrote a plain owner reference",
+    upstream: 'pkg/controller/statefulset/stateful_set_utils.go updateClaimOwnerRefForSetAndPod (addControllerRef, metav1.NewControllerRef) vs v1.24 (setOwnerRef)',
+    apply: (s) => {
+      const c = s.claimRetention as Record<string, { owners: string[] }[]>;
+      for (const list of Object.values(c)) for (const claim of list) claim.owners = claim.owners.map((o) => o.replace(' controller=true block=true', ' controller=undefined block=undefined'));
+    },
+  },
+];
