@@ -30,9 +30,10 @@ export { RootCACertPublisher, rootCACertConfigMapName, rootCACertDescription } f
 export type { StatefulSetControllerOptions } from './statefulset/stateful-set-controller.ts';
 export { StatefulSetController, controllerRevisionHashLabel, ordinalOf, podIndexLabel, revisionHistoryHashLabel, statefulSetPodNameLabel } from './statefulset/stateful-set-controller.ts';
 export { DaemonSetsController, daemonPodTolerations, nodeShouldRunDaemonPod, updatedDesiredNodeCounts } from './daemon/daemon-set-controller.ts';
+export type { RollingUpdateBudget } from './daemon/daemon-set-controller.ts';
 export { defaultControllerFeatureGates, resolveControllerFeatureGates } from './feature-gates.ts';
 export type { ControllerFeatureGates } from './feature-gates.ts';
-export { OrderedIntervals, completionIndexEnvName, getCompletionIndex, isIndexedJob, jobCompletionIndexAnnotation, jobIndexFailureCountAnnotation, jobIndexIgnoredFailureCountAnnotation, matchSuccessPolicy } from './job/indexed-job-utils.ts';
+export { OrderedIntervals, completionIndexEnvName, getCompletionIndex, unknownCompletionIndex, isIndexedJob, jobCompletionIndexAnnotation, jobIndexFailureCountAnnotation, jobIndexIgnoredFailureCountAnnotation, matchSuccessPolicy } from './job/indexed-job-utils.ts';
 export type { Interval } from './job/indexed-job-utils.ts';
 export { CronJobController, cronJobScheduledTimestampAnnotation, missedScheduleTimes } from './cronjob/cronjob-controller.ts';
 export { CronScheduleError, cronMatches, nextScheduleTime, parseCronSchedule } from './cronjob/cron-schedule.ts';

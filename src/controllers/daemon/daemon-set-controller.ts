@@ -385,12 +385,20 @@ export class DaemonSetsController {
   }
 }
 
+/** How many nodes a DaemonSet's rolling update may surge onto and leave without an available pod. */
+export interface RollingUpdateBudget {
+  /** Nodes that may run a new pod beside the old one at once. */
+  maxSurge: number;
+  /** Nodes that may be without an available pod at once. */
+  maxUnavailable: number;
+}
+
 /**
  * A rolling update's budgets (updatedDesiredNodeCounts): maxSurge (default 0) and maxUnavailable (default
  * 1) scaled to the nodes that should run the pod, rounding up; both 0 with pods to run makes
  * maxUnavailable 1, so the update cannot stall.
  */
-export function updatedDesiredNodeCounts(ds: DaemonSet, nodes: readonly Node[]): { maxSurge: number; maxUnavailable: number } {
+export function updatedDesiredNodeCounts(ds: DaemonSet, nodes: readonly Node[]): RollingUpdateBudget {
   const desired = nodes.filter((n) => nodeShouldRunDaemonPod(ds, n)).length;
   const rolling = ds.spec?.updateStrategy?.rollingUpdate;
   const maxSurge = scaledValue(rolling?.maxSurge ?? 0, desired, true);

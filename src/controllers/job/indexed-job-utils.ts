@@ -41,7 +41,9 @@ export function hasBackoffLimitPerIndex(job: Job): boolean {
 
 /** One run of consecutive indexes, both ends included. */
 export interface Interval {
+  /** The first index of the run. */
   first: number;
+  /** The last index of the run (equal to `first` for a single index). */
   last: number;
 }
 
@@ -53,6 +55,7 @@ export class OrderedIntervals {
   /** The intervals, in increasing order; two never touch (3-4 and 5-6 are one interval 3-6). */
   readonly intervals: readonly Interval[];
 
+  /** Intervals already sorted, disjoint and non-adjacent (use {@link OrderedIntervals.parse} for text). */
   constructor(intervals: readonly Interval[] = []) {
     this.intervals = intervals;
   }
