@@ -30,3 +30,32 @@ export const defaultControllerFeatureGates: Readonly<Required<ControllerFeatureG
 export function resolveControllerFeatureGates(gates: ControllerFeatureGates = {}): Required<ControllerFeatureGates> {
   return { ...defaultControllerFeatureGates, ...Object.fromEntries(Object.entries(gates).filter(([, v]) => v !== undefined)) };
 }
+
+/** A `--feature-gates` value naming a gate these controllers do not know, or a value other than true/false. */
+export class FeatureGateError extends Error {
+  /** Stable error code. */
+  readonly code = 'ERR_FEATURE_GATE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'FeatureGateError';
+  }
+}
+
+/**
+ * Parses kube-controller-manager's `--feature-gates` text (`A=true,B=false`) into {@link ControllerFeatureGates},
+ * with component-base's messages for an unknown gate or a value that is not a boolean.
+ */
+export function parseControllerFeatureGates(text: string): ControllerFeatureGates {
+  const out: Record<string, boolean> = {};
+  for (const part of text.split(',')) {
+    const item = part.trim();
+    if (item === '') continue;
+    const eq = item.indexOf('=');
+    const name = (eq < 0 ? item : item.slice(0, eq)).trim();
+    const value = eq < 0 ? '' : item.slice(eq + 1).trim();
+    if (!(name in defaultControllerFeatureGates)) throw new FeatureGateError(`unrecognized feature gate: ${name}`);
+    if (value !== 'true' && value !== 'false') throw new FeatureGateError(`invalid value of ${name}=${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+    out[name] = value === 'true';
+  }
+  return out as ControllerFeatureGates;
+}

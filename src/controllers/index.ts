@@ -31,7 +31,7 @@ export type { StatefulSetControllerOptions } from './statefulset/stateful-set-co
 export { StatefulSetController, controllerRevisionHashLabel, ordinalOf, podIndexLabel, revisionHistoryHashLabel, statefulSetPodNameLabel } from './statefulset/stateful-set-controller.ts';
 export { DaemonSetsController, daemonPodTolerations, nodeShouldRunDaemonPod, updatedDesiredNodeCounts } from './daemon/daemon-set-controller.ts';
 export type { RollingUpdateBudget } from './daemon/daemon-set-controller.ts';
-export { defaultControllerFeatureGates, resolveControllerFeatureGates } from './feature-gates.ts';
+export { FeatureGateError, defaultControllerFeatureGates, parseControllerFeatureGates, resolveControllerFeatureGates } from './feature-gates.ts';
 export type { ControllerFeatureGates } from './feature-gates.ts';
 export { OrderedIntervals, completionIndexEnvName, getCompletionIndex, unknownCompletionIndex, isIndexedJob, jobCompletionIndexAnnotation, jobIndexFailureCountAnnotation, jobIndexIgnoredFailureCountAnnotation, matchSuccessPolicy } from './job/indexed-job-utils.ts';
 export type { Interval } from './job/indexed-job-utils.ts';
