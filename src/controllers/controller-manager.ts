@@ -33,6 +33,7 @@ import { TtlAfterFinishedController } from './ttlafterfinished/ttl-after-finishe
 import { RootCACertPublisher } from './rootcacertpublisher/publisher.ts';
 import { ServiceAccountsController } from './serviceaccount/service-accounts-controller.ts';
 import { StatefulSetController } from './statefulset/stateful-set-controller.ts';
+import type { ControllerFeatureGates } from './feature-gates.ts';
 
 /** Every controller name kube-controller-manager v1.24 knows (NewControllerInitializers), sorted. */
 export const knownControllers: readonly string[] = [
@@ -137,6 +138,8 @@ export interface StartControllersOptions {
   qps?: number;
   /** See `qps` (default 30). */
   burst?: number;
+  /** Feature gates of the controllers (kube-controller-manager's --feature-gates; defaults in {@link ControllerFeatureGates}). */
+  featureGates?: ControllerFeatureGates;
 }
 
 /** Controllers started by {@link startControllers}. */
@@ -212,7 +215,7 @@ export function startControllers(source: RestConfig | Clientset, options: StartC
     resourcequota: () => new ResourceQuotaController(ctxFor('resourcequota-controller')),
     'root-ca-cert-publisher': () => new RootCACertPublisher(ctxFor('root-ca-cert-publisher'), { rootCA: 'restClient' in source ? '' : (source.tls?.caData ?? '') }),
     serviceaccount: () => new ServiceAccountsController(ctxFor('service-account-controller')),
-    statefulset: () => new StatefulSetController(ctxFor('statefulset-controller')),
+    statefulset: () => new StatefulSetController(ctxFor('statefulset-controller'), { ...(options.featureGates === undefined ? {} : { featureGates: options.featureGates }) }),
     'ttl-after-finished': () => new TtlAfterFinishedController(ctxFor('ttl-after-finished-controller')),
   };
   const names = implementedControllers.filter((n) => isControllerEnabled(n, entries));
