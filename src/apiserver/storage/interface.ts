@@ -100,6 +100,8 @@ export const StorageKind = {
   Memory: 'memory',
   /** A SQLite revision log on disk (node:sqlite), the in-memory store as its read model. */
   Sqlite: 'sqlite',
+  /** etcd v3 in kube-apiserver's layout; the in-memory store is its read model, fed by an etcd watch. */
+  Etcd: 'etcd',
 } as const;
 
 /** One of {@link StorageKind}. */
@@ -126,4 +128,45 @@ export interface StorageBackend {
   compact(revision: number): void;
   /** Releases the backend (closes files). */
   close(): void;
+}
+
+/** One change a {@link RevisionedBackend} saw: a key's new state (`obj`) or its removal (`obj` undefined) at `rv`. */
+export interface RemoteEvent {
+  readonly store: string;
+  readonly key: string;
+  readonly rv: number;
+  /** The decoded object, without resourceVersion; undefined for a deletion. */
+  readonly obj: Record<string, unknown> | undefined;
+}
+
+/** What a {@link RevisionedBackend.commit} did, and what the read model must apply before acknowledging it. */
+export interface RemoteCommit {
+  /** Whether the compare held and the write was made. */
+  readonly succeeded: boolean;
+  /** etcd's revision after the transaction (the write's own revision when it succeeded). */
+  readonly revision: number;
+  /** Every change up to (at least) the write, in revision order: other writers' first, then this one. */
+  readonly events: readonly RemoteEvent[];
+}
+
+/**
+ * A backend that assigns the revisions itself and is shared with other writers (etcd): a write is a
+ * compare-and-swap on the key's revision, and the read model applies changes only as the backend reports
+ * them, in the backend's order. Still synchronous, as {@link StorageBackend}.
+ */
+export interface RevisionedBackend extends StorageBackend {
+  /**
+   * Writes `obj` (undefined: deletes) at `key` if the key's current revision is `expected` (0: the key
+   * must not exist), as etcd3/store.go's transactions do.
+   */
+  commit(store: string, key: string, obj: Record<string, unknown> | undefined, expected: number): RemoteCommit;
+  /** The changes reported since the last commit or drain (other writers'), in order. */
+  drain(): RemoteEvent[];
+  /** Sets what to call when changes are waiting to be drained. */
+  onRemoteChanges(listener: () => void): void;
+}
+
+/** Whether a backend assigns revisions itself ({@link RevisionedBackend}). */
+export function isRevisioned(backend: StorageBackend | undefined): backend is RevisionedBackend {
+  return backend !== undefined && 'commit' in backend;
 }
