@@ -64,10 +64,9 @@ function builtinTables(): Tables {
     const store = storageKey(r.group, r.resource);
     byPrefix.set(specialPrefixes[store] ?? r.resource, store);
   }
-  for (const [store, prefix] of Object.entries(specialPrefixes)) byPrefix.set(prefix, store);
-  const nested = Object.entries(specialPrefixes)
-    .filter(([, p]) => p.includes('/'))
-    .map(([s, p]): [string, string] => [p, s]);
+  // A served resource wins a shared prefix (ingresses: networking.k8s.io over extensions).
+  for (const [store, prefix] of Object.entries(specialPrefixes)) if (!byPrefix.has(prefix)) byPrefix.set(prefix, store);
+  const nested = [...byPrefix].filter(([p]) => p.includes('/'));
   tables = { byPrefix, nested, registry };
   return tables;
 }
