@@ -28,8 +28,8 @@ import { ControllerManager, type ControllerOptions, type ServerControllers } fro
 import type { FeatureGates } from './sharding.ts';
 import { bootstrapKubernetesService, bootstrapObjects } from './bootstrap/bootstrap.ts';
 import { bootstrapSnapshot } from './bootstrap/bootstrap-snapshot.ts';
-import { restoreDerivedState } from './bootstrap/restored-state.ts';
-import { StorageKind, type StorageBackend } from './storage/interface.ts';
+import { followSharedCustomResources, restoreDerivedState } from './bootstrap/restored-state.ts';
+import { isRevisioned, StorageKind, type StorageBackend } from './storage/interface.ts';
 import type { ApiServerSnapshot } from './snapshot.ts';
 
 /** Options of {@link startApiServer}. */
@@ -389,6 +389,7 @@ class EmbeddedApiServer implements ApiServer {
       bootstrapObjects(scope, clientCa === undefined ? {} : { clientCaPem: clientCa.cert });
       if (rbac) this.#handler.seedBootstrapPolicy();
     }
+    if (isRevisioned(backend)) followSharedCustomResources(scope);
     // A server that starts with RBAC on data written without it gets the bootstrap policy now.
     if (rbac && this.#storage.get('clusterroles.rbac.authorization.k8s.io', 'cluster-admin') === undefined) this.#handler.seedBootstrapPolicy();
     if (rbac) {

@@ -52,6 +52,8 @@ export interface Change {
   lines?: Map<string, string>;
   /** Encoded protobuf watch frames by event type, shared the same way (watch-stream.ts). */
   frames?: Map<string, Buffer>;
+  /** Set when another writer of a shared backend (etcd) made the change, not this store. */
+  readonly remote?: boolean;
 }
 
 /** Thrown when a revision is older than the retained history. */
@@ -390,11 +392,11 @@ export class Storage implements StorageInterface {
         return undefined;
       }
       const object = this.#storedAt(e.store, e.key, mine ? own.obj : raw.obj, e.rv);
-      this.#apply({ rv: e.rv, store: e.store, type: 'DELETED', key: e.key, object, prev });
+      this.#apply({ rv: e.rv, store: e.store, type: 'DELETED', key: e.key, object, prev, ...(mine ? {} : { remote: true }) });
       return object;
     }
     const object = this.#storedAt(e.store, e.key, mine ? own.obj : e.obj, e.rv);
-    this.#apply({ rv: e.rv, store: e.store, type: raw === undefined ? 'ADDED' : 'MODIFIED', key: e.key, object, prev });
+    this.#apply({ rv: e.rv, store: e.store, type: raw === undefined ? 'ADDED' : 'MODIFIED', key: e.key, object, prev, ...(mine ? {} : { remote: true }) });
     return object;
   }
 

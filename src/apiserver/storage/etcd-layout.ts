@@ -26,6 +26,7 @@ import { decodeKubernetesProtobuf, encodeKubernetesProtobuf } from '../protobuf.
 import { ResourceRegistry, storageKey } from '../resources.ts';
 import { structOfKind } from '../schema/scheme.ts';
 import { decodeTyped } from '../schema/typed-json.ts';
+import { crdToV1 } from './crd-storage-version.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -149,5 +150,5 @@ export function decodeStored(value: Uint8Array): Obj {
   }
   const v = JSON.parse(bytes.toString('utf8')) as unknown;
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('stored value is not a JSON object');
-  return v as Obj;
+  return crdToV1(v as Obj);
 }
