@@ -13,9 +13,13 @@
  *   SQLite backend (sqlite-backend.ts) appends each change to a revision log, synchronously and before the
  *   write is acknowledged, and gives the retained state back when a server starts on the same data.
  *
+ * - {@link RevisionedBackend}: a backend shared with other writers that assigns the revisions itself (etcd,
+ *   etcd-backend.ts): a write is a compare-and-swap there, and the read model applies changes only as the
+ *   backend reports them, in its order.
+ *
  * Where this differs from upstream: kube-apiserver's storage.Interface is asynchronous (etcd is remote) and
  * its watch cache is the read model; here the read model is the store itself, so a backend must answer
- * synchronously too (see docs/apiserver.md, "Storage", for what an etcd backend would need).
+ * synchronously too (the etcd backend blocks on a thread of its own; see docs/apiserver.md, "Storage").
  */
 import type { Change, ChangeListener, ChangeType, StorageDecoder, StoredObject } from '../storage.ts';
 import type { WatchCache } from '../watch-cache.ts';
