@@ -36,6 +36,8 @@ async function freePort(): Promise<number> {
 export interface TestEtcd {
   /** Its client URL. */
   readonly url: string;
+  /** Stops it (SIGTERM) and starts it again on the same data and ports: every connection to it breaks. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -46,29 +48,39 @@ export async function startTestEtcd(): Promise<TestEtcd> {
   const dir = mkdtempSync(path.join(tmpdir(), 'kubeloom-etcd-'));
   const [client, peer] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${client}`;
-  const child: ChildProcess = spawn(bin, ['--name', 'test', '--data-dir', dir, '--listen-client-urls', url, '--advertise-client-urls', url, '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`, '--initial-cluster', `test=http://127.0.0.1:${peer}`, '--log-level', 'error'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  for (let i = 0; ; i++) {
-    try {
-      const r = await fetch(`${url}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('x').toString('base64') }) });
-      if (r.ok) break;
-    } catch {
-      // not up yet
+  const args = ['--name', 'test', '--data-dir', dir, '--listen-client-urls', url, '--advertise-client-urls', url, '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`, '--initial-cluster', `test=http://127.0.0.1:${peer}`, '--log-level', 'error'];
+  const launch = async (): Promise<{ child: ChildProcess; exited: Promise<void> }> => {
+    const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    for (let i = 0; ; i++) {
+      try {
+        const r = await fetch(`${url}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('x').toString('base64') }) });
+        if (r.ok) break;
+      } catch {
+        // not up yet
+      }
+      if (child.exitCode !== null || i > 400) {
+        child.kill('SIGKILL');
+        rmSync(dir, { recursive: true, force: true });
+        throw new Error(`etcd did not start: ${stderr}`);
+      }
+      await sleep(50);
     }
-    if (child.exitCode !== null || i > 200) {
-      child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`etcd did not start: ${stderr}`);
-    }
-    await sleep(50);
-  }
+    return { child, exited };
+  };
+  let running = await launch();
   return {
     url,
+    async restart() {
+      running.child.kill('SIGTERM');
+      await running.exited;
+      running = await launch();
+    },
     async stop() {
-      child.kill('SIGTERM');
-      await exited;
+      running.child.kill('SIGTERM');
+      await running.exited;
       rmSync(dir, { recursive: true, force: true });
     },
   };

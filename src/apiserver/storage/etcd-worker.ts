@@ -13,6 +13,7 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { EtcdClient, EtcdCompactedError, prefixEnd, type EtcdCompare, type EtcdEvent, type EtcdOp } from './etcd-client.ts';
 import type { WorkerEvent, WorkerReply, WorkerRequest } from './etcd-protocol.ts';
+import { realClock } from '../../util/clock/clock.ts';
 
 const { port, flag, endpoints, prefix } = workerData as { port: MessagePort; flag: Int32Array; endpoints: string[]; prefix: string };
 const client = new EtcdClient(endpoints);
@@ -40,22 +41,42 @@ function toEvent(e: EtcdEvent): WorkerEvent {
   return { type: e.type, key: e.kv.key, value: e.type === 'PUT' ? e.kv.value : undefined, rv: e.kv.modRevision };
 }
 
+// A broken watch (etcd restarted, a proxy or undici's body timeout closed the stream) is resumed from the
+// next revision after a backoff, as the cacher's reflector re-watches; one whose revision was compacted
+// cannot be, and every later write fails (the server must be restarted to load again).
+// The backoff: client-go's reflector's (800 ms, doubling, capped at 30 s), from 100 ms on loopback.
+const initialBackoffMs = 100;
+const maxBackoffMs = 30_000;
+
 async function runWatch(from: number): Promise<void> {
-  try {
-    for await (const r of client.watch(prefix, prefixEnd(prefix), from, abort.signal)) {
-      for (const e of r.events) queue.push(toEvent(e));
-      const last = r.events.at(-1)?.kv.modRevision ?? 0;
-      watched = Math.max(watched, last);
-      if (r.events.length > 0 && !nudged) {
-        nudged = true;
-        parentPort!.postMessage('nudge');
+  let backoff = initialBackoffMs;
+  let next = from;
+  while (!abort.signal.aborted) {
+    try {
+      for await (const r of client.watch(prefix, prefixEnd(prefix), next, abort.signal)) {
+        backoff = initialBackoffMs;
+        for (const e of r.events) queue.push(toEvent(e));
+        const last = r.events.at(-1)?.kv.modRevision ?? 0;
+        watched = Math.max(watched, last);
+        next = watched + 1;
+        if (r.events.length > 0 && !nudged) {
+          nudged = true;
+          parentPort!.postMessage('nudge');
+        }
+        wake();
       }
-      wake();
+      return;
+    } catch (err) {
+      if (abort.signal.aborted) return;
+      if (err instanceof EtcdCompactedError) {
+        watchError = `the read model's watch was compacted at ${err.compactRevision}`;
+        wake();
+        parentPort!.postMessage('nudge');
+        return;
+      }
+      await realClock.sleep(backoff, abort.signal).catch(() => undefined);
+      backoff = Math.min(backoff * 2, maxBackoffMs);
     }
-  } catch (err) {
-    watchError = err instanceof EtcdCompactedError ? `the read model's watch was compacted at ${err.compactRevision}` : err instanceof Error ? err.message : String(err);
-    wake();
-    parentPort!.postMessage('nudge');
   }
 }
 
