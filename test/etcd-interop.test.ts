@@ -1,7 +1,7 @@
 // The real kube-apiserver and `kubeloom apiserver` on one etcd (opt-in): kube-apiserver writes a ConfigMap, a
 // Deployment and a custom resource; a kubeloom server started on its etcd reads, lists, watches and updates
 // them; kubeloom writes, kube-apiserver reads, lists, watches and updates; each sees the other's changes in
-// its watches. Runs when KUBELOOM_TEST_ETCD (the etcd's client URL) and KUBELOOM_TEST_KUBECONFIG (a
+// its watches; a CRD kubeloom creates is served by kube-apiserver. Runs when KUBELOOM_TEST_ETCD (the etcd's client URL) and KUBELOOM_TEST_KUBECONFIG (a
 // kube-apiserver on that etcd, with the default `/registry` prefix) are set, e.g. by `npm run test:real`:
 //
 //   KUBELOOM_TEST_ETCD=http://127.0.0.1:23790 KUBELOOM_TEST_KUBECONFIG=$HOME/realk8s/kubeconfig \
@@ -35,6 +35,18 @@ const crd = {
     scope: 'Namespaced',
     names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
     versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } }],
+  },
+};
+
+const trinkets = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `trinkets.${group}` },
+  spec: {
+    group,
+    scope: 'Namespaced',
+    names: { plural: 'trinkets', singular: 'trinket', kind: 'Trinket', listKind: 'TrinketList' },
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } } } } }],
   },
 };
 
@@ -139,6 +151,20 @@ test('kube-apiserver v1.24 and kubeloom serve the same etcd: each reads, lists, 
       assert.deepEqual(gadgetBack.spec, { size: 5 });
       assert.deepEqual(((await realGadgets.list()).items as Obj[]).map((o) => (o.metadata as { name: string }).name).sort(), ['g-kubeloom', 'g-real']);
       assert.deepEqual(((await klGadgets.list()).items as Obj[]).map((o) => (o.metadata as { name: string }).name).sort(), ['g-kubeloom', 'g-real']);
+      // A CRD kubeloom creates (stored as v1) is served by kube-apiserver too, with the custom resources kubeloom wrote.
+      const klCrds = kl.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
+      await klCrds.create(trinkets as Unstructured);
+      const klTrinkets = kl.resource({ group, version: 'v1', resource: 'trinkets' }).namespace(ns);
+      const trinket = (await klTrinkets.create({ apiVersion: `${group}/v1`, kind: 'Trinket', metadata: { name: 't1', namespace: ns }, spec: { n: 1 } })) as Obj;
+      const realTrinkets = real.resource({ group, version: 'v1', resource: 'trinkets' }).namespace(ns);
+      for (;;) {
+        const got = await realTrinkets.get('t1').catch(() => undefined);
+        if (got !== undefined) {
+          assert.equal(rvOf(got as Obj), rvOf(trinket));
+          break;
+        }
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       // A stale update is a Conflict on kubeloom too (compare-and-swap on the mod revision).
       await assert.rejects(klCms.update({ ...fromReal, data: { stale: 'yes' } } as Unstructured), /the object has been modified/);
     } finally {
@@ -147,7 +173,9 @@ test('kube-apiserver v1.24 and kubeloom serve the same etcd: each reads, lists, 
     }
   } finally {
     await real.resource({ group, version: 'v1', resource: 'gadgets' }).namespace(ns).deleteCollection().catch(() => {});
+    await real.resource({ group, version: 'v1', resource: 'trinkets' }).namespace(ns).deleteCollection().catch(() => {});
     await crds.delete(crd.metadata.name).catch(() => {});
+    await crds.delete(trinkets.metadata.name).catch(() => {});
     await namespaces.delete(ns).catch(() => {});
     await realRest.close();
   }
