@@ -53,6 +53,7 @@ export class EtcdBackend implements RevisionedBackend {
   #compactVersion = 0;
   #listener: (() => void) | undefined;
   #closed = false;
+  #failure: Error | undefined;
   /** Values under the prefix that could not be decoded or are not served, skipped so far. */
   skipped = 0;
 
@@ -71,6 +72,10 @@ export class EtcdBackend implements RevisionedBackend {
     this.#worker.on('message', () => {
       if (!this.#closed) this.#listener?.();
     });
+    // A thread that died fails every later call instead of crashing the server.
+    this.#worker.on('error', (err: unknown) => {
+      this.#failure = err instanceof Error ? err : new Error(String(err));
+    });
   }
 
   /** Starts the etcd thread for one etcd cluster (several client URLs of it). */
@@ -81,6 +86,7 @@ export class EtcdBackend implements RevisionedBackend {
 
   #call(req: WorkerRequest): WorkerReply {
     if (this.#closed) throw new EtcdError('etcd backend is closed');
+    if (this.#failure !== undefined) throw new EtcdError(`etcd thread failed: ${this.#failure.message}`, undefined, { cause: this.#failure });
     const id = ++this.#nextId;
     this.#port.postMessage({ ...req, id });
     for (;;) {
