@@ -33,6 +33,9 @@ const loadPageSize = 10_000;
 // apiserver/pkg/server/config.go RequestTimeout).
 const callTimeoutMs = 60_000;
 
+// Stands for the object of a commit's own event: the store keeps the object it wrote (RemoteCommit).
+const ownObject: Record<string, unknown> = Object.freeze({});
+
 /** Options of {@link EtcdBackend.open}. */
 export interface EtcdBackendOptions {
   /** The key prefix (kube-apiserver's `--etcd-prefix`, default `/registry`). */
@@ -105,12 +108,17 @@ export class EtcdBackend implements RevisionedBackend {
     return `etcd ${this.endpoints.join(',')} (prefix ${this.prefix}, kube-apiserver's layout: built-in kinds as protobuf, custom resources as JSON)`;
   }
 
-  #decode(events: readonly WorkerEvent[]): RemoteEvent[] {
+  // `own`: this server's own write, whose object the store already has (not decoded again).
+  #decode(events: readonly WorkerEvent[], own?: { key: string; rv: number }): RemoteEvent[] {
     const out: RemoteEvent[] = [];
     for (const e of events) {
       const where = parseEtcdKey(this.prefix, e.key);
       if (where === undefined) {
         this.skipped++;
+        continue;
+      }
+      if (own !== undefined && e.rv === own.rv && e.key === own.key) {
+        out.push({ store: where.store, key: where.key, rv: e.rv, obj: e.type === 'DELETE' ? undefined : ownObject });
         continue;
       }
       if (e.type === 'DELETE') {
@@ -146,9 +154,10 @@ export class EtcdBackend implements RevisionedBackend {
 
   commit(store: string, key: string, obj: Record<string, unknown> | undefined, expected: number): RemoteCommit {
     const value = obj === undefined ? undefined : encodeStored(store, obj);
-    const r = this.#call({ op: 'commit', key: etcdKey(this.prefix, store, key), value, expected });
+    const etcdKeyText = etcdKey(this.prefix, store, key);
+    const r = this.#call({ op: 'commit', key: etcdKeyText, value, expected });
     if (r.op !== 'commit') throw new EtcdError(`etcd: unexpected answer ${r.op}`);
-    return { succeeded: r.succeeded, revision: r.revision, events: this.#decode(r.events) };
+    return { succeeded: r.succeeded, revision: r.revision, events: this.#decode(r.events, r.succeeded ? { key: etcdKeyText, rv: r.revision } : undefined) };
   }
 
   drain(): RemoteEvent[] {

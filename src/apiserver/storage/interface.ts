@@ -149,7 +149,10 @@ export interface RemoteCommit {
   readonly succeeded: boolean;
   /** etcd's revision after the transaction (the write's own revision when it succeeded). */
   readonly revision: number;
-  /** Every change up to (at least) the write, in revision order: other writers' first, then this one. */
+  /**
+   * Every change up to (at least) the write, in revision order: other writers' first, then this one (whose
+   * `obj` may be a placeholder: the store keeps the object it wrote).
+   */
   readonly events: readonly RemoteEvent[];
 }
 
