@@ -11,6 +11,7 @@ import { isForbidden, isUnauthorized } from '../src/apimachinery/errors.ts';
 import { newClientset } from '../src/kubernetes/clientset.ts';
 import { eventually } from '../src/testing/index.ts';
 import type { Json } from './apiserver-helpers.ts';
+import { etcdSkipReason, startTestEtcd } from './support/etcd.ts';
 
 const main = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
 
@@ -249,5 +250,36 @@ test('kubeloom apiserver --rbac authorizes with RBAC: the kubeconfig is admin, a
   } finally {
     cli.kill();
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('kubeloom apiserver --etcd-servers keeps the cluster in etcd: a later process on the same etcd serves what the first wrote; with --data-dir it is a usage error', { ...(etcdSkipReason() === undefined ? {} : { skip: etcdSkipReason() }) }, async () => {
+  const etcd = await startTestEtcd();
+  try {
+    const first = await startCli(['--bare', '--etcd-servers', etcd.url]);
+    try {
+      assert.match(first.out(), new RegExp(`^kubeloom apiserver storage: etcd ${etcd.url.replace(/[.]/g, '\\.')} \\(prefix /registry, `, 'm'));
+      const created = await fetch(`${first.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'kept' }, data: { k: 'v' } }) });
+      assert.equal(created.status, 201);
+      assert.equal(await first.stop(), 0);
+    } finally {
+      first.kill();
+    }
+    const second = await startCli(['--bare', '--etcd-servers', etcd.url]);
+    try {
+      const got = (await (await fetch(`${second.url}/api/v1/namespaces/default/configmaps/kept`)).json()) as Json;
+      assert.deepEqual(got.data, { k: 'v' });
+      assert.equal(await second.stop(), 0);
+    } finally {
+      second.kill();
+    }
+    const both = spawn(process.execPath, [main, 'apiserver', '--etcd-servers', etcd.url, '--data-dir', tmpdir()], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    both.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    const [code] = (await once(both, 'exit')) as [number | null];
+    assert.equal(code, 2);
+    assert.match(err, /--etcd-servers and --data-dir cannot be combined/);
+  } finally {
+    await etcd.stop();
   }
 });

@@ -28,8 +28,8 @@ import { ControllerManager, type ControllerOptions, type ServerControllers } fro
 import type { FeatureGates } from './sharding.ts';
 import { bootstrapKubernetesService, bootstrapObjects } from './bootstrap/bootstrap.ts';
 import { bootstrapSnapshot } from './bootstrap/bootstrap-snapshot.ts';
-import { restoreDerivedState } from './bootstrap/restored-state.ts';
-import { StorageKind, type StorageBackend } from './storage/interface.ts';
+import { followSharedCustomResources, restoreDerivedState } from './bootstrap/restored-state.ts';
+import { isRevisioned, StorageKind, type StorageBackend } from './storage/interface.ts';
 import type { ApiServerSnapshot } from './snapshot.ts';
 
 /** Options of {@link startApiServer}. */
@@ -128,6 +128,15 @@ export interface ApiServerOptions {
    */
   dataDir?: string;
   /**
+   * Keep the data in etcd v3, as kube-apiserver's `--etcd-servers` (client URLs of one etcd cluster,
+   * plaintext `http://`): kube-apiserver's key layout and encoding, so the real kube-apiserver and other
+   * kubeloom servers on the same etcd serve the same cluster; resourceVersions are etcd revisions. Not with
+   * `dataDir` or `from`. See docs/apiserver.md, "Storage".
+   */
+  etcdServers?: readonly string[];
+  /** The key prefix in etcd, as kube-apiserver's `--etcd-prefix` (default `/registry`). */
+  etcdPrefix?: string;
+  /**
    * Start from a snapshot (`server.snapshot()`) instead of an empty cluster: its objects, revision, history
    * and served custom resources, shared rather than copied, so this costs about a millisecond per thousand
    * objects. Not with `dataDir`.
@@ -205,7 +214,7 @@ export interface ApiServer {
    * options (certificates and token included) unless overridden. The two are isolated: writes to one are
    * not seen by the other, watches are independent, and both continue from the same resourceVersion.
    */
-  fork(options?: Omit<ApiServerOptions, 'from' | 'dataDir'>): Promise<ApiServer>;
+  fork(options?: Omit<ApiServerOptions, 'from' | 'dataDir' | 'etcdServers'>): Promise<ApiServer>;
   /** Sets the log lines served at GET .../pods/{pod}/log (optionally per container). */
   setPodLogs(namespace: string, pod: string, lines: string[], container?: string): void;
   /** Appends log lines; open `follow=true` streams receive them at once. */
@@ -369,8 +378,8 @@ class EmbeddedApiServer implements ApiServer {
     if (options.from !== undefined) {
       this.#storage.restore(options.from.storage);
       restoreDerivedState(scope, { customResources: options.from.customResources, clientCaPem: clientCa?.cert });
-    } else if (this.#storage.revision > 0) {
-      // Data from a data directory: rebuild what is derived from it; the bootstrap objects are there.
+    } else if (this.#storage.revision > 0 && this.#storage.count('namespaces') > 0) {
+      // Data from a data directory or etcd: rebuild what is derived from it; the bootstrap objects are there.
       restoreDerivedState(scope, { clientCaPem: clientCa?.cert });
     } else if (backend === undefined) {
       // The objects kube-apiserver's bootstrap controllers write (the kubernetes Service once it listens),
@@ -380,6 +389,7 @@ class EmbeddedApiServer implements ApiServer {
       bootstrapObjects(scope, clientCa === undefined ? {} : { clientCaPem: clientCa.cert });
       if (rbac) this.#handler.seedBootstrapPolicy();
     }
+    if (isRevisioned(backend)) followSharedCustomResources(scope);
     // A server that starts with RBAC on data written without it gets the bootstrap policy now.
     if (rbac && this.#storage.get('clusterroles.rbac.authorization.k8s.io', 'cluster-admin') === undefined) this.#handler.seedBootstrapPolicy();
     if (rbac) {
@@ -485,8 +495,8 @@ class EmbeddedApiServer implements ApiServer {
     return { storage: this.#storage.snapshot(), customResources: this.#handler.registry.customResources() };
   }
 
-  async fork(options: Omit<ApiServerOptions, 'from' | 'dataDir'> = {}): Promise<ApiServer> {
-    const { dataDir: _dataDir, ...inherited } = this.#options;
+  async fork(options: Omit<ApiServerOptions, 'from' | 'dataDir' | 'etcdServers'> = {}): Promise<ApiServer> {
+    const { dataDir: _dataDir, etcdServers: _etcdServers, ...inherited } = this.#options;
     // The same certificates and credentials, so the parent's kubeconfig works against the fork.
     return launch({ ...inherited, port: 0, token: this.#token, ...options, from: this.snapshot() }, this.#tls, this.#clientCa);
   }
@@ -577,8 +587,14 @@ async function keptCertificate(dir: string, name: string, make: () => Promise<{ 
 
 async function launch(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined): Promise<ApiServer> {
   if (options.dataDir !== undefined && options.from !== undefined) throw new Error('startApiServer: `from` and `dataDir` cannot be combined');
+  if (options.etcdServers !== undefined && (options.dataDir !== undefined || options.from !== undefined)) throw new Error('startApiServer: `etcdServers` cannot be combined with `dataDir` or `from`');
   // node:sqlite loads only for a data directory (Node 22 warns that it is experimental when it loads).
-  const backend = options.dataDir === undefined ? undefined : (await import('./storage/sqlite-backend.ts')).SqliteBackend.open(options.dataDir);
+  const backend =
+    options.etcdServers !== undefined && options.etcdServers.length > 0
+      ? (await import('./storage/etcd-backend.ts')).EtcdBackend.open(options.etcdServers, options.etcdPrefix === undefined ? {} : { prefix: options.etcdPrefix })
+      : options.dataDir === undefined
+        ? undefined
+        : (await import('./storage/sqlite-backend.ts')).SqliteBackend.open(options.dataDir);
   let server: EmbeddedApiServer;
   try {
     server = new EmbeddedApiServer(options, tls, clientCa, backend);
