@@ -5,9 +5,12 @@
 #
 #   bench/real-sync-compare.sh NS COUNT ROUNDS
 #
-# NS must exist or is created and filled up to COUNT Pods (without nodeName, so a running
-# kube-controller-manager's pod GC leaves them alone); all Pods of NS are synced. Env: KUBECONFIG
-# (default ~/realk8s/kubeconfig), CGBENCH (default ~/realk8s/bin/cgbench), JSON=FILE to keep the runs.
+# NS is created if needed and filled up to COUNT Pods (bench/lib/real-workload.ts); all Pods of NS are
+# synced, and the count is checked before every run. Env: KUBECONFIG (default ~/realk8s/kubeconfig),
+# CGBENCH (default ~/realk8s/bin/cgbench), JSON=FILE to keep the runs, STANDALONE=1 to create the
+# missing Pods without their ReplicaSet owner and with an unknown schedulerName: needed when the real
+# kube-controller-manager/kube-scheduler run against the server (the garbage collector deletes Pods
+# whose owner does not exist, and scheduled Pods may be evicted from NotReady nodes).
 set -euo pipefail
 if [ $# -lt 1 ]; then
   echo "usage: $0 NS [COUNT] [ROUNDS]" >&2
@@ -22,4 +25,4 @@ export PATH="$root/node_modules/.bin:$PATH"
 kubeconfig=${KUBECONFIG:-$HOME/realk8s/kubeconfig}
 cgbench=${CGBENCH:-$HOME/realk8s/bin/cgbench}
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-exec node "$here/real-sync-compare.ts" --kubeconfig "$kubeconfig" --cgbench "$cgbench" --namespace "$NS" --pods "$COUNT" --rounds "$ROUNDS" ${JSON:+--json "$JSON"}
+exec node "$here/real-sync-compare.ts" --kubeconfig "$kubeconfig" --cgbench "$cgbench" --namespace "$NS" --pods "$COUNT" --rounds "$ROUNDS" ${JSON:+--json "$JSON"} ${STANDALONE:+--standalone-pods}

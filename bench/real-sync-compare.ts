@@ -14,7 +14,9 @@
  * printed too.
  *
  * Usage (bench/real-sync-compare.sh wraps it):
- *   node bench/real-sync-compare.ts --kubeconfig K --cgbench PATH --namespace NS --pods N --rounds R [--json FILE]
+ *   node bench/real-sync-compare.ts --kubeconfig K --cgbench PATH --namespace NS --pods N --rounds R [--json FILE] [--standalone-pods]
+ * --standalone-pods creates missing Pods without an owner and with an unknown scheduler, so that a
+ * kube-controller-manager and kube-scheduler running against the server leave them alone.
  */
 import { writeFile } from 'node:fs/promises';
 import { compileScenarios } from './lib/child.ts';
@@ -44,6 +46,7 @@ const real = await runRealCluster({
   rounds: Number(option('--rounds') ?? 3),
   cgbench,
   keep: true,
+  standalonePods: args.includes('--standalone-pods'),
   variants: order,
   profileArgs: () => [],
   log,

@@ -69,6 +69,8 @@ export interface RealOptions {
   cgbench: string | undefined;
   keep: boolean;
   variants: readonly RealVariant[];
+  /** Create missing Pods standalone (see realPod): no owner, an unknown scheduler. Default false. */
+  standalonePods?: boolean;
   /** Extra node flags for the kubeloom scenario processes of a round (e.g. --cpu-prof). */
   profileArgs: (name: string) => string[];
   log: (msg: string) => void;
@@ -91,7 +93,7 @@ export async function runRealCluster(o: RealOptions): Promise<RealResults> {
   const namespace = o.namespace ?? `kubeloom-bench-${randomBytes(3).toString('hex')}`;
   const machine = machineInfo();
   o.log(`server ${config.host} (${version.gitVersion}); namespace ${namespace}; load ${machine.loadAverage.map((l) => l.toFixed(1)).join(' ')}`);
-  const created = await ensurePods(cs, namespace, o.pods, 8, (n) => o.log(`created ${n} pods`));
+  const created = await ensurePods(cs, namespace, o.pods, 8, (n) => o.log(`created ${n} pods`), o.standalonePods === true);
   if (created > 0) o.log(`created ${created} pods in ${namespace}`);
   const pods = await countPods(cs, namespace);
   if (pods < o.pods) throw new Error(`namespace ${namespace} holds ${pods} pods, fewer than ${o.pods}`);
