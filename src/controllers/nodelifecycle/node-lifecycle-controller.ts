@@ -180,7 +180,6 @@ export class NodeLifecycleController {
   readonly #zoneStates = new Map<string, ZoneStateValue>();
   readonly #zoneTainters = new Map<string, RateLimitedTimedQueue>();
   readonly #nodesToRetry = new Set<string>();
-  readonly #pendingTaints = new Set<Promise<void>>();
 
   constructor(ctx: ControllerContext, options: NodeLifecycleOptions = {}) {
     this.#ctx = ctx;
@@ -235,11 +234,7 @@ export class NodeLifecycleController {
   /** Runs the health passes, the taint passes and the taint manager until `signal` aborts. */
   async run(options: { signal: AbortSignal }): Promise<void> {
     this.controller.add(monitorKey);
-    try {
-      await Promise.all([this.controller.run(options), this.taintManager.run(options)]);
-    } finally {
-      await Promise.all([...this.#pendingTaints]);
-    }
+    await Promise.all([this.controller.run(options), this.taintManager.run(options)]);
   }
 
   /** The state of each zone seen so far (zone key → state); for tests and diagnostics. */
@@ -281,7 +276,11 @@ export class NodeLifecycleController {
       this.#recordNodeEvent(n, 'RegisteredNode', `Registered Node ${n.metadata?.name ?? ''} in Controller`);
       this.#knownNodes.set(n.metadata?.name ?? '', n);
       this.#addPodEvictorForNewZone(n);
-      await this.#markNodeAsReachable(n);
+      try {
+        await this.#markNodeAsReachable(n);
+      } catch (err) {
+        this.#ctx.onError('nodelifecycle', err, n.metadata?.name ?? '');
+      }
     }
     for (const n of deleted) {
       this.#recordNodeEvent(n, 'RemovingNode', `Removing Node ${n.metadata?.name ?? ''} from Controller`);
@@ -315,7 +314,7 @@ export class NodeLifecycleController {
       }
       if (current !== undefined) {
         const pods = this.#podsOnNode(name);
-        this.#processTaintBaseEviction(node, observed);
+        await this.#processTaintBaseEviction(node, observed);
         const transition = current.status !== 'True' && observed.status === 'True';
         if (transition) this.#nodeEvent(node, 'NodeNotReady', `Node ${name} status is now: NodeNotReady`);
         if (transition || (this.#nodesToRetry.has(name) && current.status !== 'True')) {
@@ -400,30 +399,26 @@ export class NodeLifecycleController {
   }
 
   // processTaintBaseEviction: queue the NoExecute taint, or swap it at once, or take it off.
-  #processTaintBaseEviction(node: Node, observed: NodeCondition): void {
+  async #processTaintBaseEviction(node: Node, observed: NodeCondition): Promise<void> {
     const taints = node.spec?.taints;
     switch (observed.status) {
       case 'False':
-        if (taintExists(taints, unreachableTaintTemplate)) this.#track(this.#swap(node, [notReadyTaintTemplate], [unreachableTaintTemplate]));
+        if (taintExists(taints, unreachableTaintTemplate)) await this.#swap(node, [notReadyTaintTemplate], [unreachableTaintTemplate]);
         else this.#markNodeForTainting(node, 'False');
         break;
       case 'Unknown':
-        if (taintExists(taints, notReadyTaintTemplate)) this.#track(this.#swap(node, [unreachableTaintTemplate], [notReadyTaintTemplate]));
+        if (taintExists(taints, notReadyTaintTemplate)) await this.#swap(node, [unreachableTaintTemplate], [notReadyTaintTemplate]);
         else this.#markNodeForTainting(node, 'Unknown');
         break;
       case 'True':
-        this.#track(this.#markNodeAsReachable(node));
+        try {
+          await this.#markNodeAsReachable(node);
+        } catch (err) {
+          // Retried at the next pass.
+          this.#ctx.onError('nodelifecycle', err, node.metadata?.name ?? '');
+        }
         break;
     }
-  }
-
-  #track(p: Promise<unknown>): void {
-    const done: Promise<void> = p.then(
-      () => undefined,
-      (err: unknown) => this.#ctx.onError('nodelifecycle', err, ''),
-    );
-    const tracked = done.finally(() => this.#pendingTaints.delete(tracked));
-    this.#pendingTaints.add(tracked);
   }
 
   #swap(node: Node, add: readonly Taint[], remove: readonly Taint[]): Promise<boolean> {

@@ -7,7 +7,6 @@
  * controller removes a node when it is reachable again or its taint went away), and `try` spends a token
  * per look at the head even when the head is not due yet.
  */
-import { TokenBucket } from '../../tools/events/record/token-bucket.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 
 /** EvictionRateLimiterBurst (rate_limited_queue.go): one eviction may happen at once after a quiet period. */
@@ -28,16 +27,34 @@ export interface TimedValue {
 /** What `try` does with a due value: done (`true`), or not yet, to be retried after `retryAfterMs`. */
 export type TimedQueueAction = (value: TimedValue) => { done: true } | { done: false; retryAfterMs: number };
 
-/** The rate limiter of one zone: a token bucket, or none at all when the rate is 0 (fakeAlwaysRejectRateLimiter). */
+/**
+ * The rate limiter of one zone: a token bucket of {@link evictionRateLimiterBurst} (flowcontrol's
+ * TokenBucketRateLimiter), or none at all when the rate is 0 (fakeAlwaysRejectRateLimiter). The balance
+ * is kept in milliseconds of refill rather than in fractions of a token, so that a token is due exactly
+ * 1/qps seconds after the last one however often the bucket is asked (no float drift).
+ */
 class ZoneLimiter {
   readonly qps: number;
-  readonly #bucket: TokenBucket | undefined;
+  readonly #clock: Pick<Clock, 'now'>;
+  readonly #costMs: number;
+  // Refill time banked as of #last, at most burst tokens' worth; starts full.
+  #creditMs: number;
+  #last: number;
   constructor(qps: number, clock: Pick<Clock, 'now'>) {
     this.qps = qps;
-    this.#bucket = qps > 0 ? new TokenBucket(qps, evictionRateLimiterBurst, clock) : undefined;
+    this.#clock = clock;
+    this.#costMs = qps > 0 ? 1000 / qps : Infinity;
+    this.#creditMs = this.#costMs * evictionRateLimiterBurst;
+    this.#last = clock.now();
   }
   tryAccept(): boolean {
-    return this.#bucket?.tryAccept() ?? false;
+    if (this.qps <= 0) return false;
+    const now = this.#clock.now();
+    this.#creditMs = Math.min(this.#costMs * evictionRateLimiterBurst, this.#creditMs + Math.max(0, now - this.#last));
+    this.#last = now;
+    if (this.#creditMs < this.#costMs) return false;
+    this.#creditMs -= this.#costMs;
+    return true;
   }
 }
 

@@ -235,15 +235,23 @@ export class NoExecuteTaintManager {
     this.#addWork(namespace, name, startTime, startTime + min);
   }
 
-  // TimedWorkerQueue.AddWork: a timer firing at fireAt (at once when due); refused when one is scheduled.
+  // TimedWorkerQueue.AddWork: a timer firing at fireAt; a deletion already due starts at once (and, as
+  // upstream's worker without a timer, cannot be cancelled). Refused when one is scheduled.
   #addWork(namespace: string, name: string, createdAt: number, fireAt: number): void {
     const key = podKey(namespace, name);
     if (this.#scheduled.has(key) || this.#stopped) return;
-    const delay = Math.max(0, fireAt - this.#ctx.clock.now());
-    const timer = this.#ctx.clock.afterFunc(delay, () => {
-      this.#scheduled.delete(key);
+    const fire = (): void => {
       const deletion = this.#deletePod(namespace, name).finally(() => this.#deletions.delete(deletion));
       this.#deletions.add(deletion);
+    };
+    const delay = fireAt - this.#ctx.clock.now();
+    if (delay <= 0) {
+      fire();
+      return;
+    }
+    const timer = this.#ctx.clock.afterFunc(delay, () => {
+      this.#scheduled.delete(key);
+      fire();
     });
     this.#scheduled.set(key, { createdAt, fireAt, timer });
   }
