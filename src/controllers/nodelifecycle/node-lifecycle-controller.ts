@@ -91,9 +91,13 @@ const conditionTaintKeys = new Set(Object.values(conditionTaints).flatMap((m) =>
 
 /** A zone's disruption state (ZoneState). */
 export const ZoneState = {
+  /** Seen for the first time; no state computed yet. */
   Initial: 'Initial',
+  /** Tainting at --node-eviction-rate. */
   Normal: 'Normal',
+  /** No node of the zone is ready. */
   FullDisruption: 'FullDisruption',
+  /** More than 2 nodes and at least --unhealthy-zone-threshold of them not ready. */
   PartialDisruption: 'PartialDisruption',
 } as const;
 /** See {@link ZoneState}. */
@@ -126,11 +130,19 @@ export function getZoneKey(node: Node): string {
   return `${region}:\u0000:${zone}`;
 }
 
+/** What {@link computeZoneState} finds. */
+export interface ZoneHealth {
+  /** Nodes whose Ready condition is not True (or missing). */
+  notReady: number;
+  /** The zone's state. */
+  state: ZoneStateValue;
+}
+
 /**
  * ComputeZoneState: the number of not-ready nodes and the zone's state from its nodes' Ready conditions
  * (undefined: no condition, counted not ready).
  */
-export function computeZoneState(ready: readonly (NodeCondition | undefined)[], unhealthyZoneThreshold = defaultUnhealthyZoneThreshold): { notReady: number; state: ZoneStateValue } {
+export function computeZoneState(ready: readonly (NodeCondition | undefined)[], unhealthyZoneThreshold = defaultUnhealthyZoneThreshold): ZoneHealth {
   let readyNodes = 0;
   let notReady = 0;
   for (const c of ready) {

@@ -36,11 +36,19 @@ export function getNoExecuteTaints(taints: readonly Taint[] | undefined): Taint[
   return (taints ?? []).filter((t) => t.effect === 'NoExecute');
 }
 
+/** What {@link getMatchingTolerations} finds. */
+export interface MatchingTolerations {
+  /** Whether every taint is tolerated. */
+  allTolerated: boolean;
+  /** For each taint, the first toleration that tolerates it (empty when not all are tolerated). */
+  used: Toleration[];
+}
+
 /**
  * GetMatchingTolerations: whether every taint is tolerated, and for each taint the first toleration
  * that tolerates it.
  */
-export function getMatchingTolerations(taints: readonly Taint[], tolerations: readonly Toleration[]): { allTolerated: boolean; used: Toleration[] } {
+export function getMatchingTolerations(taints: readonly Taint[], tolerations: readonly Toleration[]): MatchingTolerations {
   if (taints.length === 0) return { allTolerated: true, used: [] };
   if (tolerations.length === 0) return { allTolerated: false, used: [] };
   const used: Toleration[] = [];
