@@ -56,7 +56,8 @@ function readyNode(name: string, now: number, labels: Record<string, string> = {
 async function setup(t: TestContext, nodes: { name: string; labels?: Record<string, string> }[], pods: Pod[] = []): Promise<Env> {
   const clock = new FakeClock(t0);
   const server = await startApiServer({ clock });
-  const client = newClientset({ host: server.url });
+  // No client-side throttling: the test's own reads would otherwise hold the controller's writes back.
+  const client = newClientset({ host: server.url, qps: -1 });
   for (const n of nodes) {
     const created = await client.coreV1().nodes().create(readyNode(n.name, clock.now(), n.labels));
     await client.coreV1().nodes().updateStatus({ ...created, status: readyNode(n.name, clock.now()).status! });
@@ -290,4 +291,23 @@ test('NoSchedule taints follow the conditions and spec.unschedulable (TaintNodes
   await env.renew('n2');
   await env.step(5000);
   await until(async () => taintsOf(await env.node('n2')).includes('node.kubernetes.io/not-ready:NoExecute'), 'not-ready NoExecute');
+});
+
+test('a node whose kubelet never posted status gets its conditions Unknown (NodeStatusNeverUpdated) after the 60 s startup grace period', async (t) => {
+  const env = await setup(t, [{ name: 'n1' }]);
+  await env.client.coreV1().nodes().create({ metadata: { name: 'silent' } });
+  for (let s = 5; s <= 60; s += 5) {
+    await env.renew('n1');
+    await env.step(5000);
+  }
+  assert.equal((await env.node('silent')).status?.conditions, undefined);
+  await env.renew('n1');
+  await env.step(5000);
+  const silent = await env.node('silent');
+  assert.deepEqual(
+    silent.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message, c.lastHeartbeatTime, c.lastTransitionTime]),
+    ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'].map((type) => [type, 'Unknown', 'NodeStatusNeverUpdated', 'Kubelet never posted node status.', silent.metadata?.creationTimestamp, stamp(t0 + 65_000)]),
+  );
+  // TaintNodesByCondition's not-ready:NoSchedule becomes unreachable:NoSchedule with the Unknown condition.
+  await until(async () => taintsOf(await env.node('silent')).join() === 'node.kubernetes.io/unreachable:NoSchedule', 'unreachable NoSchedule');
 });
