@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Node, Pod } from '../../src/api/core/v1.ts';
+import { UnknownKubeletNodeError } from '../../src/apiserver/index.ts';
 import { FakeClock } from '../../src/util/clock/clock.ts';
 import { startCluster, waitForItems } from './support.ts';
 
@@ -36,6 +37,7 @@ test('a stopped kubelet: its node is Unknown and tainted after 40 s, its pod evi
   const placed = await waitForItems(pods, (items) => items.length === 2 && items.every(ready) && new Set(items.map((p) => p.spec?.nodeName)).size === 2);
   const victim = placed.find((p) => p.spec?.nodeName === 'nodelife-b')!;
 
+  assert.throws(() => server.controllers.stopKubelet('nodelife-c'), UnknownKubeletNodeError);
   server.controllers.stopKubelet('nodelife-b');
   const lastRenewal = ms((await client.coordinationV1().leases('kube-node-lease').get('nodelife-b')).spec?.renewTime);
   const node = (): Promise<Node> => client.coreV1().nodes().get('nodelife-b');
