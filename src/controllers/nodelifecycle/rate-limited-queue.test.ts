@@ -53,3 +53,17 @@ test('RateLimitedTimedQueue: a value not done comes back after its wait; rate 0 
   await clock.step(10_000);
   assert.deepEqual(drain(q), ['m']);
 });
+
+test('RateLimitedTimedQueue: a node queued 5 s after the last taint waits for the token, 10 s after that taint (recorded on kube-controller-manager v1.24)', async () => {
+  const clock = new FakeClock(0);
+  const q = new RateLimitedTimedQueue(0.1, clock);
+  q.add('z3', 'u3');
+  assert.deepEqual(drain(q), ['z3']);
+  await clock.step(5000);
+  q.add('z4', 'u4');
+  for (let t = 5000; t < 10_000; t += 100) {
+    assert.deepEqual(drain(q), [], `at ${t} ms`);
+    await clock.step(100);
+  }
+  assert.deepEqual(drain(q), ['z4']);
+});
