@@ -16,7 +16,7 @@ export type { WatchCacheOptions } from './watch-cache.ts';
 export type { FeatureGates } from './sharding.ts';
 export type { StaticUser } from './authn/authenticator.ts';
 export type { ApiServerFaults, FailSpec, DelaySpec, Verb } from './faults.ts';
-export { controllerNames } from './controllers/controller-manager.ts';
+export { controllerNames, UnknownKubeletNodeError } from './controllers/controller-manager.ts';
 export type { ControllerName, ControllerOptions, ControllerStats, ServerControllers } from './controllers/controller-manager.ts';
 export { defaultNodeName, defaultPodOutcome, kwokNodeName } from './controllers/fake-kubelet.ts';
 export { podDraw, podFails } from './controllers/pod-stages.ts';

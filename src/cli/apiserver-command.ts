@@ -34,8 +34,9 @@ stops), with --data-dir in a SQLite database that survives restarts and crashes,
 in etcd, in kube-apiserver's layout (shared with other servers on the same etcd). By default
 it is a developer's cluster: a scheduler and a kubelet stand-in and every controller of kube-controller-
 manager that kubeloom implements run in it (garbagecollector, namespace, cronjob, daemonset, deployment,
-disruption, endpoint, endpointslice, job, podgc, replicaset, resourcequota, root-ca-cert-publisher,
-serviceaccount, statefulset, ttl-after-finished), so Deployments roll out and Services get endpoints.
+disruption, endpoint, endpointslice, job, nodelifecycle, podgc, replicaset, resourcequota,
+root-ca-cert-publisher, serviceaccount, statefulset, ttl-after-finished), so Deployments roll out and
+Services get endpoints.
   --port N                   port to listen on (default 0: any free port)
   --host H                   address to listen on (default 127.0.0.1)
   --tls                      serve HTTPS with a self-signed certificate (its CA goes into the kubeconfig)

@@ -26,6 +26,7 @@ import { DisruptionController } from './disruption/disruption-controller.ts';
 import { EndpointsController } from './endpoint/endpoints-controller.ts';
 import { EndpointSliceController } from './endpointslice/endpointslice-controller.ts';
 import { JobController } from './job/job-controller.ts';
+import { NodeLifecycleController } from './nodelifecycle/node-lifecycle-controller.ts';
 import { PodGCController } from './podgc/gc-controller.ts';
 import { ReplicaSetController } from './replicaset/replica-set-controller.ts';
 import { ResourceQuotaController } from './resourcequota/resource-quota-controller.ts';
@@ -82,7 +83,7 @@ export const knownControllers: readonly string[] = [
 export const controllersDisabledByDefault: readonly string[] = ['bootstrapsigner', 'tokencleaner'];
 
 /** The controllers of this package, by upstream name. */
-export const implementedControllers: readonly string[] = ['cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'job', 'podgc', 'replicaset', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished'];
+export const implementedControllers: readonly string[] = ['cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'job', 'nodelifecycle', 'podgc', 'replicaset', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished'];
 
 /** A `--controllers` entry that names no known controller. */
 export class UnknownControllerError extends KubeloomError {
@@ -211,6 +212,7 @@ export function startControllers(source: RestConfig | Clientset, options: StartC
     endpoint: () => new EndpointsController(ctxFor('endpoint-controller')),
     endpointslice: () => new EndpointSliceController(ctxFor('endpointslice-controller')),
     job: () => new JobController(ctxFor('job-controller')),
+    nodelifecycle: () => new NodeLifecycleController(ctxFor('node-lifecycle-controller')),
     podgc: () => new PodGCController(ctxFor('pod-garbage-collector')),
     resourcequota: () => new ResourceQuotaController(ctxFor('resourcequota-controller')),
     'root-ca-cert-publisher': () => new RootCACertPublisher(ctxFor('root-ca-cert-publisher'), { rootCA: 'restClient' in source ? '' : (source.tls?.caData ?? '') }),

@@ -46,3 +46,19 @@ export { computePodTemplateHash, spewPodTemplateSpec } from './hash/compute-hash
 export { SpewUnsupportedError } from './hash/spew-format.ts';
 export { EndpointSliceController, desiredSlices, managedByLabel, managedByValue, maxEndpointsPerSlice, serviceNameLabel } from './endpointslice/endpointslice-controller.ts';
 export type { DesiredSlice } from './endpointslice/endpointslice-controller.ts';
+export {
+  NodeLifecycleController,
+  ZoneState,
+  computeZoneState,
+  getZoneKey,
+  defaultNodeMonitorPeriodMs,
+  defaultNodeMonitorGracePeriodMs,
+  defaultNodeStartupGracePeriodMs,
+  defaultNodeEvictionRate,
+  defaultSecondaryNodeEvictionRate,
+  defaultLargeClusterSizeThreshold,
+  defaultUnhealthyZoneThreshold,
+} from './nodelifecycle/node-lifecycle-controller.ts';
+export type { NodeLifecycleOptions, ZoneHealth, ZoneStateValue } from './nodelifecycle/node-lifecycle-controller.ts';
+export type { MatchingTolerations } from './nodelifecycle/taint-manager.ts';
+export { NoExecuteTaintManager, getMatchingTolerations, getMinTolerationTime, getNoExecuteTaints } from './nodelifecycle/taint-manager.ts';
