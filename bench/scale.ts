@@ -10,6 +10,7 @@
  *
  * Run: node --expose-gc bench/scale.ts [nodes=1000] [replicas=10000] [pods=100000] [budgetSeconds=600] [maxRssGiB=16]
  * (no further Deployment is created once the process holds more than maxRssGiB of RSS: the machine is shared).
+ * With SCALE_DATA_DIR=DIR the server keeps its data in SQLite under DIR (`--data-dir`).
  */
 import os from 'node:os';
 import { startApiServer } from '../src/apiserver/index.ts';
@@ -34,9 +35,11 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 const started = Date.now();
 console.log(`load before: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores)`);
 const base = memory();
-const server = await startApiServer({ controllers: { scheduler: true, kubelet: { nodeCount: nodes }, workloads: ['deployment', 'replicaset'], onError: () => undefined } });
+const dataDir = process.env.SCALE_DATA_DIR;
+const server = await startApiServer({ ...(dataDir === undefined ? {} : { dataDir }), controllers: { scheduler: true, kubelet: { nodeCount: nodes }, workloads: ['deployment', 'replicaset'], onError: () => undefined } });
 const cs = newClientset({ host: server.url, qps: -1 });
 const withNodes = memory();
+console.log(`storage: ${server.storage.description}`);
 console.log(`${nodes} nodes registered in ${((Date.now() - started) / 1000).toFixed(1)} s; RSS ${mib(withNodes.rss)} MiB, heap ${mib(withNodes.heap)} MiB (before the server: RSS ${mib(base.rss)}, heap ${mib(base.heap)})`);
 
 // One round of 1,000 Lease renewals, as the kubelet stand-in's ticker does every 10 s: a second server on a
