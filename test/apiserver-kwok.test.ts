@@ -192,3 +192,24 @@ test('what clients see of the stand-ins\' writes (resourceVersions, managedField
   const recorded = JSON.parse(await readFile(new URL('./fixtures/stand-ins-transcript.json', import.meta.url), 'utf8')) as Json[];
   assert.deepEqual(JSON.parse(JSON.stringify(await standInsTranscript())), recorded);
 });
+
+test('every 5 minutes the kubelet stand-in refreshes its nodes\' condition heartbeats through nodes/status, keeping the transition times', async () => {
+  await withServer({ controllers: { kubelet: { nodeCount: 2 } } }, async (s, clock) => {
+    const node = async (): Promise<Json> => (await call(s, 'GET', '/api/v1/nodes/kwok-node-1')).body as Json;
+    const before = await node();
+    await clock.step(290_000);
+    await s.controllers.waitForIdle();
+    assert.equal((await node()).metadata.resourceVersion, before.metadata.resourceVersion);
+    await clock.step(10_000);
+    await s.controllers.waitForIdle();
+    const after = await node();
+    assert.deepEqual(
+      after.status.conditions.map((c: Json) => [c.type, c.lastHeartbeatTime, c.lastTransitionTime]),
+      before.status.conditions.map((c: Json) => [c.type, '2024-06-01T00:05:00Z', '2024-06-01T00:00:00Z']),
+    );
+    assert.deepEqual({ ...after.spec, ...after.metadata.labels }, { ...before.spec, ...before.metadata.labels });
+    const status = (after.metadata.managedFields as Json[]).find((e) => e.subresource === 'status');
+    assert.equal(status?.manager, 'kubelet');
+    assert.equal(status?.time, '2024-06-01T00:05:00Z');
+  });
+});
