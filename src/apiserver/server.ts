@@ -31,6 +31,7 @@ import { bootstrapSnapshot } from './bootstrap/bootstrap-snapshot.ts';
 import { followSharedCustomResources, restoreDerivedState } from './bootstrap/restored-state.ts';
 import { isRevisioned, StorageKind, type StorageBackend } from './storage/interface.ts';
 import type { ApiServerSnapshot } from './snapshot.ts';
+import { keptServiceAccountKey, type ServiceAccountSigningKey } from './authn/service-account-key.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -124,7 +125,8 @@ export interface ApiServerOptions {
    * Keep the data in a SQLite revision log under this directory (created when missing; `node:sqlite`), as
    * `kubeloom apiserver --data-dir`: every write is on disk before it is acknowledged, and a server started
    * again on the directory has the same objects, revision and retained history (default: memory only).
-   * One server at a time may use a directory. See docs/apiserver.md, "Storage".
+   * One server at a time may use a directory. The ServiceAccount token signing key is kept there too
+   * (`DIR/sa.key`), so tokens issued before a restart still verify. See docs/apiserver.md, "Storage".
    */
   dataDir?: string;
   /**
@@ -329,7 +331,13 @@ class EmbeddedApiServer implements ApiServer {
   #port: number;
   #listening = false;
 
-  constructor(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined, backend: StorageBackend | undefined) {
+  constructor(
+    options: ApiServerOptions,
+    tls: { key: string; cert: string } | undefined,
+    clientCa: { key: string; cert: string } | undefined,
+    backend: StorageBackend | undefined,
+    serviceAccountKey: ServiceAccountSigningKey | undefined,
+  ) {
     const clock = options.clock ?? realClock;
     this.#host = options.host ?? '127.0.0.1';
     const rbac = options.rbac === true;
@@ -358,6 +366,7 @@ class EmbeddedApiServer implements ApiServer {
       users: [...(options.users ?? []), { name: 'system:kube-controller-manager', token: this.#loopbackToken, groups: ['system:masters'] }],
       ...(options.anonymous === undefined ? {} : { anonymous: options.anonymous }),
       serviceAccountIssuer: options.serviceAccountIssuer,
+      serviceAccountSigningKey: serviceAccountKey,
       webhookServices: (namespace, name, port) => options.webhookServices?.[`${namespace}/${name}:${port}`] ?? options.webhookServices?.[`${namespace}/${name}`],
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? defaultBookmarkIntervalMs,
       defaultWatchTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? defaultWatchTimeoutSeconds,
@@ -497,8 +506,9 @@ class EmbeddedApiServer implements ApiServer {
 
   async fork(options: Omit<ApiServerOptions, 'from' | 'dataDir' | 'etcdServers'> = {}): Promise<ApiServer> {
     const { dataDir: _dataDir, etcdServers: _etcdServers, ...inherited } = this.#options;
-    // The same certificates and credentials, so the parent's kubeconfig works against the fork.
-    return launch({ ...inherited, port: 0, token: this.#token, ...options, from: this.snapshot() }, this.#tls, this.#clientCa);
+    // The same certificates and credentials, so the parent's kubeconfig works against the fork; the same
+    // ServiceAccount signing key, so tokens issued by either verify on both.
+    return launch({ ...inherited, port: 0, token: this.#token, ...options, from: this.snapshot() }, this.#tls, this.#clientCa, this.#handler.access.tokens.signingKey);
   }
 
   setPodLogs(namespace: string, pod: string, lines: string[], container?: string): void {
@@ -585,7 +595,12 @@ async function keptCertificate(dir: string, name: string, make: () => Promise<{ 
   return pair;
 }
 
-async function launch(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined): Promise<ApiServer> {
+async function launch(
+  options: ApiServerOptions,
+  tls: { key: string; cert: string } | undefined,
+  clientCa: { key: string; cert: string } | undefined,
+  serviceAccountKey?: ServiceAccountSigningKey,
+): Promise<ApiServer> {
   if (options.dataDir !== undefined && options.from !== undefined) throw new Error('startApiServer: `from` and `dataDir` cannot be combined');
   if (options.etcdServers !== undefined && (options.dataDir !== undefined || options.from !== undefined)) throw new Error('startApiServer: `etcdServers` cannot be combined with `dataDir` or `from`');
   // node:sqlite loads only for a data directory (Node 22 warns that it is experimental when it loads).
@@ -597,7 +612,10 @@ async function launch(options: ApiServerOptions, tls: { key: string; cert: strin
         : (await import('./storage/sqlite-backend.ts')).SqliteBackend.open(options.dataDir);
   let server: EmbeddedApiServer;
   try {
-    server = new EmbeddedApiServer(options, tls, clientCa, backend);
+    // Tokens issued before a restart must still verify: the signing key lives beside the data (read after
+    // the backend holds the directory's lock, so two servers never race to make it).
+    const saKey = serviceAccountKey ?? (options.dataDir === undefined ? undefined : await keptServiceAccountKey(options.dataDir));
+    server = new EmbeddedApiServer(options, tls, clientCa, backend, saKey);
   } catch (err) {
     backend?.close();
     throw err;

@@ -372,8 +372,7 @@ export class FakeKubelet implements ServerController {
     const renewTime = new Date(this.#clock.now()).toISOString().replace('Z', '000Z');
     for (const name of names) {
       if (this.#stoppedNodes.has(name)) continue;
-      const updated = this.#client.update(leases, 'kube-node-lease', name, (o) => ({ ...o, spec: { ...(isObject(o.spec) ? o.spec : {}), renewTime } }));
-      if (updated !== undefined) continue;
+      if (this.#client.modify(leases, 'kube-node-lease', name, (o) => ({ ...o, spec: { ...(isObject(o.spec) ? o.spec : {}), renewTime } }))) continue;
       const node = this.#client.get(nodes, '', name);
       const uid = node === undefined ? undefined : (node.metadata as Obj).uid;
       this.#client.create(leases, 'kube-node-lease', {
@@ -389,12 +388,12 @@ export class FakeKubelet implements ServerController {
     const now = formatTime(this.#clock.now());
     for (const name of this.#nodes) {
       if (this.#stoppedNodes.has(name)) continue;
-      this.#client.update(
+      this.#client.modify(
         nodes,
         '',
         name,
         (o) => {
-          const status: Obj = isObject(o.status) ? o.status : {};
+          const status: Readonly<Obj> = isObject(o.status) ? o.status : {};
           const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isObject).map((c) => ({ ...c, lastHeartbeatTime: now })) : [];
           return { ...o, status: { ...status, conditions } };
         },
@@ -583,8 +582,9 @@ export class FakeKubelet implements ServerController {
     return `${base}${n <= 254 ? n : 2 + ((n - 2) % 253)}`;
   }
 
-  #writeStatus(pod: Pod, status: (current: Obj) => Obj): void {
-    this.#client.update(this.#client.resourceFor('v1', 'Pod'), pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (o) => ({ ...o, status: status(isObject(o.status) ? o.status : {}) }), 'status');
+  // `status` gets the stored status, which it must not change (LoopbackClient.modify): it returns a new one.
+  #writeStatus(pod: Pod, status: (current: Readonly<Obj>) => Obj): void {
+    this.#client.modify(this.#client.resourceFor('v1', 'Pod'), pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (o) => ({ ...o, status: status(isObject(o.status) ? o.status : {}) }), 'status');
   }
 
   #run(pod: Pod, ready = true): void {
