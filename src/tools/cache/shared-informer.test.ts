@@ -354,6 +354,51 @@ test('SharedIndexInformer: a new version takes over the unchanged, frozen parts 
   await running;
 });
 
+/** Whether `value` and everything reachable from it is frozen. */
+function deeplyFrozen(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(deeplyFrozen);
+}
+
+test('SharedIndexInformer: every version handed to handlers and listers is deeply frozen and equals what was sent after the transform', async () => {
+  const { lw, informer, stop, start } = setup();
+  // A transform that mutates what it is given, as users' transforms do (drop an annotation, add a label).
+  const transform = (p: Pod): Pod => {
+    delete p.metadata.annotations?.['drop'];
+    p.metadata.labels = { ...p.metadata.labels, seen: 'yes' };
+    return p;
+  };
+  informer.setTransform(transform);
+  const seen: Array<[Pod, Pod]> = [];
+  informer.addEventHandler({ onUpdate: (o, n) => void seen.push([o, n]) });
+  const version = (rv: string, node: string, keep: string): Pod =>
+    pod('a', rv, { metadata: { namespace: 'ns', name: 'a', resourceVersion: rv, labels: { app: 'x' }, annotations: { drop: 'd', keep } }, spec: { node } });
+  const sent = [version('11', 'n1', 'k2'), version('12', 'n2', 'k2'), version('13', 'n2', 'k2'), version('14', 'n2', 'k3')];
+  lw.pushList(list('10', [version('1', 'n1', 'k1')]));
+  const w = lw.pushWatch(new FakeWatch<Pod>());
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  await flush();
+  for (const v of sent) w.modify(structuredClone(v));
+  await flush();
+  assert.equal(seen.length, sent.length);
+  for (let i = 0; i < sent.length; i++) {
+    const [old, updated] = seen[i]!;
+    assert.deepEqual(updated, transform(structuredClone(sent[i]!)), `version ${sent[i]!.metadata.resourceVersion}`);
+    assert.ok(deeplyFrozen(updated) && deeplyFrozen(old));
+    if (i > 0) assert.equal(old, seen[i - 1]![1], 'the old object of an update is the previously delivered version');
+  }
+  assert.equal(informer.getStore().getByKey('ns/a'), seen.at(-1)![1], 'the lister returns the last delivered object');
+  // Unchanged subtrees are taken over from the cached version; changed ones are not.
+  assert.equal(seen[2]![1].spec, seen[1]![1].spec);
+  assert.equal(seen[3]![1].spec, seen[2]![1].spec);
+  assert.equal(seen[2]![1].metadata.annotations, seen[1]![1].metadata.annotations);
+  assert.notEqual(seen[1]![1].spec, seen[0]![1].spec);
+  assert.notEqual(seen[3]![1].metadata.annotations, seen[2]![1].metadata.annotations);
+  stop.abort();
+  await running;
+});
+
 test('SharedIndexInformer.setWatchErrorHandler receives failed lists', async () => {
   const { clock, lw, informer, stop, start } = setup();
   const seen: unknown[] = [];
