@@ -130,11 +130,12 @@ export function checkResourceQuota(storage: Storage, a: QuotaAttributes): { quot
     const hard = listOf(status.hard);
     const used = listOf(status.used);
     const requested = mask(delta, hard.keys());
-    // quota.Add: the used amounts in their own format, plus what is requested.
+    // quota.Add: the used amounts in their own format (Quantity.Add takes the added one's format when
+    // the amount was zero), plus what is requested.
     const newUsage: ResourceList = new Map(used);
     for (const [k, r] of requested) {
       const u = newUsage.get(k);
-      newUsage.set(k, u === undefined ? r : { nanos: u.nanos + r.nanos, format: u.format });
+      newUsage.set(k, u === undefined ? r : { nanos: u.nanos + r.nanos, format: u.nanos === 0n ? r.format : u.format });
     }
     const exceeded = [...requested.keys()].filter((k) => newUsage.get(k)!.nanos > (hard.get(k)?.nanos ?? 0n));
     if (exceeded.length > 0) {

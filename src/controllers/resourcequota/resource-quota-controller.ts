@@ -12,12 +12,15 @@
  * workloads this package watches.
  *
  * Only the status: enforcing quotas at admission is the API server's (ResourceQuota admission; the embedded
- * server's is src/apiserver/admission/resource-quota.ts, which charges status.used on admit as upstream). Left out: scopes and scopeSelector, pod overhead, extended resources,
+ * server's is src/apiserver/admission/resource-quota.ts, which charges status.used on admit as upstream). Pod
+ * overhead is added to requests and limits; hugepages count as `hugepages-<size>` and
+ * `requests.hugepages-<size>`, extended resources as `requests.<name>`. Left out: scopes and scopeSelector,
  * `count/` of resources not listed here.
  */
 import type { Pod, ResourceQuota, ResourceQuotaStatus } from '../../api/core/v1.ts';
 import { isNotFound } from '../../apimachinery/errors.ts';
 import { objectKey } from '../../apimachinery/meta.ts';
+import { hugePagesPrefix, isExtendedResourceName, resourceRequestsPrefix } from '../../apimachinery/resource-name.ts';
 import { formatQuantity, parseQuantity, QuantityFormat, type Quantity, type QuantityFormatValue } from '../../apimachinery/quantity.ts';
 import type { Controller } from '../../controller/controller.ts';
 import { objectOf } from '../../controller/enqueue.ts';
@@ -55,7 +58,10 @@ function podResource(pod: Pod, kind: 'requests' | 'limits', resource: string): Q
   const of = (r: { resources?: { requests?: Resources; limits?: Resources } }): string | undefined => r.resources?.[kind]?.[resource];
   const containers = sumOf((pod.spec?.containers ?? []).map(of));
   const inits = (pod.spec?.initContainers ?? []).map((c) => of(c)).filter((q): q is string => q !== undefined).map(parseQuantity);
-  return inits.reduce<Quantity | undefined>((m, q) => maxOf(m, q), containers);
+  const max = inits.reduce<Quantity | undefined>((m, q) => maxOf(m, q), containers);
+  // PodOverhead (GA in v1.24) counts as requested and as limited.
+  const overhead = (pod.spec?.overhead as Resources)?.[resource];
+  return overhead === undefined ? max : sumOf([max === undefined ? undefined : formatQuantity(max), overhead]);
 }
 
 /** The pods a quota counts (QuotaV1Pod): not finished, and not past their deletion grace period. */
@@ -171,6 +177,10 @@ export class ResourceQuotaController {
         return total === undefined ? '0' : formatQuantity(total);
       }
       default: {
+        // podComputeUsageHelper: hugepages under both names, extended resources as requests.<name> only.
+        if (resource.startsWith(hugePagesPrefix)) return podSum('requests', resource);
+        const requested = resource.startsWith(resourceRequestsPrefix) ? resource.slice(resourceRequestsPrefix.length) : undefined;
+        if (requested !== undefined && (requested.startsWith(hugePagesPrefix) || isExtendedResourceName(requested))) return podSum('requests', requested);
         const name = resource.startsWith('count/') ? resource.slice('count/'.length) : resource;
         if (!this.#counted.has(name)) return undefined;
         return count(list(name).length);
