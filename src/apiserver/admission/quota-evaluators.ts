@@ -30,8 +30,11 @@ export type ResourceList = Map<string, Quantity>;
 
 /** A quota scope selector requirement (spec.scopes become `Exists` requirements). */
 export interface ScopeRequirement {
+  /** The scope: Terminating, NotTerminating, BestEffort, NotBestEffort or PriorityClass. */
   scopeName: string;
+  /** In, NotIn, Exists or DoesNotExist. */
   operator: string;
+  /** The values of In and NotIn (PriorityClass names). */
   values?: string[];
 }
 

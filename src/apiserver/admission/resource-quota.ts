@@ -43,6 +43,7 @@ export interface LimitedResource {
  * what no quota limits.
  */
 export interface ResourceQuotaConfiguration {
+  /** The resources whose consumption (or scopes) needs a covering quota (default none). */
   readonly limitedResources?: readonly LimitedResource[];
 }
 
