@@ -306,3 +306,29 @@ e2eTest('objects sent to a conversion webhook carry no resourceVersion and have 
   // What the clients get back still has the revision.
   assert.ok((await v2.get('a')).metadata?.resourceVersion);
 });
+
+e2eTest('conversion webhook calls per request through the non-storage version are kube-apiserver v1.24\'s: create 3, get 1, update 4, patch 4, delete 4', async (env) => {
+  const sfx = env.suffix;
+  const group = `${sfx}.example.com`;
+  const kind = `Widget${sfx}`;
+  const hook = await conversionServer(env, group, kind);
+  await env.createCrd(widgetCrd(sfx, hook.url, hook.caBundle));
+  const rest = new RestClient(env.restConfig());
+  env.defer(() => rest.close());
+  const v2 = new DynamicClient(rest).resource({ group, version: 'v2', resource: `widgets${sfx}` }).namespace(env.namespace);
+  // Each count includes the v2 watch cache's asynchronous conversion of the written state (v1.24 too).
+  const calls = async (n: number): Promise<number> => {
+    await eventually(async () => hook.calls.reduce((k, c) => k + c.objects.length, 0) >= n);
+    return hook.calls.splice(0).reduce((k, c) => k + c.objects.length, 0);
+  };
+  const created = await v2.create({ apiVersion: `${group}/v2`, kind, metadata: { name: 'a' }, spec: { size: '3' } });
+  assert.equal(await calls(3), 3);
+  await v2.get('a');
+  assert.equal(await calls(1), 1);
+  await v2.update({ ...created, spec: { size: '4' } });
+  assert.equal(await calls(4), 4);
+  await v2.patch('a', 'application/merge-patch+json', { spec: { size: '5' } });
+  assert.equal(await calls(4), 4);
+  await v2.delete('a');
+  assert.equal(await calls(4), 4);
+});
