@@ -175,7 +175,8 @@ export function encodeInVersion(r: ApiResource, json: string): string {
   if (!r.custom && r.storage !== undefined) {
     // A built-in kind stored in another of its versions: converted to the request's.
     if (storedApiVersion(json) === JSON.stringify(apiVersion)) return json;
-    return JSON.stringify(convertBuiltin(r, JSON.parse(json) as Obj, r.version));
+    // Encoded from the request version's Go struct: in its field order.
+    return JSON.stringify(goFieldOrder(convertBuiltin(r, JSON.parse(json) as Obj, r.version)));
   }
   // A conversion webhook is called by the handlers, which await it (webhook-converter.ts): stored as is here.
   if (r.conversionWebhook !== undefined) return json;
