@@ -9,47 +9,11 @@
  *
  * Run: node bench/informer-recovery.ts [downSeconds=90] [rounds=1]
  */
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { startApiServer } from '../src/apiserver/index.ts';
+import { TcpForwarder } from '../test/support/tcp-forwarder.ts';
 import { newDynamicSharedInformerFactory, newMetadataSharedInformerFactory, newSharedInformerFactory } from '../src/informers/factory.ts';
 import { newClientset } from '../src/kubernetes/index.ts';
 import { RestClient } from '../src/rest/client.ts';
-
-class Forwarder {
-  port = 0;
-  #server: Server | undefined;
-  readonly #sockets = new Set<Socket>();
-  readonly target: { host: string; port: number };
-  constructor(target: { host: string; port: number }) {
-    this.target = target;
-  }
-  async listen(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = connect(this.target);
-      for (const s of [client, upstream]) {
-        this.#sockets.add(s);
-        s.on('close', () => this.#sockets.delete(s));
-        s.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-    });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', () => resolve()));
-    this.port = (server.address() as { port: number }).port;
-    this.#server = server;
-  }
-  async close(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
-    if (server === undefined) return;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const s of this.#sockets) s.destroy();
-    await closed;
-  }
-}
 
 const downSeconds = Number(process.argv[2] ?? 90);
 const rounds = Number(process.argv[3] ?? 1);
@@ -58,7 +22,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 async function round(wakeOnReachable: boolean, n: number): Promise<string> {
   const server = await startApiServer();
   const url = new URL(server.url);
-  const fwd = new Forwarder({ host: url.hostname, port: Number(url.port) });
+  const fwd = new TcpForwarder({ host: url.hostname, port: Number(url.port) });
   await fwd.listen();
   let down = false;
   let whileDown = 0;

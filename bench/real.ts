@@ -36,6 +36,8 @@ export interface RealRun {
   syncMs: number;
   /** CPU time of that span (Node clients only: cgbench reports none). */
   cpuMs: number | undefined;
+  /** CPU time of the client's whole process, start to result (client-go: to exit); undefined when not measured. */
+  processCpuMs?: number | undefined;
   peakRss: number;
   /** kubeloom and client-node: V8 heap after GC minus the heap before; client-go: HeapInuse after GC. */
   heapBytes: number;
@@ -67,6 +69,8 @@ export interface RealOptions {
   cgbench: string | undefined;
   keep: boolean;
   variants: readonly RealVariant[];
+  /** Create missing Pods standalone (see realPod): no owner, an unknown scheduler. Default false. */
+  standalonePods?: boolean;
   /** Extra node flags for the kubeloom scenario processes of a round (e.g. --cpu-prof). */
   profileArgs: (name: string) => string[];
   log: (msg: string) => void;
@@ -89,7 +93,7 @@ export async function runRealCluster(o: RealOptions): Promise<RealResults> {
   const namespace = o.namespace ?? `kubeloom-bench-${randomBytes(3).toString('hex')}`;
   const machine = machineInfo();
   o.log(`server ${config.host} (${version.gitVersion}); namespace ${namespace}; load ${machine.loadAverage.map((l) => l.toFixed(1)).join(' ')}`);
-  const created = await ensurePods(cs, namespace, o.pods, 8, (n) => o.log(`created ${n} pods`));
+  const created = await ensurePods(cs, namespace, o.pods, 8, (n) => o.log(`created ${n} pods`), o.standalonePods === true);
   if (created > 0) o.log(`created ${created} pods in ${namespace}`);
   const pods = await countPods(cs, namespace);
   if (pods < o.pods) throw new Error(`namespace ${namespace} holds ${pods} pods, fewer than ${o.pods}`);
@@ -103,20 +107,24 @@ export async function runRealCluster(o: RealOptions): Promise<RealResults> {
         if (variant.startsWith('client-go') && o.cgbench === undefined) continue;
         // Let the server settle (its GC, the previous client's watch closing) before the next client.
         await pause(2000);
+        // Pods may vanish under a controller-manager run by someone else (pod GC): every client must sync the same set.
+        const now = await countPods(cs, namespace);
+        if (now !== pods) throw new Error(`namespace ${namespace} holds ${now} pods now, ${pods} when the runs began: its pods changed under the benchmark`);
         const load = loadAverage();
         let run: RealRun;
         if (variant === 'client-go-json' || variant === 'client-go-protobuf') {
           const r = await runCgbench(o.cgbench!, o.kubeconfigFile, namespace, pods, variant === 'client-go-protobuf');
-          run = { variant, round, syncMs: r.syncMs, cpuMs: undefined, peakRss: r.peakRss, heapBytes: r.heapBytes, load };
+          run = { variant, round, syncMs: r.syncMs, cpuMs: undefined, processCpuMs: r.cpuMs, peakRss: r.peakRss, heapBytes: r.heapBytes, load };
         } else {
           const input: InformerInput = { url: config.host, kubeconfig, real: true, namespace, pods, variant, watchEvents: 0 };
           const execArgv = variant === 'client-node' ? [] : o.profileArgs(`real-${variant}-${round}`);
           const r = await runScenario<InformerResult>('informer', input, { execArgv });
-          run = { variant, round, syncMs: r.sync.ms, cpuMs: r.sync.cpuMs, peakRss: r.peakRss, heapBytes: r.heapBytes, load };
+          run = { variant, round, syncMs: r.sync.ms, cpuMs: r.sync.cpuMs, processCpuMs: r.processCpuMs, peakRss: r.peakRss, heapBytes: r.heapBytes, load };
           if (execArgv.length > 0) o.log(`profile of ${variant}, round ${round}: the sync is ${(r.syncedAtMs - r.sync.ms).toFixed(0)}-${r.syncedAtMs.toFixed(0)} ms`);
         }
         runs.push(run);
-        o.log(`round ${round} ${variant}: ${(run.syncMs / 1000).toFixed(2)} s${run.cpuMs === undefined ? '' : ` (cpu ${(run.cpuMs / 1000).toFixed(2)} s)`}, peak rss ${(run.peakRss / 2 ** 20).toFixed(0)} MiB, load ${load[0].toFixed(2)}`);
+        const processCpu = run.processCpuMs === undefined ? '' : `, process cpu ${(run.processCpuMs / 1000).toFixed(2)} s`;
+        o.log(`round ${round} ${variant}: ${(run.syncMs / 1000).toFixed(2)} s${run.cpuMs === undefined ? '' : ` (cpu ${(run.cpuMs / 1000).toFixed(2)} s)`}${processCpu}, peak rss ${(run.peakRss / 2 ** 20).toFixed(0)} MiB, load ${load[0].toFixed(2)}`);
       }
     }
   } finally {

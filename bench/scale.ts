@@ -8,7 +8,9 @@
  * are sampled and divided by the pods held. Also reports the CPU one round of the nodes' Lease renewals
  * costs (a second server on a FakeClock, stepped 10 s at a time).
  *
- * Run: node --expose-gc bench/scale.ts [nodes=1000] [replicas=10000] [pods=100000] [budgetSeconds=600]
+ * Run: node --expose-gc bench/scale.ts [nodes=1000] [replicas=10000] [pods=100000] [budgetSeconds=600] [maxRssGiB=16]
+ * (no further Deployment is created once the process holds more than maxRssGiB of RSS: the machine is shared).
+ * With SCALE_DATA_DIR=DIR the server keeps its data in SQLite under DIR (`--data-dir`).
  */
 import os from 'node:os';
 import { startApiServer } from '../src/apiserver/index.ts';
@@ -19,6 +21,7 @@ const nodes = Number(process.argv[2] ?? 1000);
 const replicas = Number(process.argv[3] ?? 10_000);
 const target = Number(process.argv[4] ?? 100_000);
 const budgetMs = Number(process.argv[5] ?? 600) * 1000;
+const maxRss = Number(process.argv[6] ?? 16) * 1024 ** 3;
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const mib = (b: number): string => (b / 1024 / 1024).toFixed(0);
@@ -32,9 +35,11 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 const started = Date.now();
 console.log(`load before: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores)`);
 const base = memory();
-const server = await startApiServer({ controllers: { scheduler: true, kubelet: { nodeCount: nodes }, workloads: ['deployment', 'replicaset'], onError: () => undefined } });
+const dataDir = process.env.SCALE_DATA_DIR;
+const server = await startApiServer({ ...(dataDir === undefined ? {} : { dataDir }), controllers: { scheduler: true, kubelet: { nodeCount: nodes }, workloads: ['deployment', 'replicaset'], onError: () => undefined } });
 const cs = newClientset({ host: server.url, qps: -1 });
 const withNodes = memory();
+console.log(`storage: ${server.storage.description}`);
 console.log(`${nodes} nodes registered in ${((Date.now() - started) / 1000).toFixed(1)} s; RSS ${mib(withNodes.rss)} MiB, heap ${mib(withNodes.heap)} MiB (before the server: RSS ${mib(base.rss)}, heap ${mib(base.heap)})`);
 
 // One round of 1,000 Lease renewals, as the kubelet stand-in's ticker does every 10 s: a second server on a
@@ -52,7 +57,7 @@ console.log(`${nodes} nodes registered in ${((Date.now() - started) / 1000).toFi
 
 let held = 0;
 let i = 0;
-while (held + replicas <= target && Date.now() - started < budgetMs) {
+while (held + replicas <= target && Date.now() - started < budgetMs && process.memoryUsage().rss < maxRss) {
   const name = `scale-${i++}`;
   const cpu0 = process.cpuUsage();
   const t0 = Date.now();
@@ -77,7 +82,7 @@ while (held + replicas <= target && Date.now() - started < budgetMs) {
   console.log(
     `deployment ${name}: ${replicas} pods Available in ${(wallMs / 1000).toFixed(1)} s = ${((replicas / wallMs) * 1000).toFixed(0)} pods/s end to end ` +
       `(CPU ${((cpu.user + cpu.system) / 1000 / replicas).toFixed(2)} ms/pod); holding ${held} pods: RSS ${mib(m.rss)} MiB, heap ${mib(m.heap)} MiB, ` +
-      `per pod ${((m.rss - withNodes.rss) / held / 1024).toFixed(1)} KiB RSS, ${((m.heap - withNodes.heap) / held / 1024).toFixed(1)} KiB heap; bound ${stats.podsBound}, started ${stats.podsStarted}; load ${os.loadavg()[0]!.toFixed(2)}`,
+      `per pod ${((m.rss - withNodes.rss) / held / 1024).toFixed(1)} KiB RSS, ${((m.heap - withNodes.heap) / held / 1024).toFixed(1)} KiB heap; bound ${stats.podsBound}, started ${stats.podsStarted}; load ${os.loadavg()[0]!.toFixed(2)}; ${new Date().toISOString()}`,
   );
 }
 console.log(`held ${held} pods on ${nodes} nodes after ${((Date.now() - started) / 1000).toFixed(0)} s; load after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);

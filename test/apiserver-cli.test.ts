@@ -11,6 +11,7 @@ import { isForbidden, isUnauthorized } from '../src/apimachinery/errors.ts';
 import { newClientset } from '../src/kubernetes/clientset.ts';
 import { eventually } from '../src/testing/index.ts';
 import type { Json } from './apiserver-helpers.ts';
+import { etcdSkipReason, startTestEtcd } from './support/etcd.ts';
 
 const main = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
 
@@ -143,7 +144,8 @@ test('kubeloom apiserver --nodes 3 --pod-events: three kwok nodes, the default S
     assert.equal((await getJson(`${cli.url}/apis/storage.k8s.io/v1/storageclasses/standard`)).metadata.annotations['storageclass.kubernetes.io/is-default-class'], 'true');
     await (await fetch(`${cli.url}/api/v1/namespaces/default/pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }) })).arrayBuffer();
     await eventually(async () => assert.equal((await getJson(`${cli.url}/api/v1/namespaces/default/pods/p`)).status.conditions.find((c: Json) => c.type === 'Ready').status, 'True'), { timeoutMs: 10_000 });
-    const reasons = (await getJson(`${cli.url}/api/v1/namespaces/default/events`)).items.map((e: Json) => e.reason);
+    // The pod's events (the node lifecycle controller's RegisteredNode events about the nodes are in default too).
+    const reasons = (await getJson(`${cli.url}/api/v1/namespaces/default/events`)).items.filter((e: Json) => e.involvedObject.kind === 'Pod').map((e: Json) => e.reason);
     assert.deepEqual(new Set(reasons), new Set(['Scheduled', 'Pulling', 'Pulled', 'Created', 'Started']));
   } finally {
     await cli.stop();
@@ -249,5 +251,36 @@ test('kubeloom apiserver --rbac authorizes with RBAC: the kubeconfig is admin, a
   } finally {
     cli.kill();
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('kubeloom apiserver --etcd-servers keeps the cluster in etcd: a later process on the same etcd serves what the first wrote; with --data-dir it is a usage error', { ...(etcdSkipReason() === undefined ? {} : { skip: etcdSkipReason() }) }, async () => {
+  const etcd = await startTestEtcd();
+  try {
+    const first = await startCli(['--bare', '--etcd-servers', etcd.url]);
+    try {
+      assert.match(first.out(), new RegExp(`^kubeloom apiserver storage: etcd ${etcd.url.replace(/[.]/g, '\\.')} \\(prefix /registry, `, 'm'));
+      const created = await fetch(`${first.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'kept' }, data: { k: 'v' } }) });
+      assert.equal(created.status, 201);
+      assert.equal(await first.stop(), 0);
+    } finally {
+      first.kill();
+    }
+    const second = await startCli(['--bare', '--etcd-servers', etcd.url]);
+    try {
+      const got = (await (await fetch(`${second.url}/api/v1/namespaces/default/configmaps/kept`)).json()) as Json;
+      assert.deepEqual(got.data, { k: 'v' });
+      assert.equal(await second.stop(), 0);
+    } finally {
+      second.kill();
+    }
+    const both = spawn(process.execPath, [main, 'apiserver', '--etcd-servers', etcd.url, '--data-dir', tmpdir()], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    both.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    const [code] = (await once(both, 'exit')) as [number | null];
+    assert.equal(code, 2);
+    assert.match(err, /--etcd-servers and --data-dir cannot be combined/);
+  } finally {
+    await etcd.stop();
   }
 });

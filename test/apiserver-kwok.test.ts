@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../src/util/clock/index.ts';
 import { podFails, type ApiServer, type ApiServerOptions, type PodStages } from '../src/testing/index.ts';
 import { nodeObject } from '../src/apiserver/controllers/fake-kubelet.ts';
+import { readFile } from 'node:fs/promises';
 import { call, create, pod, withControllers, type Json } from './apiserver-helpers.ts';
+import { standInsTranscript } from './apiserver-kwok-transcript.ts';
 
 const pods = '/api/v1/namespaces/default/pods';
 const t0 = Date.parse('2024-06-01T00:00:00Z');
@@ -181,5 +183,33 @@ test('the default StorageClass and the volume binder: an Immediate claim binds a
     assert.equal((await call(s, 'DELETE', `${claims}/now`)).status, 200);
     await s.controllers.waitForIdle();
     assert.equal((await call(s, 'GET', `/api/v1/persistentvolumes/${now.spec.volumeName}`)).status, 404);
+  });
+});
+
+test('what clients see of the stand-ins\' writes (resourceVersions, managedFields, status, Lease renewals) matches the recorded transcript', async () => {
+  // Recorded before the stand-ins' write path was made cheaper (LoopbackClient.modify, pruned managedFields
+  // comparison, incremental scheduler filtering); see test/apiserver-kwok-transcript.ts.
+  const recorded = JSON.parse(await readFile(new URL('./fixtures/stand-ins-transcript.json', import.meta.url), 'utf8')) as Json[];
+  assert.deepEqual(JSON.parse(JSON.stringify(await standInsTranscript())), recorded);
+});
+
+test('every 5 minutes the kubelet stand-in refreshes its nodes\' condition heartbeats through nodes/status, keeping the transition times', async () => {
+  await withServer({ controllers: { kubelet: { nodeCount: 2 } } }, async (s, clock) => {
+    const node = async (): Promise<Json> => (await call(s, 'GET', '/api/v1/nodes/kwok-node-1')).body as Json;
+    const before = await node();
+    await clock.step(290_000);
+    await s.controllers.waitForIdle();
+    assert.equal((await node()).metadata.resourceVersion, before.metadata.resourceVersion);
+    await clock.step(10_000);
+    await s.controllers.waitForIdle();
+    const after = await node();
+    assert.deepEqual(
+      after.status.conditions.map((c: Json) => [c.type, c.lastHeartbeatTime, c.lastTransitionTime]),
+      before.status.conditions.map((c: Json) => [c.type, '2024-06-01T00:05:00Z', '2024-06-01T00:00:00Z']),
+    );
+    assert.deepEqual({ ...after.spec, ...after.metadata.labels }, { ...before.spec, ...before.metadata.labels });
+    const status = (after.metadata.managedFields as Json[]).find((e) => e.subresource === 'status');
+    assert.equal(status?.manager, 'kubelet');
+    assert.equal(status?.time, '2024-06-01T00:05:00Z');
   });
 });

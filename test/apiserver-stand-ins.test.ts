@@ -206,6 +206,28 @@ test('the scheduler spreads pods over the least loaded nodes, in name order on t
   );
 });
 
+test('the scheduler filters the nodes again after any node change: a cordoned node gets no more pods, a relabelled one starts fitting', async () => {
+  await withServer(
+    async (s) => {
+      for (let i = 0; i < 2; i++) await create(s, pods, pod(`p${i}`));
+      await s.controllers.waitForIdle();
+      const patchNode = async (name: string, body: Json): Promise<void> => {
+        assert.equal((await call(s, 'PATCH', `/api/v1/nodes/${name}`, { contentType: 'application/merge-patch+json', body })).status, 200);
+      };
+      await patchNode('node-a', { spec: { unschedulable: true } });
+      for (let i = 2; i < 4; i++) await create(s, pods, pod(`p${i}`));
+      await create(s, pods, pod('picky', { spec: { nodeSelector: { disk: 'ssd' }, containers: [{ name: 'c', image: 'x' }] } }));
+      await s.controllers.waitForIdle();
+      assert.equal((await call(s, 'GET', `${pods}/picky`)).body.spec.nodeName, undefined);
+      await patchNode('node-a', { metadata: { labels: { disk: 'ssd' } }, spec: { unschedulable: null } });
+      await s.controllers.waitForIdle();
+      const placed = (await call(s, 'GET', pods)).body.items.map((p: Json) => `${p.metadata.name}:${p.spec.nodeName}`);
+      assert.deepEqual(placed, ['p0:node-a', 'p1:node-b', 'p2:node-b', 'p3:node-b', 'picky:node-a']);
+    },
+    { controllers: { scheduler: true, kubelet: { nodes: ['node-a', 'node-b'] } } },
+  );
+});
+
 test('discovery lists pods/binding (create) and namespaces/finalize (update)', async () => {
   await withServer(async (s) => {
     const byName = new Map((await call(s, 'GET', '/api/v1')).body.resources.map((r: Json) => [r.name, r]));

@@ -2,7 +2,7 @@
 // test with the real CLI is in apiserver-storage-crash.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { get as httpsGet } from 'node:https';
 import { join } from 'node:path';
@@ -171,6 +171,75 @@ test('dataDir: a server started again on the directory has the same objects, CRD
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('dataDir keeps the ServiceAccount signing key: tokens from before a restart verify, and a fork shares the key', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'kubeloom-sa-key-'));
+  const other = await mkdtemp(join(tmpdir(), 'kubeloom-sa-key-other-'));
+  const tokenFor = async (s: ApiServer, sa: string): Promise<string> => {
+    const r = await call(s, 'POST', `/api/v1/namespaces/default/serviceaccounts/${sa}/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } });
+    assert.equal(r.status, 201, r.text);
+    return r.body.status.token as string;
+  };
+  const review = async (s: ApiServer, token: string): Promise<string> => {
+    const r = await call(s, 'POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } } });
+    assert.equal(r.status, 201, r.text);
+    return r.body.status.authenticated === true ? (r.body.status.user.username as string) : `rejected: ${r.body.status.error as string}`;
+  };
+  try {
+    const first = await startApiServer({ dataDir: dir });
+    let token: string;
+    try {
+      await create(first, '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bot' } });
+      token = await tokenFor(first, 'bot');
+      assert.equal(await review(first, token), 'system:serviceaccount:default:bot');
+    } finally {
+      await first.stop();
+    }
+    assert.equal((await stat(join(dir, 'sa.key'))).mode & 0o777, 0o600);
+    const second = await startApiServer({ dataDir: dir });
+    try {
+      assert.equal(await review(second, token), 'system:serviceaccount:default:bot');
+      // A fork verifies the parent's tokens, and the parent verifies the fork's.
+      const fork = await second.fork();
+      try {
+        assert.equal(await review(fork, token), 'system:serviceaccount:default:bot');
+        assert.equal(await review(second, await tokenFor(fork, 'bot')), 'system:serviceaccount:default:bot');
+      } finally {
+        await fork.stop();
+      }
+    } finally {
+      await second.stop();
+    }
+    // Another data directory has another key: the same objects would not make the token valid there.
+    const stranger = await startApiServer({ dataDir: other });
+    try {
+      await create(stranger, '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bot' } });
+      assert.equal(await review(stranger, token), 'rejected: invalid bearer token, invalid signature');
+    } finally {
+      await stranger.stop();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await rm(other, { recursive: true, force: true });
+  }
+});
+
+test('a fork of an in-memory server shares its ServiceAccount signing key', async () => {
+  const parent = await startApiServer();
+  try {
+    await create(parent, '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bot' } });
+    const fork = await parent.fork();
+    try {
+      const r = await call(fork, 'POST', '/api/v1/namespaces/default/serviceaccounts/bot/token', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } });
+      const reviewed = await call(parent, 'POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: r.body.status.token } } });
+      assert.equal(reviewed.body.status.user?.username, 'system:serviceaccount:default:bot', reviewed.text);
+    } finally {
+      await fork.stop();
+    }
+  } finally {
+    await parent.stop();
   }
 });
 

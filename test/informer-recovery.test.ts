@@ -10,8 +10,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { startApiServer } from '../src/apiserver/index.ts';
+import { TcpForwarder } from './support/tcp-forwarder.ts';
 import type { RequestOptions, DecodeOptions } from '../src/apimachinery/options.ts';
 import { newDynamicSharedInformerFactory, newMetadataSharedInformerFactory, newSharedInformerFactory } from '../src/informers/factory.ts';
 import { RestClient, type RestClientOptions, type WatchStream } from '../src/rest/client.ts';
@@ -22,50 +22,10 @@ import { newClientset } from '../src/kubernetes/index.ts';
 import { FakeClock } from '../src/util/clock/clock.ts';
 import { eventually } from '../src/testing/eventually.ts';
 
-/** A TCP forwarder that can stop listening (connections refused) and listen again on the same port. */
-class Forwarder {
-  port = 0;
-  #server: Server | undefined;
-  readonly #sockets = new Set<Socket>();
-  readonly #target: { host: string; port: number };
-  constructor(target: { host: string; port: number }) {
-    this.#target = target;
-  }
-  get up(): boolean {
-    return this.#server !== undefined;
-  }
-  async listen(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = connect(this.#target);
-      for (const s of [client, upstream]) {
-        this.#sockets.add(s);
-        s.on('close', () => this.#sockets.delete(s));
-        s.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-    });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', () => resolve()));
-    this.port = (server.address() as { port: number }).port;
-    this.#server = server;
-  }
-  async close(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
-    if (server === undefined) return;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const s of this.#sockets) s.destroy();
-    await closed;
-  }
-}
-
 /** Counts the requests sent while the forwarder was not listening. */
 class CountingRestClient extends RestClient {
   whileDown = 0;
-  forwarder: Forwarder | undefined;
+  forwarder: TcpForwarder | undefined;
   constructor(config: RestConfig, options: RestClientOptions) {
     super(config, options);
   }
@@ -103,7 +63,7 @@ interface Outcome {
 async function outage(wakeOnReachable: boolean): Promise<Outcome> {
   const server = await startApiServer();
   const serverUrl = new URL(server.url);
-  const forwarder = new Forwarder({ host: serverUrl.hostname, port: Number(serverUrl.port) });
+  const forwarder = new TcpForwarder({ host: serverUrl.hostname, port: Number(serverUrl.port) });
   await forwarder.listen();
   const clock = new FakeClock();
   const rest = new CountingRestClient({ host: `http://127.0.0.1:${forwarder.port}`, qps: -1 }, { clock, wakeOnReachable, readIdleTimeoutMs: 0 });

@@ -167,7 +167,7 @@ test('RealFIFO (atomic, as the informer runs it): batches keep arrival order, fo
               for (const d of batch) {
                 popped.push(describe(d));
                 if (d.type === DeltaType.ReplacedAll) consumer.replace([...d.object.objects], d.object.resourceVersion);
-                else if (d.type !== DeltaType.SyncAll) applyDelta(consumer, d);
+                else if (d.type !== DeltaType.SyncAll && d.type !== DeltaType.Bookmark) applyDelta(consumer, d);
               }
             });
           },

@@ -84,7 +84,8 @@ after(async () => {
 
 test('kubeloom init writes a project on Node.js 24 with the scripts, a strict nodenext tsconfig and a non-root Dockerfile', async () => {
   const written = JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')) as { scripts: Record<string, string>; allowScripts?: unknown };
-  assert.deepEqual(Object.keys(written.scripts).sort(), ['build', 'deploy', 'docker-build', 'manifests', 'start', 'test', 'typecheck', 'undeploy']);
+  assert.deepEqual(Object.keys(written.scripts).sort(), ['build', 'deploy', 'docker-build', 'lint', 'lint-fix', 'manifests', 'start', 'test', 'typecheck', 'undeploy']);
+  assert.equal(written.scripts['lint'], 'eslint .');
   assert.equal(written.scripts['deploy'], 'kubectl apply -k config/default');
   const tsconfig = JSON.parse(await readFile(path.join(project, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
   assert.equal(tsconfig.compilerOptions['strict'], true);
@@ -94,7 +95,7 @@ test('kubeloom init writes a project on Node.js 24 with the scripts, a strict no
   assert.match(dockerfile, /^USER 1000:1000$/m);
   // The scaffold as written (before this test dropped `node` for the offline install).
   const { stdout } = await execFileAsync(process.execPath, [path.join(root, 'src', 'cli', 'main.ts'), 'init', path.join(work, 'fresh')]);
-  assert.match(stdout, /wrote 10 files/);
+  assert.match(stdout, /wrote 11 files/);
   const fresh = JSON.parse(await readFile(path.join(work, 'fresh', 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; allowScripts: Record<string, boolean>; dependencies: Record<string, string> };
   assert.equal(fresh.devDependencies['node'], '^24.9.0');
   assert.deepEqual(fresh.allowScripts, { node: true });
@@ -128,6 +129,12 @@ test('init → create api --webhook → create api --conversion: npm test passes
   const testRun = await npm(['test'], project, npmEnv).catch((err: { stdout?: string; stderr?: string }) => assert.fail(`npm test failed:\n${err.stdout ?? ''}\n${err.stderr ?? ''}`));
   assert.match(testRun.stdout, /^ℹ pass 5$/m);
   assert.match(testRun.stdout, /^ℹ fail 0$/m);
+  // The project's lint (kubebuilder's `make lint`) is clean on what init and create api wrote, and its
+  // rules are type-aware: a floating promise in a new file fails it.
+  await npm(['run', 'lint'], project, npmEnv).catch((err: { stdout?: string; stderr?: string }) => assert.fail(`npm run lint failed:\n${err.stdout ?? ''}\n${err.stderr ?? ''}`));
+  await writeFile(path.join(project, 'src', 'floating.ts'), 'export async function f(): Promise<void> {}\nf();\n');
+  await assert.rejects(npx(['--no', 'eslint', '--', 'src/floating.ts'], project), (err: { stdout?: string }) => /no-floating-promises/.test(err.stdout ?? ''));
+  await rm(path.join(project, 'src', 'floating.ts'));
   const pinnedTsc = await run(process.execPath, [path.join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '--version']);
   assert.match(pinnedTsc, /^Version 5\.9\./);
   const newest = newestTsc();
@@ -170,6 +177,9 @@ test('init → create api --webhook → create api --conversion: npm test passes
     'rbac/kustomization.yaml',
     'rbac/leader_election_role.yaml',
     'rbac/leader_election_role_binding.yaml',
+    'rbac/metrics_auth_role.yaml',
+    'rbac/metrics_auth_role_binding.yaml',
+    'rbac/metrics_reader_role.yaml',
     'rbac/role.yaml',
     'rbac/role_binding.yaml',
     'rbac/service_account.yaml',
@@ -212,7 +222,10 @@ test('init → create api --webhook → create api --conversion: npm test passes
     objects.map((o) => `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort(),
     [
       'ClusterRole /ship-e2e-op-manager-role',
+      'ClusterRole /ship-e2e-op-metrics-auth-role',
+      'ClusterRole /ship-e2e-op-metrics-reader',
       'ClusterRoleBinding /ship-e2e-op-manager-rolebinding',
+      'ClusterRoleBinding /ship-e2e-op-metrics-auth-rolebinding',
       'CustomResourceDefinition /widgets.apps.ship.kubeloom.io',
       'Deployment ship-e2e-op-system/ship-e2e-op-controller-manager',
       'MutatingWebhookConfiguration /ship-e2e-op-mutating-webhook-configuration',
@@ -225,6 +238,9 @@ test('init → create api --webhook → create api --conversion: npm test passes
       'ValidatingWebhookConfiguration /ship-e2e-op-validating-webhook-configuration',
     ],
   );
+  // Secure metrics (main.ts's default, package.json's secureMetrics): :8443 behind an `https` Service port.
+  assert.match(built, /- --metrics-bind-address=:8443\n/);
+  assert.match(built, /ports:\n\s+- name: https\n\s+port: 8443\n\s+protocol: TCP\n\s+targetPort: 8443\n/);
   // kustomize followed the Service references (kustomizeconfig.yaml): name prefixed, namespace set.
   assert.match(built, /service:\n\s+name: ship-e2e-op-webhook-service\n\s+namespace: ship-e2e-op-system\n\s+path: \/convert/);
   const overlay = await run(kubectl, ['kustomize', 'config/certmanager']);

@@ -1,7 +1,9 @@
 /**
  * Runs the client-go v1.24 informer benchmark binary built by ../shared/realk8s (cgbench) once and
  * reads its one JSON line: time to synced, time until its handler saw every add, peak RSS (VmHWM)
- * and heap in use after a GC. See ../shared/realk8s/README.md for the binary and its flags.
+ * and heap in use after a GC. See ../shared/realk8s/README.md for the binary and its flags. Its CPU
+ * time (user + system of the whole process, from start to exit) comes from the shell that runs it
+ * (bash's `times`): cgbench does not measure its own.
  */
 import { spawn } from 'node:child_process';
 
@@ -14,6 +16,14 @@ export interface CgbenchRun {
   /** runtime.MemStats.HeapInuse after runtime.GC(), once synced. */
   heapBytes: number;
   items: number;
+  /** User + system CPU time of the whole process (start to exit), in ms. */
+  cpuMs: number | undefined;
+}
+
+/** Milliseconds of a bash `times` figure such as `1m2.345s`. */
+function timesMs(text: string): number {
+  const m = /^(\d+)m([\d.]+)s$/.exec(text);
+  return m === null ? NaN : (Number(m[1]) * 60 + Number(m[2])) * 1000;
 }
 
 interface CgbenchLine {
@@ -28,10 +38,17 @@ interface CgbenchLine {
 /** Runs `binary` against `namespace` (typed Pod informer; protobuf when asked) and waits for its result. */
 export async function runCgbench(binary: string, kubeconfigFile: string, namespace: string, pods: number, protobuf: boolean): Promise<CgbenchRun> {
   const args = ['--kubeconfig', kubeconfigFile, '--namespace', namespace, '--resource', 'pods', '--expect', String(pods), ...(protobuf ? ['--protobuf'] : [])];
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  // bash runs cgbench and then writes its children's CPU times (the second line of `times`) to fd 3.
+  const script = '"$@"; rc=$?; times >&3; exit $rc';
+  const child = spawn('bash', ['-c', script, 'cgbench', binary, ...args], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'] });
   let out = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (s: string) => (out += s));
+  let times = '';
+  const stdout = child.stdio[1] as NodeJS.ReadableStream;
+  stdout.setEncoding('utf8');
+  stdout.on('data', (s: string) => (out += s));
+  const timesPipe = child.stdio[3] as NodeJS.ReadableStream;
+  timesPipe.setEncoding('utf8');
+  timesPipe.on('data', (s: string) => (times += s));
   const code = await new Promise<number | null>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', resolve);
@@ -45,5 +62,7 @@ export async function runCgbench(binary: string, kubeconfigFile: string, namespa
   }
   if (code !== 0 || r.error !== undefined) throw new Error(`cgbench failed (${code}): ${r.error ?? out.slice(0, 300)}`);
   const mb = 2 ** 20;
-  return { syncMs: Math.max(r.syncSeconds, r.handlerSeconds) * 1000, peakRss: r.hwmMB * mb, heapBytes: r.heapMB * mb, items: r.items };
+  const [user, system] = (times.trim().split('\n')[1] ?? '').trim().split(/\s+/).map(timesMs);
+  const cpuMs = user === undefined || system === undefined || Number.isNaN(user + system) ? undefined : user + system;
+  return { syncMs: Math.max(r.syncSeconds, r.handlerSeconds) * 1000, peakRss: r.hwmMB * mb, heapBytes: r.heapMB * mb, items: r.items, cpuMs };
 }

@@ -20,8 +20,13 @@ function uuidFrom(s: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-/** The `i`-th generated Pod of `namespace`, named bench-pod-NNNNN. */
-export function realPod(namespace: string, i: number): Pod {
+/**
+ * The `i`-th generated Pod of `namespace`, named bench-pod-NNNNN. A `standalone` Pod has no
+ * ReplicaSet owner reference and names a scheduler that does not exist, so that a kube-controller-manager
+ * and kube-scheduler running against the same server leave it alone (the garbage collector deletes
+ * Pods whose owner does not exist; a scheduled Pod may be evicted from a NotReady node).
+ */
+export function realPod(namespace: string, i: number, standalone = false): Pod {
   const app = `web-${i % 40}`;
   const hash = hex(app, 10);
   const rs = `${app}-${hash}`;
@@ -39,9 +44,10 @@ export function realPod(namespace: string, i: number): Pod {
         [generatedLabel]: 'true',
       },
       annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9090', 'kubectl.kubernetes.io/restartedAt': '2024-05-01T10:00:00Z' },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs, uid: uuidFrom(rs), controller: true, blockOwnerDeletion: true }],
+      ...(standalone ? {} : { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs, uid: uuidFrom(rs), controller: true, blockOwnerDeletion: true }] }),
     },
     spec: {
+      ...(standalone ? { schedulerName: 'kubeloom-bench-unscheduled' } : {}),
       serviceAccountName: 'default',
       securityContext: { runAsNonRoot: true, runAsUser: 1000 },
       containers: [
@@ -91,7 +97,7 @@ export async function countPods(cs: Clientset, namespace: string): Promise<numbe
  * Makes sure `namespace` exists and holds generated Pods 0..count-1 (creating the missing ones,
  * `concurrency` at a time). Returns how many were created.
  */
-export async function ensurePods(cs: Clientset, namespace: string, count: number, concurrency: number, progress: (created: number) => void): Promise<number> {
+export async function ensurePods(cs: Clientset, namespace: string, count: number, concurrency: number, progress: (created: number) => void, standalone = false): Promise<number> {
   try {
     await cs.coreV1().namespaces().create({ metadata: { name: namespace } });
   } catch (err) {
@@ -105,7 +111,7 @@ export async function ensurePods(cs: Clientset, namespace: string, count: number
     while (next < count) {
       const i = next++;
       try {
-        await pods.create(realPod(namespace, i));
+        await pods.create(realPod(namespace, i, standalone));
         if (++created % 1000 === 0) progress(created);
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;

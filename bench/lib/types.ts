@@ -34,6 +34,8 @@ export interface InformerResult {
   watch?: Span & { events: number };
   /** performance.now() when the sync ended: where a CPU profile's watch phase starts. */
   syncedAtMs: number;
+  /** CPU time of the whole process (start, module loading, sync, the GCs after it), as cgbench's is measured. */
+  processCpuMs?: number;
 }
 
 

@@ -98,7 +98,8 @@ scenario<InformerInput, InformerResult>(async (input) => {
   const sync = end();
   const rss = peakRss();
   const heapBytes = (await heapAfterGc()) - baseHeap;
-  const result: InformerResult = { variant: input.variant, pods: input.pods, sync, peakRss: rss, heapBytes, baseHeap, syncedAtMs: performance.now() };
+  const used = process.cpuUsage();
+  const result: InformerResult = { variant: input.variant, pods: input.pods, sync, peakRss: rss, heapBytes, baseHeap, syncedAtMs: performance.now(), processCpuMs: (used.user + used.system) / 1000 };
   if (input.watchEvents > 0) {
     await sendMessage({ type: 'synced' });
     await updatesDone;

@@ -69,7 +69,7 @@ export class ApiHandler {
     const rbac = config.rbac ?? false;
     const users = [...(config.token === undefined ? [] : [{ name: 'admin', token: config.token, groups: [SystemUsers.privilegedGroup] }]), ...(config.users ?? [])];
     const anonymous = config.anonymous ?? (config.token === undefined || rbac);
-    this.access = new AccessControl({ rbac, users, anonymous, serviceAccountIssuer: config.serviceAccountIssuer, clock: config.clock }, storage);
+    this.access = new AccessControl({ rbac, users, anonymous, serviceAccountIssuer: config.serviceAccountIssuer, serviceAccountSigningKey: config.serviceAccountSigningKey, clock: config.clock }, storage);
     this.#recorder = config.recordRequestsTo === undefined ? undefined : new RequestRecorder(config.recordRequestsTo);
     this.#scope = {
       access: this.access,

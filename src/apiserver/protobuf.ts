@@ -14,6 +14,7 @@
  * intstr.IntOrString, metav1.Time, metav1.MicroTime, metav1.Duration and runtime.RawExtension.
  */
 import { goStruct, structOfKind, type GoField, type GoStruct, type GoType } from './schema/scheme.ts';
+import { goEscapedJson } from '../runtime/protobuf/encode.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -428,7 +429,7 @@ function specialBytes(name: string, v: unknown): Uint8Array {
       break;
     case 'RawExtension':
     case 'FieldsV1':
-      w.bytes(1, v === null || v === undefined ? [] : Buffer.from(JSON.stringify(v)));
+      w.bytes(1, v === null || v === undefined ? [] : Buffer.from(goEscapedJson(v)));
       break;
   }
   return w.finish();

@@ -29,9 +29,10 @@ import { ControllerManager, type ControllerOptions, type ServerControllers } fro
 import type { FeatureGates } from './sharding.ts';
 import { bootstrapKubernetesService, bootstrapObjects } from './bootstrap/bootstrap.ts';
 import { bootstrapSnapshot } from './bootstrap/bootstrap-snapshot.ts';
-import { restoreDerivedState } from './bootstrap/restored-state.ts';
-import { StorageKind, type StorageBackend } from './storage/interface.ts';
+import { followSharedCustomResources, restoreDerivedState } from './bootstrap/restored-state.ts';
+import { isRevisioned, StorageKind, type StorageBackend } from './storage/interface.ts';
 import type { ApiServerSnapshot } from './snapshot.ts';
+import { keptServiceAccountKey, type ServiceAccountSigningKey } from './authn/service-account-key.ts';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -133,9 +134,19 @@ export interface ApiServerOptions {
    * Keep the data in a SQLite revision log under this directory (created when missing; `node:sqlite`), as
    * `kubeloom apiserver --data-dir`: every write is on disk before it is acknowledged, and a server started
    * again on the directory has the same objects, revision and retained history (default: memory only).
-   * One server at a time may use a directory. See docs/apiserver.md, "Storage".
+   * One server at a time may use a directory. The ServiceAccount token signing key is kept there too
+   * (`DIR/sa.key`), so tokens issued before a restart still verify. See docs/apiserver.md, "Storage".
    */
   dataDir?: string;
+  /**
+   * Keep the data in etcd v3, as kube-apiserver's `--etcd-servers` (client URLs of one etcd cluster,
+   * plaintext `http://`): kube-apiserver's key layout and encoding, so the real kube-apiserver and other
+   * kubeloom servers on the same etcd serve the same cluster; resourceVersions are etcd revisions. Not with
+   * `dataDir` or `from`. See docs/apiserver.md, "Storage".
+   */
+  etcdServers?: readonly string[];
+  /** The key prefix in etcd, as kube-apiserver's `--etcd-prefix` (default `/registry`). */
+  etcdPrefix?: string;
   /**
    * Start from a snapshot (`server.snapshot()`) instead of an empty cluster: its objects, revision, history
    * and served custom resources, shared rather than copied, so this costs about a millisecond per thousand
@@ -214,7 +225,7 @@ export interface ApiServer {
    * options (certificates and token included) unless overridden. The two are isolated: writes to one are
    * not seen by the other, watches are independent, and both continue from the same resourceVersion.
    */
-  fork(options?: Omit<ApiServerOptions, 'from' | 'dataDir'>): Promise<ApiServer>;
+  fork(options?: Omit<ApiServerOptions, 'from' | 'dataDir' | 'etcdServers'>): Promise<ApiServer>;
   /** Sets the log lines served at GET .../pods/{pod}/log (optionally per container). */
   setPodLogs(namespace: string, pod: string, lines: string[], container?: string): void;
   /** Appends log lines; open `follow=true` streams receive them at once. */
@@ -329,7 +340,13 @@ class EmbeddedApiServer implements ApiServer {
   #port: number;
   #listening = false;
 
-  constructor(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined, backend: StorageBackend | undefined) {
+  constructor(
+    options: ApiServerOptions,
+    tls: { key: string; cert: string } | undefined,
+    clientCa: { key: string; cert: string } | undefined,
+    backend: StorageBackend | undefined,
+    serviceAccountKey: ServiceAccountSigningKey | undefined,
+  ) {
     const clock = options.clock ?? realClock;
     this.#host = options.host ?? '127.0.0.1';
     const rbac = options.rbac === true;
@@ -358,6 +375,7 @@ class EmbeddedApiServer implements ApiServer {
       users: [...(options.users ?? []), { name: 'system:kube-controller-manager', token: this.#loopbackToken, groups: ['system:masters'] }],
       ...(options.anonymous === undefined ? {} : { anonymous: options.anonymous }),
       serviceAccountIssuer: options.serviceAccountIssuer,
+      serviceAccountSigningKey: serviceAccountKey,
       ...(options.resourceQuota === undefined ? {} : { resourceQuota: options.resourceQuota }),
       webhookServices: (namespace, name, port) => options.webhookServices?.[`${namespace}/${name}:${port}`] ?? options.webhookServices?.[`${namespace}/${name}`],
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? defaultBookmarkIntervalMs,
@@ -379,8 +397,8 @@ class EmbeddedApiServer implements ApiServer {
     if (options.from !== undefined) {
       this.#storage.restore(options.from.storage);
       restoreDerivedState(scope, { customResources: options.from.customResources, clientCaPem: clientCa?.cert });
-    } else if (this.#storage.revision > 0) {
-      // Data from a data directory: rebuild what is derived from it; the bootstrap objects are there.
+    } else if (this.#storage.revision > 0 && this.#storage.count('namespaces') > 0) {
+      // Data from a data directory or etcd: rebuild what is derived from it; the bootstrap objects are there.
       restoreDerivedState(scope, { clientCaPem: clientCa?.cert });
     } else if (backend === undefined) {
       // The objects kube-apiserver's bootstrap controllers write (the kubernetes Service once it listens),
@@ -390,6 +408,7 @@ class EmbeddedApiServer implements ApiServer {
       bootstrapObjects(scope, clientCa === undefined ? {} : { clientCaPem: clientCa.cert });
       if (rbac) this.#handler.seedBootstrapPolicy();
     }
+    if (isRevisioned(backend)) followSharedCustomResources(scope);
     // A server that starts with RBAC on data written without it gets the bootstrap policy now.
     if (rbac && this.#storage.get('clusterroles.rbac.authorization.k8s.io', 'cluster-admin') === undefined) this.#handler.seedBootstrapPolicy();
     if (rbac) {
@@ -495,10 +514,11 @@ class EmbeddedApiServer implements ApiServer {
     return { storage: this.#storage.snapshot(), customResources: this.#handler.registry.customResources() };
   }
 
-  async fork(options: Omit<ApiServerOptions, 'from' | 'dataDir'> = {}): Promise<ApiServer> {
-    const { dataDir: _dataDir, ...inherited } = this.#options;
-    // The same certificates and credentials, so the parent's kubeconfig works against the fork.
-    return launch({ ...inherited, port: 0, token: this.#token, ...options, from: this.snapshot() }, this.#tls, this.#clientCa);
+  async fork(options: Omit<ApiServerOptions, 'from' | 'dataDir' | 'etcdServers'> = {}): Promise<ApiServer> {
+    const { dataDir: _dataDir, etcdServers: _etcdServers, ...inherited } = this.#options;
+    // The same certificates and credentials, so the parent's kubeconfig works against the fork; the same
+    // ServiceAccount signing key, so tokens issued by either verify on both.
+    return launch({ ...inherited, port: 0, token: this.#token, ...options, from: this.snapshot() }, this.#tls, this.#clientCa, this.#handler.access.tokens.signingKey);
   }
 
   setPodLogs(namespace: string, pod: string, lines: string[], container?: string): void {
@@ -585,13 +605,27 @@ async function keptCertificate(dir: string, name: string, make: () => Promise<{ 
   return pair;
 }
 
-async function launch(options: ApiServerOptions, tls: { key: string; cert: string } | undefined, clientCa: { key: string; cert: string } | undefined): Promise<ApiServer> {
+async function launch(
+  options: ApiServerOptions,
+  tls: { key: string; cert: string } | undefined,
+  clientCa: { key: string; cert: string } | undefined,
+  serviceAccountKey?: ServiceAccountSigningKey,
+): Promise<ApiServer> {
   if (options.dataDir !== undefined && options.from !== undefined) throw new Error('startApiServer: `from` and `dataDir` cannot be combined');
+  if (options.etcdServers !== undefined && (options.dataDir !== undefined || options.from !== undefined)) throw new Error('startApiServer: `etcdServers` cannot be combined with `dataDir` or `from`');
   // node:sqlite loads only for a data directory (Node 22 warns that it is experimental when it loads).
-  const backend = options.dataDir === undefined ? undefined : (await import('./storage/sqlite-backend.ts')).SqliteBackend.open(options.dataDir);
+  const backend =
+    options.etcdServers !== undefined && options.etcdServers.length > 0
+      ? (await import('./storage/etcd-backend.ts')).EtcdBackend.open(options.etcdServers, options.etcdPrefix === undefined ? {} : { prefix: options.etcdPrefix })
+      : options.dataDir === undefined
+        ? undefined
+        : (await import('./storage/sqlite-backend.ts')).SqliteBackend.open(options.dataDir);
   let server: EmbeddedApiServer;
   try {
-    server = new EmbeddedApiServer(options, tls, clientCa, backend);
+    // Tokens issued before a restart must still verify: the signing key lives beside the data (read after
+    // the backend holds the directory's lock, so two servers never race to make it).
+    const saKey = serviceAccountKey ?? (options.dataDir === undefined ? undefined : await keptServiceAccountKey(options.dataDir));
+    server = new EmbeddedApiServer(options, tls, clientCa, backend, saKey);
   } catch (err) {
     backend?.close();
     throw err;

@@ -20,7 +20,8 @@
  */
 import { goFieldOrder } from '../runtime/json-field-order.ts';
 import type { WatchCache } from './watch-cache.ts';
-import type { KeyRange, StorageBackend, StorageInterface, StorageSnapshot } from './storage/interface.ts';
+import { isRevisioned, type KeyRange, type RemoteEvent, type StorageBackend, type StorageInterface, type StorageSnapshot } from './storage/interface.ts';
+import { alreadyExists, conflict, notFound, optimisticLockMessage } from './status.ts';
 
 /** The watch event types a change produces. */
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -52,6 +53,8 @@ export interface Change {
   lines?: Map<string, string>;
   /** Encoded protobuf watch frames by event type, shared the same way (watch-stream.ts). */
   frames?: Map<string, Buffer>;
+  /** Set when another writer of a shared backend (etcd) made the change, not this store. */
+  readonly remote?: boolean;
 }
 
 /** Thrown when a revision is older than the retained history. */
@@ -150,6 +153,17 @@ function withRevision(obj: Record<string, unknown>, rv: number, unstructured: bo
   return unstructured ? (sortKeysDeep({ ...obj, metadata }) as Record<string, unknown>) : goFieldOrder({ ...obj, metadata });
 }
 
+/** An object as stored at revision `rv`: resourceVersion set, keys in Go field order (a backend's loaded state). */
+export function stampRevision(obj: Record<string, unknown>, rv: number): Record<string, unknown> {
+  return withRevision(obj, rv, false);
+}
+
+// The resource and name a storage key is about, for the Status of a failed compare-and-swap.
+function refOf(store: string, key: string): { r: { group: string; resource: string }; name: string } {
+  const dot = store.indexOf('.');
+  return { r: dot < 0 ? { group: '', resource: store } : { group: store.slice(dot + 1), resource: store.slice(0, dot) }, name: key.slice(key.lastIndexOf('/') + 1) };
+}
+
 // A change as a read returns it: a new change (without shared encoded lines) when the decoder changed a state.
 function decodeChange(c: Change, d: StorageDecoder): Change {
   const object = d(c.object);
@@ -188,6 +202,15 @@ export class Storage implements StorageInterface {
     this.#compacted = startRevision;
     this.#backend = backend;
     if (backend !== undefined) this.restore(backend.load());
+    if (isRevisioned(backend)) {
+      backend.onRemoteChanges(() => {
+        try {
+          for (const e of backend.drain()) this.#applyRemote(e, undefined);
+        } catch {
+          // The backend lost its watch; the next write reports it.
+        }
+      });
+    }
   }
 
   /** The backend that makes this store's changes durable, if any. */
@@ -327,24 +350,81 @@ export class Storage implements StorageInterface {
     const json = JSON.stringify(stamped);
     // etcd refuses a request larger than its --max-request-bytes before anything is written.
     if (type !== 'DELETED' && json.length + key.length > etcdMaxRequestBytes && Buffer.byteLength(json) + key.length > etcdMaxRequestBytes) throw new EtcdRequestTooLargeError();
+    if (isRevisioned(this.#backend)) return this.#writeRevisioned(store, key, type, obj);
     const stored: StoredObject = { obj: stamped, json, rv, key };
     const change: Change = { rv, store, type, key, object: stored, prev };
     // Durable first: a backend that cannot commit throws, and nothing has changed then.
     if (this.#backend !== undefined) this.#backend.append(change, this.#compacted);
-    this.#revision = rv;
-    if (type === 'DELETED') {
-      s.items.delete(key);
+    this.#apply(change);
+    return stored;
+  }
+
+  // Applies a committed change: the revision, the object, the history, the watch cache, the listeners.
+  #apply(change: Change): void {
+    const s = this.#store(change.store);
+    this.#revision = change.rv;
+    if (change.type === 'DELETED') {
+      s.items.delete(change.key);
       s.invalidate();
     } else {
-      if (prev === undefined) s.invalidate();
-      s.items.set(key, stored);
+      if (change.prev === undefined) s.invalidate();
+      s.items.set(change.key, change.object);
     }
     this.#record(change);
-    this.watchCache?.record(store, rv);
-    const listeners = this.#listeners.get(store);
+    this.watchCache?.record(change.store, change.rv);
+    const listeners = this.#listeners.get(change.store);
     if (listeners !== undefined) for (const l of [...listeners]) l(change);
     for (const l of [...this.#allListeners]) l(change);
-    return stored;
+  }
+
+  // A state at `rv`, in the store's form (Go map order for unstructured stores).
+  #storedAt(store: string, key: string, obj: Record<string, unknown>, rv: number): StoredObject {
+    const stamped = withRevision(obj, rv, this.#unstructured.has(store));
+    return { obj: stamped, json: JSON.stringify(stamped), rv, key };
+  }
+
+  // A change a revisioned backend reported; `own` is this store's own write at that revision, kept as built.
+  #applyRemote(e: RemoteEvent, own: { rv: number; store: string; key: string; obj: Record<string, unknown> } | undefined): StoredObject | undefined {
+    if (e.rv < this.#revision) return undefined;
+    const mine = own !== undefined && own.rv === e.rv && own.store === e.store && own.key === e.key;
+    const s = this.#store(e.store);
+    const raw = s.items.get(e.key);
+    const prev = this.#decode(e.store, raw);
+    if (e.obj === undefined) {
+      if (raw === undefined) {
+        this.#revision = e.rv;
+        return undefined;
+      }
+      const object = this.#storedAt(e.store, e.key, mine ? own.obj : raw.obj, e.rv);
+      this.#apply({ rv: e.rv, store: e.store, type: 'DELETED', key: e.key, object, prev, ...(mine ? {} : { remote: true }) });
+      return object;
+    }
+    const object = this.#storedAt(e.store, e.key, mine ? own.obj : e.obj, e.rv);
+    this.#apply({ rv: e.rv, store: e.store, type: raw === undefined ? 'ADDED' : 'MODIFIED', key: e.key, object, prev, ...(mine ? {} : { remote: true }) });
+    return object;
+  }
+
+  // etcd3/store.go: a compare-and-swap on the key's mod revision (create: on its absence); the read model
+  // applies every change the backend reports up to this one, in order, then acknowledges.
+  #writeRevisioned(store: string, key: string, type: ChangeType, obj: Record<string, unknown>): StoredObject {
+    const backend = this.#backend;
+    if (!isRevisioned(backend)) throw new Error('not a revisioned backend');
+    const current = this.#stores.get(store)?.items.get(key);
+    const expected = type === 'ADDED' ? 0 : (current?.rv ?? 0);
+    const result = backend.commit(store, key, type === 'DELETED' ? undefined : obj, expected);
+    let stored: StoredObject | undefined;
+    const own = { rv: result.revision, store, key, obj };
+    for (const e of result.events) {
+      const applied = this.#applyRemote(e, result.succeeded ? own : undefined);
+      if (result.succeeded && e.rv === result.revision && e.store === store && e.key === key) stored = applied;
+    }
+    if (!result.succeeded) {
+      const { r, name } = refOf(store, key);
+      if (type === 'ADDED') throw alreadyExists(r, name);
+      if (this.#stores.get(store)?.items.get(key) === undefined) throw notFound(r, name);
+      throw conflict(r, name, optimisticLockMessage);
+    }
+    return stored ?? this.#storedAt(store, key, obj, result.revision);
   }
 
   #record(change: Change): void {

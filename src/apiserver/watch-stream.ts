@@ -232,12 +232,35 @@ export class WatchStream {
     return frame;
   }
 
-  /** {@link WatchStream.#pump} for streams whose events are framed from their objects (protobuf). */
-  #pumpFrames(): void {
-    const res = this.#o.res;
+  #pump(): void {
+    if (this.#o.frameEvent !== undefined) {
+      // Protobuf: each event is framed from its object; raw lines are framed (or sent) as bytes.
+      const frame = this.#o.frame;
+      this.#pumpWith<Buffer>(
+        (item) => (typeof item === 'string' ? (frame?.(item) ?? Buffer.from(item)) : this.#frameOf(item)),
+        (batch, size) => (batch.length === 1 ? batch[0]! : Buffer.concat(batch, size)),
+        (data) => data.subarray(0, Math.max(1, data.length >> 1)),
+      );
+      return;
+    }
     const frame = this.#o.frame;
+    this.#pumpWith<string>(
+      (item) => (typeof item === 'string' ? item : this.#line(item)),
+      (batch) => (frame === undefined ? (batch.length === 1 ? batch[0]! : batch.join('')) : Buffer.concat(batch.map((line) => frame(line) ?? Buffer.from(line)))),
+      (line) => line.slice(0, Math.max(1, line.length >> 1)),
+    );
+  }
+
+  /**
+   * Writes queued items in batches of about {@link writeBatchBytes} until the queue is empty, the socket
+   * pushes back, or the stream ends. `encode` turns an item into its bytes, `join` a batch into one write,
+   * `half` gives the first half of an event for an injected cut: half an event, then the connection dies,
+   * so the client must cope with a torn event.
+   */
+  #pumpWith<C extends string | Buffer>(encode: (item: Exclude<Item, typeof endOfStream>) => C, join: (batch: C[], size: number) => string | Buffer, half: (data: C) => C): void {
+    const res = this.#o.res;
     while (!this.#closed && !this.#waitingDrain && this.#qHead < this.#queue.length) {
-      const batch: Buffer[] = [];
+      const batch: C[] = [];
       let size = 0;
       let ending = false;
       while (this.#qHead < this.#queue.length && size < writeBatchBytes) {
@@ -246,11 +269,12 @@ export class WatchStream {
           ending = true;
           break;
         }
-        const data = typeof item === 'string' ? (frame?.(item) ?? Buffer.from(item)) : this.#frameOf(item);
+        const data = encode(item);
         if (typeof item !== 'string' && this.#o.faults.hasPendingCut(this.resource) && this.#o.faults.takeCut(this.resource)) {
-          if (batch.length > 0) res.write(Buffer.concat(batch));
+          if (batch.length > 0) res.write(join(batch, size));
           this.#cleanup();
-          res.write(data.subarray(0, Math.max(1, data.length >> 1)), () => res.destroy());
+          // Destroy only once the half event is on the wire, so the client really sees a torn event.
+          res.write(half(data), () => res.destroy());
           return;
         }
         batch.push(data);
@@ -258,55 +282,7 @@ export class WatchStream {
       }
       this.#compactQueue();
       if (batch.length > 0) {
-        const ok = res.write(batch.length === 1 ? batch[0]! : Buffer.concat(batch, size));
-        if (!ok) this.#waitingDrain = true;
-      }
-      if (ending) {
-        this.#cleanup();
-        res.end();
-        return;
-      }
-    }
-  }
-
-  #pump(): void {
-    if (this.#o.frameEvent !== undefined) {
-      this.#pumpFrames();
-      return;
-    }
-    const res = this.#o.res;
-    while (!this.#closed && !this.#waitingDrain && this.#qHead < this.#queue.length) {
-      const batch: string[] = [];
-      let size = 0;
-      let ending = false;
-      while (this.#qHead < this.#queue.length && size < writeBatchBytes) {
-        const item = this.#queue[this.#qHead++]!;
-        if (item === endOfStream) {
-          ending = true;
-          break;
-        }
-        if (typeof item === 'string') {
-          batch.push(item);
-          size += item.length;
-          continue;
-        }
-        const line = this.#line(item);
-        if (this.#o.faults.hasPendingCut(this.resource) && this.#o.faults.takeCut(this.resource)) {
-          // Half an event, then the connection dies: the client must cope with a torn line.
-          if (batch.length > 0) res.write(batch.join(''));
-          this.#cleanup();
-          // Destroy only once the half line is on the wire, so the client really sees a torn event.
-          res.write(line.slice(0, Math.max(1, line.length >> 1)), () => res.destroy());
-          return;
-        }
-        batch.push(line);
-        size += line.length;
-      }
-      this.#compactQueue();
-      if (batch.length > 0) {
-        const frame = this.#o.frame;
-        const data = frame === undefined ? (batch.length === 1 ? batch[0]! : batch.join('')) : Buffer.concat(batch.map((line) => frame(line) ?? Buffer.from(line)));
-        const ok = res.write(data);
+        const ok = res.write(join(batch, size));
         if (!ok) this.#waitingDrain = true;
       }
       if (ending) {

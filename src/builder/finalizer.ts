@@ -37,7 +37,9 @@ export function finalizerReconcile<T extends KubeObject>(kind: ResourceKind<T, u
     const client = context.client;
     let obj: T;
     try {
-      obj = await client.get(kind, request, { signal: context.signal });
+      // Read-only use (the handlers get the cached object, and the finalizers are changed by patch);
+      // a generic T cannot be proven equal to DeepReadonly<T>.
+      obj = (await client.get(kind, request, { signal: context.signal })) as T;
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;

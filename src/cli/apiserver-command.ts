@@ -27,14 +27,16 @@ export const apiserverUsage = `usage: kubeloom apiserver [--port N] [--host H] [
                           [--pod-ready-delay D] [--pod-complete-delay D] [--pod-failure-probability P]
                           [--seed N] [--pod-events] [--[no-]volumes] [--pod-logs] [--metrics]
                           [--feature-gates A=true,B=false] [--data-dir DIR] [--cert-dir DIR]
-                          [--dashboard [--dashboard-port N]]
+                          [--etcd-servers URL[,URL...] [--etcd-prefix P]] [--dashboard [--dashboard-port N]]
 
 Runs an embedded Kubernetes API server on loopback until interrupted, its data in memory (lost when it
-stops) or, with --data-dir, in a SQLite database that survives restarts and crashes. By default
+stops), with --data-dir in a SQLite database that survives restarts and crashes, or with --etcd-servers
+in etcd, in kube-apiserver's layout (shared with other servers on the same etcd). By default
 it is a developer's cluster: a scheduler and a kubelet stand-in and every controller of kube-controller-
 manager that kubeloom implements run in it (garbagecollector, namespace, cronjob, daemonset, deployment,
-disruption, endpoint, endpointslice, job, podgc, replicaset, resourcequota, root-ca-cert-publisher,
-serviceaccount, statefulset, ttl-after-finished), so Deployments roll out and Services get endpoints.
+disruption, endpoint, endpointslice, job, nodelifecycle, podgc, replicaset, resourcequota,
+root-ca-cert-publisher, serviceaccount, statefulset, ttl-after-finished), so Deployments roll out and
+Services get endpoints.
   --port N                   port to listen on (default 0: any free port)
   --host H                   address to listen on (default 127.0.0.1)
   --tls                      serve HTTPS with a self-signed certificate (its CA goes into the kubeconfig)
@@ -50,6 +52,11 @@ serviceaccount, statefulset, ttl-after-finished), so Deployments roll out and Se
   --data-dir DIR             keep the data in DIR/kubeloom.db (SQLite revision log, WAL; every write is
                              fsynced before it is acknowledged), and start from what DIR holds: same
                              objects, resourceVersions continuing; default: in memory, lost on exit
+  --etcd-servers URLS        keep the data in etcd v3 (comma-separated client URLs, http://), as
+                             kube-apiserver's flag: its key layout and encoding (built-in kinds as
+                             protobuf, custom resources as JSON), resourceVersion = etcd revision, so
+                             kube-apiserver and other kubeloom servers on the same etcd serve one cluster
+  --etcd-prefix P            the key prefix in etcd (default /registry), as kube-apiserver's
   --pod-handlers MODULE      serve pods/exec, attach and portforward with the module's default export
                              (PodHandlers: see docs/remotecommand.md)
   --compaction-interval D    compact the watch history every D (e.g. 10s, 5m), as kube-apiserver's
@@ -98,7 +105,7 @@ function parseDuration(text: string): number | undefined {
 
 /** The `apiserver` subcommand. */
 export const apiserverCommand: Command = {
-  summary: 'run the embedded Kubernetes API server on loopback (in memory, or SQLite with --data-dir), for kubectl and tests',
+  summary: 'run the embedded Kubernetes API server on loopback (in memory, SQLite with --data-dir, or etcd with --etcd-servers), for kubectl and tests',
   async run(args: string[]): Promise<number> {
     let values;
     try {
@@ -112,6 +119,8 @@ export const apiserverCommand: Command = {
           rbac: { type: 'boolean' },
           'write-kubeconfig': { type: 'string' },
           'data-dir': { type: 'string' },
+          'etcd-servers': { type: 'string' },
+          'etcd-prefix': { type: 'string' },
           'cert-dir': { type: 'string' },
           'pod-handlers': { type: 'string' },
           'compaction-interval': { type: 'string' },
@@ -235,8 +244,15 @@ export const apiserverCommand: Command = {
     }
     const dataDir = values['data-dir'];
     // A busy address or a locked data directory: one line and exit 1 from the command runner.
+    const etcdServers = values['etcd-servers']?.split(',').map((u) => u.trim()).filter((u) => u !== '');
+    if (etcdServers !== undefined && dataDir !== undefined) {
+      process.stderr.write('kubeloom apiserver: --etcd-servers and --data-dir cannot be combined\n');
+      return 2;
+    }
     const server = await startApiServer({
       ...(dataDir === undefined ? {} : { dataDir }),
+      ...(etcdServers === undefined ? {} : { etcdServers }),
+      ...(values['etcd-prefix'] === undefined ? {} : { etcdPrefix: values['etcd-prefix'] }),
       ...(values['cert-dir'] === undefined ? {} : { certDir: values['cert-dir'] }),
       ...(podHandlers === undefined ? {} : { podHandlers }),
       ...(featureGates === undefined ? {} : { featureGates }),

@@ -31,7 +31,7 @@ test('kubeloom --help lists every command with its description, and the global f
   assert.equal(code, 0);
   const commands = stdout.slice(stdout.indexOf('commands:\n') + 'commands:\n'.length, stdout.indexOf('\n\nflags:')).split('\n');
   const described = new Map(commands.map((line) => line.trim().split(/\s{3,}/) as [string, string]));
-  assert.equal(described.get('apiserver'), 'run the embedded Kubernetes API server on loopback (in memory, or SQLite with --data-dir), for kubectl and tests');
+  assert.equal(described.get('apiserver'), 'run the embedded Kubernetes API server on loopback (in memory, SQLite with --data-dir, or etcd with --etcd-servers), for kubectl and tests');
   assert.equal(described.get('demo'), 'run the PodSet demo controller on the embedded API server (on a cluster only with --kubeconfig, --context or --in-cluster)');
   assert.equal(described.get('get'), "list objects of a resource in the server's table format, like kubectl get");
   assert.equal(described.get('version'), 'print the kubeloom and Node.js versions');

@@ -8,6 +8,7 @@ import { FakeClock } from '../util/clock/clock.ts';
 import { InformerCache, ResourceNotCachedError, CacheNotStartedError, UnsupportedFieldSelectorError, metadataOnly } from '../cache/cache.ts';
 import { compareResourceVersions } from '../cache/resource-version.ts';
 import { Client } from './client.ts';
+import { deepCopy } from './deep-copy.ts';
 import { kinds } from './kinds.ts';
 
 const cms = kinds.coreV1.configMaps;
@@ -118,7 +119,7 @@ test('read-your-writes: behind a stalled watch, a cached get and list return the
   const first = await client.get(cms, { namespace: 'default', name: 'a' });
   assert.equal(first.data?.['v'], '1');
   stallWatch(server, 60_000);
-  const copy = structuredClone(first);
+  const copy = deepCopy(first);
   copy.data = { v: '2' };
   const written = await client.update(cms, copy);
 
@@ -201,7 +202,7 @@ test('read-your-writes: aborting stopSignal ends a pending wait at once (answeri
   start(cache);
   const first = await client.get(cms, { namespace: 'default', name: 'a' });
   stallWatch(server, 60_000);
-  const copy = structuredClone(first);
+  const copy = deepCopy(first);
   copy.data = { v: '2' };
   await client.update(cms, copy);
   const reading = client.get(cms, { namespace: 'default', name: 'a' });

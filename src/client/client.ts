@@ -12,6 +12,7 @@
  * client wrote, then overlays the writes the cache has not caught up with. The Java Operator SDK added
  * the same in 5.3. Reads through `uncached` (client.Reader of `mgr.GetAPIReader()`) go to the server.
  */
+import type { DeepReadonly } from './deep-copy.ts';
 import type { Status } from '../api/meta/v1.ts';
 import { KubeloomError, newNotFound, statusOf } from '../apimachinery/errors.ts';
 import { parseSelector } from '../apimachinery/labels.ts';
@@ -186,8 +187,14 @@ export class Client {
     return this.#cache;
   }
 
-  /** Reads one object: from the cache (a frozen object: copy before changing it), or the server. */
-  async get<T extends KubeObject>(kind: ResourceKind<T, unknown>, key: ObjectKey, options: ClientGetOptions = {}): Promise<T> {
+  /**
+   * Reads one object: from the cache, or the server. A cached object is the cache's own and deeply
+   * frozen, so it is typed {@link DeepReadonly}: change a copy (`deepCopy(obj)`), not the object. With
+   * `uncached: true` the object is the server's answer, a fresh one, typed mutable.
+   */
+  get<T extends KubeObject>(kind: ResourceKind<T, unknown>, key: ObjectKey, options: ClientGetOptions & { uncached: true }): Promise<T>;
+  get<T extends KubeObject>(kind: ResourceKind<T, unknown>, key: ObjectKey, options?: ClientGetOptions): Promise<DeepReadonly<T>>;
+  async get<T extends KubeObject>(kind: ResourceKind<T, unknown>, key: ObjectKey, options: ClientGetOptions = {}): Promise<T | DeepReadonly<T>> {
     const namespace = kind.namespaced ? (key.namespace ?? '') : '';
     const cache = this.#cached(kind, options.uncached);
     if (cache === undefined) {
@@ -207,8 +214,13 @@ export class Client {
     return cache.get(kind, { namespace, name: key.name }, options.signal !== undefined ? { signal: options.signal } : {});
   }
 
-  /** Lists objects: from the cache (frozen objects), or the server. */
-  async list<T extends KubeObject>(kind: ResourceKind<T, unknown>, options: ClientListOptions = {}): Promise<T[]> {
+  /**
+   * Lists objects: from the cache (frozen objects, typed {@link DeepReadonly}: copy with `deepCopy`
+   * before changing one), or, with `uncached: true`, from the server (fresh objects, typed mutable).
+   */
+  list<T extends KubeObject>(kind: ResourceKind<T, unknown>, options: ClientListOptions & { uncached: true }): Promise<T[]>;
+  list<T extends KubeObject>(kind: ResourceKind<T, unknown>, options?: ClientListOptions): Promise<Array<DeepReadonly<T>>>;
+  async list<T extends KubeObject>(kind: ResourceKind<T, unknown>, options: ClientListOptions = {}): Promise<T[] | Array<DeepReadonly<T>>> {
     const namespace = kind.namespaced ? (options.namespace ?? '') : '';
     const cache = this.#cached(kind, options.uncached);
     if (cache === undefined) {

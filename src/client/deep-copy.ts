@@ -4,11 +4,13 @@
  * cache's own and deeply frozen: writing to one throws "Cannot add property status, object is not
  * extensible", which a controller reports as a FrozenObjectError. Copy first, then change the copy.
  *
- * {@link DeepReadonly} lets tsc catch the mistake where the object is declared: annotate a cached read
- * with it (`const web: DeepReadonly<Website> = await client.get(websites, req)`) and an assignment to
- * any of its fields is a compile error; the value still passes where a `Website` is expected (e.g.
- * `client.update`), because arrays stay arrays. The client's own return types are not readonly: that
- * would break every generic caller and the `structuredClone` pattern existing code uses.
+ * The client's `get` and `list` say so in their types: they return {@link DeepReadonly} objects (unless
+ * `uncached: true`), so an assignment to a field of a cached object is a compile error, and
+ * {@link deepCopy} gives the mutable copy to change. A DeepReadonly object still passes where the plain
+ * type is expected (`client.update(kind, obj)`), because readonly properties are assignable to mutable
+ * ones and arrays stay arrays. Two things the types cannot do: `structuredClone(obj)` keeps the
+ * readonly type (use `deepCopy`), and in generic code (`T extends KubeObject`) `DeepReadonly<T>` is
+ * not provably a `T` (cast with `as T` where the object is only read).
  */
 
 /**

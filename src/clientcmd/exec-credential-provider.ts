@@ -11,9 +11,11 @@
  * clients built from the same kubeconfig run the plugin once.
  */
 import { spawn } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { isatty } from 'node:tty';
 import { inspect } from 'node:util';
 import type { Credentials, CredentialProvider } from '../rest/config.ts';
+import { ExecPluginCallStatus, type ExecPluginCallStatusValue, reportExecPluginCall, reportExecPluginCertRotation, setExecPluginCertExpiry } from '../tools/metrics/exec-plugin.ts';
 import { realClock, type Clock } from '../util/clock/clock.ts';
 import type { ExecConfig } from './api/types.ts';
 import {
@@ -68,6 +70,37 @@ interface Cached {
   expiresAt: number | undefined;
 }
 
+/** The client certificate a provider holds, for the rotation and expiry metrics. */
+interface HeldCert {
+  /** The PEM the plugin returned (a different one is a rotation). */
+  pem: string;
+  /** Its leaf's validity, ms since the epoch; undefined when it does not parse. */
+  notBefore: number | undefined;
+  notAfter: number | undefined;
+}
+
+function heldCert(pem: string): HeldCert {
+  try {
+    const leaf = new X509Certificate(pem);
+    return { pem, notBefore: Date.parse(leaf.validFrom), notAfter: Date.parse(leaf.validTo) };
+  } catch {
+    // The REST client reports an unusable certificate when it builds its TLS context.
+    return { pem, notBefore: undefined, notAfter: undefined };
+  }
+}
+
+/** exec.go's incrementCallsMetric: the exit code and call status a plugin run's failure counts as. */
+function callOutcome(err: unknown): [number, ExecPluginCallStatusValue] {
+  if (err instanceof ExecPluginNotFoundError) return [1, ExecPluginCallStatus.pluginNotFoundError];
+  if (err instanceof ExecPluginFailedError) {
+    // Go's ExitError.ExitCode() is -1 for a process ended by a signal.
+    if (err.exitCode !== null) return [err.exitCode, ExecPluginCallStatus.pluginExecutionError];
+    if (err.signal !== null) return [-1, ExecPluginCallStatus.pluginExecutionError];
+  }
+  // Could not be started for another reason, or its output passed kubeloom's size limit.
+  return [1, ExecPluginCallStatus.clientInternalError];
+}
+
 /**
  * Runs an exec credential plugin and caches what it returns.
  *
@@ -84,6 +117,8 @@ export class ExecCredentialProvider implements CredentialProvider {
   readonly #stdinIsTTY: boolean;
   #cached: Cached | undefined;
   #running: Promise<Cached> | undefined;
+  // The client certificate last returned, kept after invalidate() as exec.go keeps cachedCreds.
+  #cert: HeldCert | undefined;
 
   constructor(options: ExecCredentialProviderOptions) {
     this.#exec = { ...options.exec, args: [...(options.exec.args ?? [])], env: [...(options.exec.env ?? [])] };
@@ -111,6 +146,7 @@ export class ExecCredentialProvider implements CredentialProvider {
     if (this.#running === undefined) {
       const run = this.#run().then((result) => {
         this.#cached = result;
+        this.#noteCertificate(result.credentials.clientCertificateData);
         return result;
       });
       this.#running = run;
@@ -150,6 +186,18 @@ export class ExecCredentialProvider implements CredentialProvider {
   invalidate(used?: Credentials): void {
     if (used !== undefined && this.#cached?.credentials !== used) return;
     this.#cached = undefined;
+  }
+
+  /**
+   * exec.go's refreshCredsLocked, metrics part: a certificate different from the one held counts its
+   * age (since its notBefore) in the rotation histogram, and the held certificate's notAfter feeds the
+   * TTL gauge.
+   */
+  #noteCertificate(pem: string | undefined): void {
+    const old = this.#cert;
+    if (old !== undefined && old.pem !== pem && old.notBefore !== undefined) reportExecPluginCertRotation((this.#clock.now() - old.notBefore) / 1000);
+    this.#cert = pem === undefined ? undefined : old?.pem === pem ? old : heldCert(pem);
+    setExecPluginCertExpiry(this, this.#cert?.notAfter);
   }
 
   /** Inspection shows the command, never credentials. */
@@ -196,8 +244,16 @@ export class ExecCredentialProvider implements CredentialProvider {
     const env: NodeJS.ProcessEnv = { ...this.#env };
     for (const { name, value } of this.#exec.env ?? []) env[name] = value;
     env['KUBERNETES_EXEC_INFO'] = this.#execInfo(interactive);
-    const { stdout, stderr } = await this.#spawn(env, interactive);
-    return this.#parse(stdout, stderr);
+    let output: { stdout: Buffer; stderr: string };
+    try {
+      output = await this.#spawn(env, interactive);
+    } catch (err) {
+      reportExecPluginCall(...callOutcome(err));
+      throw err;
+    }
+    // Counted as upstream does, once the plugin exited 0, whatever its output turns out to be.
+    reportExecPluginCall(0, ExecPluginCallStatus.noError);
+    return this.#parse(output.stdout, output.stderr);
   }
 
   #spawn(env: NodeJS.ProcessEnv, interactive: boolean): Promise<{ stdout: Buffer; stderr: string }> {

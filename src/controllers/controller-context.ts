@@ -10,6 +10,7 @@ import type { HasSynced } from '../controller/event-handler.ts';
 import type { Clientset } from '../kubernetes/clientset.ts';
 import type { TypedSharedInformerFactory } from '../informers/factory.ts';
 import type { EventBroadcaster, EventRecorder } from '../tools/events/record/event.ts';
+import { traceReconcile } from '../tracing/reconcile-span.ts';
 import type { Clock } from '../util/clock/clock.ts';
 
 /** The shared means of the controllers of one controller manager. */
@@ -66,6 +67,7 @@ export function newSyncController(ctx: ControllerContext, options: SyncControlle
     workers: options.workers,
     clock: ctx.clock,
     onError: (err, key) => ctx.onError(errorName, err, key),
-    reconcile: (key) => options.reconcile(key),
+    // One span per sync, as the Manager's reconciles (when a tracer provider is registered).
+    reconcile: (key) => traceReconcile(options.name, key, () => options.reconcile(key)),
   });
 }

@@ -26,6 +26,7 @@ import { DisruptionController } from './disruption/disruption-controller.ts';
 import { EndpointsController } from './endpoint/endpoints-controller.ts';
 import { EndpointSliceController } from './endpointslice/endpointslice-controller.ts';
 import { JobController } from './job/job-controller.ts';
+import { NodeLifecycleController } from './nodelifecycle/node-lifecycle-controller.ts';
 import { PodGCController } from './podgc/gc-controller.ts';
 import { ReplicaSetController } from './replicaset/replica-set-controller.ts';
 import { ResourceQuotaController } from './resourcequota/resource-quota-controller.ts';
@@ -33,6 +34,7 @@ import { TtlAfterFinishedController } from './ttlafterfinished/ttl-after-finishe
 import { RootCACertPublisher } from './rootcacertpublisher/publisher.ts';
 import { ServiceAccountsController } from './serviceaccount/service-accounts-controller.ts';
 import { StatefulSetController } from './statefulset/stateful-set-controller.ts';
+import type { ControllerFeatureGates } from './feature-gates.ts';
 
 /** Every controller name kube-controller-manager v1.24 knows (NewControllerInitializers), sorted. */
 export const knownControllers: readonly string[] = [
@@ -81,7 +83,7 @@ export const knownControllers: readonly string[] = [
 export const controllersDisabledByDefault: readonly string[] = ['bootstrapsigner', 'tokencleaner'];
 
 /** The controllers of this package, by upstream name. */
-export const implementedControllers: readonly string[] = ['cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'job', 'podgc', 'replicaset', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished'];
+export const implementedControllers: readonly string[] = ['cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'job', 'nodelifecycle', 'podgc', 'replicaset', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished'];
 
 /** A `--controllers` entry that names no known controller. */
 export class UnknownControllerError extends KubeloomError {
@@ -137,6 +139,8 @@ export interface StartControllersOptions {
   qps?: number;
   /** See `qps` (default 30). */
   burst?: number;
+  /** Feature gates of the controllers (kube-controller-manager's --feature-gates; defaults in {@link ControllerFeatureGates}). */
+  featureGates?: ControllerFeatureGates;
 }
 
 /** Controllers started by {@link startControllers}. */
@@ -208,11 +212,12 @@ export function startControllers(source: RestConfig | Clientset, options: StartC
     endpoint: () => new EndpointsController(ctxFor('endpoint-controller')),
     endpointslice: () => new EndpointSliceController(ctxFor('endpointslice-controller')),
     job: () => new JobController(ctxFor('job-controller')),
+    nodelifecycle: () => new NodeLifecycleController(ctxFor('node-lifecycle-controller')),
     podgc: () => new PodGCController(ctxFor('pod-garbage-collector')),
     resourcequota: () => new ResourceQuotaController(ctxFor('resourcequota-controller')),
     'root-ca-cert-publisher': () => new RootCACertPublisher(ctxFor('root-ca-cert-publisher'), { rootCA: 'restClient' in source ? '' : (source.tls?.caData ?? '') }),
     serviceaccount: () => new ServiceAccountsController(ctxFor('service-account-controller')),
-    statefulset: () => new StatefulSetController(ctxFor('statefulset-controller')),
+    statefulset: () => new StatefulSetController(ctxFor('statefulset-controller'), { ...(options.featureGates === undefined ? {} : { featureGates: options.featureGates }) }),
     'ttl-after-finished': () => new TtlAfterFinishedController(ctxFor('ttl-after-finished-controller')),
   };
   const names = implementedControllers.filter((n) => isControllerEnabled(n, entries));

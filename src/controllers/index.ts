@@ -27,8 +27,14 @@ export { TtlAfterFinishedController, timeLeft } from './ttlafterfinished/ttl-aft
 export { EndpointsController, findPort, headlessServiceLabel, repackSubsets, shouldPodBeInEndpoints } from './endpoint/endpoints-controller.ts';
 export { ServiceAccountsController, defaultServiceAccounts } from './serviceaccount/service-accounts-controller.ts';
 export { RootCACertPublisher, rootCACertConfigMapName, rootCACertDescription } from './rootcacertpublisher/publisher.ts';
+export type { StatefulSetControllerOptions } from './statefulset/stateful-set-controller.ts';
 export { StatefulSetController, controllerRevisionHashLabel, ordinalOf, podIndexLabel, revisionHistoryHashLabel, statefulSetPodNameLabel } from './statefulset/stateful-set-controller.ts';
-export { DaemonSetsController, daemonPodTolerations, nodeShouldRunDaemonPod } from './daemon/daemon-set-controller.ts';
+export { DaemonSetsController, daemonPodTolerations, nodeShouldRunDaemonPod, updatedDesiredNodeCounts } from './daemon/daemon-set-controller.ts';
+export type { RollingUpdateBudget } from './daemon/daemon-set-controller.ts';
+export { FeatureGateError, defaultControllerFeatureGates, parseControllerFeatureGates, resolveControllerFeatureGates } from './feature-gates.ts';
+export type { ControllerFeatureGates } from './feature-gates.ts';
+export { OrderedIntervals, completionIndexEnvName, getCompletionIndex, unknownCompletionIndex, isIndexedJob, jobCompletionIndexAnnotation, jobIndexFailureCountAnnotation, jobIndexIgnoredFailureCountAnnotation, matchSuccessPolicy } from './job/indexed-job-utils.ts';
+export type { Interval } from './job/indexed-job-utils.ts';
 export { CronJobController, cronJobScheduledTimestampAnnotation, missedScheduleTimes } from './cronjob/cronjob-controller.ts';
 export { CronScheduleError, cronMatches, nextScheduleTime, parseCronSchedule } from './cronjob/cron-schedule.ts';
 export type { CronSchedule } from './cronjob/cron-schedule.ts';
@@ -40,3 +46,19 @@ export { computePodTemplateHash, spewPodTemplateSpec } from './hash/compute-hash
 export { SpewUnsupportedError } from './hash/spew-format.ts';
 export { EndpointSliceController, desiredSlices, managedByLabel, managedByValue, maxEndpointsPerSlice, serviceNameLabel } from './endpointslice/endpointslice-controller.ts';
 export type { DesiredSlice } from './endpointslice/endpointslice-controller.ts';
+export {
+  NodeLifecycleController,
+  ZoneState,
+  computeZoneState,
+  getZoneKey,
+  defaultNodeMonitorPeriodMs,
+  defaultNodeMonitorGracePeriodMs,
+  defaultNodeStartupGracePeriodMs,
+  defaultNodeEvictionRate,
+  defaultSecondaryNodeEvictionRate,
+  defaultLargeClusterSizeThreshold,
+  defaultUnhealthyZoneThreshold,
+} from './nodelifecycle/node-lifecycle-controller.ts';
+export type { NodeLifecycleOptions, ZoneHealth, ZoneStateValue } from './nodelifecycle/node-lifecycle-controller.ts';
+export type { MatchingTolerations } from './nodelifecycle/taint-manager.ts';
+export { NoExecuteTaintManager, getMatchingTolerations, getMinTolerationTime, getNoExecuteTaints } from './nodelifecycle/taint-manager.ts';

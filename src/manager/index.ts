@@ -20,7 +20,7 @@ export { CacheSyncTimeoutError, cacheReadyChecker, defaultCacheSyncTimeoutMs, de
 export { FrozenObjectError, isPanic, stackOf, withFrozenObjectHint } from './reconcile-error.ts';
 export { inClusterNamespace, inClusterNamespacePath } from './in-cluster-namespace.ts';
 export type { Checker } from './healthz.ts';
-export { ReconcileResultLabel, newControllerMetrics, newRestClientMetrics, newRestClientRateLimiterMetrics, newRestClientRequestsCounter, noopControllerMetrics, registerProcessMetrics } from './metrics.ts';
+export { ReconcileResultLabel, newControllerMetrics, newRestClientMetrics, newRestClientRateLimiterMetrics, newRestClientRequestsCounter, noopControllerMetrics, registerExecPluginMetrics, registerProcessMetrics } from './metrics.ts';
 export type { ControllerMetrics, ReconcileResultLabelValue } from './metrics.ts';
 export { ManagerSharding, ShardingConfigError, shardedHandler } from './sharding.ts';
 export type { ShardedOwnsWatch, ShardedWatches, ShardingOptions } from './sharding.ts';

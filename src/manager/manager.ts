@@ -40,7 +40,7 @@ import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import type { MetricsProvider } from '../util/workqueue/metrics.ts';
 import { newControllerRuntimeWorkqueueMetrics } from './workqueue-metrics.ts';
 import { ping, serveChecks, type Checker } from './healthz.ts';
-import { newControllerMetrics, newRestClientMetrics, newRestClientRateLimiterMetrics, noopControllerMetrics, registerProcessMetrics, type ControllerMetrics } from './metrics.ts';
+import { newControllerMetrics, newRestClientMetrics, newRestClientRateLimiterMetrics, noopControllerMetrics, registerExecPluginMetrics, registerProcessMetrics, type ControllerMetrics } from './metrics.ts';
 import { groupOf, RunnableGroup, type Runnable, type RunnableGroupValue } from './runnable.ts';
 import { HttpServerRunnable } from './server.ts';
 import { metricsServingKeyPair, type MetricsServerOptions } from './metrics-server.ts';
@@ -303,6 +303,7 @@ export class Manager {
     if (this.#registry !== undefined) {
       rest.observeRequests(newRestClientMetrics(this.#registry));
       rest.observeRateLimiter(newRestClientRateLimiterMetrics(this.#registry));
+      registerExecPluginMetrics(this.#registry, this.#clock);
       if (options.processMetrics !== false) registerProcessMetrics(this.#registry);
     }
     const onRequest = options.onRequest;

@@ -7,12 +7,16 @@
  * (k8s.io/client-go/tools/metrics, as controller-runtime's pkg/metrics/client_go_adapter.go registers it)
  * with `rest_client_request_duration_seconds{verb,host}`, `rest_client_request_size_bytes{verb,host}`,
  * `rest_client_response_size_bytes{verb,host}` and `rest_client_rate_limiter_duration_seconds{verb,host}`
- * (k8s.io/component-base/metrics/prometheus/restclient/metrics.go: names, help, labels and buckets).
+ * (k8s.io/component-base/metrics/prometheus/restclient/metrics.go: names, help, labels and buckets), and
+ * from the same file the exec credential plugin's `rest_client_exec_plugin_ttl_seconds`,
+ * `rest_client_exec_plugin_certificate_rotation_age` and `rest_client_exec_plugin_call_total{code,call_status}`.
  */
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import { asPromRegistry, promClient } from '../util/prometheus/prom-client.ts';
 import type { PrometheusRegistry } from '../util/prometheus/registry.ts';
 import type { RateLimiterObserver, RequestObserver } from '../rest/client.ts';
+import { earliestExecPluginCertExpiry, observeExecPlugins } from '../tools/metrics/exec-plugin.ts';
+import { realClock, type Clock } from '../util/clock/clock.ts';
 
 /** Reconcile result labels of `controller_runtime_reconcile_total`. */
 export const ReconcileResultLabel = {
@@ -173,6 +177,66 @@ export function newRestClientRateLimiterMetrics(registry: PrometheusRegistry): R
       }),
   );
   return ({ verb, host, seconds }) => latency.observe({ verb, host }, seconds);
+}
+
+// component-base restclient's execPluginCertRotation buckets: 10 min, 30 min, 1 h, 4 h, 1 d, 1 w, 1 month,
+// 3 months, 6 months, 1 year, 4 years (too fast, ideal, too slow a rotation cadence).
+const certRotationBuckets = [600, 1800, 3600, 14400, 86400, 604800, 2592000, 7776000, 15552000, 31104000, 124416000];
+
+/**
+ * client-go's exec credential plugin metrics in `registry`, once per registry, fed by every exec
+ * authenticator of the process (they are process-wide, as in client-go):
+ * - `rest_client_exec_plugin_call_total{code,call_status}`: plugin runs by exit code and outcome
+ *   (`no_error` with code 0, `plugin_execution_error` with the plugin's exit code or -1 when a signal
+ *   ended it, `plugin_not_found_error` and `client_internal_error` with code 1);
+ * - `rest_client_exec_plugin_certificate_rotation_age`: how long (s, since its notBefore) a client
+ *   certificate lived before a plugin returned a different one;
+ * - `rest_client_exec_plugin_ttl_seconds`: seconds from `clock`'s now to the earliest notAfter of the
+ *   client certificates the authenticators hold, computed at scrape time; +Inf when none holds one.
+ *
+ * The Manager calls it for its registry. The registry's instruments are held weakly: a registry that is
+ * dropped stops receiving reports and is collected.
+ */
+export function registerExecPluginMetrics(registry: PrometheusRegistry, clock: Clock = realClock): void {
+  if (registry.getSingleMetric('rest_client_exec_plugin_call_total') !== undefined) return;
+  const { Counter, Gauge, Histogram } = promClient();
+  const reg = asPromRegistry(registry);
+  const calls = new Counter({
+    name: 'rest_client_exec_plugin_call_total',
+    help:
+      'Number of calls to an exec plugin, partitioned by the type of event encountered (no_error, plugin_execution_error, plugin_not_found_error, client_internal_error) and an optional exit code. The exit code will be set to 0 if and only if the plugin call was successful.',
+    labelNames: ['code', 'call_status'],
+    registers: [reg],
+  });
+  const rotation = new Histogram({
+    name: 'rest_client_exec_plugin_certificate_rotation_age',
+    help: 'Histogram of the number of seconds the last auth exec plugin client certificate lived before being rotated. If auth exec plugin client certificates are unused, histogram will contain no data.',
+    buckets: certRotationBuckets,
+    registers: [reg],
+  });
+  new Gauge({
+    name: 'rest_client_exec_plugin_ttl_seconds',
+    help: 'Gauge of the shortest TTL (time-to-live) of the client certificate(s) managed by the auth exec plugin. The value is in seconds until certificate expiry (negative if already expired). If auth exec plugins are unused or manage no TLS certificates, the value will be +INF.',
+    registers: [reg],
+    collect() {
+      const expiry = earliestExecPluginCertExpiry();
+      this.set(expiry === undefined ? Infinity : (expiry - clock.now()) / 1000);
+    },
+  });
+  const callsRef = new WeakRef(calls);
+  const rotationRef = new WeakRef(rotation);
+  const remove = observeExecPlugins({
+    call(code, callStatus) {
+      const c = callsRef.deref();
+      if (c === undefined) remove();
+      else c.inc({ code: String(code), call_status: callStatus });
+    },
+    certRotationAge(seconds) {
+      const h = rotationRef.deref();
+      if (h === undefined) remove();
+      else h.observe(seconds);
+    },
+  });
 }
 
 /**

@@ -32,7 +32,7 @@ export class FrozenObjectError extends TypeError {
   /** Stable identifier, as a KubeloomError's. */
   readonly code = 'ERR_FROZEN_OBJECT';
   constructor(original: TypeError) {
-    super(`${original.message}: objects read from the cache are frozen; copy it first (structuredClone(obj) or deepCopy(obj) from kubeloom/client) and write the copy`, { cause: original });
+    super(`${original.message}: objects read from the cache are frozen; copy it first (deepCopy(obj) from kubeloom/client) and write the copy`, { cause: original });
     this.name = 'FrozenObjectError';
     // The stack of the write itself, not of this wrapper.
     if (original.stack !== undefined) this.stack = `${this.name}: ${this.message}\n${original.stack.split('\n').slice(1).join('\n')}`;

@@ -129,4 +129,15 @@ test('secureMetrics adds kubebuilder’s metrics-auth ClusterRole bound to the m
   assert.deepEqual((doc('rbac/kustomization.yaml').resources as string[]).slice(-3), ['metrics_auth_role.yaml', 'metrics_auth_role_binding.yaml', 'metrics_reader_role.yaml']);
   // kubebuilder's leader_election_role.yaml verbs (the elector watches its Lease).
   assert.deepEqual((doc('rbac/leader_election_role.yaml').rules as Array<{ verbs: string[] }>)[0]!.verbs, ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
+  // Metrics on :8443 behind an `https` Service port (kubebuilder's manager_metrics_patch.yaml and
+  // metrics_service.yaml); plain HTTP on :8080 without secureMetrics.
+  type Container = { args: string[]; ports: Array<{ containerPort: number; name: string }> };
+  const container = (f: Map<string, string>): Container =>
+    (parseAllDocuments(f.get('manager/manager.yaml')!)[1]!.toJS() as { spec: { template: { spec: { containers: Container[] } } } }).spec.template.spec.containers[0]!;
+  const servicePorts = (f: Map<string, string>): unknown => (parse(f.get('default/metrics_service.yaml')!) as { spec: { ports: unknown } }).spec.ports;
+  assert.ok(container(files).args.includes('--metrics-bind-address=:8443'));
+  assert.deepEqual(container(files).ports.find((p) => p.name === 'metrics')?.containerPort, 8443);
+  assert.deepEqual(servicePorts(files), [{ name: 'https', port: 8443, protocol: 'TCP', targetPort: 8443 }]);
+  assert.ok(container(plain).args.includes('--metrics-bind-address=:8080'));
+  assert.deepEqual(servicePorts(plain), [{ name: 'http', port: 8080, protocol: 'TCP', targetPort: 8080 }]);
 });

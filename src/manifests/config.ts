@@ -7,9 +7,9 @@
  * your own with `resources: [../default]`, not by editing config/); the conversion stanza and the
  * certificate mount are written into the CRD and the Deployment instead of patches; cert-manager is an
  * overlay of default/ (certmanager/) rather than commented-out lines in default/kustomization.yaml,
- * so `kubectl apply -k config/default` works on a cluster without cert-manager; no kube-rbac-proxy; the
- * metrics authentication roles only with `secureMetrics` (the Deployment's flags and metrics port are
- * left as they are: the project's main decides how it serves metrics).
+ * so `kubectl apply -k config/default` works on a cluster without cert-manager; no kube-rbac-proxy; with
+ * `secureMetrics` (what `kubeloom init` writes, as kubebuilder ≥ 4 serves metrics securely) the metrics
+ * authentication roles and metrics on :8443 (`https` Service port), else plain HTTP on :8080.
  */
 import type { CustomResourceDefinition } from '../api/apiextensions/v1.ts';
 import type { ControllerRegistration } from '../builder/registrations.ts';
@@ -43,7 +43,8 @@ export interface ManifestInput {
    * The manager serves metrics with `metricsServer: { secureServing: true, filterProvider:
    * withAuthenticationAndAuthorization }`: adds kubebuilder's metrics_auth_role.yaml (tokenreviews and
    * subjectaccessreviews create, bound to the manager) and metrics_reader_role.yaml (get /metrics, for
-   * the scraper to be bound to). Default false.
+   * the scraper to be bound to), and binds metrics to :8443 behind an `https` Service port. Default
+   * false (plain HTTP on :8080); `kubeloom init` writes it true in package.json.
    */
   secureMetrics?: boolean;
 }
@@ -123,7 +124,7 @@ export function generateConfig(input: ManifestInput): Map<string, string> {
 
   const configs = webhookConfigurations(input.webhooks);
   const hasWebhooks = input.webhooks.length > 0;
-  files.set('manager/manager.yaml', file(namespaceObject(name), managerDeployment(name, { webhooks: hasWebhooks })));
+  files.set('manager/manager.yaml', file(namespaceObject(name), managerDeployment(name, { webhooks: hasWebhooks, ...(input.secureMetrics === true ? { secureMetrics: true } : {}) })));
   files.set('manager/kustomization.yaml', file(kustomization({ resources: ['manager.yaml'], images: [imageOverride(input.image ?? 'controller:latest')] })));
 
   if (hasWebhooks) {
@@ -138,7 +139,7 @@ export function generateConfig(input: ManifestInput): Map<string, string> {
     files.set('webhook/kustomization.yaml', file(kustomization({ resources, configurations: ['kustomizeconfig.yaml'] })));
   }
 
-  files.set('default/metrics_service.yaml', file(metricsService(name)));
+  files.set('default/metrics_service.yaml', file(metricsService(name, input.secureMetrics === true ? { secureMetrics: true } : {})));
   files.set('default/kustomization.yaml', file(kustomization({ namespace: ns, namePrefix: prefix, resources: ['../crd', '../rbac', '../manager', ...(hasWebhooks ? ['../webhook'] : []), 'metrics_service.yaml'] })));
 
   if (hasWebhooks) {

@@ -22,7 +22,10 @@ export const webhookCertSecret = 'webhook-server-cert';
 /** Where the webhook server reads its certificate: defaultCertDir() in a container whose tmpdir is /tmp. */
 export const webhookCertDir = '/tmp/k8s-webhook-server/serving-certs';
 // controller-runtime's defaults: webhook.DefaultPort, kubebuilder's probe and metrics addresses.
-const ports = { webhook: 9443, probes: 8081, metrics: 8080 } as const;
+// Metrics: kubebuilder's :8080 over plain HTTP, :8443 when served securely (its manager_metrics_patch.yaml).
+const ports = { webhook: 9443, probes: 8081, metrics: 8080, secureMetrics: 8443 } as const;
+
+const metricsPort = (secure: boolean | undefined): number => (secure === true ? ports.secureMetrics : ports.metrics);
 
 /** The labels every object of the project carries, and the selector of the manager's pods. */
 export function projectLabels(projectName: string): { labels: Record<string, string>; selector: Record<string, string> } {
@@ -36,8 +39,11 @@ export function namespace(projectName: string): Namespace {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { labels: { ...labels, ...selector }, name: rbacNames.namespace } };
 }
 
-/** The manager's Deployment; `webhooks` mounts the serving certificate and opens the webhook port. */
-export function managerDeployment(projectName: string, options: { webhooks: boolean; image?: string }): Deployment {
+/**
+ * The manager's Deployment; `webhooks` mounts the serving certificate and opens the webhook port;
+ * `secureMetrics` binds metrics to :8443 (HTTPS, the scaffold's main.ts default) instead of :8080.
+ */
+export function managerDeployment(projectName: string, options: { webhooks: boolean; image?: string; secureMetrics?: boolean }): Deployment {
   const { labels, selector } = projectLabels(projectName);
   return {
     apiVersion: 'apps/v1',
@@ -51,13 +57,13 @@ export function managerDeployment(projectName: string, options: { webhooks: bool
         spec: {
           containers: [
             {
-              args: ['--leader-elect', `--health-probe-bind-address=:${ports.probes}`, `--metrics-bind-address=:${ports.metrics}`],
+              args: ['--leader-elect', `--health-probe-bind-address=:${ports.probes}`, `--metrics-bind-address=:${metricsPort(options.secureMetrics)}`],
               env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
               image: options.image ?? 'controller:latest',
               livenessProbe: { httpGet: { path: '/healthz', port: ports.probes }, initialDelaySeconds: 15, periodSeconds: 20 },
               name: 'manager',
               ports: [
-                { containerPort: ports.metrics, name: 'metrics', protocol: 'TCP' },
+                { containerPort: metricsPort(options.secureMetrics), name: 'metrics', protocol: 'TCP' },
                 { containerPort: ports.probes, name: 'probes', protocol: 'TCP' },
                 ...(options.webhooks ? [{ containerPort: ports.webhook, name: 'webhook-server', protocol: 'TCP' }] : []),
               ],
@@ -88,13 +94,13 @@ export function webhookService(projectName: string): Service {
   };
 }
 
-/** The Service Prometheus scrapes the manager's metrics through. */
-export function metricsService(projectName: string): Service {
+/** The Service Prometheus scrapes the manager's metrics through: `http` on 8080, or `https` on 8443 with `secureMetrics`. */
+export function metricsService(projectName: string, options: { secureMetrics?: boolean } = {}): Service {
   const { labels, selector } = projectLabels(projectName);
   return {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { labels: { ...labels, ...selector }, name: 'controller-manager-metrics-service', namespace: rbacNames.namespace },
-    spec: { ports: [{ name: 'http', port: ports.metrics, protocol: 'TCP', targetPort: ports.metrics }], selector },
+    spec: { ports: [{ name: options.secureMetrics === true ? 'https' : 'http', port: metricsPort(options.secureMetrics), protocol: 'TCP', targetPort: metricsPort(options.secureMetrics) }], selector },
   };
 }

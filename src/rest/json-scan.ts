@@ -22,13 +22,28 @@ export interface CompositeScanState {
  */
 export function scanComposite(buf: Uint8Array, i: number, n: number, state: CompositeScanState): number {
   let depth = state.depth;
+  // Each string is skipped by its own tight loop (most of an object's bytes are inside strings), so the
+  // loop over structure tests no "in a string" flag per byte; the flag only carries a string cut by
+  // the end of a chunk over to the next one.
   let inString = state.inString;
-  while (i < n) {
-    const c = buf[i++]!;
+  for (;;) {
     if (inString) {
-      if (c === 0x22) inString = false;
-      else if (c === 0x5c) i++;
-    } else if (c === 0x22) inString = true;
+      for (;;) {
+        if (i >= n) {
+          state.depth = depth;
+          state.inString = true;
+          state.skip = i - n;
+          return -1;
+        }
+        const d = buf[i++]!;
+        if (d === 0x22) break;
+        if (d === 0x5c) i++;
+      }
+      inString = false;
+    }
+    if (i >= n) break;
+    const c = buf[i++]!;
+    if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) depth++;
     else if (c === 0x7d || c === 0x5d) {
       if (--depth === 0) {
@@ -40,7 +55,7 @@ export function scanComposite(buf: Uint8Array, i: number, n: number, state: Comp
     }
   }
   state.depth = depth;
-  state.inString = inString;
-  state.skip = i - n;
+  state.inString = false;
+  state.skip = 0;
   return -1;
 }

@@ -116,3 +116,22 @@ test('the LIST and watch decoders share fieldsV1 through one interner, across it
   assert.equal(eventManagedFields(ev), (ev.object as Obj).metadata!.managedFields);
   assert.equal((ev.object as Obj).metadata!.managedFields![0]!.fieldsV1, items[0]!.metadata!.managedFields![0]!.fieldsV1);
 });
+
+test('values are remembered by a copy of their bytes: the buffer they came from may be reused, and values that differ in one byte stay apart', () => {
+  const interner = new ManagedFieldsInterner();
+  // 40 values of ~1 KB that differ only in a uid deep inside (as the managedFields of Pods of 40 ReplicaSets).
+  const owned = (i: number): unknown => ({ 'f:metadata': { 'f:ownerReferences': { [`k:{"uid":"${String(i).padStart(8, '0')}-0000"}`]: { '.': {} } } }, 'f:spec': { 'f:x': { pad: 'p'.repeat(1000) } } });
+  const first = Array.from({ length: 40 }, (_, i) => parse(interner, obj(`a${i}`, [owned(i)])) as Obj);
+  assert.equal(interner.size, 40);
+  for (let i = 0; i < 40; i++) assert.deepEqual(first[i]!.metadata!.managedFields![0]!.fieldsV1, owned(i));
+  // A value first met in a buffer that is then overwritten (a reused response chunk): the remembered copy is unaffected.
+  const fresh = new ManagedFieldsInterner();
+  const text = Buffer.from(JSON.stringify(obj('again', [owned(7)])));
+  const again = fresh.parse(text, 0, text.length, itemManagedFields) as Obj;
+  text.fill(0x20);
+  const later = parse(fresh, obj('later', [owned(7)])) as Obj;
+  assert.equal(later.metadata!.managedFields![0]!.fieldsV1, again.metadata!.managedFields![0]!.fieldsV1);
+  assert.equal(fresh.size, 1);
+  assert.deepEqual(parse(interner, obj('x', [owned(7)])), obj('x', [owned(7)]));
+  assert.equal(interner.size, 40);
+});

@@ -6,7 +6,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { kubeloomVersion } from '../version.ts';
 import { ScaffoldError } from './errors.ts';
-import { dockerfile, dockerignore, gitignore, mainTs, packageJson, readme, setupTestTs, setupTs, testEnvTs, tsconfigJson, type ProjectSettings } from './templates/project.ts';
+import { dockerfile, dockerignore, eslintConfig, gitignore, mainTs, packageJson, readme, setupTestTs, setupTs, testEnvTs, tsconfigJson, type ProjectSettings } from './templates/project.ts';
 
 /** Options of {@link initProject}. */
 export interface InitOptions {
@@ -44,6 +44,7 @@ export async function initProject(dir: string, options: InitOptions = {}): Promi
   return writeFiles(dir, {
     'package.json': packageJson(p),
     'tsconfig.json': tsconfigJson(),
+    'eslint.config.js': eslintConfig(),
     'src/main.ts': mainTs(p),
     'src/setup.ts': setupTs(),
     'src/setup.test.ts': setupTestTs(),

@@ -27,6 +27,22 @@ test('insertAtAnchor adds lines above the anchor with its indentation, once', ()
   assert.throws(() => insertAtAnchor(text, 'y', ['two();'], 'f.ts'), /f\.ts has no "\/\/ kubeloom:scaffold:y" line/);
 });
 
+test('init writes secure metrics by default (main.ts serves HTTPS with TokenReview/SubjectAccessReview, package.json tells manifests) and a type-aware lint', async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'kubeloom-scaffold-unit-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const project = path.join(dir, 'my-op');
+  await initProject(project);
+  const pkg = JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')) as { scripts: Record<string, string>; devDependencies: Record<string, string>; kubeloom: Record<string, unknown> };
+  assert.equal(pkg.kubeloom['secureMetrics'], true);
+  assert.equal(pkg.scripts['lint'], 'eslint .');
+  assert.deepEqual(Object.keys(pkg.devDependencies).filter((d) => /eslint/.test(d)), ['@eslint/js', 'eslint', 'typescript-eslint']);
+  const main = await readFile(path.join(project, 'src', 'main.ts'), 'utf8');
+  assert.match(main, /'metrics-bind-address': \{ type: 'string', default: ':8443' \}/);
+  assert.match(main, /'metrics-secure': \{ type: 'boolean', default: true \}/);
+  assert.match(main, /metricsServer: \{ secureServing: true, filterProvider: withAuthenticationAndAuthorization \}/);
+  assert.match(await readFile(path.join(project, 'eslint.config.js'), 'utf8'), /tseslint\.configs\.recommendedTypeChecked/);
+});
+
 test('init refuses a non-empty folder; create api wires the kind into setup.ts and refuses it twice', async (t) => {
   const dir = await mkdtemp(path.join(tmpdir(), 'kubeloom-scaffold-unit-'));
   t.after(() => rm(dir, { recursive: true, force: true }));

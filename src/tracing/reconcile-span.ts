@@ -8,7 +8,7 @@
  */
 import { SpanKind, SpanStatusCode, trace, ROOT_CONTEXT, type Link, type Span } from '@opentelemetry/api';
 import { errorMessage, type ReconcileCause } from '../reconcile/causes.ts';
-import { tracer, withActiveContext } from './tracing.ts';
+import { tracer, tracingEnabled, withActiveContext } from './tracing.ts';
 
 /** A started reconcile span. */
 export interface ReconcileSpan {
@@ -49,4 +49,45 @@ export function startReconcileSpan(controller: string, key: string, causes: read
       span.end();
     },
   };
+}
+
+/**
+ * Runs one unit of work of a loop that is not a Manager controller — the embedded server's in-process
+ * controllers (the workload controllers, the garbage collector, the namespace controller) and its
+ * scheduler and kubelet stand-ins — under a span of the same shape and attribute names as the Manager's
+ * reconcile span: a root span `reconcile <controller>` with `kubeloom.controller`, `kubeloom.request`
+ * and `kubeloom.result` (`success`, `error`, or what `resultOf` names for a thrown value, e.g. a
+ * requeue). These loops have no event causes, so the span has no links and no queue-wait child. What
+ * `fn` writes through a client while it runs (its client and server spans) descends from the span.
+ * With tracing off it only calls `fn`.
+ */
+export function traceReconcile<R>(controller: string, key: string, fn: () => R, resultOf?: (thrown: unknown) => string | undefined): R {
+  if (!tracingEnabled()) return fn();
+  const span = startReconcileSpan(controller, key, [], undefined, 0);
+  const failed = (err: unknown): void => {
+    const result = resultOf?.(err);
+    if (result !== undefined) span.end(result);
+    else span.end('error', err);
+  };
+  let out: R;
+  try {
+    out = span.run(fn);
+  } catch (err) {
+    failed(err);
+    throw err;
+  }
+  if (out instanceof Promise) {
+    return out.then(
+      (v: unknown) => {
+        span.end('success');
+        return v;
+      },
+      (err: unknown) => {
+        failed(err);
+        throw err;
+      },
+    ) as R;
+  }
+  span.end('success');
+  return out;
 }

@@ -42,9 +42,10 @@ See docs/testing-real-cluster.md.
 
 /**
  * Test files that are not on the backend layer but use the cluster when the variable is set: the
- * scaffold's `kubectl apply --dry-run=server -k config/default`.
+ * scaffold's `kubectl apply --dry-run=server -k config/default`; kube-apiserver and kubeloom on one etcd
+ * (also needs KUBELOOM_TEST_ETCD, the cluster's etcd; skipped without it).
  */
-const ownKubeconfigSuites = ['test/scaffold-e2e.test.ts'];
+const ownKubeconfigSuites = ['test/scaffold-e2e.test.ts', 'test/etcd-interop.test.ts'];
 
 /** Test files below test/ that import the backend layer, and {@link ownKubeconfigSuites}. */
 async function suiteFiles(): Promise<string[]> {

@@ -37,4 +37,10 @@ test('kubeloom controller-manager runs the selected controllers against the kube
   bad.stderr.on('data', (c: string) => (err += c));
   assert.equal((await once(bad, 'exit'))[0], 2);
   assert.match(err, /"nope" is not in the list of known controllers/);
+  const gate = spawn(process.execPath, [main, 'controller-manager', '--feature-gates', 'Nope=true'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let gateErr = '';
+  gate.stderr.setEncoding('utf8');
+  gate.stderr.on('data', (c: string) => (gateErr += c));
+  assert.equal((await once(gate, 'exit'))[0], 2);
+  assert.match(gateErr, /--feature-gates: unrecognized feature gate: Nope/);
 });

@@ -80,3 +80,52 @@ test('ttlSecondsAfterFinished 0: the finished Job is deleted with its pods', asy
   await waitForItems(jobs, (items) => items.length === 0);
   await waitForItems(client.coreV1().pods('default'), (pods) => pods.length === 0);
 });
+
+const indexOf = (p: Pod): string | undefined => p.metadata?.annotations?.['batch.kubernetes.io/job-completion-index'];
+
+test('an Indexed Job runs one pod per index (annotation, label, hostname, name, JOB_COMPLETION_INDEX) and completes once every index succeeded', async (t) => {
+  const { client } = await startCluster(t);
+  const jobs = client.batchV1().jobs('default');
+  await jobs.create(job('idx', { completions: 4, parallelism: 2, completionMode: 'Indexed' }));
+  const done = await waitForObject(jobs, 'idx', finished);
+  assert.deepEqual(types(done), [
+    ['SuccessCriteriaMet', 'CompletionsReached', 'Reached expected number of succeeded pods'],
+    ['Complete', 'CompletionsReached', 'Reached expected number of succeeded pods'],
+  ]);
+  assert.equal(done?.status?.completedIndexes, '0-3');
+  assert.equal(done?.status?.succeeded, 4);
+  const pods = (await client.coreV1().pods('default').list()).items.filter((p) => p.metadata?.labels?.['job-name'] === 'idx');
+  assert.deepEqual(pods.map(indexOf).sort(), ['0', '1', '2', '3'], 'one pod per index');
+  for (const p of pods) {
+    const ix = indexOf(p)!;
+    assert.equal(p.metadata?.labels?.['batch.kubernetes.io/job-completion-index'], ix);
+    assert.match(p.metadata?.name ?? '', new RegExp(`^idx-${ix}-[a-z0-9]{5}$`));
+    assert.equal(p.spec?.hostname, `idx-${ix}`);
+    assert.deepEqual(p.spec?.containers[0]?.env, [{ name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: "metadata.labels['batch.kubernetes.io/job-completion-index']" } } }]);
+  }
+});
+
+test('successPolicy: once index 0 succeeded the Job gets SuccessCriteriaMet (SuccessPolicy), its other pods are deleted, then Complete', async (t) => {
+  const { client } = await startCluster(t, { kubelet: { podOutcome: (p) => (indexOf(p) === '0' ? { phase: 'Succeeded' } : { phase: 'Running' }) } });
+  const jobs = client.batchV1().jobs('default');
+  await jobs.create(job('leader', { completions: 3, parallelism: 3, completionMode: 'Indexed', successPolicy: { rules: [{ succeededIndexes: '0' }] } }));
+  const done = await waitForObject(jobs, 'leader', finished);
+  assert.deepEqual(types(done), [
+    ['SuccessCriteriaMet', 'SuccessPolicy', 'Matched rules at index 0'],
+    ['Complete', 'SuccessPolicy', 'Matched rules at index 0'],
+  ]);
+  assert.equal(done?.status?.completedIndexes, '0');
+  await waitForItems(client.coreV1().pods('default'), (pods) => pods.filter((p) => p.status?.phase !== 'Succeeded').length === 0);
+});
+
+test('the server validates Indexed Jobs: completions required, backoffLimitPerIndex and successPolicy only for Indexed, completionMode immutable; backoffLimit defaults to MaxInt32 with backoffLimitPerIndex', async (t) => {
+  const { client } = await startCluster(t, { workloads: false });
+  const jobs = client.batchV1().jobs('default');
+  await assert.rejects(jobs.create(job('nocompl', { parallelism: 2, completionMode: 'Indexed' })), /spec\.completions: Required value: when completion mode is Indexed/);
+  await assert.rejects(jobs.create(job('perindex', { backoffLimitPerIndex: 1 })), /spec\.backoffLimitPerIndex: Invalid value: 1: requires indexed completion mode/);
+  await assert.rejects(jobs.create(job('maxfailed', { completions: 2, completionMode: 'Indexed', maxFailedIndexes: 1 })), /spec\.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified/);
+  await assert.rejects(jobs.create(job('policy', { successPolicy: { rules: [{ succeededCount: 1 }] } })), /spec\.successPolicy: Invalid value: .*requires indexed completion mode/);
+  const created = await jobs.create(job('ok', { completions: 2, completionMode: 'Indexed', backoffLimitPerIndex: 1, suspend: true }));
+  assert.equal(created.spec?.backoffLimit, 2_147_483_647);
+  await assert.rejects(jobs.update({ ...created, spec: { ...created.spec!, completionMode: 'NonIndexed' } }), /spec\.completionMode: Invalid value: "NonIndexed": field is immutable/);
+});

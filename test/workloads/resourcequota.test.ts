@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startCluster, waitForObject } from './support.ts';
+import { startCluster, waitForItems, waitForObject } from './support.ts';
 
 test('a quota reports what the namespace uses: pods and their requests and limits, services, configmaps, count/ of workloads', async (t) => {
   const { client } = await startCluster(t, { workloads: ['resourcequota'] });
@@ -40,4 +40,47 @@ test('count/pods counts every pod, finished ones too; pods counts only those not
   await quotas.create({ metadata: { name: 'q' }, spec: { hard: { pods: '10', 'count/pods': '10' } } });
   const q = await waitForObject(quotas, 'q', (x) => x?.status?.used?.pods === '1');
   assert.deepEqual(q?.status?.used, { pods: '1', 'count/pods': '2' });
+});
+
+test('scoped quotas count only the pods their scopes select: BestEffort (cpu and memory only), Terminating, PriorityClass In/NotIn, CrossNamespacePodAffinity', async (t) => {
+  const { client } = await startCluster(t, { scheduler: false, kubelet: false, workloads: ['resourcequota'] });
+  await client.schedulingV1().priorityClasses().create({ metadata: { name: 'nodelife-high' }, value: 1000 });
+  const pods = client.coreV1().pods('default');
+  const c = (resources: Record<string, Record<string, string>> = {}) => [{ name: 'c', image: 'nginx', resources }];
+  await pods.create({ metadata: { name: 'a' }, spec: { containers: c() } });
+  await pods.create({ metadata: { name: 'b' }, spec: { containers: c({ requests: { cpu: '100m' } }) } });
+  await pods.create({ metadata: { name: 'c' }, spec: { activeDeadlineSeconds: 60, containers: c() } });
+  await pods.create({ metadata: { name: 'd' }, spec: { priorityClassName: 'nodelife-high', containers: c({ requests: { cpu: '200m' } }) } });
+  await pods.create({
+    metadata: { name: 'e' },
+    spec: { containers: c(), affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', namespaces: ['other'], labelSelector: { matchLabels: { x: 'y' } } }] } } },
+  });
+  // Only cpu and memory decide the QoS class: an ephemeral-storage request leaves a pod BestEffort.
+  await pods.create({ metadata: { name: 'f' }, spec: { containers: c({ requests: { 'ephemeral-storage': '1Gi' } }) } });
+  const quotas = client.coreV1().resourceQuotas('default');
+  const selector = (scopeName: string, operator: string, values?: string[]) => ({ matchExpressions: [{ scopeName, operator, ...(values === undefined ? {} : { values }) }] });
+  const specs = {
+    'q-be': { scopes: ['BestEffort'], hard: { pods: '10' } },
+    'q-nbe': { scopes: ['NotBestEffort'], hard: { pods: '10', 'requests.cpu': '1' } },
+    'q-term': { scopes: ['Terminating'], hard: { pods: '10' } },
+    'q-nterm': { scopes: ['NotTerminating'], hard: { pods: '10' } },
+    'q-prio': { scopeSelector: selector('PriorityClass', 'In', ['nodelife-high']), hard: { pods: '10', 'requests.cpu': '1' } },
+    'q-prio-notin': { scopeSelector: selector('PriorityClass', 'NotIn', ['nodelife-high']), hard: { pods: '10' } },
+    'q-xns': { scopeSelector: selector('CrossNamespacePodAffinity', 'Exists'), hard: { pods: '10' } },
+    'q-prio-dne': { scopeSelector: selector('PriorityClass', 'DoesNotExist'), hard: { pods: '10' } },
+  };
+  for (const [name, spec] of Object.entries(specs)) await quotas.create({ metadata: { name }, spec });
+  const all = await waitForItems(quotas, (items) => items.length === 8 && items.every((q) => q.status?.used !== undefined));
+  const used = Object.fromEntries(all.map((q) => [q.metadata?.name, q.status?.used]));
+  // The figures kube-controller-manager v1.24 wrote for the same pods and quotas.
+  assert.deepEqual(used, {
+    'q-be': { pods: '4' },
+    'q-nbe': { pods: '2', 'requests.cpu': '300m' },
+    'q-term': { pods: '1' },
+    'q-nterm': { pods: '5' },
+    'q-prio': { pods: '1', 'requests.cpu': '200m' },
+    'q-prio-notin': { pods: '5' },
+    'q-xns': { pods: '1' },
+    'q-prio-dne': { pods: '5' },
+  });
 });

@@ -4,10 +4,13 @@
  * controller-revision-hash label, partitioned rolling updates, Parallel management.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { test, type TestContext } from 'node:test';
+import { parseAllDocuments } from 'yaml';
 import type { StatefulSet } from '../../src/api/apps/v1.ts';
 import type { Pod } from '../../src/api/core/v1.ts';
 import { PatchType } from '../../src/apimachinery/options.ts';
+import { startControllers } from '../../src/controllers/controller-manager.ts';
 import { startCluster, waitForItems, waitForObject } from './support.ts';
 
 function statefulSet(name: string, replicas: number, spec: Partial<NonNullable<StatefulSet['spec']>> = {}): StatefulSet {
@@ -94,4 +97,45 @@ test('Parallel: every pod is created at once', async (t) => {
   await client.appsV1().statefulSets('default').create(statefulSet('par', 3, { podManagementPolicy: 'Parallel' }));
   const created = await waitForItems(client.coreV1().pods('default'), (items) => items.length === 3);
   assert.deepEqual(created.map((p) => p.metadata?.name).sort(), ['par-0', 'par-1', 'par-2']);
+});
+
+/** The most pods of a 4-replica set that were unavailable at once during a rolling update, with or without the gate. */
+async function maxUnavailableDuringUpdate(t: TestContext, gate: boolean): Promise<number> {
+  const { client } = await startCluster(t, { workloads: ['*', '-statefulset'] });
+  const running = startControllers(client, { controllers: ['statefulset'], featureGates: { MaxUnavailableStatefulSet: gate }, onError: () => undefined });
+  t.after(() => running.stop());
+  const sets = client.appsV1().statefulSets('default');
+  await sets.create(statefulSet('web', 4, { podManagementPolicy: 'Parallel', updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } } }));
+  await waitForObject(sets, 'web', (s) => s?.status?.readyReplicas === 4);
+  await sets.patch('web', PatchType.StrategicMerge, { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } } } });
+  let most = 0;
+  await waitForItems(client.coreV1().pods('default'), (items) => {
+    const available = items.filter((p) => p.metadata?.deletionTimestamp === undefined && ready(p)).length;
+    most = Math.max(most, 4 - available);
+    return items.length === 4 && items.every((p) => p.spec?.containers[0]?.image === 'nginx:2' && ready(p) && p.metadata?.deletionTimestamp === undefined);
+  });
+  // Stopped before the cluster's client closes (its events are written through it).
+  await running.stop();
+  return most;
+}
+
+test('MaxUnavailableStatefulSet on: a rolling update takes down up to maxUnavailable (2) pods at once, never more', async (t) => {
+  assert.equal(await maxUnavailableDuringUpdate(t, true), 2);
+});
+
+test('MaxUnavailableStatefulSet off (the default, as in v1.24): maxUnavailable is ignored and pods are updated one at a time', async (t) => {
+  assert.equal(await maxUnavailableDuringUpdate(t, false), 1);
+});
+
+test('ControllerRevision names and controller-revision-hash equal those a real kube-controller-manager v1.24 wrote for the same StatefulSets', async (t) => {
+  const { client } = await startCluster(t, { workloads: ['statefulset'] });
+  const recorded = JSON.parse(readFileSync(new URL('../../src/controllers/hash/testdata/statefulset-revisions.json', import.meta.url), 'utf8')) as { revisions: Array<{ name: string }> };
+  const manifests = parseAllDocuments(readFileSync(new URL('./testdata/statefulset-hash-sets.yaml', import.meta.url), 'utf8')).map((d) => d.toJSON() as StatefulSet);
+  const sets = client.appsV1().statefulSets('default');
+  for (const m of manifests) await sets.create({ metadata: { name: m.metadata!.name! }, spec: m.spec! });
+  const first = await waitForItems(sets, (items) => items.length === 4 && items.every((s) => s.status?.updateRevision !== undefined));
+  await sets.patch('plain', PatchType.Merge, { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:1.26' }] } } } });
+  await waitForObject(sets, 'plain', (s) => s?.status?.updateRevision !== first.find((f) => f.metadata?.name === 'plain')?.status?.updateRevision);
+  const names = (await client.appsV1().controllerRevisions('default').list()).items.map((r) => r.metadata?.name).sort();
+  assert.deepEqual(names, recorded.revisions.map((r) => r.name).sort());
 });

@@ -1,7 +1,7 @@
 /**
  * ResourceQuota admission (apiserver/pkg/admission/plugin/resourcequota: admission.go, controller.go
  * CheckRequest, v1.24): the last validating plugin of a CREATE or UPDATE of a namespaced object (not of a
- * subresource, not a namespace). The object's usage (quota-evaluators.ts; on UPDATE less what the old
+ * subresource, not a namespace). The object's usage (src/quota/evaluators.ts; on UPDATE less what the old
  * object used, never below zero) is added to the `status.used` of every quota of the namespace that
  * matches it — its `status.hard` names a resource the kind's evaluator tracks and its scopes select the
  * object. The request is refused with 403 Forbidden when a quota would go over `status.hard`
@@ -15,7 +15,7 @@ import { formatQuantity, parseQuantity, type Quantity } from '../../apimachinery
 import type { ApiResource } from '../resources.ts';
 import { forbidden, unknownServerError } from '../status.ts';
 import type { Storage, StoredObject } from '../storage.ts';
-import { quotaEvaluatorFor, type ResourceList, type ScopeRequirement } from './quota-evaluators.ts';
+import { quotaEvaluatorFor, quotaScopeSelectors as scopesOf, type ResourceList, type ScopeRequirement } from '../../quota/evaluators.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -66,17 +66,6 @@ function listOf(v: unknown): ResourceList {
   const out: ResourceList = new Map();
   if (!isObj(v)) return out;
   for (const [k, q] of Object.entries(v)) if (typeof q === 'string') out.set(k, parseQuantity(q));
-  return out;
-}
-
-// getScopeSelectorsFromQuota: spec.scopes as Exists requirements, then scopeSelector's expressions.
-function scopesOf(quota: Obj): ScopeRequirement[] {
-  const spec = isObj(quota.spec) ? quota.spec : {};
-  const out: ScopeRequirement[] = (Array.isArray(spec.scopes) ? spec.scopes : []).map((s) => ({ scopeName: String(s), operator: 'Exists' }));
-  const selector = isObj(spec.scopeSelector) ? spec.scopeSelector : {};
-  for (const e of Array.isArray(selector.matchExpressions) ? selector.matchExpressions : []) {
-    if (isObj(e)) out.push({ scopeName: String(e.scopeName), operator: String(e.operator), values: Array.isArray(e.values) ? e.values.map(String) : [] });
-  }
   return out;
 }
 

@@ -7,9 +7,9 @@
  * the API audiences is among the token's, and that the ServiceAccount (and bound object) still exists
  * with the uid in the token.
  */
-import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify, decodeJwt, type JWTPayload } from 'jose';
 import type { Clock } from '../../util/clock/clock.ts';
+import { ServiceAccountSigningKey, type ServiceAccountKeyPair } from './service-account-key.ts';
 import { serviceAccountGroups, serviceAccountUsername, userInfo } from './user.ts';
 import type { AuthenticationResult } from './x509.ts';
 
@@ -46,29 +46,28 @@ interface PrivateClaim {
   secret?: Partial<ClaimRef>;
 }
 
-/** Issues and verifies ServiceAccount tokens with one ES256 key pair made when the server starts. */
+/** Issues and verifies ServiceAccount tokens with one ES256 key pair (see ServiceAccountSigningKey). */
 export class ServiceAccountTokens {
   readonly issuer: string;
   /** The audiences requests are authenticated for (kube-apiserver's --api-audiences, defaulting to the issuer). */
   readonly apiAudiences: readonly string[];
   readonly #clock: Clock;
-  // The signing key, made on first use: most servers never sign or verify a token, and a key pair
-  // costs a good part of a test server's start.
-  #key: { privateKey: KeyObject; publicKey: KeyObject; keyId: string } | undefined;
+  readonly #key: ServiceAccountSigningKey;
 
-  constructor(options: { clock: Clock; issuer?: string; apiAudiences?: readonly string[] }) {
+  constructor(options: { clock: Clock; issuer?: string; apiAudiences?: readonly string[]; signingKey?: ServiceAccountSigningKey | undefined }) {
     this.#clock = options.clock;
     this.issuer = options.issuer ?? defaultServiceAccountIssuer;
     this.apiAudiences = options.apiAudiences ?? [this.issuer];
+    this.#key = options.signingKey ?? new ServiceAccountSigningKey();
   }
 
-  #keys(): { privateKey: KeyObject; publicKey: KeyObject; keyId: string } {
-    if (this.#key === undefined) {
-      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-      // As upstream's keyIDFromPublicKey: the base64url SHA-256 of the DER public key.
-      this.#key = { privateKey, publicKey, keyId: createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url') };
-    }
+  /** The key tokens are signed with (shared with forks). */
+  get signingKey(): ServiceAccountSigningKey {
     return this.#key;
+  }
+
+  #keys(): ServiceAccountKeyPair {
+    return this.#key.pair();
   }
 
   /** Signs a token; returns it with its expiry (ms since the epoch). */

@@ -13,6 +13,7 @@ import type { Storage } from '../storage.ts';
 import { unauthorized } from '../status.ts';
 import { AuthenticationError, Authenticator, type StaticUser } from '../authn/authenticator.ts';
 import { ServiceAccountTokens, type ObjectLookup } from '../authn/service-account-token.ts';
+import type { ServiceAccountSigningKey } from '../authn/service-account-key.ts';
 import { SystemUsers, type UserInfo } from '../authn/user.ts';
 import { alwaysAllow, forbidden, forbiddenStatus, privilegedGroups, unionAuthorizer, type Authorizer, type RuleResolver as RulesLister } from './authorizer.ts';
 import { impersonate } from './impersonation.ts';
@@ -37,6 +38,8 @@ export interface AccessControlOptions {
   anonymous: boolean;
   /** Issuer of ServiceAccount tokens (default https://kubernetes.default.svc). */
   serviceAccountIssuer?: string | undefined;
+  /** The ServiceAccount token signing key (default: a new one, made on first use). */
+  serviceAccountSigningKey?: ServiceAccountSigningKey | undefined;
   clock: Clock;
 }
 
@@ -64,7 +67,7 @@ export class AccessControl {
 
   constructor(options: AccessControlOptions, storage: Storage) {
     this.rbacEnabled = options.rbac;
-    this.tokens = new ServiceAccountTokens({ clock: options.clock, ...(options.serviceAccountIssuer === undefined ? {} : { issuer: options.serviceAccountIssuer }) });
+    this.tokens = new ServiceAccountTokens({ clock: options.clock, ...(options.serviceAccountIssuer === undefined ? {} : { issuer: options.serviceAccountIssuer }), signingKey: options.serviceAccountSigningKey });
     const lookup: ObjectLookup = (resource, namespace, name) => {
       const meta = storage.get(resource, `${namespace}/${name}`)?.obj.metadata as { uid?: string; deletionTimestamp?: string } | undefined;
       return meta === undefined ? undefined : { uid: meta.uid ?? '', deletionTimestamp: meta.deletionTimestamp };

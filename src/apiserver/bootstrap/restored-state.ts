@@ -9,7 +9,7 @@
 import { LoopbackClient } from '../controllers/loopback-client.ts';
 import { crdGroupResource, type RequestScope } from '../handlers/scope.ts';
 import { customResourcesOf, isObject } from '../object-meta.ts';
-import { serveCustomResource } from '../registry/apiextensions/serving-info.ts';
+import { serveCustomResource, stopServingCustomResource } from '../registry/apiextensions/serving-info.ts';
 import type { ApiResource } from '../resources.ts';
 
 /** What {@link restoreDerivedState} needs besides the data. */
@@ -42,4 +42,23 @@ export function restoreDerivedState(scope: RequestScope, options: RestoredStateO
       return data['client-ca-file'] === pem ? undefined : { ...o, data: { ...data, 'client-ca-file': pem } };
     });
   }
+}
+
+/**
+ * With a shared backend (etcd), CRDs another server writes are served here too, as apiextensions-apiserver's
+ * CRD informer does on every server: a CRD created or changed elsewhere starts (or changes) serving its
+ * resource, a CRD removed elsewhere stops it. This server's own CRD writes are served by its handlers.
+ * Returns the unsubscription.
+ */
+export function followSharedCustomResources(scope: RequestScope): () => void {
+  const { storage, registry } = scope;
+  return storage.subscribe(crdGroupResource, (c) => {
+    if (c.remote !== true) return;
+    if (c.type === 'DELETED') {
+      stopServingCustomResource(registry, storage, c.key);
+      return;
+    }
+    const { entries, causes } = customResourcesOf(c.object.obj, c.rv);
+    if (causes.length === 0) serveCustomResource(registry, storage, c.key, entries);
+  });
 }

@@ -13,6 +13,7 @@
  * config), and run unchanged against any other cluster (`kubeloom controller-manager`).
  */
 import { scheduler } from 'node:timers/promises';
+import { KubeloomError } from '../../apimachinery/errors.ts';
 import type { RestConfig } from '../../rest/config.ts';
 import { startControllers, type RunningControllers } from '../../controllers/controller-manager.ts';
 import type { Clock } from '../../util/clock/clock.ts';
@@ -83,6 +84,22 @@ export interface ServerControllers {
   waitForIdle(options?: { signal?: AbortSignal }): Promise<void>;
   /** What the stand-ins did so far. */
   stats(): ControllerStats;
+  /**
+   * Stops the kubelet stand-in of one node, as a kubelet that crashed or lost its network: its Lease is no
+   * longer renewed, its status no longer reported, its pods no longer synced — the node lifecycle
+   * controller then marks it Unknown and taints it after node-monitor-grace-period. Throws
+   * {@link UnknownKubeletNodeError} when the kubelet stand-in does not run that node.
+   */
+  stopKubelet(node: string): void;
+  /** Resumes a node's kubelet stopped by {@link ServerControllers.stopKubelet}: Lease renewed, Ready status posted, pods re-synced. */
+  resumeKubelet(node: string): void;
+}
+
+/** `stopKubelet` / `resumeKubelet` named a node the kubelet stand-in does not run (or the stand-in is off). */
+export class UnknownKubeletNodeError extends KubeloomError {
+  constructor(node: string) {
+    super('ERR_UNKNOWN_KUBELET_NODE', `the kubelet stand-in does not run node "${node}"`);
+  }
 }
 
 function printError(controller: ControllerName, error: unknown): void {
@@ -171,6 +188,16 @@ export class ControllerManager implements ServerControllers {
 
   stats(): ControllerStats {
     return { ...this.#stats };
+  }
+
+  stopKubelet(node: string): void {
+    const kubelet = this.#running.get('kubelet');
+    if (!(kubelet instanceof FakeKubelet) || !kubelet.stopNode(node)) throw new UnknownKubeletNodeError(node);
+  }
+
+  resumeKubelet(node: string): void {
+    const kubelet = this.#running.get('kubelet');
+    if (!(kubelet instanceof FakeKubelet) || !kubelet.resumeNode(node)) throw new UnknownKubeletNodeError(node);
   }
 }
 

@@ -23,6 +23,14 @@
  * node). With the volume binder (fake-volume-binder.ts) running, a pod waits in Pending until its
  * PersistentVolumeClaims are Bound, as the kubelet's volume manager waits for its volumes to mount.
  *
+ * A node's kubelet can be stopped and resumed ({@link FakeKubelet.stopNode}, `server.controllers.stopKubelet`):
+ * stopped, it neither renews the node's Lease nor reports its status nor syncs its pods (a pod being
+ * deleted stays Terminating), as a kubelet that crashed or lost its network — what the node lifecycle
+ * controller (src/controllers/nodelifecycle) reacts to. Resumed, it renews the Lease, posts the node
+ * status at once (the kubelet's syncNodeStatus sees the status it reads back differ from its own: Ready
+ * again) and re-syncs the node's pods, marking the running ones Ready again as the kubelet's status
+ * manager reconciles a status changed behind its back.
+ *
  * Nothing runs: no images are pulled, no probes or logs (see `setPodLogs`).
  */
 import { createHash } from 'node:crypto';
@@ -234,6 +242,8 @@ export class FakeKubelet implements ServerController {
   #unsubscribe: (() => void) | undefined;
   #heartbeat: { stop(): void } | undefined;
   #ticks = 0;
+  // The nodes whose kubelet is stopped.
+  readonly #stoppedNodes = new Set<string>();
 
   constructor(options: { client: LoopbackClient; clock: Clock; stats: ControllerStats; onError: (error: unknown) => void } & FakeKubeletOptions) {
     this.#client = options.client;
@@ -245,7 +255,7 @@ export class FakeKubelet implements ServerController {
     this.#events = options.events ?? false;
     this.#waitForVolumes = options.waitForVolumes ?? false;
     this.#outcome = options.podOutcome ?? defaultPodOutcome;
-    this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#sync(key), onError: (err) => options.onError(err) });
+    this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#sync(key), onError: (err) => options.onError(err), trace: { controller: 'kubelet' } });
   }
 
   start(): void {
@@ -284,6 +294,67 @@ export class FakeKubelet implements ServerController {
     await this.#worker.stop();
   }
 
+  /** The nodes this stand-in runs. */
+  nodeNames(): readonly string[] {
+    return this.#nodes;
+  }
+
+  /** Stops one node's kubelet (no Lease renewal, no status, no pod syncs); false when the node is not one of ours. */
+  stopNode(name: string): boolean {
+    if (!this.#nodeIndex.has(name)) return false;
+    this.#stoppedNodes.add(name);
+    return true;
+  }
+
+  /**
+   * Resumes a stopped node's kubelet: renews its Lease, posts a Ready status and re-syncs its pods; false
+   * when the node is not one of ours.
+   */
+  resumeNode(name: string): boolean {
+    if (!this.#nodeIndex.has(name)) return false;
+    if (!this.#stoppedNodes.delete(name)) return true;
+    this.#renewLeases([name]);
+    this.#postReadyStatus(name);
+    const storage = this.#client.scope.storage;
+    for (const s of storage.listAt('pods', storage.revision)) {
+      const pod = s.obj as Pod;
+      if (pod.spec?.nodeName !== name) continue;
+      const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
+      const uid = pod.metadata?.uid ?? '';
+      if (pod.status?.phase === 'Running' && pod.metadata?.deletionTimestamp === undefined && ready?.status === 'False' && !this.#readyAt.has(uid)) this.#markReady(pod);
+      this.#worker.queue.add(s.key);
+    }
+    return true;
+  }
+
+  /** Whether a node's kubelet is stopped. */
+  isNodeStopped(name: string): boolean {
+    return this.#stoppedNodes.has(name);
+  }
+
+  /** The node status a healthy kubelet posts: every condition as at registration, transition times moved only when the status changes. */
+  #postReadyStatus(name: string): void {
+    const nodes = this.#client.resourceFor('v1', 'Node');
+    const now = formatTime(this.#clock.now());
+    const fresh = nodeObject(name, this.#nodeIndex.get(name) ?? 0, now);
+    const wanted = ((fresh.status as Obj).conditions as Obj[]).map((c) => ({ ...c }));
+    this.#client.update(
+      nodes,
+      '',
+      name,
+      (o) => {
+        const status: Obj = isObject(o.status) ? o.status : {};
+        const old = Array.isArray(status.conditions) ? status.conditions.filter(isObject) : [];
+        const conditions = wanted.map((c) => {
+          const prev = old.find((x) => x.type === c.type);
+          return prev !== undefined && prev.status === c.status ? { ...c, lastTransitionTime: prev.lastTransitionTime } : c;
+        });
+        return { ...o, status: { ...status, conditions } };
+      },
+      'status',
+    );
+  }
+
   #tick(): void {
     try {
       this.#renewLeases();
@@ -294,14 +365,14 @@ export class FakeKubelet implements ServerController {
     }
   }
 
-  /** Creates or renews each node's Lease in kube-node-lease (nodelease.controller). */
-  #renewLeases(): void {
+  /** Creates or renews each running node's Lease in kube-node-lease (nodelease.controller). */
+  #renewLeases(names: readonly string[] = this.#nodes): void {
     const leases = this.#client.resourceFor('coordination.k8s.io/v1', 'Lease');
     const nodes = this.#client.resourceFor('v1', 'Node');
     const renewTime = new Date(this.#clock.now()).toISOString().replace('Z', '000Z');
-    for (const name of this.#nodes) {
-      const updated = this.#client.update(leases, 'kube-node-lease', name, (o) => ({ ...o, spec: { ...(isObject(o.spec) ? o.spec : {}), renewTime } }));
-      if (updated !== undefined) continue;
+    for (const name of names) {
+      if (this.#stoppedNodes.has(name)) continue;
+      if (this.#client.modify(leases, 'kube-node-lease', name, (o) => ({ ...o, spec: { ...(isObject(o.spec) ? o.spec : {}), renewTime } }))) continue;
       const node = this.#client.get(nodes, '', name);
       const uid = node === undefined ? undefined : (node.metadata as Obj).uid;
       this.#client.create(leases, 'kube-node-lease', {
@@ -316,12 +387,13 @@ export class FakeKubelet implements ServerController {
     const nodes = this.#client.resourceFor('v1', 'Node');
     const now = formatTime(this.#clock.now());
     for (const name of this.#nodes) {
-      this.#client.update(
+      if (this.#stoppedNodes.has(name)) continue;
+      this.#client.modify(
         nodes,
         '',
         name,
         (o) => {
-          const status: Obj = isObject(o.status) ? o.status : {};
+          const status: Readonly<Obj> = isObject(o.status) ? o.status : {};
           const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isObject).map((c) => ({ ...c, lastHeartbeatTime: now })) : [];
           return { ...o, status: { ...status, conditions } };
         },
@@ -337,6 +409,11 @@ export class FakeKubelet implements ServerController {
   #isMine(pod: Pod): boolean {
     const node = pod.spec?.nodeName;
     return node !== undefined && this.#nodeIndex.has(node);
+  }
+
+  // A pod on a node whose kubelet is stopped is left alone until the node resumes (which re-syncs it).
+  #isStopped(pod: Pod): boolean {
+    return this.#stoppedNodes.has(pod.spec?.nodeName ?? '');
   }
 
   #forget(uid: string): void {
@@ -388,7 +465,7 @@ export class FakeKubelet implements ServerController {
 
   #sync(key: string): void {
     const pod = this.#client.scope.storage.get('pods', key)?.obj as Pod | undefined;
-    if (pod === undefined || !this.#isMine(pod)) return;
+    if (pod === undefined || !this.#isMine(pod) || this.#isStopped(pod)) return;
     if (pod.metadata?.deletionTimestamp !== undefined) {
       this.#terminate(pod);
       return;
@@ -505,8 +582,9 @@ export class FakeKubelet implements ServerController {
     return `${base}${n <= 254 ? n : 2 + ((n - 2) % 253)}`;
   }
 
-  #writeStatus(pod: Pod, status: (current: Obj) => Obj): void {
-    this.#client.update(this.#client.resourceFor('v1', 'Pod'), pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (o) => ({ ...o, status: status(isObject(o.status) ? o.status : {}) }), 'status');
+  // `status` gets the stored status, which it must not change (LoopbackClient.modify): it returns a new one.
+  #writeStatus(pod: Pod, status: (current: Readonly<Obj>) => Obj): void {
+    this.#client.modify(this.#client.resourceFor('v1', 'Pod'), pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (o) => ({ ...o, status: status(isObject(o.status) ? o.status : {}) }), 'status');
   }
 
   #run(pod: Pod, ready = true): void {

@@ -63,6 +63,25 @@ function fitErrorMessage(total: number, reasons: ReadonlyMap<string, number>): s
   return `0/${total} nodes are available: ${parts.join(', ')}. preemption: 0/${total} nodes are available: ${total} Preemption is not helpful for scheduling.`;
 }
 
+/**
+ * What decides whether a pod fits a node (the inputs of {@link unfitReason} on the pod's side): pods with
+ * the same signature fit the same nodes, so the filtering is done once per signature until a node changes.
+ */
+function fitSignature(pod: Pod): string {
+  const spec = pod.spec;
+  return JSON.stringify([spec?.nodeSelector, spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution, spec?.tolerations]);
+}
+
+/** The filtering of every node for one fit signature: the names of the nodes that fit, in name order, and why the others do not. */
+interface Feasible {
+  fits: string[];
+  total: number;
+  reasons: ReadonlyMap<string, number>;
+}
+
+// Distinct signatures kept between node changes (a Deployment's pods share one; a DaemonSet's differ per node).
+const maxCachedSignatures = 4096;
+
 /** The scheduler stand-in; see the file comment. */
 export class FakeScheduler implements ServerController {
   readonly #client: LoopbackClient;
@@ -77,6 +96,9 @@ export class FakeScheduler implements ServerController {
   readonly #load = new Map<string, number>();
   readonly #stats: ControllerStats;
   readonly #recorder: EventRecorder | undefined;
+  // Fit signature → the nodes its pods fit; emptied whenever a node changes, so placing the pods of one
+  // template filters the nodes once (kube-scheduler's equivalence cache, without its finer invalidation).
+  readonly #feasible = new Map<string, Feasible>();
 
   /** With `events`, bound pods get a `Scheduled` event. */
   constructor(options: { client: LoopbackClient; clock: Clock; stats: ControllerStats; onError: (error: unknown) => void; events?: boolean }) {
@@ -84,7 +106,7 @@ export class FakeScheduler implements ServerController {
     this.#recorder = options.events === true ? new EventRecorder(options.client, options.clock, defaultSchedulerName) : undefined;
     this.#stats = options.stats;
     this.#clock = options.clock;
-    this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#schedule(key), onError: (err) => options.onError(err) });
+    this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#schedule(key), onError: (err) => options.onError(err), trace: { controller: 'scheduler' } });
   }
 
   start(): void {
@@ -96,6 +118,7 @@ export class FakeScheduler implements ServerController {
         else if (needsScheduling(c.object.obj as Pod)) this.#worker.queue.add(c.key);
       }),
       storage.subscribe('nodes', () => {
+        this.#feasible.clear();
         for (const key of this.#unschedulable) this.#worker.queue.add(key);
       }),
     );
@@ -131,6 +154,27 @@ export class FakeScheduler implements ServerController {
     return this.#worker.idle();
   }
 
+  /** The nodes `pod` fits (filtered once per fit signature between node changes). */
+  #filter(pod: Pod): Feasible {
+    const signature = fitSignature(pod);
+    const cached = this.#feasible.get(signature);
+    if (cached !== undefined) return cached;
+    const storage = this.#client.scope.storage;
+    const nodes = storage.listAt('nodes', storage.revision);
+    const reasons = new Map<string, number>();
+    const fits: string[] = [];
+    for (const s of nodes) {
+      const node = s.obj as Node;
+      const why = unfitReason(pod, node);
+      if (why === undefined) fits.push(node.metadata?.name ?? '');
+      else reasons.set(why, (reasons.get(why) ?? 0) + 1);
+    }
+    const feasible: Feasible = { fits, total: nodes.length, reasons };
+    if (this.#feasible.size >= maxCachedSignatures) this.#feasible.clear();
+    this.#feasible.set(signature, feasible);
+    return feasible;
+  }
+
   #schedule(key: string): void {
     const storage = this.#client.scope.storage;
     const pod = storage.get('pods', key)?.obj as Pod | undefined;
@@ -138,19 +182,12 @@ export class FakeScheduler implements ServerController {
       this.#unschedulable.delete(key);
       return;
     }
-    const nodes = storage.listAt('nodes', storage.revision).map((s) => s.obj as Node);
-    const reasons = new Map<string, number>();
-    const fits: Node[] = [];
-    for (const node of nodes) {
-      const why = unfitReason(pod, node);
-      if (why === undefined) fits.push(node);
-      else reasons.set(why, (reasons.get(why) ?? 0) + 1);
-    }
+    const { fits, total, reasons } = this.#filter(pod);
     const namespace = pod.metadata?.namespace ?? '';
     const name = pod.metadata?.name ?? '';
     if (fits.length === 0) {
       this.#unschedulable.add(key);
-      const message = fitErrorMessage(nodes.length, reasons);
+      const message = fitErrorMessage(total, reasons);
       this.#client.update(
         this.#client.resourceFor('v1', 'Pod'),
         namespace,
@@ -166,12 +203,11 @@ export class FakeScheduler implements ServerController {
     }
     this.#unschedulable.delete(key);
     const load = this.#load;
-    const nodeName = (n: Node): string => n.metadata?.name ?? '';
     // The least-loaded node, then the first by name: one pass, not a sort (1,000 nodes per pod at kwok scale).
-    let target = nodeName(fits[0]!);
+    let target = fits[0]!;
     let targetLoad = load.get(target) ?? 0;
     for (let i = 1; i < fits.length; i++) {
-      const n = nodeName(fits[i]!);
+      const n = fits[i]!;
       const l = load.get(n) ?? 0;
       if (l < targetLoad || (l === targetLoad && n < target)) {
         target = n;

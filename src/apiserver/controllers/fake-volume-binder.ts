@@ -58,7 +58,7 @@ export class FakeVolumeBinder implements ServerController {
 
   constructor(options: { client: LoopbackClient; clock: Clock; onError: (error: unknown) => void }) {
     this.#client = options.client;
-    this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#sync(key), onError: (err) => options.onError(err) });
+    this.#worker = new QueueWorker<string>({ clock: options.clock, process: (key) => this.#sync(key), onError: (err) => options.onError(err), trace: { controller: 'persistentvolume-binder' } });
   }
 
   start(): void {

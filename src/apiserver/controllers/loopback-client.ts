@@ -163,6 +163,24 @@ export class LoopbackClient {
     return JSON.parse(updateInternal(this.#scope, t, existing, candidate, this.#manager)) as Obj;
   }
 
+  /**
+   * Read-modify-write as {@link update}, for the hot paths of the stand-ins (a pod's status, a node's
+   * Lease): `next` gets the stored object itself, which it must not change, and returns a new object
+   * that shares the parts it keeps (`{ ...o, status }`), or undefined to write nothing. No copy is made
+   * and the result is not decoded: managedFields then compare only the replaced parts (unchanged
+   * subtrees are the same objects). Custom resources are copied first, as their schema's decoding
+   * rewrites the candidate in place. Returns whether the object existed and was written (or was a no-op).
+   */
+  modify(r: ApiResource, namespace: string, name: string, next: (obj: Readonly<Obj>) => Obj | undefined, subresource?: 'status' | 'finalize'): boolean {
+    const ns = r.namespaced ? namespace : '';
+    const existing = this.#scope.storage.get(storageKey(r.group, r.resource), ns === '' ? name : `${ns}/${name}`);
+    if (existing === undefined) return false;
+    const candidate = next(r.schema === undefined ? existing.obj : structuredClone(existing.obj));
+    if (candidate === undefined) return false;
+    updateInternal(this.#scope, { r, namespace: ns, name, subresource, watchPath: false }, existing, candidate, this.#manager);
+    return true;
+  }
+
   /** CREATE of one object, as a POST of it would. */
   create(r: ApiResource, namespace: string, obj: Obj): Obj {
     const ns = r.namespaced ? namespace : '';

@@ -7,6 +7,7 @@ import type { Clock } from '../../util/clock/clock.ts';
 import { RateLimitingQueue } from '../../util/workqueue/rate-limiting-queue.ts';
 import type { RateLimiter } from '../../util/workqueue/rate-limiter.ts';
 import { runWorkers } from '../../util/workqueue/run-workers.ts';
+import { traceReconcile } from '../../tracing/reconcile-span.ts';
 
 /** Thrown by a worker's `process` to retry the item later with the queue's backoff, without reporting an error. */
 export class Requeue extends Error {
@@ -25,7 +26,15 @@ export interface QueueWorkerOptions<T> {
   process: (item: T) => void | Promise<void>;
   /** Receives errors other than {@link Requeue}. */
   onError: (error: unknown, item: T) => void;
+  /**
+   * Traces each item as one reconcile of `controller` (the Manager's span shape and attribute names;
+   * a {@link Requeue} ends it with result `requeue`), the request named by `key` (default `String(item)`).
+   * Off unless a tracer provider is registered.
+   */
+  trace?: { controller: string; key?: (item: T) => string };
 }
+
+const requeueResult = (thrown: unknown): string | undefined => (thrown instanceof Requeue ? 'requeue' : undefined);
 
 /** A queue with one worker. Start it once; after {@link QueueWorker.stop} it cannot be restarted. */
 export class QueueWorker<T> {
@@ -42,7 +51,9 @@ export class QueueWorker<T> {
 
   /** Starts the worker. */
   start(): void {
-    const { process, onError } = this.#options;
+    const { onError, trace } = this.#options;
+    const process =
+      trace === undefined ? this.#options.process : (item: T): void | Promise<void> => traceReconcile(trace.controller, trace.key?.(item) ?? String(item), () => this.#options.process(item), requeueResult);
     this.#done ??= runWorkers(
       this.queue,
       {

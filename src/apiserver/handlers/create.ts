@@ -6,6 +6,7 @@
  * server's seeding of initial objects.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isConflict } from '../../apimachinery/errors.ts';
 import { admit, validateAdmission, type PluginAttributes } from '../admission/plugins.ts';
 import { acceptedCrdStatus, customResourcesOf, metaOf, validateCreateMeta } from '../object-meta.ts';
 import { admitWebhookConfiguration } from '../registry/admissionregistration/webhook-configuration.ts';
@@ -132,7 +133,12 @@ export function commitCreate(scope: RequestScope, t: Target, name: string, obj: 
   if (crdEntries !== undefined) {
     // The naming and establishing controllers accept the names and start serving right after the create,
     // which answers with the status as created.
-    scope.storage.write(store, key, 'MODIFIED', { ...stored.obj, status: acceptedCrdStatus(stored.obj, scope.now()) });
+    try {
+      scope.storage.write(store, key, 'MODIFIED', { ...stored.obj, status: acceptedCrdStatus(stored.obj, scope.now()) });
+    } catch (err) {
+      // On a shared etcd another server's CRD controllers may have written the status first.
+      if (!isConflict(err)) throw err;
+    }
     serveCustomResource(scope.registry, scope.storage, name, crdEntries);
   }
   return encodeStored(t, stored);

@@ -14,6 +14,7 @@ import type { Storage } from '../storage.ts';
 import type { WatchStream } from '../watch-stream.ts';
 import type { StaticUser } from '../authn/authenticator.ts';
 import type { UserInfo } from '../authn/user.ts';
+import type { ServiceAccountSigningKey } from '../authn/service-account-key.ts';
 import type { AccessControl } from '../authz/access-control.ts';
 import type { WebhookAdmission } from '../admission/admission.ts';
 
@@ -32,6 +33,8 @@ export interface HandlerConfig {
   anonymous?: boolean;
   /** Issuer of ServiceAccount tokens (default https://kubernetes.default.svc). */
   serviceAccountIssuer?: string | undefined;
+  /** The ServiceAccount token signing key (default: a new one, made on first use). */
+  serviceAccountSigningKey?: ServiceAccountSigningKey | undefined;
   /** Resolves an admission webhook's clientConfig.service to a base URL (default: none resolve). */
   webhookServices?: ((namespace: string, name: string, port: number) => string | undefined) | undefined;
   /** The ResourceQuota admission plugin's configuration (default: no limited resources). */

@@ -69,3 +69,27 @@ test('property: set operations agree with plain sets of path strings, whatever t
     assert.deepEqual(keys(FieldSet.fromFieldsV1(sa.toFieldsV1())), [...ka].sort());
   }));
 });
+
+test('FieldSet keeps its FieldsV1 encoding while its members stay the same, and encodes afresh once they change', () => {
+  const set = new FieldSet([['f:spec', 'f:replicas'], ['f:metadata', 'f:labels', 'f:app']]);
+  const encoded = set.toFieldsV1();
+  assert.ok(Object.isFrozen(encoded) && Object.isFrozen(encoded['f:spec']), 'shared encodings are frozen');
+  // Decoded from its own encoding, filtered to the same members, united with a subset: the same object.
+  const decoded = FieldSet.fromFieldsV1(encoded);
+  assert.equal(decoded.toFieldsV1(), encoded);
+  assert.equal(decoded.difference(new FieldSet([['f:status']])).toFieldsV1(), encoded);
+  assert.equal(decoded.union(new FieldSet([['f:spec', 'f:replicas']])).toFieldsV1(), encoded);
+  // A client's FieldsV1 (not made here) is encoded again, in the canonical form.
+  const sent = { 'f:spec': { 'f:replicas': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} } } };
+  assert.notEqual(FieldSet.fromFieldsV1(sent).toFieldsV1(), sent);
+  assert.deepEqual(FieldSet.fromFieldsV1(sent).toFieldsV1(), encoded);
+  // Changed members: a new encoding.
+  const grown = decoded.union(new FieldSet([['f:spec', 'f:paused']]));
+  assert.deepEqual(grown.toFieldsV1(), { 'f:metadata': { 'f:labels': { 'f:app': {} } }, 'f:spec': { 'f:paused': {}, 'f:replicas': {} } });
+  const shrunk = decoded.difference(new FieldSet([['f:spec', 'f:replicas']]));
+  assert.deepEqual(shrunk.toFieldsV1(), { 'f:metadata': { 'f:labels': { 'f:app': {} } } });
+  decoded.add(['f:spec', 'f:minReadySeconds']);
+  assert.deepEqual(decoded.toFieldsV1(), { 'f:metadata': { 'f:labels': { 'f:app': {} } }, 'f:spec': { 'f:minReadySeconds': {}, 'f:replicas': {} } });
+  decoded.delete(['f:spec', 'f:minReadySeconds']);
+  assert.deepEqual(decoded.toFieldsV1(), encoded);
+});

@@ -152,9 +152,16 @@ export function childKey(parentKey: string, element: string): string {
   return parentKey === '' ? separator + escapeElement(element) : parentKey + separator + escapeElement(element);
 }
 
+// FieldsV1 objects this module made (frozen): a set decoded from one of them encodes back to it.
+const ownEncodings = new WeakSet<object>();
+
 /** A set of field paths (fieldpath.Set), with the operations managed-fields bookkeeping needs. */
 export class FieldSet {
   readonly #paths = new Map<string, FieldPath>();
+  // The FieldsV1 this set's members encode to, once known (decoded from, or encoded to): every write
+  // re-encodes each manager's entry, and most entries did not change. Frozen, so it can be shared between
+  // stored versions; dropped by add and delete; kept by the operations that leave the members as they were.
+  #encoded: Readonly<Record<string, unknown>> | undefined;
 
   constructor(paths: Iterable<FieldPath> = []) {
     for (const path of paths) this.add(path);
@@ -162,11 +169,13 @@ export class FieldSet {
 
   /** Adds `path` to the set. */
   add(path: FieldPath, key: string = pathKey(path)): void {
+    this.#encoded = undefined;
     this.#paths.set(key, path);
   }
 
   /** Removes `path` (not its descendants). */
   delete(path: FieldPath): void {
+    this.#encoded = undefined;
     this.#paths.delete(pathKey(path));
   }
 
@@ -206,6 +215,8 @@ export class FieldSet {
   #filter(keep: (key: string, path: FieldPath) => boolean): FieldSet {
     const out = new FieldSet();
     for (const [key, path] of this.#paths) if (keep(key, path)) out.add(path, key);
+    // Nothing filtered out: the same members, the same encoding.
+    if (out.#paths.size === this.#paths.size) out.#encoded = this.#encoded;
     return out;
   }
 
@@ -217,7 +228,10 @@ export class FieldSet {
   /** Members of this set or `other`. */
   union(other: FieldSet): FieldSet {
     const out = this.#filter(() => true);
+    const encoded = out.#encoded;
     for (const [key, path] of other.entries()) out.add(path, key);
+    // Nothing added: the same members, the same encoding.
+    if (out.#paths.size === this.#paths.size) out.#encoded = encoded;
     return out;
   }
 
@@ -250,7 +264,15 @@ export class FieldSet {
   }
 
   /** Encodes the set as a FieldsV1 object, exactly as kube-apiserver does. */
-  toFieldsV1(): Record<string, unknown> {
+  toFieldsV1(): Readonly<Record<string, unknown>> {
+    if (this.#encoded !== undefined) return this.#encoded;
+    const encoded = deepFreeze(this.#encode());
+    ownEncodings.add(encoded);
+    this.#encoded = encoded;
+    return encoded;
+  }
+
+  #encode(): Record<string, unknown> {
     const root: Tree = { member: false, children: new Map() };
     for (const path of this) {
       let node = root;
@@ -283,8 +305,14 @@ export class FieldSet {
       }
     };
     walk(fields, []);
+    if (isObject(fields) && ownEncodings.has(fields)) set.#encoded = fields;
     return set;
   }
+}
+
+function deepFreeze<T extends object>(o: T): T {
+  for (const v of Object.values(o)) if (typeof v === 'object' && v !== null) deepFreeze(v as object);
+  return Object.freeze(o);
 }
 
 interface Tree {

@@ -33,10 +33,17 @@ export function listItemElement(schema: ListSchema, item: unknown, index: number
   return indexElement(index);
 }
 
-/** Every node of `value` (the root excluded), keyed by {@link pathKey}-style keys. */
-export function collectNodes(value: unknown, schema: FieldSchema | undefined): Map<string, FieldNode> {
+/**
+ * Every node of `value` (the root excluded), keyed by {@link pathKey}-style keys. With `twin` (the other
+ * side of a comparison), a field whose value is the very same one (`===`) in `twin` at the same path,
+ * reached through object fields only, is left out with everything below it: an unchanged subtree is
+ * neither added, removed nor modified, so a comparison need not walk it. Objects are never mutated once
+ * stored, so an in-process writer that builds its update by spreading the stored object (`{ ...o, status }`)
+ * shares every unchanged subtree with it, and its comparison walks only what it replaced.
+ */
+export function collectNodes(value: unknown, schema: FieldSchema | undefined, twin?: unknown): Map<string, FieldNode> {
   const out = new Map<string, FieldNode>();
-  const visit = (node: unknown, nodeSchema: FieldSchema | undefined, path: FieldPath, key: string, entryOfMap: boolean): void => {
+  const visit = (node: unknown, nodeSchema: FieldSchema | undefined, path: FieldPath, key: string, entryOfMap: boolean, other: unknown): void => {
     const add = (applyMember: boolean, compareValue: boolean, implicit = false): void => {
       if (path.length > 0) out.set(key, { path, value: node, applyMember, compareValue, implicit });
     };
@@ -53,7 +60,7 @@ export function collectNodes(value: unknown, schema: FieldSchema | undefined): M
         const itemKey = childKey(key, element);
         const primitive = list.listType === 'set' || !isObject(item);
         out.set(itemKey, { path: itemPath, value: item, applyMember: true, compareValue: primitive, implicit: false });
-        if (!primitive) visitFields(item as JsonObject, list.items, itemPath, itemKey);
+        if (!primitive) visitFields(item as JsonObject, list.items, itemPath, itemKey, undefined);
       });
       return;
     }
@@ -73,19 +80,22 @@ export function collectNodes(value: unknown, schema: FieldSchema | undefined): M
       }
       // typed.ToFieldSet lists entries of maps with arbitrary keys, never declared (struct) fields themselves.
       add(entryOfMap, false, map?.implicit === true);
-      visitFields(node, map, path, key);
+      visitFields(node, map, path, key, other);
       return;
     }
     add(true, true);
   };
-  const visitFields = (node: JsonObject, nodeSchema: FieldSchema | undefined, path: FieldPath, key: string): void => {
+  const visitFields = (node: JsonObject, nodeSchema: FieldSchema | undefined, path: FieldPath, key: string, other: unknown): void => {
     const entryOfMap = nodeSchema?.kind === 'map' && nodeSchema.mapOf !== undefined;
+    const twinFields = isObject(other) ? other : undefined;
     for (const [name, child] of Object.entries(node)) {
+      // The same value on both sides: nothing below it differs (see the function comment).
+      if (twinFields !== undefined && child !== undefined && twinFields[name] === child && Object.hasOwn(twinFields, name)) continue;
       const element = fieldElement(name);
-      visit(child, fieldSchema(nodeSchema, name), [...path, element], childKey(key, element), entryOfMap);
+      visit(child, fieldSchema(nodeSchema, name), [...path, element], childKey(key, element), entryOfMap, twinFields?.[name]);
     }
   };
-  visit(value, schema, [], '', false);
+  visit(value, schema, [], '', false, twin);
   return out;
 }
 
@@ -105,8 +115,9 @@ export interface Comparison {
 
 /** Compares two versions of an object node by node. */
 export function compareObjects(before: unknown, after: unknown, schema: FieldSchema | undefined): Comparison {
-  const old = collectNodes(before, schema);
-  const now = collectNodes(after, schema);
+  // Subtrees both versions share are skipped on both sides (collectNodes' twin).
+  const old = collectNodes(before, schema, after);
+  const now = collectNodes(after, schema, before);
   const added = new FieldSet();
   const removed = new FieldSet();
   const modified = new FieldSet();

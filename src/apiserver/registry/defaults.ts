@@ -236,7 +236,8 @@ function jobSpecDefaults(spec: Obj): void {
     spec.parallelism = 1;
   }
   if (none(spec.parallelism)) spec.parallelism = 1;
-  if (none(spec.backoffLimit)) spec.backoffLimit = 6;
+  // With backoffLimitPerIndex the Job-wide limit is MaxInt32 (1.29+), else 6.
+  if (none(spec.backoffLimit)) spec.backoffLimit = none(spec.backoffLimitPerIndex) ? 6 : 2_147_483_647;
   setIfUnset(spec, 'completionMode', 'NonIndexed');
   if (none(spec.suspend)) spec.suspend = false;
   // JobPodReplacementPolicy is on by default since 1.29.

@@ -13,9 +13,13 @@
  *   SQLite backend (sqlite-backend.ts) appends each change to a revision log, synchronously and before the
  *   write is acknowledged, and gives the retained state back when a server starts on the same data.
  *
+ * - {@link RevisionedBackend}: a backend shared with other writers that assigns the revisions itself (etcd,
+ *   etcd-backend.ts): a write is a compare-and-swap there, and the read model applies changes only as the
+ *   backend reports them, in its order.
+ *
  * Where this differs from upstream: kube-apiserver's storage.Interface is asynchronous (etcd is remote) and
  * its watch cache is the read model; here the read model is the store itself, so a backend must answer
- * synchronously too (see docs/apiserver.md, "Storage", for what an etcd backend would need).
+ * synchronously too (the etcd backend blocks on a thread of its own; see docs/apiserver.md, "Storage").
  */
 import type { Change, ChangeListener, ChangeType, StorageDecoder, StoredObject } from '../storage.ts';
 import type { WatchCache } from '../watch-cache.ts';
@@ -100,6 +104,8 @@ export const StorageKind = {
   Memory: 'memory',
   /** A SQLite revision log on disk (node:sqlite), the in-memory store as its read model. */
   Sqlite: 'sqlite',
+  /** etcd v3 in kube-apiserver's layout; the in-memory store is its read model, fed by an etcd watch. */
+  Etcd: 'etcd',
 } as const;
 
 /** One of {@link StorageKind}. */
@@ -126,4 +132,48 @@ export interface StorageBackend {
   compact(revision: number): void;
   /** Releases the backend (closes files). */
   close(): void;
+}
+
+/** One change a {@link RevisionedBackend} saw: a key's new state (`obj`) or its removal (`obj` undefined) at `rv`. */
+export interface RemoteEvent {
+  readonly store: string;
+  readonly key: string;
+  readonly rv: number;
+  /** The decoded object, without resourceVersion; undefined for a deletion. */
+  readonly obj: Record<string, unknown> | undefined;
+}
+
+/** What a {@link RevisionedBackend.commit} did, and what the read model must apply before acknowledging it. */
+export interface RemoteCommit {
+  /** Whether the compare held and the write was made. */
+  readonly succeeded: boolean;
+  /** etcd's revision after the transaction (the write's own revision when it succeeded). */
+  readonly revision: number;
+  /**
+   * Every change up to (at least) the write, in revision order: other writers' first, then this one (whose
+   * `obj` may be a placeholder: the store keeps the object it wrote).
+   */
+  readonly events: readonly RemoteEvent[];
+}
+
+/**
+ * A backend that assigns the revisions itself and is shared with other writers (etcd): a write is a
+ * compare-and-swap on the key's revision, and the read model applies changes only as the backend reports
+ * them, in the backend's order. Still synchronous, as {@link StorageBackend}.
+ */
+export interface RevisionedBackend extends StorageBackend {
+  /**
+   * Writes `obj` (undefined: deletes) at `key` if the key's current revision is `expected` (0: the key
+   * must not exist), as etcd3/store.go's transactions do.
+   */
+  commit(store: string, key: string, obj: Record<string, unknown> | undefined, expected: number): RemoteCommit;
+  /** The changes reported since the last commit or drain (other writers'), in order. */
+  drain(): RemoteEvent[];
+  /** Sets what to call when changes are waiting to be drained. */
+  onRemoteChanges(listener: () => void): void;
+}
+
+/** Whether a backend assigns revisions itself ({@link RevisionedBackend}). */
+export function isRevisioned(backend: StorageBackend | undefined): backend is RevisionedBackend {
+  return backend !== undefined && 'commit' in backend;
 }

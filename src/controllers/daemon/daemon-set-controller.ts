@@ -11,10 +11,13 @@
  * (not-ready, unreachable, disk/memory/pid pressure, unschedulable), the `controller-revision-hash` label of
  * the DaemonSet's ControllerRevision and the deprecated `pod-template-generation` label (when the DaemonSet
  * carries the `deprecated.daemonset.template.generation` annotation). RollingUpdate
- * replaces old pods within maxUnavailable (default 1); OnDelete leaves them. Status: desired, current and
- * updated numbers scheduled, misscheduled, ready, available, unavailable, observedGeneration.
+ * replaces old pods within maxUnavailable (default 1), or — with maxSurge (on by default since 1.22,
+ * DaemonSetUpdateSurge) — first starts the new pod next to the old one on up to maxSurge nodes and deletes
+ * the old pod once the new one is available (update.go rollingUpdate, podsShouldBeOnNode); OnDelete
+ * leaves them. Status: desired, current and updated numbers scheduled (the oldest pod of a node counts),
+ * misscheduled, ready, available, unavailable, observedGeneration.
  *
- * Left out: maxSurge (a surge of new pods before old ones go), preferred affinity and other scheduling
+ * Left out: preferred affinity and other scheduling
  * predicates (resources, ports), `failed` pod backoff, and revision history cleanup.
  */
 import type { ControllerRevision, DaemonSet, DaemonSetStatus } from '../../api/apps/v1.ts';
@@ -198,6 +201,10 @@ export class DaemonSetsController {
 
   async #manage(ds: DaemonSet, nodes: Node[], byNode: Map<string, Pod[]>, hash: string): Promise<void> {
     const key = objectKey(ds);
+    const rolling = (ds.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
+    const { maxSurge, maxUnavailable } = updatedDesiredNodeCounts(ds, nodes);
+    const now = this.#clock.now();
+    const minReady = ds.spec?.minReadySeconds ?? 0;
     const toCreate: string[] = [];
     const toDelete: Pod[] = [];
     for (const node of nodes) {
@@ -207,17 +214,33 @@ export class DaemonSetsController {
         // A failed daemon pod is deleted (and replaced on the next sync); extra ones go, oldest kept.
         const failed = daemonPods.filter((p) => p.status?.phase === 'Failed');
         toDelete.push(...failed);
-        const running = daemonPods.filter((p) => p.status?.phase !== 'Failed');
+        const running = daemonPods.filter((p) => p.status?.phase !== 'Failed').sort(byCreationTimestampAndPhase);
         if (running.length === 0 && failed.length === 0) toCreate.push(nodeName);
-        else if (running.length > 1) toDelete.push(...running.sort((a, b) => (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? '')).slice(1));
+        else if (running.length > 1) {
+          if (maxSurge === 0) toDelete.push(...running.slice(1));
+          else {
+            // With surge, a node keeps its oldest new pod and its oldest old pod, the old one only while it
+            // is ready and the new one not yet available.
+            let oldestNew: Pod | undefined;
+            let oldestOld: Pod | undefined;
+            for (const pod of running) {
+              if (pod.metadata?.labels?.[revisionHashLabel] === hash) {
+                if (oldestNew === undefined) oldestNew = pod;
+                else toDelete.push(pod);
+              } else if (oldestOld === undefined) oldestOld = pod;
+              else toDelete.push(pod);
+            }
+            if (oldestNew !== undefined && oldestOld !== undefined && (!isPodReady(oldestOld) || isPodAvailable(oldestNew, minReady, now))) toDelete.push(oldestOld);
+          }
+        }
       } else toDelete.push(...daemonPods);
     }
-    // RollingUpdate: old pods go while the number unavailable stays within maxUnavailable.
-    if ((ds.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate' && toCreate.length === 0 && toDelete.length === 0) {
-      const desired = nodes.filter((n) => nodeShouldRunDaemonPod(ds, n)).length;
-      const maxUnavailable = Math.max(scaledValue(ds.spec?.updateStrategy?.rollingUpdate?.maxUnavailable ?? 1, desired, true), 1);
-      const now = this.#clock.now();
-      const minReady = ds.spec?.minReadySeconds ?? 0;
+    if (rolling && toCreate.length === 0 && toDelete.length === 0 && maxSurge > 0) {
+      const surge = this.#surgeUpdate(ds, nodes, byNode, hash, maxSurge);
+      toCreate.push(...surge.toCreate);
+      toDelete.push(...surge.toDelete);
+    } else if (rolling && toCreate.length === 0 && toDelete.length === 0) {
+      // RollingUpdate: old pods go while the number unavailable stays within maxUnavailable.
       let unavailable = 0;
       const oldPods: Pod[] = [];
       for (const node of nodes) {
@@ -266,6 +289,42 @@ export class DaemonSetsController {
     if (errors.length > 0) throw errors[0] instanceof Error ? errors[0] : new Error(String(errors[0]));
   }
 
+  /**
+   * The surge half of update.go's rollingUpdate: a node whose only pod is old and unavailable gets its
+   * new pod at once; a node whose old pod is available is a candidate, up to maxSurge surging at a time
+   * (a node with a new pod not yet available, or with more pods than one old and one new, counts as
+   * surging); an old pod goes once the new pod next to it is available.
+   */
+  #surgeUpdate(ds: DaemonSet, nodes: readonly Node[], byNode: Map<string, Pod[]>, hash: string, maxSurge: number): { toCreate: string[]; toDelete: Pod[] } {
+    const now = this.#clock.now();
+    const minReady = ds.spec?.minReadySeconds ?? 0;
+    const toDelete: Pod[] = [];
+    const allowed: string[] = [];
+    const candidates: string[] = [];
+    let surging = 0;
+    const nodeByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
+    for (const [nodeName, pods] of byNode) {
+      const found = findUpdatedPodsOnNode(pods, hash);
+      if (found === undefined) {
+        surging++;
+        continue;
+      }
+      const { newPod, oldPod } = found;
+      if (oldPod === undefined) continue;
+      if (newPod === undefined) {
+        if (isPodAvailable(oldPod, minReady, now)) candidates.push(nodeName);
+        else {
+          const node = nodeByName.get(nodeName);
+          if (node === undefined || !nodeShouldRunDaemonPod(ds, node)) toDelete.push(oldPod);
+          else allowed.push(nodeName);
+        }
+      } else if (!isPodAvailable(newPod, minReady, now)) surging++;
+      else toDelete.push(oldPod);
+    }
+    const remaining = Math.min(Math.max(maxSurge - surging, 0), candidates.length);
+    return { toCreate: [...allowed, ...candidates.slice(0, remaining)], toDelete };
+  }
+
   #newPod(ds: DaemonSet, nodeName: string, hash: string): Pod {
     const template = structuredClone(ds.spec?.template ?? {});
     const spec = template.spec ?? { containers: [] };
@@ -305,7 +364,7 @@ export class DaemonSetsController {
       ...(ds.status?.collisionCount === undefined ? {} : { collisionCount: ds.status.collisionCount }),
     };
     for (const node of nodes) {
-      const pods = byNode.get(node.metadata?.name ?? '') ?? [];
+      const pods = [...(byNode.get(node.metadata?.name ?? '') ?? [])].sort(byCreationTimestampAndPhase);
       if (nodeShouldRunDaemonPod(ds, node)) {
         status.desiredNumberScheduled++;
         const pod = pods[0];
@@ -324,6 +383,56 @@ export class DaemonSetsController {
     await this.#ctx.client.appsV1().daemonSets(ds.metadata?.namespace ?? '').updateStatus({ ...ds, status });
     if (minReady > 0 && status.numberReady !== status.numberAvailable) this.controller.addAfter(objectKey(ds), minReady * 1000);
   }
+}
+
+/** How many nodes a DaemonSet's rolling update may surge onto and leave without an available pod. */
+export interface RollingUpdateBudget {
+  /** Nodes that may run a new pod beside the old one at once. */
+  maxSurge: number;
+  /** Nodes that may be without an available pod at once. */
+  maxUnavailable: number;
+}
+
+/**
+ * A rolling update's budgets (updatedDesiredNodeCounts): maxSurge (default 0) and maxUnavailable (default
+ * 1) scaled to the nodes that should run the pod, rounding up; both 0 with pods to run makes
+ * maxUnavailable 1, so the update cannot stall.
+ */
+export function updatedDesiredNodeCounts(ds: DaemonSet, nodes: readonly Node[]): RollingUpdateBudget {
+  const desired = nodes.filter((n) => nodeShouldRunDaemonPod(ds, n)).length;
+  const rolling = ds.spec?.updateStrategy?.rollingUpdate;
+  const maxSurge = scaledValue(rolling?.maxSurge ?? 0, desired, true);
+  let maxUnavailable = scaledValue(rolling?.maxUnavailable ?? 1, desired, true);
+  if (desired > 0 && maxSurge === 0 && maxUnavailable === 0) maxUnavailable = 1;
+  return { maxSurge, maxUnavailable };
+}
+
+/** A node's new and old daemon pod, undefined when it has more than one of either (findUpdatedPodsOnNode). */
+function findUpdatedPodsOnNode(pods: readonly Pod[], hash: string): { newPod?: Pod; oldPod?: Pod } | undefined {
+  let newPod: Pod | undefined;
+  let oldPod: Pod | undefined;
+  for (const pod of pods) {
+    if (pod.metadata?.deletionTimestamp !== undefined) continue;
+    if (pod.metadata?.labels?.[revisionHashLabel] === hash) {
+      if (newPod !== undefined) return undefined;
+      newPod = pod;
+    } else {
+      if (oldPod !== undefined) return undefined;
+      oldPod = pod;
+    }
+  }
+  return { ...(newPod === undefined ? {} : { newPod }), ...(oldPod === undefined ? {} : { oldPod }) };
+}
+
+/** Scheduled pods first, then the oldest, then by name (podByCreationTimestampAndPhase). */
+function byCreationTimestampAndPhase(a: Pod, b: Pod): number {
+  const sa = (a.spec?.nodeName ?? '') !== '';
+  const sb = (b.spec?.nodeName ?? '') !== '';
+  if (sa !== sb) return sa ? -1 : 1;
+  const ta = a.metadata?.creationTimestamp ?? '';
+  const tb = b.metadata?.creationTimestamp ?? '';
+  if (ta === tb) return (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '');
+  return ta < tb ? -1 : 1;
 }
 
 /** The node a daemon pod runs on or is meant for (its nodeName, else its node affinity's name). */

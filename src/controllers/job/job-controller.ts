@@ -13,7 +13,18 @@
  * it get Complete (with completionTime) or Failed. kube-controller-manager v1.24 sets Complete or Failed
  * at once and leaves no interim condition.
  *
- * Left out: Indexed completion mode (and backoffLimitPerIndex, successPolicy), the
+ * Indexed Jobs (completionMode Indexed, indexed_job_utils.go) run one pod per completion index, the index
+ * in the pod's `batch.kubernetes.io/job-completion-index` annotation and label, its hostname
+ * `<job>-<index>`, its name `<job>-<index>-<random>` and JOB_COMPLETION_INDEX in every container; a failed
+ * index runs again (after the backoff), `status.completedIndexes` lists the indexes that succeeded, and
+ * the Job completes once all have. The newer fields are served as the 1.32 server does:
+ * `backoffLimitPerIndex` (per-index failure counts in the pods' annotations, per-index backoff, an index
+ * failed for good in `status.failedIndexes`, the Job failed with FailedIndexes once every index is done, or
+ * MaxFailedIndexesExceeded past `maxFailedIndexes`) and `successPolicy` (SuccessCriteriaMet with reason
+ * SuccessPolicy, then Complete with the same reason, the lingering pods deleted). kube-controller-manager
+ * v1.24 has neither field.
+ *
+ * Left out: the
  * `batch.kubernetes.io/job-tracking` pod finalizers and uncountedTerminatedPods (pods are counted while
  * they exist, as the legacy tracking did: a finished pod deleted by hand is no longer counted),
  * podReplacementPolicy (replacements are created once a pod is terminating), managedBy other than the
@@ -34,6 +45,24 @@ import type { EventRecorder } from '../../tools/events/record/event.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import { newSyncController, recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
+import {
+  addCompletionIndexEnvVariables,
+  duplicatedIndexPodsForRemoval,
+  firstPendingIndexes,
+  getCompletionIndex,
+  getIndexAbsoluteFailureCount,
+  getIndexFailureCount,
+  getNewIndexFailureCounts,
+  hasBackoffLimitPerIndex,
+  isIndexedJob,
+  jobCompletionIndexAnnotation,
+  jobIndexFailureCountAnnotation,
+  jobIndexIgnoredFailureCountAnnotation,
+  matchSuccessPolicy,
+  OrderedIntervals,
+  podGenerateNameWithIndex,
+  unknownCompletionIndex,
+} from './indexed-job-utils.ts';
 import { createPodsWithExpectations, deletePodsWithExpectations, RealPodControl } from '../pod-control.ts';
 import {
   canonicalJson,
@@ -63,7 +92,11 @@ const Reason = {
   BackoffLimitExceeded: ['BackoffLimitExceeded', 'Job has reached the specified backoff limit'],
   DeadlineExceeded: ['DeadlineExceeded', 'Job was active longer than specified deadline'],
   CompletionsReached: ['CompletionsReached', 'Reached expected number of succeeded pods'],
+  MaxFailedIndexesExceeded: ['MaxFailedIndexesExceeded', 'Job has exceeded the specified maximal number of failed indexes'],
+  FailedIndexes: ['FailedIndexes', 'Job has failed indexes'],
 } as const;
+// JobReasonSuccessPolicy: the reason of SuccessCriteriaMet (and Complete) when a success rule matched.
+const successPolicyReason = 'SuccessPolicy';
 
 /** Options of {@link JobController}. */
 export interface JobControllerOptions {
@@ -233,8 +266,12 @@ export class JobController {
     const pods = await this.#claimPods(job, selector);
     const active = pods.filter(isPodActive);
     const terminating = pods.filter(isPodTerminating).length;
-    const succeeded = pods.filter((p) => p.status?.phase === 'Succeeded').length;
+    let succeeded = pods.filter((p) => p.status?.phase === 'Succeeded').length;
     const failedPods = pods.filter((p) => p.status?.phase === 'Failed');
+    const completions = job.spec?.completions ?? undefined;
+    // Indexed Jobs count indexes, not pods: those recorded before and those whose pod succeeded since.
+    const indexed = isIndexedJob(job) && completions !== undefined ? { completions, ...this.#indexes(job, pods, completions) } : undefined;
+    if (indexed !== undefined) succeeded = indexed.succeeded.total();
     const status: JobStatus = structuredClone(job.status ?? {});
     const now = nowTime(this.#clock);
     const suspended = job.spec?.suspend === true;
@@ -253,19 +290,32 @@ export class JobController {
       if (match?.action === 'FailJob') failure ??= ['PodFailurePolicy', match.message];
     }
     if (failure === undefined && failed > (job.spec?.backoffLimit ?? 6)) failure = Reason.BackoffLimitExceeded;
+    const maxFailedIndexes = job.spec?.maxFailedIndexes ?? undefined;
+    if (failure === undefined && indexed?.failed !== undefined) {
+      const failedIndexes = indexed.failed.total();
+      if (maxFailedIndexes !== undefined && failedIndexes > maxFailedIndexes) failure = Reason.MaxFailedIndexesExceeded;
+      else if (failedIndexes > 0 && failedIndexes + indexed.succeeded.total() >= indexed.completions) failure = Reason.FailedIndexes;
+    }
     const deadline = job.spec?.activeDeadlineSeconds;
     if (failure === undefined && deadline !== undefined && status.startTime !== undefined && !suspended) {
       const left = timeMs(status.startTime) + deadline * 1000 - this.#clock.now();
       if (left <= 0) failure = Reason.DeadlineExceeded;
       else this.controller.addAfter(key, left);
     }
-    const completions = job.spec?.completions;
-    const success =
-      failure === undefined && (trueCondition(job, 'SuccessCriteriaMet') !== undefined || (completions !== undefined && completions !== null ? succeeded >= completions : succeeded > 0 && active.length === 0));
+    // Why the Job succeeds, if it does: a SuccessCriteriaMet decided earlier, a success rule, completions.
+    let success: readonly [string, string] | undefined;
+    const met = trueCondition(job, 'SuccessCriteriaMet');
+    if (failure === undefined) {
+      const rule = indexed === undefined ? undefined : matchSuccessPolicy(job.spec?.successPolicy, indexed.completions, indexed.succeeded);
+      if (met !== undefined) success = [met.reason ?? '', met.message ?? ''];
+      else if (rule !== undefined) success = [successPolicyReason, rule];
+      else if (completions !== undefined ? succeeded >= completions : succeeded > 0 && active.length === 0) success = Reason.CompletionsReached;
+    }
 
     let manageError: unknown;
-    if (failure !== undefined || success) {
-      setCondition(status, failure !== undefined ? 'FailureTarget' : 'SuccessCriteriaMet', 'True', (failure ?? Reason.CompletionsReached)[0], (failure ?? Reason.CompletionsReached)[1], now);
+    if (failure !== undefined || success !== undefined) {
+      const why = failure ?? success ?? Reason.CompletionsReached;
+      setCondition(status, failure !== undefined ? 'FailureTarget' : 'SuccessCriteriaMet', 'True', why[0], why[1], now);
       try {
         await this.#deletePods(job, active, active.length);
       } catch (err) {
@@ -277,7 +327,7 @@ export class JobController {
           setCondition(status, 'Failed', 'True', failure[0], failure[1], now);
           this.#recorder.eventf(subject, 'Warning', failure[0], failure[1]);
         } else {
-          setCondition(status, 'Complete', 'True', Reason.CompletionsReached[0], Reason.CompletionsReached[1], now);
+          setCondition(status, 'Complete', 'True', why[0], why[1], now);
           status.completionTime = now;
           this.#recorder.eventf(subject, 'Normal', 'Completed', 'Job completed');
         }
@@ -300,7 +350,7 @@ export class JobController {
       }
       if (satisfied) {
         try {
-          await this.#manageJob(job, active, succeeded, failedPods);
+          await this.#manageJob(job, active, succeeded, failedPods, indexed);
         } catch (err) {
           manageError = err;
         }
@@ -312,6 +362,10 @@ export class JobController {
     status.failed = failed;
     status.terminating = terminating;
     status.uncountedTerminatedPods = {};
+    if (indexed !== undefined) {
+      status.completedIndexes = indexed.succeeded.toString();
+      if (indexed.failed !== undefined) status.failedIndexes = indexed.failed.toString();
+    }
     if (canonicalJson(pruneZero(status)) !== canonicalJson(pruneZero(job.status ?? {}))) {
       await this.#ctx.client.batchV1().jobs(namespace).updateStatus({ ...job, status });
     }
@@ -332,15 +386,58 @@ export class JobController {
     return manager.claim(this.#podLister.namespace(ns).list());
   }
 
+  /**
+   * An Indexed Job's succeeded indexes (calculateSucceededIndexes) and, with backoffLimitPerIndex, its
+   * failed ones (calculateFailedIndexes): those in the status and those of the pods finished since.
+   */
+  #indexes(job: Job, pods: readonly Pod[], completions: number): IndexedState {
+    const valid = (p: Pod): number | undefined => {
+      const ix = getCompletionIndex(p);
+      return ix !== unknownCompletionIndex && ix < completions ? ix : undefined;
+    };
+    const newSucceeded = new Set<number>();
+    for (const p of pods) {
+      const ix = valid(p);
+      if (ix !== undefined && p.status?.phase === 'Succeeded') newSucceeded.add(ix);
+    }
+    const succeeded = OrderedIntervals.parse(job.status?.completedIndexes, completions).withOrderedIndexes([...newSucceeded].sort((a, b) => a - b));
+    if (!hasBackoffLimitPerIndex(job)) return { succeeded };
+    const limit = job.spec?.backoffLimitPerIndex ?? 0;
+    const rules = job.spec?.podFailurePolicy?.rules ?? [];
+    const newFailed = new Set<number>();
+    for (const p of pods) {
+      const ix = valid(p);
+      if (ix === undefined || p.status?.phase !== 'Failed') continue;
+      // isIndexFailed: a FailIndex rule fails the index at once; a counted failure once the index used up its limit.
+      const action = rules.length > 0 ? (matchPodFailurePolicy(rules, p)?.action ?? 'Count') : 'Count';
+      if (action === 'FailIndex' || (action !== 'Ignore' && getIndexFailureCount(p) >= limit)) newFailed.add(ix);
+    }
+    const failed = OrderedIntervals.parse(job.status?.failedIndexes, completions).withOrderedIndexes([...newFailed].sort((a, b) => a - b));
+    return { succeeded, failed };
+  }
+
   /** Creates or deletes pods so that `parallelism` run, no more than the completions left (manageJob). */
-  async #manageJob(job: Job, active: Pod[], succeeded: number, failedPods: Pod[]): Promise<void> {
+  async #manageJob(job: Job, activePods: Pod[], succeeded: number, failedPods: Pod[], indexed: (IndexedState & { completions: number }) | undefined): Promise<void> {
     const key = objectKey(job);
     const parallelism = job.spec?.parallelism ?? 1;
     const completions = job.spec?.completions;
+    const now = this.#clock.now();
+    const toDeleteFirst = (a: Pod, b: Pod): number => comparePodsForDeletion(a, b, 0, 0, now);
+    let active = activePods;
     let want: number;
     if (completions === undefined || completions === null) want = succeeded > 0 ? active.length : parallelism;
-    else want = Math.max(0, Math.min(parallelism, completions - succeeded));
-    if (active.length > want) {
+    else want = Math.max(0, Math.min(parallelism, completions - succeeded - (indexed?.failed?.total() ?? 0)));
+    if (indexed !== undefined) {
+      // activePodsForRemoval: pods without a valid index or duplicating one go first, then the surplus.
+      const { remove, keep } = duplicatedIndexPodsForRemoval(active, indexed.completions, toDeleteFirst);
+      const surplus = keep.length - want;
+      const toDelete = surplus > 0 ? [...remove, ...[...keep].sort(toDeleteFirst).slice(0, surplus)] : remove;
+      if (toDelete.length > 0) {
+        await this.#deletePods(job, toDelete, toDelete.length);
+        return;
+      }
+      active = keep;
+    } else if (active.length > want) {
       await this.#deletePods(job, active, active.length - want);
       return;
     }
@@ -348,17 +445,58 @@ export class JobController {
     // without a podFailurePolicy; Failed would wait for it to be gone).
     const diff = want - active.length;
     if (diff <= 0) return;
-    // The pod-failure backoff: 10 s after the first failure, doubling, at most 6 minutes.
-    if (failedPods.length > 0) {
-      const lastFailure = Math.max(...failedPods.map((p) => timeMs(finishedAt(p))).filter((t) => !Number.isNaN(t)));
-      const delay = Math.min(defaultJobPodFailureBackOffMs * 2 ** (failedPods.length - 1), maxJobPodFailureBackOffMs);
-      const wait = Number.isFinite(lastFailure) ? lastFailure + delay - this.#clock.now() : 0;
-      if (wait > 0) {
-        this.controller.addAfter(key, wait);
-        return;
-      }
-    }
     const ref = newControllerRef(job, jobApiVersion, jobKind);
+    const jobName = job.metadata?.name ?? '';
+    if (indexed !== undefined) {
+      const done = indexed.failed === undefined ? indexed.succeeded : indexed.succeeded.merge(indexed.failed);
+      let indexes = firstPendingIndexes(active, done, diff, indexed.completions);
+      const lastFailed = indexed.failed === undefined ? undefined : lastFailedPodPerIndex(failedPods, indexed.completions);
+      if (lastFailed !== undefined) {
+        // Per-index backoff (getPodCreationInfoForIndependentIndexes): an index waits after its own failures.
+        let soonest = Number.POSITIVE_INFINITY;
+        indexes = indexes.filter((ix) => {
+          const pod = lastFailed.get(ix);
+          if (pod === undefined) return true;
+          const wait = timeMs(finishedAt(pod)) + backoffDelay(getIndexAbsoluteFailureCount(pod) + 1) - now;
+          if (!(wait > 0)) return true;
+          soonest = Math.min(soonest, wait);
+          return false;
+        });
+        if (Number.isFinite(soonest)) this.controller.addAfter(key, soonest);
+      } else if (this.#backoffWait(key, failedPods)) return;
+      if (indexes.length === 0) return;
+      const template = structuredClone(job.spec?.template ?? {});
+      addCompletionIndexEnvVariables(template);
+      const rules = job.spec?.podFailurePolicy?.rules ?? [];
+      const pending = [...indexes];
+      await createPodsWithExpectations({
+        podControl: this.#podControl,
+        expectations: this.expectations,
+        key,
+        count: indexes.length,
+        namespace: job.metadata?.namespace ?? '',
+        object: withKind(job, jobApiVersion, jobKind),
+        newPod: () => {
+          const ix = pending.shift() ?? 0;
+          const pod = getPodFromTemplate(template, jobName, ref);
+          const meta = pod.metadata!;
+          meta.generateName = podGenerateNameWithIndex(jobName, ix);
+          meta.annotations = { ...meta.annotations, [jobCompletionIndexAnnotation]: String(ix) };
+          // PodIndexLabel (beta, on by default since 1.28): the index as a label too.
+          meta.labels = { ...meta.labels, [jobCompletionIndexAnnotation]: String(ix) };
+          if (lastFailed !== undefined) {
+            const replaced = lastFailed.get(ix);
+            const counts = getNewIndexFailureCounts(replaced, replaced === undefined || rules.length === 0 || matchPodFailurePolicy(rules, replaced)?.action !== 'Ignore');
+            meta.annotations[jobIndexFailureCountAnnotation] = String(counts.failures);
+            if (counts.ignored > 0) meta.annotations[jobIndexIgnoredFailureCountAnnotation] = String(counts.ignored);
+          }
+          pod.spec = { ...pod.spec!, hostname: `${jobName}-${ix}` };
+          return pod;
+        },
+      });
+      return;
+    }
+    if (this.#backoffWait(key, failedPods)) return;
     await createPodsWithExpectations({
       podControl: this.#podControl,
       expectations: this.expectations,
@@ -366,8 +504,18 @@ export class JobController {
       count: diff,
       namespace: job.metadata?.namespace ?? '',
       object: withKind(job, jobApiVersion, jobKind),
-      newPod: () => getPodFromTemplate(job.spec?.template, job.metadata?.name ?? '', ref),
+      newPod: () => getPodFromTemplate(job.spec?.template, jobName, ref),
     });
+  }
+
+  /** The Job-wide pod-failure backoff: 10 s after the first failure, doubling, at most 6 minutes; true while it runs. */
+  #backoffWait(key: string, failedPods: readonly Pod[]): boolean {
+    if (failedPods.length === 0) return false;
+    const lastFailure = Math.max(...failedPods.map((p) => timeMs(finishedAt(p))).filter((t) => !Number.isNaN(t)));
+    const wait = Number.isFinite(lastFailure) ? lastFailure + backoffDelay(failedPods.length) - this.#clock.now() : 0;
+    if (wait <= 0) return false;
+    this.controller.addAfter(key, wait);
+    return true;
   }
 
   /** Deletes `count` of the active pods, those to go first first. */
@@ -383,6 +531,32 @@ export class JobController {
       object: withKind(job, jobApiVersion, jobKind),
     });
   }
+}
+
+/** The indexes an Indexed Job has finished: succeeded, and failed for good with backoffLimitPerIndex. */
+interface IndexedState {
+  succeeded: OrderedIntervals;
+  failed?: OrderedIntervals;
+}
+
+/** The backoff after the `failures`-th failure: 10 s doubling, at most 6 minutes. */
+function backoffDelay(failures: number): number {
+  return Math.min(defaultJobPodFailureBackOffMs * 2 ** Math.max(0, failures - 1), maxJobPodFailureBackOffMs);
+}
+
+/**
+ * Per index, the failed pod a replacement continues from (getPodsWithDelayedDeletionPerIndex): the one
+ * with the highest failure count, the later finished on a tie.
+ */
+function lastFailedPodPerIndex(failedPods: readonly Pod[], completions: number): Map<number, Pod> {
+  const out = new Map<number, Pod>();
+  for (const p of failedPods) {
+    const ix = getCompletionIndex(p);
+    if (ix === unknownCompletionIndex || ix >= completions) continue;
+    const prev = out.get(ix);
+    if (prev === undefined || (getIndexAbsoluteFailureCount(prev) <= getIndexAbsoluteFailureCount(p) && timeMs(finishedAt(p)) >= timeMs(finishedAt(prev)))) out.set(ix, p);
+  }
+  return out;
 }
 
 /** When a failed pod's last container finished (its failure time for the backoff). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import type { Pod } from '../../api/core/v1.ts';
-import { startApiServer } from '../../apiserver/index.ts';
+import { startApiServer, type ApiServer } from '../../apiserver/index.ts';
 import { newSharedInformerFactory } from '../../informers/factory.ts';
 import { newClientset, type Clientset } from '../../kubernetes/clientset.ts';
 import { EventBroadcaster } from '../../tools/events/record/event.ts';
@@ -10,13 +10,17 @@ import type { ControllerContext } from '../controller-context.ts';
 import { isPodTerminated, PodGCController, quarantineTimeMs } from './gc-controller.ts';
 
 /** A server on a fake clock and a PodGCController whose passes the test runs itself (gc()). */
-async function setup(t: TestContext, terminatedPodThreshold?: number): Promise<{ client: Clientset; clock: FakeClock; gc: PodGCController; synced: (ok: (pods: Pod[]) => boolean) => Promise<void> }> {
+async function setup(
+  t: TestContext,
+  terminatedPodThreshold?: number,
+  onError: ControllerContext['onError'] = (_c, err) => assert.fail(String(err)),
+): Promise<{ client: Clientset; clock: FakeClock; gc: PodGCController; server: ApiServer; synced: (ok: (pods: Pod[]) => boolean) => Promise<void> }> {
   const clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
   const server = await startApiServer({ clock });
   const client = newClientset({ host: server.url });
   // The informers on the real clock (their waits poll it); the controller's own time is the fake one.
   const informerFactory = newSharedInformerFactory(client);
-  const ctx: ControllerContext = { client, informerFactory, eventBroadcaster: new EventBroadcaster({ clock }), clock, onError: (_c, err) => assert.fail(String(err)) };
+  const ctx: ControllerContext = { client, informerFactory, eventBroadcaster: new EventBroadcaster({ clock }), clock, onError };
   const gc = new PodGCController(ctx, terminatedPodThreshold === undefined ? {} : { terminatedPodThreshold });
   const stop = new AbortController();
   informerFactory.start({ signal: stop.signal });
@@ -32,7 +36,7 @@ async function setup(t: TestContext, terminatedPodThreshold?: number): Promise<{
   const synced = async (ok: (pods: Pod[]) => boolean): Promise<void> => {
     while (!ok(podInformer.lister().list())) await new Promise((r) => setImmediate(r));
   };
-  return { client, clock, gc, synced };
+  return { client, clock, gc, server, synced };
 }
 
 const pod = (name: string, nodeName?: string): Pod => ({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'x:1' }], ...(nodeName === undefined ? {} : { nodeName }) } });
@@ -78,4 +82,22 @@ test('a pod bound to a node that is gone is deleted only after the quarantine an
   await clock.step(1);
   await gc.gc();
   assert.deepEqual(await names(client), ['on-late', 'on-n1']);
+});
+
+test('an unscheduled pod that is terminating is force-deleted; a terminating bound pod and a pending one are not', async (t) => {
+  const failed: string[] = [];
+  const { client, gc, server, synced } = await setup(t, undefined, (_c, _err, key) => failed.push(key));
+  const pods = client.coreV1().pods('default');
+  await client.coreV1().nodes().create({ metadata: { name: 'n1' } });
+  // A finalizer keeps the unscheduled pod after its DELETE (deleted at once otherwise: no kubelet to wait for).
+  await pods.create({ ...pod('held'), metadata: { name: 'held', finalizers: ['kubeloom.dev/hold'] } });
+  await pods.delete('held');
+  await pods.create({ ...pod('bound', 'n1'), metadata: { name: 'bound', finalizers: ['kubeloom.dev/hold'] } });
+  await pods.delete('bound');
+  await pods.create(pod('pending'));
+  await synced((ps) => ps.length === 3 && ps.filter((p) => p.metadata?.deletionTimestamp !== undefined).length === 2);
+  // Every pod DELETE fails now: the failures name the pods podgc tried to delete.
+  server.faults.failNext({ verb: 'delete', resource: 'pods', status: 403, count: 10 });
+  await gc.gc();
+  assert.deepEqual(failed, ['default/held']);
 });

@@ -2,26 +2,28 @@
  * The ResourceQuota controller (kubernetes/pkg/controller/resourcequota/resource_quota_controller.go,
  * with the usage evaluators of pkg/quota/v1/evaluator/core), written on kubeloom's client-go layer: for every
  * ResourceQuota, `status.hard` mirrors `spec.hard` and `status.used` is recomputed from the namespace's
- * objects whenever a quota or a tracked object changes — pods (those not finished and not past their
- * deletion grace period: `pods`, `cpu`/`requests.cpu`, `memory`/`requests.memory`,
- * `limits.cpu`, `limits.memory`, `requests.ephemeral-storage`, `limits.ephemeral-storage`, each the larger
- * of the containers' sum and the largest init container; `count/pods` counts every pod, finished or
- * not), services (`services`,
- * `services.loadbalancers`, `services.nodeports`), `configmaps`, `secrets`, `persistentvolumeclaims` and
- * `requests.storage`, `replicationcontrollers`, `resourcequotas`, and `count/<resource>.<group>` for the
- * workloads this package watches.
+ * objects whenever a quota or a tracked object changes (CalculateUsage). The usage of each object comes
+ * from the evaluators ResourceQuota admission uses too (src/quota/evaluators.ts, upstream's registry):
+ * pods (those not finished and not past their deletion grace period: `pods`, `cpu`/`requests.cpu`,
+ * `memory`/`requests.memory`, `ephemeral-storage`/`requests.ephemeral-storage`, `limits.*`, each the larger
+ * of the containers' sum and the largest init container; `count/pods` counts every pod, finished or not),
+ * services (`services`, `services.loadbalancers`, `services.nodeports`), persistentvolumeclaims (also per
+ * storage class), and the object counts (`configmaps`, `secrets`, `replicationcontrollers`,
+ * `resourcequotas`, `count/<resource>[.<group>]`) of the resources this controller watches.
+ *
+ * Scopes: a quota's `spec.scopes` and `spec.scopeSelector` select the objects it counts — pods by
+ * Terminating/NotTerminating, BestEffort/NotBestEffort, PriorityClass and CrossNamespacePodAffinity;
+ * no other kind matches a scope, so a scoped quota counts only pods (its other names stay 0).
  *
  * Only the status: enforcing quotas at admission is the API server's (ResourceQuota admission; the embedded
- * server's is src/apiserver/admission/resource-quota.ts, which charges status.used on admit as upstream). Pod
- * overhead is added to requests and limits; hugepages count as `hugepages-<size>` and
- * `requests.hugepages-<size>`, extended resources as `requests.<name>`. Left out: scopes and scopeSelector,
- * `count/` of resources not listed here.
+ * server's is src/apiserver/admission/resource-quota.ts, which charges status.used on admit as upstream).
+ * Left out: pod overhead, extended resources and hugepages, `count/` of resources not listed here.
  */
-import type { Pod, ResourceQuota, ResourceQuotaStatus } from '../../api/core/v1.ts';
+import type { ResourceQuota, ResourceQuotaStatus } from '../../api/core/v1.ts';
 import { isNotFound } from '../../apimachinery/errors.ts';
 import { objectKey } from '../../apimachinery/meta.ts';
-import { hugePagesPrefix, isExtendedResourceName, resourceRequestsPrefix } from '../../apimachinery/resource-name.ts';
-import { formatQuantity, parseQuantity, QuantityFormat, type Quantity, type QuantityFormatValue } from '../../apimachinery/quantity.ts';
+import { formatQuantity } from '../../apimachinery/quantity.ts';
+import { calculateUsageStats, quotaEvaluatorFor, quotaScopeSelectors } from '../../quota/evaluators.ts';
 import type { Controller } from '../../controller/controller.ts';
 import { objectOf } from '../../controller/enqueue.ts';
 import type { GenericInformer } from '../../tools/cache/shared-informer-factory.ts';
@@ -31,49 +33,7 @@ import { splitMetaNamespaceKey } from '../../tools/cache/key-functions.ts';
 import type { Lister } from '../../tools/cache/lister.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import { newSyncController, type ControllerContext } from '../controller-context.ts';
-import { canonicalJson, pruneZero, timeMs } from '../controller-utils.ts';
-
-type Resources = Record<string, string> | undefined;
-
-function sumOf(quantities: readonly (string | undefined)[]): Quantity | undefined {
-  let nanos = 0n;
-  let format: QuantityFormatValue | undefined;
-  for (const q of quantities) {
-    if (q === undefined) continue;
-    const p = parseQuantity(q);
-    nanos += p.nanos;
-    format ??= p.format;
-  }
-  return format === undefined ? undefined : { nanos, format };
-}
-
-function maxOf(a: Quantity | undefined, b: Quantity | undefined): Quantity | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return b.nanos > a.nanos ? b : a;
-}
-
-/** A pod's request or limit of one resource (PodUsageFunc): the containers' sum or the largest init container. */
-function podResource(pod: Pod, kind: 'requests' | 'limits', resource: string): Quantity | undefined {
-  const of = (r: { resources?: { requests?: Resources; limits?: Resources } }): string | undefined => r.resources?.[kind]?.[resource];
-  const containers = sumOf((pod.spec?.containers ?? []).map(of));
-  const inits = (pod.spec?.initContainers ?? []).map((c) => of(c)).filter((q): q is string => q !== undefined).map(parseQuantity);
-  const max = inits.reduce<Quantity | undefined>((m, q) => maxOf(m, q), containers);
-  // PodOverhead (GA in v1.24) counts as requested and as limited.
-  const overhead = (pod.spec?.overhead as Resources)?.[resource];
-  return overhead === undefined ? max : sumOf([max === undefined ? undefined : formatQuantity(max), overhead]);
-}
-
-/** The pods a quota counts (QuotaV1Pod): not finished, and not past their deletion grace period. */
-function countsForQuota(pod: Pod, nowMs: number): boolean {
-  const phase = pod.status?.phase;
-  if (phase === 'Succeeded' || phase === 'Failed') return false;
-  const deleted = pod.metadata?.deletionTimestamp;
-  if (deleted !== undefined && pod.metadata?.deletionGracePeriodSeconds !== undefined && nowMs > timeMs(deleted) + pod.metadata.deletionGracePeriodSeconds * 1000) return false;
-  return true;
-}
-
-const count = (n: number): string => formatQuantity({ nanos: BigInt(n) * 10n ** 9n, format: QuantityFormat.DecimalSI });
+import { canonicalJson, pruneZero } from '../controller-utils.ts';
 
 /** The ResourceQuota controller; see the file comment. */
 export class ResourceQuotaController {
@@ -136,56 +96,25 @@ export class ResourceQuotaController {
     return this.controller.run(options);
   }
 
-  /** The namespace's usage of one quota resource name, or undefined when not tracked. */
-  #usage(namespace: string, resource: string): string | undefined {
-    const list = (name: string): KubeObject[] => this.#counted.get(name)?.namespace(namespace).list() ?? [];
+  /**
+   * CalculateUsage: for each tracked resource whose evaluator matches names of `hard`, the usage of the
+   * namespace's objects the quota's scopes select; names no evaluator tracks are left out.
+   */
+  #calculateUsage(namespace: string, quota: ResourceQuota): Record<string, string> {
+    const hard = Object.keys(quota.spec?.hard ?? {});
+    const scopes = quotaScopeSelectors(quota as unknown as Record<string, unknown>);
     const now = this.#clock.now();
-    const pods = (): Pod[] => (list('pods') as Pod[]).filter((p) => countsForQuota(p, now));
-    const podSum = (kind: 'requests' | 'limits', r: string): string => {
-      const total = sumOf(pods().map((p) => podResource(p, kind, r)).map((q) => (q === undefined ? undefined : formatQuantity(q))));
-      return total === undefined ? '0' : formatQuantity(total);
-    };
-    switch (resource) {
-      case 'pods':
-        return count(pods().length);
-      case 'count/pods':
-        // Every stored pod, finished or not (PodUsageFunc: the object count is always charged).
-        return count(list('pods').length);
-      case 'cpu':
-      case 'requests.cpu':
-        return podSum('requests', 'cpu');
-      case 'memory':
-      case 'requests.memory':
-        return podSum('requests', 'memory');
-      case 'limits.cpu':
-        return podSum('limits', 'cpu');
-      case 'limits.memory':
-        return podSum('limits', 'memory');
-      case 'requests.ephemeral-storage':
-        return podSum('requests', 'ephemeral-storage');
-      case 'limits.ephemeral-storage':
-        return podSum('limits', 'ephemeral-storage');
-      case 'services.loadbalancers':
-        return count(list('services').filter((s) => (s as { spec?: { type?: string } }).spec?.type === 'LoadBalancer').length);
-      case 'services.nodeports':
-        return count(list('services').reduce((n, s) => {
-          const spec = (s as { spec?: { type?: string; ports?: unknown[] } }).spec;
-          return n + (spec?.type === 'NodePort' || spec?.type === 'LoadBalancer' ? (spec.ports?.length ?? 0) : 0);
-        }, 0));
-      case 'requests.storage': {
-        const total = sumOf(list('persistentvolumeclaims').map((c) => (c as { spec?: { resources?: { requests?: Resources } } }).spec?.resources?.requests?.storage));
-        return total === undefined ? '0' : formatQuantity(total);
-      }
-      default: {
-        // podComputeUsageHelper: hugepages under both names, extended resources as requests.<name> only.
-        if (resource.startsWith(hugePagesPrefix)) return podSum('requests', resource);
-        const requested = resource.startsWith(resourceRequestsPrefix) ? resource.slice(resourceRequestsPrefix.length) : undefined;
-        if (requested !== undefined && (requested.startsWith(hugePagesPrefix) || isExtendedResourceName(requested))) return podSum('requests', requested);
-        const name = resource.startsWith('count/') ? resource.slice('count/'.length) : resource;
-        if (!this.#counted.has(name)) return undefined;
-        return count(list(name).length);
-      }
+    const used: Record<string, string> = {};
+    for (const [name, lister] of this.#counted) {
+      const dot = name.indexOf('.');
+      const evaluator = quotaEvaluatorFor(dot < 0 ? '' : name.slice(dot + 1), dot < 0 ? name : name.slice(0, dot));
+      if (evaluator === undefined) continue;
+      const resources = evaluator.matchingResources(hard);
+      if (resources.length === 0) continue;
+      const objects = lister.namespace(namespace).list() as unknown as Record<string, unknown>[];
+      for (const [k, q] of calculateUsageStats(evaluator, objects, scopes, resources, now)) used[k] = formatQuantity(q);
     }
+    return used;
   }
 
   /** Writes the quota's hard and used amounts (syncResourceQuota). Exposed for tests. */
@@ -199,11 +128,7 @@ export class ResourceQuotaController {
       throw err;
     }
     const hard = quota.spec?.hard ?? {};
-    const used: Record<string, string> = {};
-    for (const resource of Object.keys(hard)) {
-      const u = this.#usage(namespace, resource);
-      if (u !== undefined) used[resource] = u;
-    }
+    const used = this.#calculateUsage(namespace, quota);
     const status: ResourceQuotaStatus = { hard: { ...hard }, used };
     if (canonicalJson(pruneZero(status)) === canonicalJson(pruneZero(quota.status ?? {}))) return;
     await this.#ctx.client.coreV1().resourceQuotas(namespace).updateStatus({ ...quota, status });

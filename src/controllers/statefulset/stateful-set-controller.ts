@@ -8,7 +8,8 @@
  * What it keeps: pods named `<set>-<ordinal>` with a stable identity (hostname, the service's subdomain,
  * the `statefulset.kubernetes.io/pod-name` and `apps.kubernetes.io/pod-index` labels) and the
  * `controller-revision-hash` label naming their ControllerRevision; revisions `<set>-<hash>` whose data is
- * the template as a replace patch, their numbers, reuse of an equal older revision (a rollback),
+ * the template as a replace patch — the bytes and the hash kube-controller-manager writes
+ * (hash/controller-revision-hash.ts) — their numbers, reuse of an equal older revision (a rollback),
  * `collisionCount`, and history trimmed to revisionHistoryLimit (live revisions kept); PersistentVolumeClaims
  * `<claim>-<pod>` from volumeClaimTemplates; OrderedReady (one pod at a time, in ordinal order, each
  * Running and Ready — available after minReadySeconds — before the next; scale-down from the highest
@@ -16,8 +17,14 @@
  * `partition`, one pod at a time, and OnDelete; failed pods replaced; status replicas, readyReplicas,
  * availableReplicas, currentReplicas, updatedReplicas, currentRevision, updateRevision, observedGeneration.
  *
- * Left out: maxUnavailable above 1 (MaxUnavailableStatefulSet, alpha), persistentVolumeClaimRetentionPolicy
- * (claims are always retained), `spec.ordinals.start` (pods start at 0), identity repair of pods whose labels
+ * With the MaxUnavailableStatefulSet gate (alpha since 1.24, off by default as there) a rolling update
+ * deletes up to `rollingUpdate.maxUnavailable` old pods at a time (scaled down from a percentage, at least
+ * 1) while fewer pods than that are unavailable; without it one at a time. With StatefulSetAutoDeletePVC
+ * (beta and on since 1.27; alpha and off in v1.24) the claims get the owner references
+ * `persistentVolumeClaimRetentionPolicy` asks for (claim-retention.ts), set before a scaled-down pod is
+ * deleted, and a pod whose claim still belongs to its deleted predecessor waits for the claim to go.
+ *
+ * Left out: `spec.ordinals.start` (pods start at 0), identity repair of pods whose labels
  * were changed by hand, and the PVC events' wording of every failure.
  */
 import type { ControllerRevision, StatefulSet, StatefulSetStatus } from '../../api/apps/v1.ts';
@@ -33,7 +40,11 @@ import type { EventRecorder } from '../../tools/events/record/event.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import { newSyncController, recorderFor, withKind, type ControllerContext } from '../controller-context.ts';
 import { ControllerRefManager, recheckDeletionTimestamp } from '../controller-ref-manager.ts';
-import { canonicalJson, computeHash, getControllerOf, isPodAvailable, isPodReady, newControllerRef, pruneZero } from '../controller-utils.ts';
+import { goMarshal, hashControllerRevision, statefulSetRevisionData } from '../hash/controller-revision-hash.ts';
+import { canonicalJson, getControllerOf, isPodAvailable, isPodReady, newControllerRef, pruneZero } from '../controller-utils.ts';
+import { scaledValue } from '../deployment/deployment-util.ts';
+import { resolveControllerFeatureGates, type ControllerFeatureGates } from '../feature-gates.ts';
+import { claimOwnerRefsForSetAndPod, claimRetentionPolicy, hasStaleOwnerRef, isClaimOwnerUpToDate } from './claim-retention.ts';
 
 const setApiVersion = 'apps/v1';
 const setKind = 'StatefulSet';
@@ -70,10 +81,25 @@ function isTerminating(pod: Pod): boolean {
   return pod.metadata?.deletionTimestamp !== undefined;
 }
 
-/** The revision data of a set: its template as a replace patch (getPatch). */
+/** The revision data of a set: its template as a replace patch, as Go encodes it (getPatch). */
 function revisionData(set: StatefulSet): Record<string, unknown> {
-  return { spec: { template: { ...structuredClone(set.spec?.template ?? {}), $patch: 'replace' } } };
+  return statefulSetRevisionData(set.spec?.template ?? {});
 }
+
+/**
+ * The revision's data in the Go form (history.EqualRevision compares the bytes): a revision written
+ * before this controller encoded as Go does still matches its template.
+ */
+function revisionBytes(r: ControllerRevision): string {
+  // The cache's objects are replaced, never changed, on update: their bytes are computed once (~0.15 ms each).
+  let bytes = revisionBytesCache.get(r);
+  if (bytes === undefined) {
+    bytes = goMarshal(statefulSetRevisionData(templateOf(r)));
+    revisionBytesCache.set(r, bytes);
+  }
+  return bytes;
+}
+const revisionBytesCache = new WeakMap<ControllerRevision, string>();
 
 /** The template a revision records. */
 function templateOf(r: ControllerRevision): PodTemplateSpec {
@@ -81,6 +107,14 @@ function templateOf(r: ControllerRevision): PodTemplateSpec {
   const t = structuredClone(data.spec?.template ?? {});
   delete t.$patch;
   return t;
+}
+
+/** Options of {@link StatefulSetController}. */
+export interface StatefulSetControllerOptions {
+  /** Concurrent syncs (default 5, kube-controller-manager's --concurrent-statefulset-syncs). */
+  workers?: number;
+  /** MaxUnavailableStatefulSet (default off) and StatefulSetAutoDeletePVC (default on). */
+  featureGates?: ControllerFeatureGates;
 }
 
 /** The StatefulSet controller; see the file comment. */
@@ -93,20 +127,25 @@ export class StatefulSetController {
   readonly #podLister: Lister<Pod>;
   readonly #revisionLister: Lister<ControllerRevision>;
   readonly #recorder: EventRecorder;
+  readonly #claimLister: Lister<PersistentVolumeClaim>;
+  readonly #gates: Required<ControllerFeatureGates>;
 
-  constructor(ctx: ControllerContext, options: { workers?: number } = {}) {
+  constructor(ctx: ControllerContext, options: StatefulSetControllerOptions = {}) {
+    this.#gates = resolveControllerFeatureGates(options.featureGates);
     this.#ctx = ctx;
     this.#clock = ctx.clock;
     this.#recorder = recorderFor(ctx, 'statefulset-controller');
     const sets = ctx.informerFactory.appsV1().statefulSets();
     const pods = ctx.informerFactory.coreV1().pods();
     const revisions = ctx.informerFactory.appsV1().controllerRevisions();
+    const claims = ctx.informerFactory.coreV1().persistentVolumeClaims();
+    this.#claimLister = claims.lister();
     this.#setLister = sets.lister();
     this.#podLister = pods.lister();
     this.#revisionLister = revisions.lister();
     this.controller = newSyncController(ctx, {
       name: 'statefulset',
-      informers: [sets.informer(), pods.informer(), revisions.informer()],
+      informers: [sets.informer(), pods.informer(), revisions.informer(), claims.informer()],
       // kube-controller-manager's --concurrent-statefulset-syncs default.
       workers: options.workers ?? 5,
       reconcile: (key) => this.syncStatefulSet(key),
@@ -135,6 +174,13 @@ export class StatefulSetController {
         }
       },
       onDelete: (obj) => onPod(objectOf(obj)),
+    });
+    // A pod waiting for its predecessor's claim to be deleted (a stale claim) is created once it is gone.
+    claims.informer().addEventHandler({
+      onDelete: (obj) => {
+        const ns = objectOf(obj)?.metadata?.namespace ?? '';
+        for (const set of this.#setLister.namespace(ns).list()) if ((set.spec?.volumeClaimTemplates ?? []).length > 0) this.controller.add(objectKey(set));
+      },
     });
   }
 
@@ -185,7 +231,8 @@ export class StatefulSetController {
     let collisionCount = set.status?.collisionCount ?? 0;
     const next = revisions.length === 0 ? 1 : revisionNumber(revisions.at(-1)!) + 1;
     const data = revisionData(set);
-    const equal = revisions.filter((r) => canonicalJson(r.data) === canonicalJson(data));
+    const dataBytes = goMarshal(data);
+    const equal = revisions.filter((r) => revisionBytes(r) === dataBytes);
     let update: ControllerRevision;
     if (equal.length > 0) {
       const last = equal.at(-1)!;
@@ -193,7 +240,7 @@ export class StatefulSetController {
       update = last === revisions.at(-1) ? last : await client.update({ ...last, revision: next });
     } else {
       for (;;) {
-        const hash = computeHash(data, collisionCount);
+        const hash = hashControllerRevision(data, collisionCount);
         const candidate: ControllerRevision = {
           metadata: {
             name: `${set.metadata?.name ?? ''}-${hash}`,
@@ -211,7 +258,7 @@ export class StatefulSetController {
         } catch (err) {
           if (!isAlreadyExists(err)) throw err;
           const existing = await client.get(candidate.metadata!.name!);
-          if (canonicalJson(existing.data) === canonicalJson(data)) {
+          if (revisionBytes(existing) === dataBytes) {
             update = existing;
             break;
           }
@@ -334,6 +381,10 @@ export class StatefulSetController {
     const currentCount = set.status?.currentReplicas ?? 0;
     const revisionFor = (ord: number): ControllerRevision => ((rolling ? ord < partition : ord < currentCount) && current !== update ? current : update);
     const done = (): StatefulSetStatus => this.#status(set, pods, current, update);
+    if (this.#gates.StatefulSetAutoDeletePVC) {
+      // The claims' owner references follow the retention policy, a scaled-down pod's before it goes.
+      for (const pod of pods) if (!isTerminating(pod)) await this.#fixClaims(set, pod, ordinalOf(setName, pod) < replicaCount);
+    }
 
     for (let ord = 0; ord < replicaCount; ord++) {
       const pod = replicas[ord];
@@ -344,6 +395,8 @@ export class StatefulSetController {
         continue;
       }
       if (pod === undefined) {
+        // PodClaimIsStale: a claim still owned by the deleted pod of this name waits for the garbage collector.
+        if (this.#gates.StatefulSetAutoDeletePVC && this.#claimIsStale(set, `${setName}-${ord}`)) return done();
         await this.#createPod(set, this.#newPod(set, revisionFor(ord), ord));
         if (monotonic) return done();
         continue;
@@ -362,6 +415,20 @@ export class StatefulSetController {
       if (monotonic) return done();
     }
     if (!rolling) return done();
+    if (this.#gates.MaxUnavailableStatefulSet) {
+      // updateStatefulSet with maxUnavailable: old pods from the highest ordinal down, as many as
+      // maxUnavailable less those already unavailable.
+      const maxUnavailable = Math.max(1, scaledValue(set.spec?.updateStrategy?.rollingUpdate?.maxUnavailable ?? 1, replicaCount, false));
+      const unavailable = replicas.filter((p) => p === undefined || isTerminating(p) || !healthy(p)).length;
+      let budget = maxUnavailable - unavailable;
+      for (let ord = replicaCount - 1; ord >= partition && budget > 0; ord--) {
+        const pod = replicas[ord];
+        if (pod === undefined || isTerminating(pod) || pod.metadata?.labels?.[controllerRevisionHashLabel] === update.metadata?.name) continue;
+        await this.#deletePod(set, pod);
+        budget--;
+      }
+      return done();
+    }
     // RollingUpdate: from the highest ordinal down to the partition, one pod at a time.
     for (let ord = replicaCount - 1; ord >= partition; ord--) {
       const pod = replicas[ord];
@@ -373,6 +440,40 @@ export class StatefulSetController {
       if (!healthy(pod)) return done();
     }
     return done();
+  }
+
+  /** The claims a pod of `set` named `podName` uses, by template (getPersistentVolumeClaims), from the cache. */
+  #claimsOf(set: StatefulSet, podName: string): PersistentVolumeClaim[] {
+    const ns = set.metadata?.namespace ?? '';
+    const out: PersistentVolumeClaim[] = [];
+    for (const t of set.spec?.volumeClaimTemplates ?? []) {
+      try {
+        out.push(this.#claimLister.namespace(ns).get(`${t.metadata?.name ?? ''}-${podName}`));
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+    return out;
+  }
+
+  /** Whether a claim of the pod to create still belongs to a deleted pod of its name (PodClaimIsStale). */
+  #claimIsStale(set: StatefulSet, podName: string): boolean {
+    if (claimRetentionPolicy(set).whenScaled === 'Retain') return false;
+    return this.#claimsOf(set, podName).some((c) => hasStaleOwnerRef(c, { metadata: { name: podName, uid: '' } }, 'Pod'));
+  }
+
+  /** Sets the owner references of the pod's claims as the retention policy wants (UpdatePodClaimForRetentionPolicy). */
+  async #fixClaims(set: StatefulSet, pod: Pod, inRange: boolean): Promise<void> {
+    const client = this.#ctx.client.coreV1().persistentVolumeClaims(set.metadata?.namespace ?? '');
+    for (const claim of this.#claimsOf(set, pod.metadata?.name ?? '')) {
+      if (isClaimOwnerUpToDate(claim, set, pod, inRange)) continue;
+      const ownerReferences = claimOwnerRefsForSetAndPod(claim, set, pod, inRange);
+      try {
+        await client.update({ ...claim, metadata: { ...claim.metadata, ownerReferences } });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
   }
 
   /** Deletes the oldest revisions beyond revisionHistoryLimit that no pod uses (truncateHistory). */

@@ -30,7 +30,11 @@ export class ProtobufDecodeError extends KubeloomError {
   }
 }
 
-/** Shares decoded fieldsV1 values by their bytes (ManagedFieldsInterner implements it). */
+/**
+ * Shares decoded fieldsV1 values by their bytes (ManagedFieldsInterner implements it). It is called
+ * for every fieldsV1 the decoder meets, so its lookup should not copy the bytes (a hash of a sample
+ * verified byte for byte, as ManagedFieldsInterner does).
+ */
 export interface FieldsV1Interner {
   /** The (frozen, shared) value of the JSON in `buf[start, end)`. */
   internBytes(buf: Buffer, start: number, end: number): unknown;
@@ -283,44 +287,6 @@ function rawField(r: ProtoReader, end: number): [number, number] {
   return [s, e];
 }
 
-// The fieldsV1 values seen, by a hash of a sample of their bytes, verified byte for byte: the objects of
-// a list or a watch carry a few distinct ones, and this is cheaper than the interner's string key.
-const seenFields = new WeakMap<FieldsV1Interner, Map<number, Array<{ bytes: Buffer; value: unknown }>>>();
-const maxSeenFields = 4096;
-
-function internFieldsV1(interner: FieldsV1Interner, buf: FastBuffer, s: number, e: number): unknown {
-  const len = e - s;
-  let h = len;
-  // About 256 samples: values that differ only in a uid (the managedFields of Pods of different
-  // ReplicaSets: ownerReferences) must still land in different buckets. With 64 samples, the 40
-  // distinct values of 10,000 Pods of 40 Deployments fell into one bucket, and every lookup compared
-  // ~20 entries (6% of a protobuf sync's decode CPU).
-  const step = len > 256 ? (len >>> 8) : 1;
-  for (let i = s; i < e; i += step) h = (Math.imul(h, 31) + buf[i]!) | 0;
-  let seen = seenFields.get(interner);
-  if (seen === undefined) seenFields.set(interner, (seen = new Map<number, Array<{ bytes: Buffer; value: unknown }>>()));
-  const bucket = seen.get(h);
-  if (bucket !== undefined) {
-    for (let i = 0; i < bucket.length; i++) {
-      const entry = bucket[i]!;
-      if (entry.bytes.length === len && buf.compare(entry.bytes, 0, len, s, e) === 0) {
-        // Most recently used first: consecutive items (a list is sorted by name) mostly share a value.
-        if (i > 0) {
-          bucket[i] = bucket[0]!;
-          bucket[0] = entry;
-        }
-        return entry.value;
-      }
-    }
-  }
-  const value = interner.internBytes(buf, s, e);
-  if (seen.size >= maxSeenFields) seen.clear();
-  const entry = { bytes: Buffer.from(buf.subarray(s, e)), value };
-  if (bucket === undefined || seen.size === 0) seen.set(h, [entry]);
-  else bucket.push(entry);
-  return value;
-}
-
 function readSpecial(r: ProtoReader, desc: MessageDesc, end: number): unknown {
   switch (desc.special) {
     case Special.time:
@@ -353,7 +319,7 @@ function readSpecial(r: ProtoReader, desc: MessageDesc, end: number): unknown {
     case Special.fieldsV1: {
       const [s, e] = rawField(r, end);
       if (s === e) return null;
-      return r.interner !== undefined ? internFieldsV1(r.interner, r.buf, s, e) : parseJson(r, s, e);
+      return r.interner !== undefined ? r.interner.internBytes(r.buf, s, e) : parseJson(r, s, e);
     }
     case Special.rawExtension:
     case Special.json: {

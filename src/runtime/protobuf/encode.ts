@@ -169,7 +169,7 @@ function writeSpecial(w: ProtoWriter, desc: MessageDesc, v: unknown): void {
     case Special.rawExtension:
     case Special.fieldsV1:
     case Special.json:
-      if (v !== undefined && v !== null) w.bytes(1, Buffer.from(JSON.stringify(v)));
+      if (v !== undefined && v !== null) w.bytes(1, Buffer.from(goEscapedJson(v)));
       return;
     case Special.duration:
       w.tag(1, 0);
@@ -307,4 +307,14 @@ export function encodeProtobufWatchEvent(type: string, obj: Record<string, unkno
   const out = w.finish();
   out.writeUInt32BE(out.length - 4, 0);
   return out;
+}
+
+/**
+ * JSON text of an embedded raw value with Go's encoding/json escapes (`<`, `>`, `&`, U+2028, U+2029 as
+ * `\u003c`…). kube-apiserver hands back a RawExtension's bytes as they were written, and Go clients write
+ * these escapes: a ControllerRevision's data served with other bytes looks like another revision to
+ * kube-controller-manager (history.EqualRevision compares the bytes) and it creates revisions without end.
+ */
+export function goEscapedJson(v: unknown): string {
+  return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

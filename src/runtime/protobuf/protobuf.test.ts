@@ -145,3 +145,8 @@ test('interned fieldsV1: values that differ only in an owner uid each decode to 
   assert.equal(decoded[0]!.metadata.managedFields[0]!.fieldsV1, decoded[40]!.metadata.managedFields[0]!.fieldsV1);
   assert.notEqual(decoded[0]!.metadata.managedFields[0]!.fieldsV1, decoded[1]!.metadata.managedFields[0]!.fieldsV1);
 });
+
+test('a RawExtension is written with the escapes Go writes (<, >, &, U+2028, U+2029), so its bytes read back equal a Go client\'s', () => {
+  const bytes = Buffer.from(encodeProtobuf({ apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'r' }, data: { note: 'a <b> & c\u2028' }, revision: 1 })).toString('latin1');
+  assert.ok(bytes.includes('{"note":"a \\u003cb\\u003e \\u0026 c\\u2028"}'), bytes);
+});

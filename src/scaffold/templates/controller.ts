@@ -18,14 +18,16 @@ export function controllerTs(k: KindNames): string {
  */
 import { isNotFound } from 'kubeloom/apimachinery';
 import { controllerManagedBy } from 'kubeloom/builder';
-import type { Client } from 'kubeloom/client';
+import type { Client, DeepReadonly } from 'kubeloom/client';
 import type { ManagedController, Manager } from 'kubeloom/manager';
 import type { ReconcileContext, Request, Result } from 'kubeloom/reconcile';
 import { ${descriptor}, type ${k.kind} } from '../api/${k.lower}/index.ts';
 
 /** Reconciles one ${k.kind}. */
 export async function reconcile${k.kind}(request: Request, { client }: ReconcileContext<Client>): Promise<Result> {
-  let ${k.camel}: ${k.kind};
+  // Read from the cache: the cache's own object, frozen and typed so. Change a copy (deepCopy), or
+  // write a new object built from it, as below.
+  let ${k.camel}: DeepReadonly<${k.kind}>;
   try {
     ${k.camel} = await client.get(${descriptor}, request);
   } catch (err) {

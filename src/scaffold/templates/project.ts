@@ -1,8 +1,8 @@
 /**
  * The files `kubeloom init` writes (kubebuilder's `init`: go.mod, cmd/main.go, Makefile, Dockerfile,
- * config/, the test suite): package.json, a strict tsconfig.json, src/main.ts, src/setup.ts,
- * test/env.ts, a Dockerfile, .dockerignore, .gitignore and README.md. Each is a function of the
- * project's settings returning the file's text.
+ * .golangci.yml, config/, the test suite): package.json, a strict tsconfig.json, eslint.config.js,
+ * src/main.ts, src/setup.ts, test/env.ts, a Dockerfile, .dockerignore, .gitignore and README.md. Each
+ * is a function of the project's settings returning the file's text.
  */
 import { anchor } from '../anchors.ts';
 
@@ -17,7 +17,8 @@ export interface ProjectSettings {
 }
 
 // What this repository's package.json pins, so a new project builds with what kubeloom is tested on.
-const versions = { promClient: '^15.1.3', typesNode: '^24.10.0', node: '^24.9.0', typescript: '~5.9.3' } as const;
+// ESLint from 9.22 (eslint/config's defineConfig); typescript-eslint 8 supports TypeScript 5.9.
+const versions = { promClient: '^15.1.3', typesNode: '^24.10.0', node: '^24.9.0', typescript: '~5.9.3', eslint: '^9.39.0', typescriptEslint: '^8.73.0' } as const;
 
 /** package.json. */
 export function packageJson(p: ProjectSettings): string {
@@ -31,6 +32,8 @@ export function packageJson(p: ProjectSettings): string {
       start: 'node src/main.ts',
       test: 'tsc -p tsconfig.json && node --test "src/**/*.test.ts"',
       typecheck: 'tsc -p tsconfig.json',
+      lint: 'eslint .',
+      'lint-fix': 'eslint . --fix',
       build: 'tsc -p tsconfig.json',
       manifests: 'kubeloom manifests',
       deploy: 'kubectl apply -k config/default',
@@ -38,11 +41,20 @@ export function packageJson(p: ProjectSettings): string {
       'docker-build': 'docker build -t ${IMG:-controller:latest} .',
     },
     dependencies: { kubeloom: p.kubeloomSpec, 'prom-client': versions.promClient },
-    devDependencies: { '@types/node': versions.typesNode, node: versions.node, typescript: versions.typescript },
+    devDependencies: {
+      '@eslint/js': versions.eslint,
+      '@types/node': versions.typesNode,
+      eslint: versions.eslint,
+      node: versions.node,
+      typescript: versions.typescript,
+      'typescript-eslint': versions.typescriptEslint,
+    },
     // npm 12 runs only the install scripts named here: `node` installs the Node.js 24 binary the
     // scripts run on, whatever Node.js the machine has.
     allowScripts: { node: true },
-    kubeloom: { domain: p.domain, layout: 'kubeloom/v1' },
+    // secureMetrics: main.ts serves metrics over HTTPS with authentication and authorization, so
+    // `kubeloom manifests` writes the metrics-auth and metrics-reader roles and the :8443 Service port.
+    kubeloom: { domain: p.domain, layout: 'kubeloom/v1', secureMetrics: true },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
@@ -72,12 +84,52 @@ export function tsconfigJson(): string {
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
+/**
+ * eslint.config.js (kubebuilder's .golangci.yml and `make lint`): ESLint's recommended rules and
+ * typescript-eslint's type-aware ones, which catch the mistakes async code makes (a promise nobody
+ * awaits, a promise where a callback is expected).
+ */
+export function eslintConfig(): string {
+  return `// Lint configuration (npm run lint): ESLint's recommended rules and typescript-eslint's type-aware
+// ones; no-floating-promises and no-misused-promises catch the async mistakes a controller makes.
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+export default defineConfig(
+  { ignores: ['node_modules/**', 'config/**', '.kubeloom/**'] },
+  js.configs.recommended,
+  tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // node:test's test() and friends return promises the runner awaits.
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  { files: ['eslint.config.js'], extends: [tseslint.configs.disableTypeChecked] },
+);
+`;
+}
+
 /** src/main.ts: the manager, as kubebuilder's cmd/main.go. */
 export function mainTs(p: ProjectSettings): string {
   return `/**
  * The operator's entry point (kubebuilder's cmd/main.go): a manager with health probes, metrics,
  * leader election (--leader-elect), the controllers and webhooks of ./setup.ts, graceful shutdown on
  * SIGTERM/SIGINT and an exit code a Deployment understands (0 after a clean stop, 1 otherwise).
+ *
+ * Metrics are served securely, as kubebuilder's (--metrics-secure, on by default): HTTPS on :8443, each
+ * scrape's bearer token checked with a TokenReview and its user authorized with a SubjectAccessReview
+ * (get /metrics): bind the scraper to the metrics-reader ClusterRole of config/rbac.
+ * --no-metrics-secure serves plain HTTP (then set "secureMetrics": false in package.json, so that
+ * \`npm run manifests\` writes the :8080 port).
  *
  * Which cluster: --kubeconfig PATH; else, inside a pod, its service account; else (npm start on a
  * laptop) an embedded kubeloom API server with the CRDs installed and a kubeconfig for kubectl
@@ -87,15 +139,17 @@ export function mainTs(p: ProjectSettings): string {
 import { mkdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { inClusterConfig, isInClusterPossible, loadKubeConfig, restConfigFrom } from 'kubeloom/clientcmd';
-import { exitCodeFor, newManager, setupSignalHandler } from 'kubeloom/manager';
+import { exitCodeFor, newManager, setupSignalHandler, withAuthenticationAndAuthorization } from 'kubeloom/manager';
 import type { RestConfig } from 'kubeloom/rest';
 import { crds, setup } from './setup.ts';
 
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
     kubeconfig: { type: 'string' },
     'leader-elect': { type: 'boolean', default: false },
-    'metrics-bind-address': { type: 'string', default: ':8080' },
+    'metrics-bind-address': { type: 'string', default: ':8443' },
+    'metrics-secure': { type: 'boolean', default: true },
     'health-probe-bind-address': { type: 'string', default: ':8081' },
   },
 });
@@ -118,6 +172,7 @@ async function cluster(): Promise<{ config: RestConfig; embedded: boolean }> {
 const { config, embedded } = await cluster();
 const mgr = newManager(config, {
   metricsBindAddress: values['metrics-bind-address'],
+  ...(values['metrics-secure'] ? { metricsServer: { secureServing: true, filterProvider: withAuthenticationAndAuthorization } } : {}),
   healthProbeBindAddress: values['health-probe-bind-address'],
   ...(values['leader-elect'] === true ? { leaderElection: { id: '${p.name}.${p.domain || 'kubeloom.io'}', namespace: process.env['POD_NAMESPACE'] ?? 'default' } } : {}),
 });
@@ -276,7 +331,8 @@ installed, apply \`config/certmanager\` instead of \`config/default\`.
 | src/controller/ | reconcilers, each with its test |
 | src/webhook/ | defaulters, validators and conversions, each with its test |
 | src/setup.ts | the wiring: CRDs, controllers, webhooks (read by main.ts, the tests and \`kubeloom manifests\`) |
-| src/main.ts | the manager: probes, metrics, leader election, signals |
+| src/main.ts | the manager: probes, secure metrics, leader election, signals |
+| eslint.config.js | \`npm run lint\`: ESLint with typescript-eslint's type-aware rules |
 | test/env.ts | the test environment: embedded API server, CRDs, controllers |
 | config/ | kustomize manifests, generated by \`npm run manifests\` (do not edit; overlay them) |
 `;

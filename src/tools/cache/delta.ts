@@ -21,6 +21,11 @@ export const DeltaType = {
   ReplacedAll: 'ReplacedAll',
   /** A whole resync as one item (RealFIFO); its object is a {@link SyncAllInfo}. */
   SyncAll: 'SyncAll',
+  /**
+   * A watch bookmark's resourceVersion, queued in order with the events (RealFIFO with atomic events,
+   * client-go 1.36's Bookmark delta); its object is a {@link BookmarkInfo}.
+   */
+  Bookmark: 'Bookmark',
 } as const;
 
 /** One of the {@link DeltaType} values. */
@@ -51,6 +56,12 @@ export interface SyncAllInfo {
   readonly kind: 'SyncAll';
 }
 
+/** The payload of a Bookmark delta. */
+export interface BookmarkInfo {
+  /** The bookmark's resourceVersion: every change up to it has been queued before it. */
+  readonly resourceVersion: string;
+}
+
 /** Any delta a queue can hand out (cache.Delta). */
 export type Delta<T> =
   | ObjectDelta<T>
@@ -65,6 +76,12 @@ export type Delta<T> =
       readonly type: 'SyncAll';
       /** The marker of the resync. */
       readonly object: SyncAllInfo;
+    }
+  | {
+      /** The watch reached a resourceVersion (a bookmark). */
+      readonly type: 'Bookmark';
+      /** The bookmark's resourceVersion. */
+      readonly object: BookmarkInfo;
     };
 
 /** The deltas of one object, oldest first (cache.Deltas). Never empty when handed out. */

@@ -16,6 +16,7 @@ function show(deltas: Delta<Obj>[]): string[] {
   return deltas.map((d) => {
     if (d.type === 'ReplacedAll') return `ReplacedAll@${d.object.resourceVersion}[${d.object.objects.map((x) => `${x.metadata.name}@${String(x.v)}`).join(',')}]`;
     if (d.type === 'SyncAll') return 'SyncAll';
+    if (d.type === 'Bookmark') return `Bookmark@${d.object.resourceVersion}`;
     const x = d.object;
     if (x instanceof DeletedFinalStateUnknown) return `${d.type}:tomb(${x.key},${x.obj === undefined ? '-' : String(x.obj.v)})`;
     return `${d.type}:${x.metadata.name}@${String(x.v)}`;
@@ -72,6 +73,25 @@ test('RealFIFO (atomic) queues a relist as one ReplacedAll item and a resync as 
     [['SyncAll'], false],
   ]);
   assert.equal(fifo.hasSynced(), true);
+});
+
+test('RealFIFO (atomic) queues a watch bookmark as one Bookmark item behind the events before it; a non-atomic queue ignores it', async () => {
+  const fifo = new RealFIFO<Obj>();
+  fifo.replace([o('a', 1)], '7');
+  fifo.add(o('b', 1));
+  fifo.update(o('a', 2));
+  fifo.bookmark('9');
+  fifo.add(o('c', 1));
+  assert.deepEqual(await drainBatches(fifo), [
+    [['ReplacedAll@7[a@1]'], true],
+    [['Added:b@1', 'Updated:a@2'], false],
+    [['Bookmark@9'], false],
+    [['Added:c@1'], false],
+  ]);
+  const plain = new RealFIFO<Obj>({ atomicEvents: false, knownObjects: newStore<Obj>() });
+  plain.add(o('a', 1));
+  plain.bookmark('9');
+  assert.deepEqual(await drainBatches(plain), [[['Added:a@1'], false]]);
 });
 
 test('RealFIFO (non-atomic) replace: tombstones for vanished queued and known keys, then Replaced in list order', async () => {

@@ -5,7 +5,13 @@
  *
  * With atomic events (upstream's AtomicFIFO gate, on by default here as there), a relist is queued
  * as one ReplacedAll item and a resync as one SyncAll item: the consumer swaps its whole cache at
- * once and derives the deletions itself, so it never observes a half-replaced cache.
+ * once and derives the deletions itself, so it never observes a half-replaced cache; and a watch
+ * bookmark is queued as a Bookmark item in order with the events (client-go 1.36's
+ * RealFIFO.Bookmark), so the consumer knows which resourceVersion its cache has caught up with.
+ *
+ * Not kept: upstream's UnlockWhileProcessing (releasing the queue's lock while a popped batch is
+ * processed, so the reflector can keep queueing). Here nothing holds a lock: the reflector queues
+ * whenever the event loop runs it, already while an asynchronous batch is processed (docs/informers.md).
  */
 import {
   DeltaType,
@@ -232,6 +238,16 @@ export class RealFIFO<T> implements Queue<T, Delta<T>[]> {
     }
   }
 
+  /**
+   * Queues a watch bookmark's resourceVersion as one Bookmark item, behind every change queued before
+   * it (atomic events only; otherwise the bookmark is ignored, as a DeltaFIFO ignores it).
+   */
+  bookmark(resourceVersion: string): void {
+    if (!this.#atomic) return;
+    this.#items.push({ type: DeltaType.Bookmark, object: { resourceVersion } });
+    this.#waiters.broadcast();
+  }
+
   /** Queues a resync: one SyncAll item atomically, else a Sync delta per known object with nothing queued. */
   resync(): void {
     if (this.#atomic) {
@@ -290,7 +306,7 @@ export function reconcileReplacement<T>(
   for (const obj of newItems) newKeys.add(keyOf(obj));
   const lastQueued = new Map<string, Delta<T>>();
   for (const d of queued) {
-    if (d.type === DeltaType.ReplacedAll || d.type === DeltaType.SyncAll) continue;
+    if (d.type === DeltaType.ReplacedAll || d.type === DeltaType.SyncAll || d.type === DeltaType.Bookmark) continue;
     lastQueued.set(keyOf(d.object), d);
   }
   for (const [key, last] of lastQueued) {

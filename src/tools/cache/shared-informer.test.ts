@@ -73,6 +73,37 @@ test('SharedIndexInformer delivers the initial list as adds in list order, then 
   assert.equal(informer.isStopped(), true);
 });
 
+test('SharedIndexInformer.lastStoreSyncResourceVersion: the list’s version, then each applied event’s, then a watch bookmark’s (client-go 1.36 Bookmark deltas)', async () => {
+  const { lw, informer, stop, start } = setup();
+  const seen: string[] = [];
+  // What handlers see when they are called.
+  const note = (): void => {
+    seen.push(informer.lastStoreSyncResourceVersion());
+  };
+  informer.addEventHandler({ onAdd: note, onUpdate: note, onDelete: note });
+  assert.equal(informer.lastStoreSyncResourceVersion(), '');
+  lw.pushList(list('10', [pod('a', '1'), pod('b', '2')]));
+  const w = lw.pushWatch(new FakeWatch<Pod>());
+  const running = start();
+  await lw.waitForCalls({ watch: 1 });
+  await flush();
+  assert.equal(informer.lastStoreSyncResourceVersion(), '10');
+  w.add(pod('c', '11')).modify(pod('a', '12'));
+  await flush();
+  assert.equal(informer.lastStoreSyncResourceVersion(), '12');
+  // A bookmark moves it on with no event: nothing changed up to 14.
+  w.bookmark('14');
+  await flush();
+  assert.equal(informer.lastStoreSyncResourceVersion(), '14');
+  assert.equal(informer.lastSyncResourceVersion(), '14');
+  w.delete(pod('b', '15')).bookmark('16');
+  await flush();
+  assert.equal(informer.lastStoreSyncResourceVersion(), '16');
+  assert.deepEqual(seen, ['10', '10', '11', '12', '15']);
+  stop.abort();
+  await running;
+});
+
 test('SharedIndexInformer relist after 410: deletes (tombstones with the cached object) for vanished objects, then the list in order', async () => {
   const { clock, lw, informer, stop, start } = setup();
   const h = recorder();

@@ -191,6 +191,8 @@ export class SharedIndexInformer<T> {
   readonly #lw: ListerWatcher<T>;
   readonly #sharded: ShardedListWatch<T> | undefined;
   readonly #indexer: Cache<T>;
+  // What lastStoreSyncResourceVersion returns: advanced as deltas are applied, bookmarks included.
+  #storeResourceVersion = '';
   readonly #clock: Clock;
   readonly #processor: SharedProcessor<T>;
   readonly #description: string;
@@ -334,6 +336,17 @@ export class SharedIndexInformer<T> {
   /** The resourceVersion of the last list or event seen ('' before the first list). */
   lastSyncResourceVersion(): string {
     return this.#reflector?.lastSyncResourceVersion() ?? '';
+  }
+
+  /**
+   * The resourceVersion the cache has caught up with (client-go 1.36's Store.LastStoreSyncResourceVersion):
+   * that of the last list, event or watch bookmark applied to the cache, '' before the first list.
+   * Unlike {@link SharedIndexInformer.lastSyncResourceVersion} (what the reflector has read), it
+   * advances only once the queued changes before it are in the cache, so a controller comparing it with
+   * the resourceVersion of its own write knows whether its reads can see that write (KEP-5647).
+   */
+  lastStoreSyncResourceVersion(): string {
+    return this.#storeResourceVersion;
   }
 
   /** Its reflector's counters (lists, watches, last event); undefined before {@link SharedIndexInformer.run}. */
@@ -506,6 +519,10 @@ export class SharedIndexInformer<T> {
       switch (d.type) {
         case DeltaType.ReplacedAll:
           this.#replaceAll(d.object, isInInitialList);
+          this.#storeResourceVersion = d.object.resourceVersion;
+          break;
+        case DeltaType.Bookmark:
+          this.#storeResourceVersion = d.object.resourceVersion;
           break;
         case DeltaType.SyncAll:
           for (const obj of indexer.list()) this.#processor.distribute({ type: 'update', oldObject: obj, object: obj }, true);
@@ -514,6 +531,7 @@ export class SharedIndexInformer<T> {
           const obj = this.#freeze ? deepFreeze(d.object) : d.object;
           indexer.delete(obj);
           this.#processor.distribute({ type: 'delete', object: obj }, false);
+          this.#advanceResourceVersion(obj);
           break;
         }
         default: {
@@ -527,9 +545,17 @@ export class SharedIndexInformer<T> {
             indexer.add(obj);
             this.#processor.distribute({ type: 'add', object: obj, isInInitialList }, false);
           }
+          // A relist's items (Replaced, non-atomic queues) carry their own older versions: only events count.
+          if (d.type === DeltaType.Added || d.type === DeltaType.Updated) this.#advanceResourceVersion(obj);
         }
       }
     }
+  }
+
+  /** A watch event's object carries the resourceVersion the cache now reflects (a tombstone carries none). */
+  #advanceResourceVersion(obj: unknown): void {
+    const rv = resourceVersionOf(obj);
+    if (rv !== '') this.#storeResourceVersion = rv;
   }
 
   /**

@@ -62,8 +62,9 @@ export class GarbageCollector implements ServerController {
     this.#recorder = options.recorder;
     const onError = (err: unknown): void => options.onError(err);
     this.#graphChanges = new QueueWorker<GraphEvent>({ clock: options.clock, process: (e) => this.#graph.process(e), onError });
-    this.#attemptToDelete = new QueueWorker<GraphNode>({ clock: options.clock, process: (n) => this.#attemptToDeleteWorker(n), onError });
-    this.#attemptToOrphan = new QueueWorker<GraphNode>({ clock: options.clock, process: (n) => this.#attemptToOrphanWorker(n), onError });
+    const trace = { controller: 'garbagecollector', key: (n: GraphNode) => identityString(n.identity) };
+    this.#attemptToDelete = new QueueWorker<GraphNode>({ clock: options.clock, process: (n) => this.#attemptToDeleteWorker(n), onError, trace });
+    this.#attemptToOrphan = new QueueWorker<GraphNode>({ clock: options.clock, process: (n) => this.#attemptToOrphanWorker(n), onError, trace });
     this.#graph = new GraphBuilder({
       attemptToDelete: (n) => this.#attemptToDelete.queue.add(n),
       attemptToDeleteRateLimited: (n) => this.#attemptToDelete.queue.addRateLimited(n),

@@ -47,6 +47,7 @@ export class NamespaceController implements ServerController {
       clock: options.clock,
       rateLimiter,
       onError: (err) => options.onError(err),
+      trace: { controller: 'namespace' },
       process: (name) => {
         try {
           deleter.delete(name);

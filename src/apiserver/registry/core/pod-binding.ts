@@ -50,7 +50,9 @@ export function bindPod(scope: RegistryContext, namespace: string, name: string,
   const key = `${namespace}/${name}`;
   const existing = scope.storage.get('pods', key);
   if (existing === undefined) throw notFound(pods, name);
-  const pod = structuredClone(existing.obj);
+  // Stored objects are never changed in place: a copy of the parts this changes (metadata, status; spec is
+  // replaced) is enough, the rest is shared with the stored version.
+  const pod: Obj = { ...existing.obj, metadata: isObject(existing.obj.metadata) ? { ...existing.obj.metadata } : {} };
   const podMeta = metaOf(pod);
   const storageKeyText = `/registry/pods/${namespace}/${name}`;
   const precondition = (what: string, want: string, have: unknown): never => {
@@ -63,7 +65,7 @@ export function bindPod(scope: RegistryContext, namespace: string, name: string,
   if (typeof spec.nodeName === 'string' && spec.nodeName !== '') throw conflict(podsBinding, name, `pod ${name} is already assigned to node ${JSON.stringify(spec.nodeName)}`);
   pod.spec = { ...spec, nodeName: target.name };
   if (isObject(meta.annotations)) podMeta.annotations = { ...(isObject(podMeta.annotations) ? podMeta.annotations : {}), ...meta.annotations };
-  const status = isObject(pod.status) ? pod.status : {};
+  const status: Obj = isObject(pod.status) ? { ...pod.status } : {};
   updatePodCondition(status, { type: 'PodScheduled', status: 'True' }, scope.now());
   pod.status = status;
   if (!dryRun) scope.storage.write('pods', key, 'MODIFIED', pod);

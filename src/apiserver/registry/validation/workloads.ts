@@ -202,6 +202,17 @@ export function validateDaemonSet(ds: Obj): FieldError[] {
   const out = validateSelectorAndTemplate(spec, fld, 'daemonset', ['Always']);
   const strategy = isObject(spec.updateStrategy) ? spec.updateStrategy : {};
   if (strategy.type !== 'OnDelete' && strategy.type !== 'RollingUpdate') out.push(notSupported(fld.child('updateStrategy', 'type'), strategy.type ?? '', ['OnDelete', 'RollingUpdate']));
+  if (strategy.type === 'RollingUpdate' && isObject(strategy.rollingUpdate)) {
+    // ValidateRollingUpdateDaemonSet: exactly one of maxUnavailable and maxSurge is non-zero.
+    const ru = strategy.rollingUpdate;
+    const rf = fld.child('updateStrategy', 'rollingUpdate');
+    out.push(...validateIntOrPercent(ru.maxUnavailable, rf.child('maxUnavailable')));
+    out.push(...validateIntOrPercent(ru.maxSurge, rf.child('maxSurge')));
+    const hasUnavailable = (intOrPercent(ru.maxUnavailable)?.value ?? 0) !== 0;
+    const hasSurge = (intOrPercent(ru.maxSurge)?.value ?? 0) !== 0;
+    if (hasUnavailable && hasSurge) out.push(invalidValue(rf.child('maxSurge'), ru.maxSurge, 'may not be set when maxUnavailable is non-zero'));
+    else if (!hasUnavailable && !hasSurge) out.push(required(rf.child('maxUnavailable'), 'cannot be 0 when maxSurge is 0'));
+  }
   return out;
 }
 
@@ -219,7 +230,23 @@ function validateJobSpec(spec: Obj, fld: FieldPath, generatedSelector: boolean):
   out.push(...nonNegative(spec.backoffLimit, fld.child('backoffLimit')));
   out.push(...nonNegative(spec.ttlSecondsAfterFinished, fld.child('ttlSecondsAfterFinished')));
   const mode = spec.completionMode;
+  out.push(...nonNegative(spec.backoffLimitPerIndex, fld.child('backoffLimitPerIndex')));
+  const perIndex = spec.backoffLimitPerIndex !== undefined && spec.backoffLimitPerIndex !== null;
+  if (spec.maxFailedIndexes !== undefined && spec.maxFailedIndexes !== null) {
+    out.push(...nonNegative(spec.maxFailedIndexes, fld.child('maxFailedIndexes')));
+    if (!perIndex) out.push(required(fld.child('backoffLimitPerIndex'), 'when maxFailedIndexes is specified'));
+  }
   if (mode !== undefined && mode !== 'NonIndexed' && mode !== 'Indexed') out.push(notSupported(fld.child('completionMode'), mode, ['NonIndexed', 'Indexed']));
+  if (mode === 'Indexed') {
+    // Upstream maxParallelismForIndexedJob and maxFailedIndexesForIndexedJob.
+    if (spec.completions === undefined || spec.completions === null) out.push(required(fld.child('completions'), 'when completion mode is Indexed'));
+    if (typeof spec.parallelism === 'number' && spec.parallelism > 100_000) out.push(invalidValue(fld.child('parallelism'), spec.parallelism, 'must be less than or equal to 100000 when completion mode is Indexed'));
+    if (typeof spec.completions === 'number' && typeof spec.maxFailedIndexes === 'number' && spec.maxFailedIndexes > spec.completions) out.push(invalidValue(fld.child('maxFailedIndexes'), spec.maxFailedIndexes, 'must be less than or equal to completions'));
+    if (typeof spec.maxFailedIndexes === 'number' && spec.maxFailedIndexes > 100_000) out.push(invalidValue(fld.child('maxFailedIndexes'), spec.maxFailedIndexes, 'must be less than or equal to 100000'));
+  } else {
+    if (perIndex) out.push(invalidValue(fld.child('backoffLimitPerIndex'), spec.backoffLimitPerIndex, 'requires indexed completion mode'));
+    if (isObject(spec.successPolicy)) out.push(invalidValue(fld.child('successPolicy'), new GoValue('batch.SuccessPolicy{…}'), 'requires indexed completion mode'));
+  }
   const template = isObject(spec.template) ? spec.template : undefined;
   if (template === undefined) out.push(required(fld.child('template')));
   else {
@@ -240,7 +267,7 @@ export function validateJob(job: Obj): FieldError[] {
   return validateJobSpec(spec, path('spec'), true);
 }
 
-/** ValidateJobUpdate: the template, selector, completions and completion mode are immutable. */
+/** ValidateJobUpdate: the template, selector, completions, completion mode, backoffLimitPerIndex and successPolicy are immutable. */
 export function validateJobUpdate(job: Obj, old: Obj): FieldError[] {
   const out = validateJob(job);
   const spec = isObject(job.spec) ? job.spec : {};
@@ -250,6 +277,8 @@ export function validateJobUpdate(job: Obj, old: Obj): FieldError[] {
   if (!same('template')) out.push(invalidValue(path('spec', 'template'), new GoValue('core.PodTemplateSpec{…}'), 'field is immutable'));
   if (!same('completions')) out.push(invalidValue(path('spec', 'completions'), spec.completions ?? null, 'field is immutable'));
   if (!same('completionMode')) out.push(invalidValue(path('spec', 'completionMode'), spec.completionMode ?? '', 'field is immutable'));
+  if (!same('backoffLimitPerIndex')) out.push(invalidValue(path('spec', 'backoffLimitPerIndex'), spec.backoffLimitPerIndex ?? null, 'field is immutable'));
+  if (!same('successPolicy')) out.push(invalidValue(path('spec', 'successPolicy'), new GoValue('batch.SuccessPolicy{…}'), 'field is immutable'));
   return out;
 }
 

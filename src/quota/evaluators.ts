@@ -17,11 +17,17 @@
  * - anything else (CREATE): the object count `count/<resource>[.<group>]`, with the legacy names
  *   `configmaps`, `secrets`, `resourcequotas` and `replicationcontrollers` for those.
  *
- * Quota scopes: pods match Terminating/NotTerminating, BestEffort/NotBestEffort and PriorityClass
- * (scopeSelector In/NotIn/Exists/DoesNotExist); other kinds match no scoped quota, as upstream.
+ * Quota scopes: pods match Terminating/NotTerminating (activeDeadlineSeconds >= 0), BestEffort/NotBestEffort
+ * (the BestEffort QoS class: no container or init container requests or limits cpu or memory above zero),
+ * PriorityClass (the pod's priorityClassName: `Exists` and `DoesNotExist` by whether it has one, `In` and
+ * `NotIn` by the name — a pod without a class is `NotIn` any list) and CrossNamespacePodAffinity (an affinity or anti-affinity term, required or
+ * preferred, with namespaces or a namespaceSelector); other kinds match no scoped quota, as upstream.
+ *
+ * Shared by ResourceQuota admission (src/apiserver/admission/resource-quota.ts) and the resource-quota
+ * controller (src/controllers/resourcequota), as upstream's registry serves both.
  */
-import { parseQuantity, QuantityFormat, type Quantity } from '../../apimachinery/quantity.ts';
-import { hugePagesPrefix, isExtendedResourceName, resourceRequestsPrefix } from '../../apimachinery/resource-name.ts';
+import { parseQuantity, QuantityFormat, type Quantity } from '../apimachinery/quantity.ts';
+import { hugePagesPrefix, isExtendedResourceName, resourceRequestsPrefix } from '../apimachinery/resource-name.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -46,8 +52,11 @@ export interface QuotaEvaluator {
   matchingResources(names: readonly string[]): string[];
   /** Whether one scope requirement selects the object (MatchesScopeFunc). */
   matchesScope(scope: ScopeRequirement, obj: Obj): boolean;
-  /** What the object uses (Usage). */
-  usage(obj: Obj): ResourceList;
+  /**
+   * What the object uses (Usage). With `nowMs`, a pod whose deletion grace period ended by then no longer
+   * uses compute resources (QuotaV1Pod: stuck Terminating on a lost node); admission passes none.
+   */
+  usage(obj: Obj, nowMs?: number): ResourceList;
   /** Why the object cannot be charged to a quota limiting `required`, or undefined (Constraints). */
   constraints(required: readonly string[], obj: Obj): string | undefined;
 }
@@ -99,10 +108,18 @@ function isExtendedResourceNameForQuota(name: string): boolean {
   return name.startsWith(resourceRequestsPrefix) && isExtendedResourceName(name.slice(resourceRequestsPrefix.length));
 }
 
-/** QuotaV1Pod: a pod that is finished no longer uses compute resources. */
-function podCountsForQuota(pod: Obj): boolean {
+/**
+ * QuotaV1Pod: a pod that is finished no longer uses compute resources, nor one past its deletion grace
+ * period (when `nowMs` is given).
+ */
+export function podCountsForQuota(pod: Obj, nowMs?: number): boolean {
   const phase = isObj(pod.status) ? pod.status.phase : undefined;
-  return phase !== 'Succeeded' && phase !== 'Failed';
+  if (phase === 'Succeeded' || phase === 'Failed') return false;
+  const meta = isObj(pod.metadata) ? pod.metadata : {};
+  if (nowMs !== undefined && typeof meta.deletionTimestamp === 'string' && typeof meta.deletionGracePeriodSeconds === 'number') {
+    if (nowMs > Date.parse(meta.deletionTimestamp) + meta.deletionGracePeriodSeconds * 1000) return false;
+  }
+  return true;
 }
 
 const podComputeResources = ['cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage', 'limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'pods', 'count/pods'];
@@ -116,9 +133,31 @@ function allContainers(pod: Obj): unknown[] {
   return [...list(spec.containers), ...list(spec.initContainers)];
 }
 
-function isBestEffort(pod: Obj): boolean {
-  const all = allContainers(pod);
-  return all.every((c) => Object.keys(resourcesOf(c, 'requests')).length === 0 && Object.keys(resourcesOf(c, 'limits')).length === 0);
+// supportedQoSComputeResources (pkg/apis/core/v1/helper/qos): only cpu and memory decide the QoS class.
+const qosResources = ['cpu', 'memory'];
+
+/** GetPodQOS(pod) == BestEffort: no container or init container requests or limits cpu or memory above zero. */
+export function isBestEffort(pod: Obj): boolean {
+  return allContainers(pod).every((c) =>
+    (['requests', 'limits'] as const).every((kind) => {
+      const r = resourcesOf(c, kind);
+      return qosResources.every((name) => r[name] === undefined || parseQuantity(r[name]).nanos <= 0n);
+    }),
+  );
+}
+
+/** usesCrossNamespacePodAffinity: an affinity or anti-affinity term naming namespaces or a namespaceSelector. */
+export function usesCrossNamespacePodAffinity(pod: Obj): boolean {
+  const spec = isObj(pod.spec) ? pod.spec : {};
+  const affinity = isObj(spec.affinity) ? spec.affinity : {};
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+  const crossNamespace = (term: unknown): boolean => isObj(term) && (list(term.namespaces).length > 0 || (term.namespaceSelector !== undefined && term.namespaceSelector !== null));
+  for (const key of ['podAffinity', 'podAntiAffinity']) {
+    const a = isObj(affinity[key]) ? affinity[key] : {};
+    if (list(a.requiredDuringSchedulingIgnoredDuringExecution).some(crossNamespace)) return true;
+    if (list(a.preferredDuringSchedulingIgnoredDuringExecution).some((w) => isObj(w) && crossNamespace(w.podAffinityTerm))) return true;
+  }
+  return false;
 }
 
 const podEvaluator: QuotaEvaluator = {
@@ -147,6 +186,7 @@ const podEvaluator: QuotaEvaluator = {
           case 'Exists':
             return name !== '';
           case 'DoesNotExist':
+            // Recorded on kube-controller-manager v1.24: a pod without a class matches.
             return name === '';
           case 'In':
             return values.includes(name);
@@ -156,13 +196,15 @@ const podEvaluator: QuotaEvaluator = {
             return false;
         }
       }
+      case 'CrossNamespacePodAffinity':
+        return usesCrossNamespacePodAffinity(pod);
       default:
         return false;
     }
   },
-  usage(pod) {
+  usage(pod, nowMs) {
     const out: ResourceList = new Map([['count/pods', one()]]);
-    if (!podCountsForQuota(pod)) return out;
+    if (!podCountsForQuota(pod, nowMs)) return out;
     const { requests, limits } = podRequestsAndLimits(pod);
     out.set('pods', one());
     for (const r of ['cpu', 'memory', 'ephemeral-storage']) {
@@ -272,6 +314,38 @@ function objectCountEvaluator(group: string, resource: string): QuotaEvaluator {
 
 // The resources quota admission never charges (install's ignoredResources: virtual resources).
 const ignored = new Set(['bindings', 'componentstatuses', 'tokenreviews.authentication.k8s.io', 'localsubjectaccessreviews.authorization.k8s.io', 'selfsubjectaccessreviews.authorization.k8s.io', 'selfsubjectrulesreviews.authorization.k8s.io', 'subjectaccessreviews.authorization.k8s.io']);
+
+/**
+ * getScopeSelectorsFromQuota: a quota's `spec.scopes` as `Exists` requirements, then its
+ * `spec.scopeSelector` expressions.
+ */
+export function quotaScopeSelectors(quota: Obj): ScopeRequirement[] {
+  const spec = isObj(quota.spec) ? quota.spec : {};
+  const out: ScopeRequirement[] = (Array.isArray(spec.scopes) ? spec.scopes : []).map((s) => ({ scopeName: String(s), operator: 'Exists' }));
+  const selector = isObj(spec.scopeSelector) ? spec.scopeSelector : {};
+  for (const e of Array.isArray(selector.matchExpressions) ? selector.matchExpressions : []) {
+    if (isObj(e)) out.push({ scopeName: String(e.scopeName), operator: String(e.operator), values: Array.isArray(e.values) ? e.values.map(String) : [] });
+  }
+  return out;
+}
+
+/**
+ * CalculateUsageStats (apiserver/pkg/quota/v1/generic): the summed usage of the `objects` that every
+ * scope requirement selects, limited to `resources`, each of them 0 when nothing uses it.
+ */
+export function calculateUsageStats(evaluator: QuotaEvaluator, objects: readonly Obj[], scopes: readonly ScopeRequirement[], resources: readonly string[], nowMs?: number): ResourceList {
+  const used: ResourceList = new Map(resources.map((r) => [r, { nanos: 0n, format: QuantityFormat.DecimalSI }]));
+  for (const o of objects) {
+    if (!scopes.every((s) => evaluator.matchesScope(s, o))) continue;
+    for (const [k, q] of evaluator.usage(o, nowMs)) {
+      if (!used.has(k)) continue;
+      const cur = used.get(k)!;
+      // Quantity.Add: a zero sum takes the format of what is added.
+      used.set(k, cur.nanos === 0n ? { nanos: q.nanos, format: q.format } : { nanos: cur.nanos + q.nanos, format: cur.format });
+    }
+  }
+  return used;
+}
 
 /** The evaluator of a group/resource, undefined for those quota admission ignores. */
 export function quotaEvaluatorFor(group: string, resource: string): QuotaEvaluator | undefined {

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatQuantity } from '../../apimachinery/quantity.ts';
-import { isExtendedResourceName } from '../../apimachinery/resource-name.ts';
-import { quotaEvaluatorFor } from './quota-evaluators.ts';
+import { formatQuantity } from '../apimachinery/quantity.ts';
+import { isExtendedResourceName } from '../apimachinery/resource-name.ts';
+import { quotaEvaluatorFor } from './evaluators.ts';
 
 const pods = quotaEvaluatorFor('', 'pods')!;
 const usage = (pod: Record<string, unknown>): Record<string, string> => Object.fromEntries([...pods.usage(pod)].map(([k, q]) => [k, formatQuantity(q)]).sort(([a], [b]) => (a! < b! ? -1 : 1)));

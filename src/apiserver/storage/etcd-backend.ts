@@ -1,0 +1,196 @@
+/**
+ * A {@link RevisionedBackend} on etcd v3, in kube-apiserver's layout and encoding (etcd-layout.ts), after
+ * k8s.io/apiserver/pkg/storage/etcd3/store.go and compact.go:
+ *
+ * - create = `Txn(If create_revision(key) == 0, Then Put)`, update and delete =
+ *   `Txn(If mod_revision(key) == expected, Then Put|Delete, Else Get)`; the object's resourceVersion is the
+ *   revision etcd gives the write (store.go's `mod_revision`), never stored in the value;
+ * - the read model (the `Storage` that owns this backend) starts from a paged range read of `/registry/` at
+ *   one revision and is kept current by one watch from the next revision (what kube-apiserver's cacher does);
+ *   a commit is acknowledged only once the watch has delivered it, together with every earlier change, so
+ *   every watcher of every server sees etcd's order and a client reads its own writes;
+ * - compaction follows compact.go's `compact_rev_key` protocol, so several servers on one etcd compact once
+ *   per round between them.
+ *
+ * The storage contract is synchronous (interface.ts), so the etcd I/O runs on a thread of its own
+ * (etcd-worker.ts) and a call blocks the server's thread for one round trip (Atomics.wait). See
+ * docs/apiserver.md, "Storage", for what this gives and what kube-apiserver does differently.
+ */
+import { receiveMessageOnPort, MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { EtcdError } from './etcd-client.ts';
+import { decodeStored, defaultEtcdPrefix, encodeStored, etcdKey, parseEtcdKey } from './etcd-layout.ts';
+import type { WorkerEvent, WorkerReply, WorkerRequest } from './etcd-protocol.ts';
+import { StorageKind, type RemoteEvent, type RemoteCommit, type RevisionedBackend, type StorageSnapshot } from './interface.ts';
+import { stampRevision, type StoredObject } from '../storage.ts';
+
+/** compact.go's key: its version counts the compactions every server on the etcd has done. */
+export const compactRevKey = 'compact_rev_key';
+
+// How many keys one range request of the initial load reads (the cacher's reflector pages by 10,000 in
+// v1.24: apiserver/pkg/storage/cacher/cacher.go, pagingEnabled with a 10000 limit).
+const loadPageSize = 10_000;
+// How long a call may block the server's thread: kube-apiserver's default request timeout (60 s,
+// apiserver/pkg/server/config.go RequestTimeout).
+const callTimeoutMs = 60_000;
+
+// Stands for the object of a commit's own event: the store keeps the object it wrote (RemoteCommit).
+const ownObject: Record<string, unknown> = Object.freeze({});
+
+/** Options of {@link EtcdBackend.open}. */
+export interface EtcdBackendOptions {
+  /** The key prefix (kube-apiserver's `--etcd-prefix`, default `/registry`). */
+  prefix?: string;
+}
+
+/** The etcd v3 backend: one per server, one thread and one watch each. */
+export class EtcdBackend implements RevisionedBackend {
+  readonly kind = StorageKind.Etcd;
+  /** The client URLs (kube-apiserver's `--etcd-servers`). */
+  readonly endpoints: readonly string[];
+  /** The key prefix. */
+  readonly prefix: string;
+  readonly #worker: Worker;
+  readonly #port: MessagePort;
+  readonly #flag: Int32Array;
+  #nextId = 0;
+  #compactVersion = 0;
+  #listener: (() => void) | undefined;
+  #closed = false;
+  #failure: Error | undefined;
+  /** Values under the prefix that could not be decoded or are not served, skipped so far. */
+  skipped = 0;
+
+  private constructor(endpoints: readonly string[], options: EtcdBackendOptions) {
+    this.endpoints = endpoints;
+    this.prefix = (options.prefix ?? defaultEtcdPrefix).replace(/\/+$/, '');
+    const channel = new MessageChannel();
+    this.#port = channel.port1;
+    this.#flag = new Int32Array(new SharedArrayBuffer(4));
+    const file = import.meta.url.endsWith('.ts') ? './etcd-worker.ts' : './etcd-worker.js';
+    this.#worker = new Worker(new URL(file, import.meta.url), {
+      workerData: { port: channel.port2, flag: this.#flag, endpoints, prefix: `${this.prefix}/` },
+      transferList: [channel.port2],
+    });
+    this.#worker.unref();
+    this.#worker.on('message', () => {
+      if (!this.#closed) this.#listener?.();
+    });
+    // A thread that died fails every later call instead of crashing the server.
+    this.#worker.on('error', (err: unknown) => {
+      this.#failure = err instanceof Error ? err : new Error(String(err));
+    });
+  }
+
+  /** Starts the etcd thread for one etcd cluster (several client URLs of it). */
+  static open(endpoints: readonly string[], options: EtcdBackendOptions = {}): EtcdBackend {
+    if (endpoints.length === 0) throw new EtcdError('no etcd servers given');
+    return new EtcdBackend(endpoints, options);
+  }
+
+  #call(req: WorkerRequest): WorkerReply {
+    if (this.#closed) throw new EtcdError('etcd backend is closed');
+    if (this.#failure !== undefined) throw new EtcdError(`etcd thread failed: ${this.#failure.message}`, undefined, { cause: this.#failure });
+    const id = ++this.#nextId;
+    this.#port.postMessage({ ...req, id });
+    for (;;) {
+      const seen = Atomics.load(this.#flag, 0);
+      const m = receiveMessageOnPort(this.#port) as { message: WorkerReply & { id: number } } | undefined;
+      if (m !== undefined) {
+        if (m.message.id !== id) continue;
+        if (m.message.op === 'error') throw new EtcdError(`etcd: ${m.message.message}`);
+        return m.message;
+      }
+      if (Atomics.wait(this.#flag, 0, seen, callTimeoutMs) === 'timed-out') throw new EtcdError(`etcd: no answer from ${this.endpoints.join(',')} within ${callTimeoutMs / 1000}s`);
+    }
+  }
+
+  describe(): string {
+    return `etcd ${this.endpoints.join(',')} (prefix ${this.prefix}, kube-apiserver's layout: built-in kinds as protobuf, custom resources as JSON)`;
+  }
+
+  // `own`: this server's own write, whose object the store already has (not decoded again).
+  #decode(events: readonly WorkerEvent[], own?: { key: string; rv: number }): RemoteEvent[] {
+    const out: RemoteEvent[] = [];
+    for (const e of events) {
+      const where = parseEtcdKey(this.prefix, e.key);
+      if (where === undefined) {
+        this.skipped++;
+        continue;
+      }
+      if (own !== undefined && e.rv === own.rv && e.key === own.key) {
+        out.push({ store: where.store, key: where.key, rv: e.rv, obj: e.type === 'DELETE' ? undefined : ownObject });
+        continue;
+      }
+      if (e.type === 'DELETE') {
+        out.push({ store: where.store, key: where.key, rv: e.rv, obj: undefined });
+        continue;
+      }
+      try {
+        out.push({ store: where.store, key: where.key, rv: e.rv, obj: decodeStored(e.value!) });
+      } catch {
+        this.skipped++;
+      }
+    }
+    return out;
+  }
+
+  load(): StorageSnapshot {
+    const r = this.#call({ op: 'load', pageSize: loadPageSize, compactRevKey });
+    if (r.op !== 'load') throw new EtcdError(`etcd: unexpected answer ${r.op}`);
+    this.#compactVersion = r.compactVersion;
+    const objects = new Map<string, Map<string, StoredObject>>();
+    for (const e of this.#decode(r.events)) {
+      let items = objects.get(e.store);
+      if (items === undefined) {
+        items = new Map();
+        objects.set(e.store, items);
+      }
+      const obj = stampRevision(e.obj!, e.rv);
+      items.set(e.key, { obj, json: JSON.stringify(obj), rv: e.rv, key: e.key });
+    }
+    // etcd's history before the load is not replayed: watches start at the loaded revision.
+    return { revision: r.revision, compactedRevision: r.revision, objects, history: [] };
+  }
+
+  commit(store: string, key: string, obj: Record<string, unknown> | undefined, expected: number): RemoteCommit {
+    const value = obj === undefined ? undefined : encodeStored(store, obj);
+    const etcdKeyText = etcdKey(this.prefix, store, key);
+    const r = this.#call({ op: 'commit', key: etcdKeyText, value, expected });
+    if (r.op !== 'commit') throw new EtcdError(`etcd: unexpected answer ${r.op}`);
+    return { succeeded: r.succeeded, revision: r.revision, events: this.#decode(r.events, r.succeeded ? { key: etcdKeyText, rv: r.revision } : undefined) };
+  }
+
+  drain(): RemoteEvent[] {
+    const r = this.#call({ op: 'drain' });
+    return r.op === 'drain' ? this.#decode(r.events) : [];
+  }
+
+  onRemoteChanges(listener: () => void): void {
+    this.#listener = listener;
+  }
+
+  append(): void {
+    throw new EtcdError('the etcd backend commits through commit(), not append()');
+  }
+
+  compact(revision: number): void {
+    // compact.go: a server whose compact_rev_key version is stale learns the current one and tries again.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const r = this.#call({ op: 'compact', revision, compactRevKey, compactVersion: this.#compactVersion });
+      if (r.op !== 'compact') return;
+      this.#compactVersion = r.compactVersion;
+      if (r.compacted) return;
+    }
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    try {
+      this.#call({ op: 'close' });
+    } finally {
+      this.#closed = true;
+      this.#port.close();
+      void this.#worker.terminate();
+    }
+  }
+}
