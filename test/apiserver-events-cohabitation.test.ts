@@ -113,3 +113,38 @@ e2eTest('an Event written through events.k8s.io/v1 is a core/v1 Event and the ot
   await core.delete('e1');
   assert.deepEqual((await events.list()).items.map((i) => i.metadata?.name), ['e2']);
 });
+
+e2eTest('events.k8s.io/v1 selects by its own field names (regarding.*, reportingController) and refuses core/v1 names, as v1.24 does', async (env) => {
+  const rest = new RestClient(env.restConfig());
+  env.defer(() => rest.close());
+  const dyn = new DynamicClient(rest);
+  const ns = env.namespace;
+  const core = dyn.resource({ group: '', version: 'v1', resource: 'events' }).namespace(ns);
+  const events = dyn.resource({ group: 'events.k8s.io', version: 'v1', resource: 'events' }).namespace(ns);
+  const regarding = { kind: 'Pod', namespace: ns, name: 'web-0', uid: '00000000-0000-0000-0000-000000000002', apiVersion: 'v1' };
+  const event = { apiVersion: 'events.k8s.io/v1', kind: 'Event', eventTime: '2026-01-02T03:04:05.000000Z', reportingInstance: 'ctl-1', action: 'Started', reason: 'Started', type: 'Normal' };
+  await events.create({ ...event, metadata: { name: 'a' }, reportingController: 'example.com/a', regarding });
+  await events.create({ ...event, metadata: { name: 'b' }, reportingController: 'example.com/b', regarding: { ...regarding, name: 'web-1' }, type: 'Warning' });
+  const names = async (fieldSelector: string): Promise<string[]> => (await events.list({ fieldSelector })).items.map((i) => String(i.metadata?.name)).sort();
+  assert.deepEqual(await names('regarding.name=web-0'), ['a']);
+  assert.deepEqual(await names(`regarding.kind=Pod,regarding.namespace=${ns},regarding.uid=${regarding.uid}`), ['a', 'b']);
+  assert.deepEqual(await names('reportingController=example.com/b'), ['b']);
+  assert.deepEqual(await names('type=Warning,reason=Started'), ['b']);
+  assert.deepEqual(await names('metadata.name=a'), ['a']);
+  // core/v1 keeps its names; the other group's are refused with fields.Selector's conversion error.
+  assert.deepEqual((await core.list({ fieldSelector: 'involvedObject.name=web-1,reportingComponent=example.com/b' })).items.map((i) => i.metadata?.name), ['b']);
+  const refused = async (list: Promise<unknown>): Promise<[number | undefined, string | undefined]> => {
+    try {
+      await list;
+    } catch (err) {
+      return [statusOf(err)?.code, statusOf(err)?.message];
+    }
+    assert.fail('expected 400');
+  };
+  for (const field of ['involvedObject.name', 'reportingComponent', 'source', 'note', 'deprecatedSource.component']) {
+    assert.deepEqual(await refused(events.list({ fieldSelector: `${field}=x` })), [400, `field label not supported: ${field}`]);
+  }
+  for (const field of ['regarding.name', 'reportingController', 'note']) {
+    assert.deepEqual(await refused(core.list({ fieldSelector: `${field}=x` })), [400, `field label not supported: ${field}`]);
+  }
+});

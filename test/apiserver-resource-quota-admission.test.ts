@@ -62,3 +62,30 @@ e2eTest('ResourceQuota admission refuses what exceeds status.hard with upstream\
     'services "s2" is forbidden: exceeded quota: q, requested: services=1, used: services=1, limited: services=1',
   ]);
 });
+
+e2eTest('ResourceQuota admission charges hugepages under both names and extended resources as requests.<name> only (pods.go MatchingResources, podComputeUsageHelper)', async (env) => {
+  const rest = new RestClient(env.restConfig());
+  env.defer(() => rest.close());
+  const dyn = new DynamicClient(rest);
+  const quotas = dyn.resource({ group: '', version: 'v1', resource: 'resourcequotas' }).namespace(env.namespace);
+  const pods = dyn.resource({ group: '', version: 'v1', resource: 'pods' }).namespace(env.namespace);
+  const hard = { 'requests.example.com/dongle': '1', 'hugepages-2Mi': '4Mi', 'requests.hugepages-1Gi': '1Gi' };
+  await quotas.create({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard } });
+  await quotas.patch('q', 'application/merge-patch+json', { status: { hard, used: { 'requests.example.com/dongle': '0', 'hugepages-2Mi': '0', 'requests.hugepages-1Gi': '0' } } }, { subresource: 'status' });
+  const pod = (name: string, resources: Record<string, string>): Obj => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    // Hugepages and extended resources need equal requests and limits (and hugepages a memory or cpu request).
+    spec: { schedulerName: 'no-such-scheduler', containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '10m', ...resources }, limits: resources } }] },
+  });
+  await pods.create(pod('p1', { 'example.com/dongle': '1', 'hugepages-2Mi': '2Mi' }));
+  const used = ((await quotas.get('q'))['status'] as { used: Obj }).used;
+  assert.deepEqual(used, { 'requests.example.com/dongle': '1', 'hugepages-2Mi': '2Mi', 'requests.hugepages-1Gi': '0' });
+  assert.deepEqual(await refusal(pods.create(pod('p2', { 'example.com/dongle': '1' }))), [
+    403,
+    'Forbidden',
+    'pods "p2" is forbidden: exceeded quota: q, requested: requests.example.com/dongle=1, used: requests.example.com/dongle=1, limited: requests.example.com/dongle=1',
+  ]);
+  assert.deepEqual(await refusal(pods.create(pod('p3', { 'hugepages-2Mi': '4Mi' }))), [403, 'Forbidden', 'pods "p3" is forbidden: exceeded quota: q, requested: hugepages-2Mi=4Mi, used: hugepages-2Mi=2Mi, limited: hugepages-2Mi=4Mi']);
+});

@@ -14,6 +14,7 @@ import { RestClient } from '../src/rest/index.ts';
 import { noopLogger } from '../src/tools/events/logger.ts';
 import { generateServingCertificates, WebhookServer } from '../src/webhook/index.ts';
 import { ConversionWebhook } from '../src/webhook/conversion/index.ts';
+import { sortKeysDeep } from '../src/apiserver/storage.ts';
 import { e2eTest, type E2eEnv } from './support/backend.ts';
 
 type Obj = Record<string, unknown>;
@@ -21,7 +22,7 @@ type Obj = Record<string, unknown>;
 interface Call {
   apiVersion: string;
   desiredAPIVersion: string;
-  objects: { apiVersion: string; name: string }[];
+  objects: { apiVersion: string; name: string; object: Obj }[];
 }
 
 type Mode = 'convert' | 'failure' | 'http400' | 'wrongUid' | 'wrongVersion';
@@ -48,7 +49,7 @@ async function conversionServer(env: E2eEnv, group: string, kind: string): Promi
     const chunks: Buffer[] = [];
     for await (const c of req as AsyncIterable<Buffer>) chunks.push(c);
     const review = JSON.parse(Buffer.concat(chunks).toString()) as { apiVersion: string; request: { uid: string; desiredAPIVersion: string; objects: Obj[] } };
-    calls.push({ apiVersion: review.apiVersion, desiredAPIVersion: review.request.desiredAPIVersion, objects: review.request.objects.map((o) => ({ apiVersion: o.apiVersion as string, name: (o.metadata as Obj).name as string })) });
+    calls.push({ apiVersion: review.apiVersion, desiredAPIVersion: review.request.desiredAPIVersion, objects: review.request.objects.map((o) => ({ apiVersion: o.apiVersion as string, name: (o.metadata as Obj).name as string, object: o })) });
     const answer = (response: Obj): void => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'ConversionReview', response }));
@@ -279,4 +280,55 @@ e2eTest('a CRD\'s spec.conversion is validated as kube-apiserver v1.24 validates
   crd.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { namespace: 'a', name: 'b' } } } };
   const created = await crds.create(crd, { dryRun: ['All'] });
   assert.deepEqual(created.spec.conversion?.webhook?.clientConfig?.service, { namespace: 'a', name: 'b', port: 443 });
+});
+
+
+e2eTest('objects sent to a conversion webhook carry no resourceVersion and have their keys sorted, as kube-apiserver v1.24 sends them', async (env) => {
+  const sfx = env.suffix;
+  const group = `${sfx}.example.com`;
+  const kind = `Widget${sfx}`;
+  const hook = await conversionServer(env, group, kind);
+  await env.createCrd(widgetCrd(sfx, hook.url, hook.caBundle));
+  const rest = new RestClient(env.restConfig());
+  env.defer(() => rest.close());
+  const v2 = new DynamicClient(rest).resource({ group, version: 'v2', resource: `widgets${sfx}` }).namespace(env.namespace);
+  // Keys out of order on purpose: the server sorts them before it sends the object.
+  const created = await v2.create({ spec: { size: '3' }, metadata: { name: 'a', labels: { z: '1', a: '2' } }, kind, apiVersion: `${group}/v2` });
+  await v2.get('a');
+  await v2.update({ ...created, spec: { size: '4' } });
+  await v2.patch('a', 'application/merge-patch+json', { spec: { size: '5' } });
+  const sent = hook.calls.flatMap((c) => c.objects.map((o) => o.object));
+  assert.ok(sent.length >= 6, String(sent.length));
+  for (const o of sent) {
+    assert.equal((o.metadata as Obj).resourceVersion, undefined, JSON.stringify(o));
+    assert.equal(JSON.stringify(o), JSON.stringify(sortKeysDeep(o)));
+  }
+  // What the clients get back still has the revision.
+  assert.ok((await v2.get('a')).metadata?.resourceVersion);
+});
+
+e2eTest('conversion webhook calls per request through the non-storage version are kube-apiserver v1.24\'s: create 3, get 1, update 4, patch 4, delete 4', async (env) => {
+  const sfx = env.suffix;
+  const group = `${sfx}.example.com`;
+  const kind = `Widget${sfx}`;
+  const hook = await conversionServer(env, group, kind);
+  await env.createCrd(widgetCrd(sfx, hook.url, hook.caBundle));
+  const rest = new RestClient(env.restConfig());
+  env.defer(() => rest.close());
+  const v2 = new DynamicClient(rest).resource({ group, version: 'v2', resource: `widgets${sfx}` }).namespace(env.namespace);
+  // Each count includes the v2 watch cache's asynchronous conversion of the written state (v1.24 too).
+  const calls = async (n: number): Promise<number> => {
+    await eventually(async () => hook.calls.reduce((k, c) => k + c.objects.length, 0) >= n);
+    return hook.calls.splice(0).reduce((k, c) => k + c.objects.length, 0);
+  };
+  const created = await v2.create({ apiVersion: `${group}/v2`, kind, metadata: { name: 'a' }, spec: { size: '3' } });
+  assert.equal(await calls(3), 3);
+  await v2.get('a');
+  assert.equal(await calls(1), 1);
+  await v2.update({ ...created, spec: { size: '4' } });
+  assert.equal(await calls(4), 4);
+  await v2.patch('a', 'application/merge-patch+json', { spec: { size: '5' } });
+  assert.equal(await calls(4), 4);
+  await v2.delete('a');
+  assert.equal(await calls(4), 4);
 });

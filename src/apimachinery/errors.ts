@@ -122,8 +122,10 @@ export function someErrorInChain(err: unknown, test: (e: object) => boolean): bo
 
 /** Builds a failure Status object with the standard kind and apiVersion. */
 export function newStatus(code: number, reason: StatusReasonValue, message: string, details?: StatusDetails): Status {
-  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  // metav1.Status's Go field order (details before code), which is the order kube-apiserver writes.
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason };
   if (details !== undefined) status.details = details;
+  status.code = code;
   return status;
 }
 

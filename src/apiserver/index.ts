@@ -9,6 +9,8 @@
 import '../node-version.ts';
 export { startApiServer } from './server.ts';
 export type { ApiServer, ApiServerOptions, ApiServerStorage, ClientCertificate } from './server.ts';
+export type { LimitedResource, ResourceQuotaConfiguration } from './admission/resource-quota.ts';
+export type { ScopeRequirement } from '../quota/evaluators.ts';
 export type { ApiServerSnapshot } from './snapshot.ts';
 export { StorageKind } from './storage/interface.ts';
 export type { StorageSnapshot } from './storage/interface.ts';

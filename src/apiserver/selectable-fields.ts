@@ -40,6 +40,20 @@ const extraFields: Record<string, readonly string[]> = {
     'source',
     'type',
   ],
+  // pkg/apis/events/v1(beta1)/conversion.go AddFieldLabelConversionsForEvent: the same selectable fields
+  // as core events (one stored object), under events.k8s.io's names.
+  'events.k8s.io/events': [
+    'reason',
+    'regarding.kind',
+    'regarding.namespace',
+    'regarding.name',
+    'regarding.uid',
+    'regarding.apiVersion',
+    'regarding.resourceVersion',
+    'regarding.fieldPath',
+    'reportingController',
+    'type',
+  ],
   '/secrets': ['type'],
   '/nodes': ['spec.unschedulable'],
   '/namespaces': ['status.phase'],
@@ -70,8 +84,12 @@ export function validateFieldSelector(r: ApiResource, selector: FieldSelector): 
 /** The selectable field values of an object of resource `r`. */
 export function fieldsOf(r: ApiResource, obj: Obj): Record<string, string> {
   const out: Record<string, string> = {};
+  // events.k8s.io events are selected on the stored core Event, their names mapped to its fields.
+  const coreEvent = r.group === 'events.k8s.io' && obj.apiVersion === 'v1';
   for (const f of supported(r)) {
     if (f === 'source') out[f] = str(at(obj, ['source', 'component']));
+    else if (coreEvent && f.startsWith('regarding.')) out[f] = str(at(obj, ['involvedObject', f.slice('regarding.'.length)]));
+    else if (coreEvent && f === 'reportingController') out[f] = str(obj.reportingComponent);
     else out[f] = str(at(obj, f.split('.')));
   }
   out['metadata.namespace'] = str(at(obj, ['metadata', 'namespace']));

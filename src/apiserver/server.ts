@@ -3,6 +3,7 @@
  * Kubernetes REST and watch protocol closely enough for kubectl and kubeloom's own clients.
  * See docs/apiserver.md for what is and is not implemented.
  */
+import type { ResourceQuotaConfiguration } from './admission/resource-quota.ts';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
@@ -76,6 +77,14 @@ export interface ApiServerOptions {
    * the service's path is appended and its certificate must name `<name>.<namespace>.svc`.
    */
   webhookServices?: Record<string, string>;
+  /**
+   * The ResourceQuota admission plugin's configuration, as kube-apiserver reads it from
+   * `--admission-control-config-file` (`kind: ResourceQuotaConfiguration`): resources whose consumption
+   * needs a covering quota (default none).
+   * @example
+   * await startApiServer({ resourceQuota: { limitedResources: [{ resource: 'pods', matchContains: ['requests.memory'] }] } });
+   */
+  resourceQuota?: ResourceQuotaConfiguration;
   /** The `iss` of ServiceAccount tokens (default https://kubernetes.default.svc; also the API audience). */
   serviceAccountIssuer?: string;
   /** Changes kept for watch resumption and paginated lists (default 100,000): etcd's history, which a compaction cuts. */
@@ -367,6 +376,7 @@ class EmbeddedApiServer implements ApiServer {
       ...(options.anonymous === undefined ? {} : { anonymous: options.anonymous }),
       serviceAccountIssuer: options.serviceAccountIssuer,
       serviceAccountSigningKey: serviceAccountKey,
+      ...(options.resourceQuota === undefined ? {} : { resourceQuota: options.resourceQuota }),
       webhookServices: (namespace, name, port) => options.webhookServices?.[`${namespace}/${name}:${port}`] ?? options.webhookServices?.[`${namespace}/${name}`],
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? defaultBookmarkIntervalMs,
       defaultWatchTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? defaultWatchTimeoutSeconds,

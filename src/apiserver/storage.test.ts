@@ -9,12 +9,12 @@ function cm(name: string, v: string, namespace = 'default'): Record<string, unkn
 const view = (items: Iterable<{ key: string; rv: number; obj: Record<string, unknown> }>): string[] =>
   [...items].map((s) => `${s.key}@${s.rv}=${(s.obj.data as { v: string }).v}`);
 
-test('every write takes the next global revision and stamps it as resourceVersion, apiVersion/kind/metadata first', () => {
+test('every write takes the next global revision and stamps it as resourceVersion, keys in Go struct order (kind first, maps sorted)', () => {
   const s = new Storage(10);
-  const a = s.write('configmaps', 'default/a', 'ADDED', { data: { v: '1' }, metadata: { name: 'a', namespace: 'default' }, kind: 'ConfigMap', apiVersion: 'v1' });
+  const a = s.write('configmaps', 'default/a', 'ADDED', { data: { v: '1' }, metadata: { name: 'a', namespace: 'default', creationTimestamp: '2024-01-01T00:00:00Z' }, kind: 'ConfigMap', apiVersion: 'v1' });
   const b = s.write('secrets', 'default/b', 'ADDED', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'b' } });
   assert.deepEqual([a.rv, b.rv, s.revision], [1, 2, 2]);
-  assert.equal(a.json, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"default","resourceVersion":"1"},"data":{"v":"1"}}');
+  assert.equal(a.json, '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"default","resourceVersion":"1","creationTimestamp":"2024-01-01T00:00:00Z"},"data":{"v":"1"}}');
 });
 
 test('listAt rebuilds the state at an older revision from the history', () => {

@@ -18,6 +18,7 @@
  * of every backend: with a {@link StorageBackend} (SQLite), each change is made durable by the backend before
  * it is applied here, and a store opened on a backend starts from what the backend retained.
  */
+import { goFieldOrder } from '../runtime/json-field-order.ts';
 import type { WatchCache } from './watch-cache.ts';
 import { isRevisioned, type KeyRange, type RemoteEvent, type StorageBackend, type StorageInterface, type StorageSnapshot } from './storage/interface.ts';
 import { alreadyExists, conflict, notFound, optimisticLockMessage } from './status.ts';
@@ -143,20 +144,18 @@ function sortedStored(s: StoredObject): StoredObject {
   return { obj, json: JSON.stringify(obj), rv: s.rv, key: s.key };
 }
 
-/** Puts apiVersion, kind and metadata first, as the API server encodes objects. */
-function canonical(obj: Record<string, unknown>): Record<string, unknown> {
-  const { apiVersion, kind, metadata, ...rest } = obj;
-  return { apiVersion, kind, metadata, ...rest };
-}
-
-function withRevision(obj: Record<string, unknown>, rv: number): Record<string, unknown> {
+// Built-in objects are kept in the key order kube-apiserver's encoding/json writes them in (Go struct
+// order, `kind` first, maps sorted), so that every answer made from the stored JSON has it without a
+// pass per read.
+// Custom resources are unstructured: Go writes their maps with sorted keys.
+function withRevision(obj: Record<string, unknown>, rv: number, unstructured: boolean): Record<string, unknown> {
   const metadata = { ...(obj.metadata as Record<string, unknown> | undefined), resourceVersion: String(rv) };
-  return canonical({ ...obj, metadata });
+  return unstructured ? (sortKeysDeep({ ...obj, metadata }) as Record<string, unknown>) : goFieldOrder({ ...obj, metadata });
 }
 
-/** An object as stored at revision `rv`: resourceVersion set, apiVersion, kind and metadata first (a backend's loaded state). */
+/** An object as stored at revision `rv`: resourceVersion set, keys in Go field order (a backend's loaded state). */
 export function stampRevision(obj: Record<string, unknown>, rv: number): Record<string, unknown> {
-  return withRevision(obj, rv);
+  return withRevision(obj, rv, false);
 }
 
 // The resource and name a storage key is about, for the Status of a failed compare-and-swap.
@@ -305,6 +304,11 @@ export class Storage implements StorageInterface {
     return this.#stores.get(store)?.items.size ?? 0;
   }
 
+  /** How many listeners one resource's changes have (watches, watch caches): leaks show here. */
+  subscriberCount(store: string): number {
+    return this.#listeners.get(store)?.size ?? 0;
+  }
+
   /** Registers a listener for one resource's changes; returns the function that unregisters it. */
   subscribe(store: string, listener: ChangeListener): () => void {
     let set = this.#listeners.get(store);
@@ -342,7 +346,7 @@ export class Storage implements StorageInterface {
     const s = this.#store(store);
     const prev = this.#decode(store, s.items.get(key));
     const rv = this.#revision + 1;
-    const stamped = this.#unstructured.has(store) ? (sortKeysDeep(withRevision(obj, rv)) as Record<string, unknown>) : withRevision(obj, rv);
+    const stamped = withRevision(obj, rv, this.#unstructured.has(store));
     const json = JSON.stringify(stamped);
     // etcd refuses a request larger than its --max-request-bytes before anything is written.
     if (type !== 'DELETED' && json.length + key.length > etcdMaxRequestBytes && Buffer.byteLength(json) + key.length > etcdMaxRequestBytes) throw new EtcdRequestTooLargeError();
@@ -375,7 +379,7 @@ export class Storage implements StorageInterface {
 
   // A state at `rv`, in the store's form (Go map order for unstructured stores).
   #storedAt(store: string, key: string, obj: Record<string, unknown>, rv: number): StoredObject {
-    const stamped = this.#unstructured.has(store) ? (sortKeysDeep(withRevision(obj, rv)) as Record<string, unknown>) : withRevision(obj, rv);
+    const stamped = withRevision(obj, rv, this.#unstructured.has(store));
     return { obj: stamped, json: JSON.stringify(stamped), rv, key };
   }
 

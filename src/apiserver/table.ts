@@ -722,20 +722,12 @@ const defaultColumns: Column[] = [
 
 /**
  * The value of a CRD printer column (apiextensions-apiserver pkg/registry/customresource/tableconvertor):
- * the column's path as a client-go JSONPath template `{<jsonPath>}` with missing keys allowed, and the
- * first value it finds; `none` when it finds nothing or fails (a comparison of incompatible types, an
- * index out of bounds). A path that does not parse finds nothing (kube-apiserver then fails to serve the
- * resource's tables at all: "the server could not properly serve the CR columns").
+ * the column's parsed path (a client-go JSONPath template `{<jsonPath>}`) with missing keys allowed, and
+ * the first value it finds; `none` when it finds nothing or fails (a comparison of incompatible types, an
+ * index out of bounds).
  */
-function jsonPathValue(path: string): (o: Obj) => { found: boolean; value: unknown } {
-  let tpl: JsonPathTemplate | undefined;
-  try {
-    tpl = parseJsonPath(`{${path}}`);
-  } catch (err) {
-    if (!(err instanceof JsonPathParseError)) throw err;
-  }
+function jsonPathValue(tpl: JsonPathTemplate): (o: Obj) => { found: boolean; value: unknown } {
   return (o) => {
-    if (tpl === undefined) return { found: false, value: undefined };
     try {
       const first = findResults(tpl, o, { allowMissingKeys: true })[0] ?? [];
       return first.length === 0 ? { found: false, value: undefined } : { found: true, value: first[0] };
@@ -747,8 +739,8 @@ function jsonPathValue(path: string): (o: Obj) => { found: boolean; value: unkno
 }
 
 /** cellForJSONValue of the CRD table convertor: typed values, `date` as an age, anything else null. */
-function crCell(type: string, path: string): Column['cell'] {
-  const value = jsonPathValue(path);
+function crCell(type: string, tpl: JsonPathTemplate): Column['cell'] {
+  const value = jsonPathValue(tpl);
   return (o, now) => {
     const found = value(o);
     if (!found.found) return null;
@@ -780,19 +772,28 @@ const defaultCrColumns: readonly PrinterColumn[] = [{ name: 'Age', type: 'date',
 function columnsFor(r: ApiResource): Column[] {
   if (r.custom) {
     const columns = r.printerColumns.length > 0 ? r.printerColumns : defaultCrColumns;
-    return [
-      nameColumn,
-      ...columns.map(
-        (c: PrinterColumn): Column => ({
-          name: c.name,
-          type: c.type,
-          priority: c.priority ?? 0,
-          description: c.description ?? `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
-          cell: crCell(c.type, c.jsonPath),
-          ...(c.format === undefined ? {} : { format: c.format }),
-        }),
-      ),
-    ];
+    const out: Column[] = [nameColumn];
+    for (const c of columns) {
+      let tpl: JsonPathTemplate;
+      try {
+        tpl = parseJsonPath(`{${c.jsonPath}}`);
+      } catch (err) {
+        // tableconvertor.New stops at the first path that does not parse and returns the columns built so
+        // far, which the CRD handler serves ("falling back to default printing" in its log): that column
+        // and every later one are left out (checked against v1.24).
+        if (err instanceof JsonPathParseError) break;
+        throw err;
+      }
+      out.push({
+        name: c.name,
+        type: c.type,
+        priority: c.priority ?? 0,
+        description: c.description ?? `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
+        cell: crCell(c.type, tpl),
+        ...(c.format === undefined ? {} : { format: c.format }),
+      });
+    }
+    return out;
   }
   return columnsByResource[`${r.group}/${r.resource}`] ?? defaultColumns;
 }

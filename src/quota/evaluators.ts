@@ -7,7 +7,9 @@
  * - pods (CREATE): `pods` (not when the pod is finished), `count/pods`, `cpu`/`requests.cpu`,
  *   `memory`/`requests.memory`, `ephemeral-storage`/`requests.ephemeral-storage`, `limits.cpu`,
  *   `limits.memory`, `limits.ephemeral-storage` — each the containers' sum or the largest init container
- *   (PodRequestsAndLimits), present only when the pod states it; pod overhead is not added;
+ *   (PodRequestsAndLimits) plus the pod's overhead, present only when the pod states it; hugepages
+ *   (`hugepages-<size>` and `requests.hugepages-<size>`) and extended resources (`requests.<name>` only:
+ *   they cannot be overcommitted, so a quota limits their requests);
  * - services (CREATE, UPDATE): `services`, `count/services`, `services.loadbalancers`, `services.nodeports`;
  * - persistentvolumeclaims (CREATE, UPDATE): `persistentvolumeclaims`, `count/persistentvolumeclaims`,
  *   `requests.storage` and the storage class's `<class>.storageclass.storage.k8s.io/requests.storage`
@@ -25,6 +27,7 @@
  * controller (src/controllers/resourcequota), as upstream's registry serves both.
  */
 import { parseQuantity, QuantityFormat, type Quantity } from '../apimachinery/quantity.ts';
+import { hugePagesPrefix, isExtendedResourceName, resourceRequestsPrefix } from '../apimachinery/resource-name.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -33,8 +36,11 @@ export type ResourceList = Map<string, Quantity>;
 
 /** A quota scope selector requirement (spec.scopes become `Exists` requirements). */
 export interface ScopeRequirement {
+  /** The scope: Terminating, NotTerminating, BestEffort, NotBestEffort or PriorityClass. */
   scopeName: string;
+  /** In, NotIn, Exists or DoesNotExist. */
   operator: string;
+  /** The values of In and NotIn (PriorityClass names). */
   values?: string[];
 }
 
@@ -85,7 +91,21 @@ function podRequestsAndLimits(pod: Obj): { requests: ResourceList; limits: Resou
     }
     return out;
   };
-  return { requests: sum('requests'), limits: sum('limits') };
+  // PodOverhead (GA in v1.24): the runtime's fixed cost counts as requested and as limited.
+  const overhead = isObj(spec.overhead) ? (spec.overhead as Record<string, string>) : {};
+  const requests = sum('requests');
+  const limits = sum('limits');
+  for (const [k, v] of Object.entries(overhead)) {
+    const q = parseQuantity(v);
+    requests.set(k, add(requests.get(k), q));
+    limits.set(k, add(limits.get(k), q));
+  }
+  return { requests, limits };
+}
+
+// isExtendedResourceNameForQuota: only `requests.<extended>` is a quota name for an extended resource.
+function isExtendedResourceNameForQuota(name: string): boolean {
+  return name.startsWith(resourceRequestsPrefix) && isExtendedResourceName(name.slice(resourceRequestsPrefix.length));
 }
 
 /**
@@ -142,7 +162,12 @@ export function usesCrossNamespacePodAffinity(pod: Obj): boolean {
 
 const podEvaluator: QuotaEvaluator = {
   handles: (op) => op === 'CREATE',
-  matchingResources: (names) => names.filter((n) => podComputeResources.includes(n)),
+  // MatchingResources: the compute names, then those with a hugepages prefix, then extended resources' requests.
+  matchingResources: (names) => [
+    ...names.filter((n) => podComputeResources.includes(n)),
+    ...names.filter((n) => n.startsWith(hugePagesPrefix) || n.startsWith(`${resourceRequestsPrefix}${hugePagesPrefix}`)),
+    ...names.filter(isExtendedResourceNameForQuota),
+  ],
   matchesScope(scope, pod) {
     const spec = isObj(pod.spec) ? pod.spec : {};
     switch (scope.scopeName) {
@@ -190,6 +215,14 @@ const podEvaluator: QuotaEvaluator = {
       }
       const lim = limits.get(r);
       if (lim !== undefined) out.set(`limits.${r}`, lim);
+    }
+    // podComputeUsageHelper: requested hugepages under both names, extended resources as requests.<name>.
+    for (const [r, q] of requests) {
+      if (r.startsWith(hugePagesPrefix)) {
+        out.set(r, q);
+        out.set(`${resourceRequestsPrefix}${r}`, q);
+      }
+      if (isExtendedResourceName(r)) out.set(`${resourceRequestsPrefix}${r}`, q);
     }
     return out;
   },

@@ -13,13 +13,39 @@
  */
 import { formatQuantity, parseQuantity, type Quantity } from '../../apimachinery/quantity.ts';
 import type { ApiResource } from '../resources.ts';
-import { forbidden } from '../status.ts';
+import { forbidden, unknownServerError } from '../status.ts';
 import type { Storage, StoredObject } from '../storage.ts';
-import { quotaEvaluatorFor, quotaScopeSelectors as scopesOf, type ResourceList } from '../../quota/evaluators.ts';
+import { quotaEvaluatorFor, quotaScopeSelectors as scopesOf, type ResourceList, type ScopeRequirement } from '../../quota/evaluators.ts';
 
 type Obj = Record<string, unknown>;
 
 const quotaStore = 'resourcequotas';
+
+/**
+ * One entry of the plugin's configuration (apiserver/pkg/admission/plugin/resourcequota/apis/resourcequota
+ * LimitedResource): objects of this group/resource that consume a resource whose quota name contains one of
+ * `matchContains`, or that match one of `matchScopes`, are admitted only when a quota covers that.
+ */
+export interface LimitedResource {
+  /** The API group of the resource ('' or absent: core). */
+  readonly apiGroup?: string;
+  /** The resource (`pods`, `persistentvolumeclaims`). */
+  readonly resource: string;
+  /** Substrings of quota resource names (`requests.memory`, `example.com/`) whose consumption needs a covering quota. */
+  readonly matchContains?: readonly string[];
+  /** Scopes an object matching them must find a quota with (PriorityClass In [...]). */
+  readonly matchScopes?: readonly ScopeRequirement[];
+}
+
+/**
+ * The ResourceQuota plugin's configuration, as kube-apiserver reads it from the admission configuration file
+ * (`kind: ResourceQuotaConfiguration`, apiserver.config.k8s.io/v1): default none, every object may consume
+ * what no quota limits.
+ */
+export interface ResourceQuotaConfiguration {
+  /** The resources whose consumption (or scopes) needs a covering quota (default none). */
+  readonly limitedResources?: readonly LimitedResource[];
+}
 
 /** What the plugin is told about a request. */
 export interface QuotaAttributes {
@@ -41,6 +67,11 @@ function listOf(v: unknown): ResourceList {
   if (!isObj(v)) return out;
   for (const [k, q] of Object.entries(v)) if (typeof q === 'string') out.set(k, parseQuantity(q));
   return out;
+}
+
+// A ScopedResourceSelectorRequirement as Go's %v prints it: {PriorityClass In [a b]}.
+function goScope(s: ScopeRequirement): string {
+  return `{${s.scopeName} ${s.operator} [${(s.values ?? []).join(' ')}]}`;
 }
 
 // prettyPrint: name=quantity, sorted by name, comma-separated.
@@ -73,21 +104,38 @@ function nameForMessage(a: QuotaAttributes): string {
  * Checks a request against the namespace's quotas and returns the quotas whose usage it raises, with
  * their new `status.used`; throws the 403 of a refusal.
  */
-export function checkResourceQuota(storage: Storage, a: QuotaAttributes): { quota: StoredObject; used: ResourceList }[] {
+export function checkResourceQuota(storage: Storage, a: QuotaAttributes, config: ResourceQuotaConfiguration = {}): { quota: StoredObject; used: ResourceList }[] {
   if (a.subresource !== '' || !a.resource.namespaced || a.namespace === '') return [];
   const evaluator = quotaEvaluatorFor(a.resource.group, a.resource.resource);
   if (evaluator === undefined || !evaluator.handles(a.operation)) return [];
   const quotas = storage.listAt(quotaStore, storage.revision, { namespace: a.namespace });
-  if (quotas.length === 0) return [];
+  const limited = config.limitedResources ?? [];
+  // Without limited resources, a namespace without quotas admits everything.
+  if (quotas.length === 0 && limited.length === 0) return [];
   const refuse = (why: string): never => {
     throw forbidden(a.resource, nameForMessage(a), why);
   };
+  // getMatchedLimitedScopes: the configured scopes this object falls in (whatever the resource).
+  const limitedScopes = limited.flatMap((l) => (l.matchScopes ?? []).filter((s) => evaluator.matchesScope(s, a.object)));
+  // limitedByDefault: the consumed resource names that contain a configured substring of this group/resource.
+  const ownLimits = limited.filter((l) => (l.apiGroup ?? '') === a.resource.group && l.resource === a.resource.resource);
+  const limitedNames = new Set<string>();
+  if (ownLimits.length > 0) {
+    for (const [name, q] of evaluator.usage(a.object)) {
+      if (q.nanos > 0n && ownLimits.some((l) => (l.matchContains ?? []).some((m) => name.includes(m)))) limitedNames.add(name);
+    }
+  }
+  const restrictedNames = new Set<string>();
+  const restrictedScopes: ScopeRequirement[] = [];
   const interesting: StoredObject[] = [];
   for (const q of quotas) {
     const status = isObj(q.obj.status) ? q.obj.status : {};
     const hard = listOf(status.hard);
     const restricted = evaluator.matchingResources([...hard.keys()]);
-    const matches = restricted.length > 0 && scopesOf(q.obj).every((s) => evaluator.matchesScope(s, a.object));
+    const scopes = scopesOf(q.obj);
+    // MatchingScopes of every quota, matched or not: what covers the limited scopes.
+    restrictedScopes.push(...scopes.filter((s) => evaluator.matchesScope(s, a.object)));
+    const matches = restricted.length > 0 && scopes.every((s) => evaluator.matchesScope(s, a.object));
     if (!matches) continue;
     const name = String((q.obj.metadata as Obj).name);
     const constraint = evaluator.constraints(restricted, a.object);
@@ -96,7 +144,15 @@ export function checkResourceQuota(storage: Storage, a: QuotaAttributes): { quot
     const unknown = restricted.filter((r) => !used.has(r));
     if (unknown.length > 0) refuse(`status unknown for quota: ${name}, resources: ${[...restricted].sort().join(',')}`);
     interesting.push(q);
+    for (const r of restricted) restrictedNames.add(r);
   }
+  const uncovered = [...limitedNames].filter((n) => !restrictedNames.has(n)).sort();
+  if (uncovered.length > 0) refuse(`insufficient quota to consume: ${uncovered.join(',')}`);
+  // UncoveredQuotaScopes: a limited scope is covered by any quota selecting the same scope name. Upstream
+  // returns this one as a plain error, which the server answers as a 500 without reason.
+  const uncoveredScopes = limitedScopes.filter((l) => !restrictedScopes.some((s) => s.scopeName === l.scopeName));
+  if (uncoveredScopes.length > 0) throw unknownServerError(`insufficient quota to match these scopes: [${uncoveredScopes.map(goScope).join(' ')}]`);
+  if (interesting.length === 0) return [];
   let delta = evaluator.usage(a.object);
   const negative = [...delta].filter(([, q]) => q.nanos < 0n).map(([k]) => k);
   if (negative.length > 0) refuse(`quota usage is negative for resource(s): ${negative.sort().join(',')}`);
@@ -119,11 +175,12 @@ export function checkResourceQuota(storage: Storage, a: QuotaAttributes): { quot
     const hard = listOf(status.hard);
     const used = listOf(status.used);
     const requested = mask(delta, hard.keys());
-    // quota.Add: the used amounts in their own format, plus what is requested.
+    // quota.Add: the used amounts in their own format (Quantity.Add takes the added one's format when
+    // the amount was zero), plus what is requested.
     const newUsage: ResourceList = new Map(used);
     for (const [k, r] of requested) {
       const u = newUsage.get(k);
-      newUsage.set(k, u === undefined ? r : { nanos: u.nanos + r.nanos, format: u.format });
+      newUsage.set(k, u === undefined ? r : { nanos: u.nanos + r.nanos, format: u.nanos === 0n ? r.format : u.format });
     }
     const exceeded = [...requested.keys()].filter((k) => newUsage.get(k)!.nanos > (hard.get(k)?.nanos ?? 0n));
     if (exceeded.length > 0) {

@@ -98,7 +98,7 @@ export async function validateWrite(scope: RequestScope, t: Target, op: Operatio
  * UpdateStatus does, before the object is stored; not for dry runs).
  */
 export function chargeResourceQuota(scope: RequestScope, t: Target, op: 'CREATE' | 'UPDATE', object: Obj, oldObject: Obj | undefined, dryRun: boolean): void {
-  const charged = checkResourceQuota(scope.storage, { operation: op, resource: t.r, subresource: t.subresource ?? '', namespace: t.namespace, name: t.name ?? '', object, oldObject, dryRun });
+  const charged = checkResourceQuota(scope.storage, { operation: op, resource: t.r, subresource: t.subresource ?? '', namespace: t.namespace, name: t.name ?? '', object, oldObject, dryRun }, scope.config.resourceQuota);
   if (charged.length === 0) return;
   const r = scope.registry.lookup('', 'v1', 'resourcequotas');
   if (r === undefined) return;

@@ -10,6 +10,7 @@
 import { str } from '../object-meta.ts';
 import type { ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
+import { goFieldOrder } from '../../runtime/json-field-order.ts';
 import { StatusError, newStatus, StatusReason } from '../../apimachinery/errors.ts';
 import { canEncodeProtobuf as canEncodeFromGoTypes, encodeKubernetesProtobuf as encodeFromGoTypes, protobufMediaType } from '../protobuf.ts';
 import { canEncodeProtobuf, encodeProtobuf } from '../../runtime/protobuf/encode.ts';
@@ -115,16 +116,27 @@ export function parseAccept(header: string | undefined): Render {
   }
 }
 
-/** Replaces the leading apiVersion of an encoded object (objects are stored with apiVersion first). */
+// The leading TypeMeta of a stored object: `{"kind":…,"apiVersion":…` for built-in kinds (Go struct order),
+// `{"apiVersion":…,"kind":…` for custom resources (sorted keys). Group 1 is everything before the
+// apiVersion's value, group 2 the value.
+const leadingApiVersion = /^(\{"apiVersion":|\{"kind":"(?:[^"\\]|\\.)*","apiVersion":)("(?:[^"\\]|\\.)*")/;
+
+/** The encoded apiVersion at the start of a stored object's JSON, undefined when it is not there. */
+function storedApiVersion(json: string): string | undefined {
+  return leadingApiVersion.exec(json)?.[2];
+}
+
+/** Replaces the apiVersion at the start of an encoded object (objects are stored with TypeMeta first). */
 export function withApiVersion(json: string, apiVersion: string): string {
-  const m = /^\{"apiVersion":("(?:[^"\\]|\\.)*")/.exec(json);
+  const m = leadingApiVersion.exec(json);
   if (m === null) {
     const o = JSON.parse(json) as Obj;
     o.apiVersion = apiVersion;
     return JSON.stringify(o);
   }
-  if (m[1] === JSON.stringify(apiVersion)) return json;
-  return `{"apiVersion":${JSON.stringify(apiVersion)}${json.slice(m[0].length)}`;
+  const encoded = JSON.stringify(apiVersion);
+  if (m[2] === encoded) return json;
+  return `${m[1]}${encoded}${json.slice(m[0].length)}`;
 }
 
 /**
@@ -133,7 +145,7 @@ export function withApiVersion(json: string, apiVersion: string): string {
  * Custom resources are unstructured and keep theirs.
  */
 export function withoutTypeMeta(json: string): string {
-  const m = /^\{"apiVersion":"(?:[^"\\]|\\.)*","kind":"(?:[^"\\]|\\.)*",?/.exec(json);
+  const m = /^\{(?:"apiVersion":"(?:[^"\\]|\\.)*","kind":"(?:[^"\\]|\\.)*"|"kind":"(?:[^"\\]|\\.)*","apiVersion":"(?:[^"\\]|\\.)*"),?/.exec(json);
   if (m !== null) return `{${json.slice(m[0].length)}`;
   const { apiVersion: _a, kind: _k, ...rest } = JSON.parse(json) as Obj;
   return JSON.stringify(rest);
@@ -162,15 +174,14 @@ export function encodeInVersion(r: ApiResource, json: string): string {
   const apiVersion = apiVersionString(r.group, r.version);
   if (!r.custom && r.storage !== undefined) {
     // A built-in kind stored in another of its versions: converted to the request's.
-    const m = /^\{"apiVersion":("(?:[^"\\]|\\.)*")/.exec(json);
-    if (m !== null && m[1] === JSON.stringify(apiVersion)) return json;
-    return JSON.stringify(convertBuiltin(r, JSON.parse(json) as Obj, r.version));
+    if (storedApiVersion(json) === JSON.stringify(apiVersion)) return json;
+    // Encoded from the request version's Go struct: in its field order.
+    return JSON.stringify(goFieldOrder(convertBuiltin(r, JSON.parse(json) as Obj, r.version)));
   }
   // A conversion webhook is called by the handlers, which await it (webhook-converter.ts): stored as is here.
   if (r.conversionWebhook !== undefined) return json;
   if (!r.custom || r.schema === undefined) return withApiVersion(json, apiVersion);
-  const m = /^\{"apiVersion":("(?:[^"\\]|\\.)*")/.exec(json);
-  if (m !== null && m[1] === JSON.stringify(apiVersion)) return json;
+  if (storedApiVersion(json) === JSON.stringify(apiVersion)) return json;
   return JSON.stringify(convertCustomResource(JSON.parse(json) as Obj, apiVersion, r.schema));
 }
 
@@ -285,7 +296,8 @@ export function sendError(res: ServerResponse, err: unknown): void {
   const extra: Record<string, string> = {};
   const retry = e.status.details?.retryAfterSeconds;
   if (retry !== undefined && retry > 0) extra['Retry-After'] = String(retry);
-  const { body, contentType } = serialize(JSON.stringify(e.status), negotiated.get(res) ?? 'json');
+  // In metav1.Status's Go field order at every level (details before code, a cause's reason first).
+  const { body, contentType } = serialize(JSON.stringify(goFieldOrder(e.status as unknown as Obj)), negotiated.get(res) ?? 'json');
   write(res, code, body, contentType, extra);
 }
 

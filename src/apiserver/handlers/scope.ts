@@ -3,6 +3,7 @@
  * storage, clock, open watches, ...) and the {@link Target} a resource path resolved to. Named after
  * the apiserver's `handlers.RequestScope`, which plays the same role for its REST handlers.
  */
+import type { ResourceQuotaConfiguration } from '../admission/resource-quota.ts';
 import type { FeatureGates } from '../sharding.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import type { ServiceAllocator } from '../registry/service-allocator.ts';
@@ -36,6 +37,8 @@ export interface HandlerConfig {
   serviceAccountSigningKey?: ServiceAccountSigningKey | undefined;
   /** Resolves an admission webhook's clientConfig.service to a base URL (default: none resolve). */
   webhookServices?: ((namespace: string, name: string, port: number) => string | undefined) | undefined;
+  /** The ResourceQuota admission plugin's configuration (default: no limited resources). */
+  resourceQuota?: ResourceQuotaConfiguration | undefined;
   /** Validate custom resources against their CRD schemas and CEL rules (pruning and defaulting happen regardless). */
   schemaValidation?: boolean;
   /** Period of BOOKMARK events on watches that allow them. */

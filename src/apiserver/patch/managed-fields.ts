@@ -3,7 +3,7 @@
  * for writes that are not server-side apply: every manager owns the fields it last set or changed.
  */
 import type { ManagedFieldsEntry } from '../../api/meta/v1.ts';
-import { childKey, fieldElement, FieldSet, indexElement, keyElement, valueElement, type FieldPath } from './fieldpath.ts';
+import { childKey, fieldElement, FieldSet, indexElement, keyElement, pathKey, valueElement, type FieldPath } from './fieldpath.ts';
 import { cloneJson, isObject, jsonEqual, type JsonObject } from './json-value.ts';
 import { fieldSchema, schemaFor, type FieldSchema, type ListSchema } from './patch-merge-keys.ts';
 
@@ -121,10 +121,27 @@ export function compareObjects(before: unknown, after: unknown, schema: FieldSch
   const added = new FieldSet();
   const removed = new FieldSet();
   const modified = new FieldSet();
+  // An implicit node (a non-pointer Go struct, a list without omitempty) is in every decoded object whose
+  // parent exists: it was there before when its parent was, and it is added with a parent that is new
+  // (f:resources of a new container has its `.`; f:spec of a created object has none).
+  const existed = new Map<string, boolean>();
+  const existedBefore = (key: string, node: FieldNode): boolean => {
+    const known = existed.get(key);
+    if (known !== undefined) return known;
+    let result = old.has(key);
+    if (!result && node.implicit) {
+      const parentPath = node.path.slice(0, -1);
+      const parentKey = pathKey(parentPath);
+      const parent = now.get(parentKey);
+      result = parentPath.length === 0 || (parent !== undefined && existedBefore(parentKey, parent));
+    }
+    existed.set(key, result);
+    return result;
+  };
   for (const [key, node] of now) {
     const previous = old.get(key);
     if (previous === undefined) {
-      if (!node.implicit) added.add(node.path, key);
+      if (!existedBefore(key, node)) added.add(node.path, key);
     } else if ((node.compareValue || previous.compareValue) && !jsonEqual(node.value, previous.value)) {
       modified.add(node.path, key);
     }

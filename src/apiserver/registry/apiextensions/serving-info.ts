@@ -10,6 +10,7 @@ import { deepEqual } from '../../object-meta.ts';
 import { storageKey, type ApiResource, type ResourceRegistry } from '../../resources.ts';
 import type { Storage } from '../../storage.ts';
 import { customResourceDecoder, type CustomResourceSchema } from './custom-resource-schema.ts';
+import { releaseVersionWatchCaches } from './version-watch-cache.ts';
 
 /** Serves (or re-serves, after an update) the entries of a CRD and sets its storage decoder. */
 export function serveCustomResource(registry: ResourceRegistry, storage: Storage, crdName: string, entries: readonly ApiResource[]): void {
@@ -34,6 +35,7 @@ export function serveCustomResource(registry: ResourceRegistry, storage: Storage
 /** Stops serving a CRD's resource and drops its storage decoder; returns the entries it served. */
 export function stopServingCustomResource(registry: ResourceRegistry, storage: Storage, crdName: string): ApiResource[] {
   const entries = registry.removeCustomResource(crdName);
+  releaseVersionWatchCaches(storage, crdName);
   const first = entries[0];
   if (first !== undefined) {
     storage.setDecoder(storageKey(first.group, first.resource), undefined);

@@ -110,3 +110,16 @@ export function versionWatchCache(storage: Storage, registry: ResourceRegistry, 
   }
   return entry.caches.get(r.version);
 }
+
+/**
+ * Drops the watch caches of a CRD and their storage subscription, as kube-apiserver's CRD handler stops
+ * the cachers of a CRD's storage when the CRD goes (removeStorage_locked destroys its storage). Called
+ * when the CRD stops being served.
+ */
+export function releaseVersionWatchCaches(storage: Storage, crdName: string): void {
+  const crds = servers.get(storage);
+  const entry = crds?.get(crdName);
+  if (entry === undefined) return;
+  entry.unsubscribe();
+  crds!.delete(crdName);
+}

@@ -22,7 +22,7 @@ import type { Clock } from '../../../util/clock/clock.ts';
 import { postToWebhook, webhookUrl, WebhookCallError, type ServiceResolver } from '../../admission/webhook/call.ts';
 import { apiVersionString, type ApiResource } from '../../resources.ts';
 import { unknownServerError } from '../../status.ts';
-import type { StoredObject } from '../../storage.ts';
+import { sortKeysDeep, type StoredObject } from '../../storage.ts';
 import { applyDefaults } from './schema/defaulting.ts';
 import { prune } from './schema/pruning.ts';
 
@@ -196,6 +196,22 @@ function convertedObjects(version: string, parsed: unknown, uid: string): Obj[] 
 }
 
 /**
+ * An object as kube-apiserver v1.24 sends it in a review: without metadata.resourceVersion (the storage
+ * layer converts what it reads before the versioner sets the revision, and clears it before it encodes
+ * what it writes: etcd3 store decode / PrepareObjectForStorage) and with its keys sorted, as Go writes an
+ * unstructured object (checked against v1.24). The revision is restored from the original afterwards
+ * with the rest of its metadata.
+ */
+function sentForm(o: Obj): Obj {
+  const sorted = sortKeysDeep(o) as Obj;
+  if (isRecord(sorted.metadata) && 'resourceVersion' in sorted.metadata) {
+    const { resourceVersion: _rv, ...metadata } = sorted.metadata;
+    return { ...sorted, metadata };
+  }
+  return sorted;
+}
+
+/**
  * Converts `objects` (all of one kind) to `desiredAPIVersion` through the CRD's webhook, as
  * webhookConverter.Convert does for a single object (`list` false) or an UnstructuredList (`list`
  * true, named `listGvk` in messages). Objects already in that version are kept and not sent; nothing
@@ -210,7 +226,7 @@ export async function convertWithWebhook(config: ConversionWebhookConfig, object
   const inGvk = listGvk ?? gvkString(str(first.apiVersion), str(first.kind));
   const failed = (reason: string): ConversionWebhookError => new ConversionWebhookError(`conversion webhook for ${inGvk} failed: ${reason}`);
   const uid = randomUUID();
-  const { review, version } = reviewFor(config.conversionReviewVersions, pending.map(({ o }) => o), desiredAPIVersion, uid);
+  const { review, version } = reviewFor(config.conversionReviewVersions, pending.map(({ o }) => sentForm(o)), desiredAPIVersion, uid);
   let status: number;
   let text: string;
   try {
