@@ -35,7 +35,7 @@ test('the controllers started on their own against a server', async () => {
     // ...
     await running.stop();
     // #endregion
-    assert.deepEqual(running.names, ['cronjob', 'daemonset', 'disruption', 'endpoint', 'endpointslice', 'job', 'podgc', 'replicaset', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished']);
+    assert.deepEqual(running.names, ['cronjob', 'daemonset', 'disruption', 'endpoint', 'endpointslice', 'job', 'nodelifecycle', 'podgc', 'replicaset', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished']);
   } finally {
     await server.stop();
   }
