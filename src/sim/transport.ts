@@ -249,6 +249,7 @@ export class SimDispatcher extends Dispatcher {
             return;
           }
           sched.log(`WATCH ${this.#caller.name} ${kind.resource} ${change.type} ${change.key} rv=${change.rv}`);
+          if (kind.resource !== 'leases') this.#env.activity();
           handler.onResponseData?.(control, line(change.type, change.object.obj));
         },
         u === undefined ? 0 : Math.round(u * limits.maxWatchDelayMs),
