@@ -19,7 +19,7 @@ import { SimCluster, type SimKind } from './cluster.ts';
 import type { SimControllerSpec } from './controller.ts';
 import type { Caller } from './api.ts';
 import { newEnv, type SimEnv, type SimFailure, type SimLimits } from './env.ts';
-import { SimulationFailedError } from './errors.ts';
+import { SimulationConfigError, SimulationFailedError } from './errors.ts';
 import { clusterView, noStuckFinalizers, singleControllerOwner, type ClusterView, type Invariant } from './invariants.ts';
 import { defaultPerturbationRates, type PerturbationRates } from './perturbations.ts';
 import { Prng } from './prng.ts';
@@ -41,6 +41,11 @@ export interface ScenarioContext {
   readonly sleep: (ms: number) => Promise<void>;
   /** Adds a line to the trace. */
   readonly log: (line: string) => void;
+  /**
+   * Kills a process at once, as `kill -9` (caches, queues, timers and in-flight work lost, its Leases left
+   * to expire); it is started again after `restartAfterMs` if given, else never. Throws for an unknown name.
+   */
+  readonly kill: (process: string, options?: { restartAfterMs?: number }) => void;
 }
 
 /**
@@ -180,11 +185,17 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
   const stop = new AbortController();
   try {
     const processes = [...(spec.controllers === undefined ? [] : [{ name: 'manager', controllers: spec.controllers }]), ...(spec.processes ?? [])];
-    for (const p of processes) if (p.controllers !== undefined) new SimProcess(env, p.name, p.controllers).start();
+    const killers = new Map<string, (restartAfterMs: number | undefined) => void>();
+    for (const p of processes) {
+      if (p.controllers === undefined) continue;
+      const proc = new SimProcess(env, p.name, p.controllers);
+      proc.start();
+      killers.set(p.name, (after) => proc.kill(after));
+    }
     for (const k of spec.kinds ?? []) cluster.register(k);
     const leaders = new LeaderTracker(env);
-    if (spec.start !== undefined) startRestProcess(env, leaders, 'process', false, spec.start, clock, stop.signal, undefined, options.seed);
-    for (const p of spec.processes ?? []) if (p.start !== undefined) startRestProcess(env, leaders, p.name, true, p.start, clock, stop.signal, spec.clockSkew, options.seed);
+    if (spec.start !== undefined) killers.set('process', startRestProcess(env, leaders, 'process', false, spec.start, clock, stop.signal, undefined, options.seed));
+    for (const p of spec.processes ?? []) if (p.start !== undefined) killers.set(p.name, startRestProcess(env, leaders, p.name, true, p.start, clock, stop.signal, spec.clockSkew, options.seed));
 
     const settleWaiters: (() => void)[] = [];
     const scenarioCaller = { name: 'user', perturbable: false, epoch: () => 0, beforeResponse: () => true };
@@ -194,6 +205,12 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
       settle: () => new Promise<void>((resolve) => settleWaiters.push(resolve)),
       sleep: (ms) => clock.sleep(ms),
       log: (line) => sched.log(`SCENARIO ${line}`),
+      kill: (name, o) => {
+        const k = killers.get(name);
+        if (k === undefined) throw new SimulationConfigError(`kill: no process named ${JSON.stringify(name)} (processes: ${[...killers.keys()].join(', ')})`);
+        sched.log(`SCENARIO kill ${name}${o?.restartAfterMs === undefined ? '' : ` (restart in ${o.restartAfterMs}ms)`}`);
+        k(o?.restartAfterMs);
+      },
     };
     let scenarioDone = false;
     void (async () => {
@@ -228,6 +245,9 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
       // Lease renewals never stop: a cluster whose only traffic for settleMs was Leases is quiet too.
       const idle = clock.now() - env.lastActivityMs >= settleMs;
       if (!idle && sched.runOne()) continue;
+      // Before time moves: work that takes several event-loop turns (a REST client's error path, for one)
+      // gets them, so that what it posts runs now rather than after the next timer.
+      if (!idle && (await lateWork(sched, clock))) continue;
       const nextReady = sched.nextReadyAt();
       const timerIn = clock.nextTimerIn();
       const quiet = idle || (nextReady === undefined && (timerIn === undefined || timerIn > settleMs));
@@ -288,7 +308,7 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
 // above 0) holds everything due to the process, its timers included, for up to maxPauseMs. `prefixed`
 // names its clients `<process>/<client>` (named processes); the single `start` process keeps the bare
 // client names, so its traces stay as they were.
-function startRestProcess(env: SimEnv, leaders: LeaderTracker, name: string, prefixed: boolean, start: (h: SimHarness) => void, clock: FakeClock, runSignal: AbortSignal, skewLimits: Simulation['clockSkew'], seed: number): void {
+function startRestProcess(env: SimEnv, leaders: LeaderTracker, name: string, prefixed: boolean, start: (h: SimHarness) => void, clock: FakeClock, runSignal: AbortSignal, skewLimits: Simulation['clockSkew'], seed: number): (restartAfterMs: number | undefined) => void {
   const { sched, rates, limits } = env;
   let pausedUntil = 0;
   const clientNames = new Set<string>();
@@ -303,10 +323,24 @@ function startRestProcess(env: SimEnv, leaders: LeaderTracker, name: string, pre
     leaders.paused(name, clock.now(), pausedUntil);
     sched.pause([...clientNames].flatMap((c) => [`api/${c}/`, `${c}/`]), pausedUntil);
   };
+  let killCurrent: (restartAfterMs: number | undefined) => void = () => undefined;
+  // Set by a kill without restart: a restart already pending (after a crash) does not happen.
+  let killed = false;
   const incarnation = (n: number): void => {
+    if (killed) return;
     const crash = new AbortController();
     let alive = true;
     const dispatchers: SimDispatcher[] = [];
+    const die = (restartAfterMs: number | undefined): void => {
+      if (!alive) return;
+      alive = false;
+      for (const d of dispatchers) d.kill();
+      sched.log(`PROCESS ${name} crashed (incarnation ${n})`);
+      leaders.crashed(name);
+      crash.abort(new Error('the simulated process crashed'));
+      if (restartAfterMs !== undefined) sched.post(`${name}/restart`, `restart ${name}`, () => incarnation(n + 1), restartAfterMs);
+    };
+    killCurrent = die;
     const caller = (client: string): Caller => ({
       name: client,
       perturbable: true,
@@ -316,12 +350,7 @@ function startRestProcess(env: SimEnv, leaders: LeaderTracker, name: string, pre
           pause(client);
           return true;
         }
-        alive = false;
-        for (const d of dispatchers) d.kill();
-        sched.log(`PROCESS ${name} crashed (incarnation ${n})`);
-        leaders.crashed(name);
-        crash.abort(new Error('the simulated process crashed'));
-        sched.post(`${name}/restart`, `restart ${name}`, () => incarnation(n + 1), limits.restartDelayMs);
+        die(limits.restartDelayMs);
         return false;
       },
     });
@@ -359,6 +388,10 @@ function startRestProcess(env: SimEnv, leaders: LeaderTracker, name: string, pre
     });
   };
   incarnation(0);
+  return (restartAfterMs) => {
+    killed = restartAfterMs === undefined;
+    killCurrent(restartAfterMs);
+  };
 }
 
 // A process's clock skew, from a generator of its own (seeded by the run's seed and the process's name),
@@ -383,6 +416,16 @@ function logFields(fields: LogFields | undefined): string {
   if (fields === undefined) return '';
   const { reconcileID: _id, ...rest } = fields;
   return ` ${JSON.stringify(rest)}`;
+}
+
+// True when a few more event-loop turns made an item ready now (after which the loop runs it).
+async function lateWork(sched: Scheduler, clock: FakeClock): Promise<boolean> {
+  for (let i = 0; i < 4; i++) {
+    await drainMicrotasks();
+    const t = sched.nextReadyAt();
+    if (t !== undefined && t <= clock.now()) return true;
+  }
+  return false;
 }
 
 function busiest(counts: ReadonlyMap<string, number>): string {
