@@ -40,6 +40,8 @@ export class LeaderTracker {
 
   /** `process` acquired `lease`. */
   acquired(process: string, lease: string): void {
+    // The elector and the Manager both log an acquisition: the second line is the same one.
+    if (this.#latest.get(lease)?.process === process && this.#held.get(process)?.has(lease) === true) return;
     const h: Holding = { process, atMs: this.#env.sched.clock.now(), order: this.#order++ };
     this.#latest.set(lease, h);
     let mine = this.#held.get(process);

@@ -64,9 +64,11 @@ export class ProcessClock implements Clock {
     });
   }
 
-  // A local duration in virtual milliseconds: a fast clock (drift > 0) reaches it sooner.
+  // A local duration in virtual milliseconds: a fast clock (drift > 0) reaches it sooner. Rounded up, so
+  // that a positive wait always moves virtual time (code that sleeps until its clock reads some time would
+  // otherwise spin at one instant on a wait that rounds to 0).
   #virtual(ms: number): number {
-    return Math.max(0, Math.round(ms / (1 + this.#skew.drift)));
+    return ms > 0 ? Math.max(1, Math.ceil(ms / (1 + this.#skew.drift))) : 0;
   }
 
   afterFunc(ms: number, fn: () => void): Timer {

@@ -372,7 +372,11 @@ function startRestProcess(env: SimEnv, leaders: LeaderTracker, name: string, pre
         info: (m, f) => {
           if (!alive) return;
           sched.log(`LOG ${m}${logFields(f)}`);
-          if (m === 'successfully acquired lease' && f !== undefined) leaders.acquired(name, String(f.lease));
+          // The Manager's line names the Lease as `lease`; the elector's own as `lock`.
+          if (m === 'successfully acquired lease' && f !== undefined) {
+            const lease = typeof f.lease === 'string' ? f.lease : typeof f.lock === 'string' ? f.lock : undefined;
+            if (lease !== undefined) leaders.acquired(name, lease);
+          }
         },
         error: (m, f) => {
           if (alive) sched.log(`LOG ERROR ${m}${logFields(f)}`);

@@ -1,0 +1,26 @@
+// The shard ring's hand-over under the simulator (test/sim/sharding.sim.ts): 40 seeds here (`node bench/sim.ts
+// --only coverage --coverage sharding` runs 1,000).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { explore, formatReport, runSimulation } from '../../src/sim/index.ts';
+import { shardHandOver } from './sharding.sim.ts';
+
+test('shard ring: every key owned by one live replica after each hand-over, never reconciled by two at once, under 40 seeds', async () => {
+  const r = await explore(shardHandOver, { seeds: 40 });
+  assert.equal(r.failure, undefined, r.shrunk === undefined ? '' : formatReport(r.shrunk));
+  assert.equal(r.runs, 40);
+});
+
+test('shard ring: the killed replica\'s ranges are taken over only once its Lease expired on the survivors\' clocks', async () => {
+  const r = await runSimulation(shardHandOver, { seed: 2 });
+  assert.equal(r.failure, undefined, formatReport(r));
+  const killedAt = r.trace.findIndex((l) => l.includes('SCENARIO kill c'));
+  assert.ok(killedAt > 0, formatReport(r));
+  const ms = (line: string): number => Number(/^\s*(\d+)ms/.exec(line)![1]);
+  // Nothing changes between the kill and the takeover: the first reconcile by a survivor is of c's keys.
+  const after = r.trace.slice(killedAt).find((l) => /RECONCILE [ab]\/configmap /.test(l));
+  assert.ok(after !== undefined, formatReport(r, 300));
+  // c renewed at most a retry period (2 s) before it died, plus a delayed request (0.5 s): the survivors
+  // wait out its 15 s Lease from the last renewal they saw.
+  assert.ok(ms(after) - ms(r.trace[killedAt]!) >= 15_000 - 2_000 - 500, `${after} came ${ms(after) - ms(r.trace[killedAt]!)}ms after the kill`);
+});
