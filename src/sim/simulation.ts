@@ -94,7 +94,12 @@ export interface Simulation {
    * Clock skew between REST processes: each draws, from the seed, an offset within ±`maxOffsetMs` and a
    * drift within ±`maxDrift` (see {@link ClockSkew}). Default none: every process reads the virtual clock.
    */
-  clockSkew?: { maxOffsetMs: number; maxDrift: number };
+  clockSkew?: {
+    /** Largest clock offset of a process, either way (ms). */
+    maxOffsetMs: number;
+    /** Largest rate error of a process's clock, either way (0.01: 10 ms per second). */
+    maxDrift: number;
+  };
   /**
    * Starts code built on kubeloom's REST client inside the run as one simulated process, e.g. a Manager
    * with the user's `setup(mgr)`, or kube-controller-manager's controllers:
