@@ -11,16 +11,26 @@ import { childCount, type SimHarness, type Simulation } from '../../src/sim/inde
 import { podSets, pods } from './kinds.ts';
 import { setupFixed } from './manager.sim.ts';
 
+// A replica as a Deployment runs it: a Manager that stops because it lost its Lease exits, and its
+// container is started again (here: a new Manager one second later, on the process's clock).
 function replica(identity: string, le: Partial<LeaderElectionOptions> = {}): (h: SimHarness) => void {
   return (h) => {
-    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), {
-      clock: h.clock,
-      logger: h.logger,
-      stalledWatchDetection: false,
-      leaderElection: { id: 'sim-leader', namespace: 'default', identity, ...le },
-    });
-    setupFixed(mgr);
-    void mgr.start(h.signal).catch(() => undefined);
+    const run = (): void => {
+      const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), {
+        clock: h.clock,
+        logger: h.logger,
+        stalledWatchDetection: false,
+        leaderElection: { id: 'sim-leader', namespace: 'default', identity, ...le },
+      });
+      setupFixed(mgr);
+      void mgr.start(h.signal).then(
+        () => undefined,
+        () => {
+          if (!h.signal.aborted) void h.clock.sleep(1_000, h.signal).then(run, () => undefined);
+        },
+      );
+    };
+    run();
   };
 }
 
