@@ -16,10 +16,18 @@
  *   over `--workload-seeds` seeds each (default 1,000). `--only workloads` runs just these, and
  *   `--workload NAME` (deployment, job, statefulset, daemonset) just that one.
  *
+ * - coverage (`--only coverage`, or `--coverage NAME`): the CronJob example (test/sim/cronjob.sim.ts), the
+ *   shard ring's hand-over (test/sim/sharding.sim.ts) and two leader-elected replicas with and without
+ *   pauses (test/sim/leader-election.sim.ts) over `--coverage-seeds` seeds each (default 1,000). The
+ *   CronJob example imports `kubeloom/...`: run with `node --conditions=kubeloom-source bench/sim.ts`
+ *   (without it the CronJob row is skipped).
+ *
  * Exits 1 when a fixed controller or the ReplicaSet controller fails a seed, or a bug is not found.
  */
 import { performance } from 'node:perf_hooks';
-import { explore, formatReport, runSimulation } from '../src/sim/index.ts';
+import { explore, formatReport, runSimulation, shrink, type SimResult, type Simulation } from '../src/sim/index.ts';
+import { leaderElectedPair, leaderElectedPairPaused } from '../test/sim/leader-election.sim.ts';
+import { shardHandOver } from '../test/sim/sharding.sim.ts';
 import { corpus } from '../test/sim/corpus.ts';
 import { replicaSetScaling } from '../test/sim/replicaset.sim.ts';
 import { workloads } from '../test/sim/workloads.sim.ts';
@@ -33,7 +41,10 @@ const seeds = arg('seeds', 1000);
 const bugSeeds = arg('bug-seeds', 200);
 const rsSeeds = arg('rs-seeds', 200);
 const workloadSeeds = arg('workload-seeds', 1000);
-const onlyWorkloads = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'workloads';
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+const onlyWorkloads = only === 'workloads' || only === 'coverage';
+const coverageSeeds = arg('coverage-seeds', 1000);
+const onlyCoverage = process.argv.includes('--coverage') ? process.argv[process.argv.indexOf('--coverage') + 1] : undefined;
 let failed = false;
 
 const fixedRows: Record<string, string | number>[] = [];
@@ -63,9 +74,11 @@ for (const [name, c] of onlyWorkloads ? [] : Object.entries(corpus)) {
     'API ops': r.apiOps,
   });
 }
-console.log(`fixed controllers, ${seeds} seeds each`);
-console.table(fixedRows);
-console.log(`all fixtures: ${totalRuns} runs, ${totalOps} simulated API requests in ${totalCpu.toFixed(2)} CPU-s: ${Math.round(totalOps / totalCpu)} ops/CPU-s, ${Math.round((totalRuns / totalCpu) * 60)} seeds/CPU-min`);
+if (!onlyWorkloads) {
+  console.log(`fixed controllers, ${seeds} seeds each`);
+  console.table(fixedRows);
+  console.log(`all fixtures: ${totalRuns} runs, ${totalOps} simulated API requests in ${totalCpu.toFixed(2)} CPU-s: ${Math.round(totalOps / totalCpu)} ops/CPU-s, ${Math.round((totalRuns / totalCpu) * 60)} seeds/CPU-min`);
+}
 
 const bugRows: Record<string, string | number>[] = [];
 for (const [name, c] of onlyWorkloads ? [] : Object.entries(corpus)) {
@@ -93,8 +106,10 @@ for (const [name, c] of onlyWorkloads ? [] : Object.entries(corpus)) {
   });
   if (identical !== 10) failed = true;
 }
-console.log(`planted bugs, up to ${bugSeeds} seeds each`);
-console.table(bugRows);
+if (!onlyWorkloads) {
+  console.log(`planted bugs, up to ${bugSeeds} seeds each`);
+  console.table(bugRows);
+}
 if (!onlyWorkloads) {
   const wall = performance.now();
   const cpu = process.cpuUsage();
@@ -113,7 +128,7 @@ if (!onlyWorkloads) {
 }
 const workloadRows: Record<string, string | number>[] = [];
 const onlyWorkload = process.argv.includes('--workload') ? process.argv[process.argv.indexOf('--workload') + 1] : undefined;
-for (const [name, spec] of Object.entries(workloads).filter(([n]) => onlyWorkload === undefined || n === onlyWorkload)) {
+for (const [name, spec] of Object.entries(workloads).filter(([n]) => only !== 'coverage' && onlyCoverage === undefined && (onlyWorkload === undefined || n === onlyWorkload))) {
   const wall = performance.now();
   const cpu = process.cpuUsage();
   const r = await explore(spec, { seeds: workloadSeeds });
@@ -132,6 +147,54 @@ for (const [name, spec] of Object.entries(workloads).filter(([n]) => onlyWorkloa
     'wall s': Number(((performance.now() - wall) / 1000).toFixed(1)),
   });
 }
-console.log(`kubeloom's workload controllers over the REST transport, ${workloadSeeds} seeds each`);
-console.table(workloadRows);
+if (workloadRows.length > 0) {
+  console.log(`kubeloom's workload controllers over the REST transport, ${workloadSeeds} seeds each`);
+  console.table(workloadRows);
+}
+
+// The CronJob example, the shard ring's hand-over, leader election with and without pauses.
+const coverage: Record<string, Simulation> = { sharding: shardHandOver, leaderElection: leaderElectedPair, leaderElectionPaused: leaderElectedPairPaused };
+try {
+  coverage['cronjob'] = (await import('../test/sim/cronjob.sim.ts')).cronJobSchedule;
+} catch {
+  console.log('cronjob: skipped (run with node --conditions=kubeloom-source)');
+}
+const coverageRows: Record<string, string | number>[] = [];
+for (const [name, spec] of Object.entries(coverage).filter(([n]) => (only === 'coverage' && onlyCoverage === undefined) || n === onlyCoverage)) {
+  const wall = performance.now();
+  const cpu = process.cpuUsage();
+  let apiOps = 0;
+  let splitBrains = 0;
+  let failure: SimResult | undefined;
+  let runs = 0;
+  for (let seed = 1; seed <= coverageSeeds; seed++) {
+    const r = await runSimulation(spec, { seed });
+    runs++;
+    apiOps += r.apiOps;
+    if (r.trace.some((l) => l.includes('SPLIT BRAIN'))) splitBrains++;
+    if (r.failure !== undefined) {
+      failure = r;
+      break;
+    }
+  }
+  const u = process.cpuUsage(cpu);
+  const cpuS = (u.user + u.system) / 1e6;
+  if (failure !== undefined) {
+    failed = true;
+    console.error(formatReport(await shrink(spec, failure)));
+  }
+  coverageRows.push({
+    scenario: name,
+    result: failure === undefined ? `${runs}/${coverageSeeds} pass` : `FAILS seed ${failure.seed}`,
+    'runs with a split brain': splitBrains,
+    'seeds/CPU-min': Math.round((runs / cpuS) * 60),
+    'API ops/CPU-s': Math.round(apiOps / cpuS),
+    'API ops': apiOps,
+    'wall s': Number(((performance.now() - wall) / 1000).toFixed(1)),
+  });
+}
+if (coverageRows.length > 0) {
+  console.log(`the CronJob example, the shard ring, leader election, ${coverageSeeds} seeds each`);
+  console.table(coverageRows);
+}
 process.exitCode = failed ? 1 : 0;

@@ -44,6 +44,7 @@ export function apiCall<R>(env: SimEnv, caller: Caller, label: string, write: bo
       `request ${caller.name} ${label}`,
       () => {
         env.apiOps++;
+        if (write && !label.includes(' leases')) env.activity();
         let outcome: { ok: true; value: R } | { ok: false; error: unknown };
         let note: string;
         const conflict = perturb && write ? sched.decide('conflict', rates.conflict, () => `409 on ${caller.name} ${label}`) : undefined;

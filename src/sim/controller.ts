@@ -143,6 +143,7 @@ export class SimController {
     const { sched } = this.#env;
     const name = `${this.#process}/${this.spec.name}`;
     this.#env.reconciles++;
+    this.#env.activity();
     const countKey = `${name} ${key}`;
     this.#env.reconcileCounts.set(countKey, (this.#env.reconcileCounts.get(countKey) ?? 0) + 1);
     sched.log(`RECONCILE ${name} ${key} start (cause: ${this.#causes.get(key) ?? '?'})`);

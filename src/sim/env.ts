@@ -16,6 +16,8 @@ export interface SimLimits {
   restartDelayMs: number;
   /** Wait before an informer re-watches after its connection dropped (the reflector's first backoff step, 800 ms in client-go). Default 800 ms. */
   watchRetryMs: number;
+  /** Longest `pause` of a REST process. Default 20000 ms: past the default 15 s Lease duration. */
+  maxPauseMs: number;
 }
 
 /** The first broken invariant of a run. */
@@ -45,6 +47,14 @@ export interface SimEnv {
   /** Reconciles started per controller and key, for the "did not quiesce" report. */
   readonly reconcileCounts: Map<string, number>;
   failure: SimFailure | undefined;
+  /**
+   * Virtual time of the last activity: a write to anything but a Lease, a watch event of anything but a
+   * Lease delivered, a reconcile. Lease renewals and their timers are not activity, so a leader-elected
+   * process does not keep the cluster from settling.
+   */
+  lastActivityMs: number;
+  /** Records activity now (see {@link SimEnv.lastActivityMs}). */
+  activity(): void;
   /** Records the first failure (later ones are ignored). */
   fail(invariant: string, message: string): void;
 }
@@ -61,6 +71,10 @@ export function newEnv(sched: Scheduler, cluster: SimCluster, rates: Perturbatio
     reconciles: 0,
     reconcileCounts: new Map(),
     failure: undefined,
+    lastActivityMs: sched.clock.now(),
+    activity(): void {
+      env.lastActivityMs = sched.clock.now();
+    },
     fail(invariant: string, message: string): void {
       if (env.failure !== undefined) return;
       env.failure = { invariant, message, atMs: sched.elapsedMs, step: sched.steps };

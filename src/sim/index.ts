@@ -31,3 +31,4 @@ export {
   type Simulation,
 } from './simulation.ts';
 export { SimDispatcher } from './transport.ts';
+export { ProcessClock, type ClockSkew } from './process-clock.ts';

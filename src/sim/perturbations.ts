@@ -22,6 +22,14 @@ export interface PerturbationRates {
   crash: number;
   /** At each request: delay it or its response by up to `maxRequestDelayMs`. Default 0.05. */
   requestDelay: number;
+  /**
+   * At each response delivered to a REST process (`start`): the process is paused (stopped by the
+   * operating system: a long GC pause, SIGSTOP) for up to `maxPauseMs`; nothing reaches it and none of
+   * its timers fire until it resumes. Default 0: opt in (a pause past a Lease's duration is the classic
+   * leader-election split brain). While 0 it is not drawn at all, so simulations without pauses keep
+   * their schedules (and their recorded regression seeds).
+   */
+  pause: number;
 }
 
 /** The default rates (see each field). */
@@ -34,6 +42,7 @@ export const defaultPerturbationRates: Readonly<PerturbationRates> = Object.free
   lostResponse: 0.02,
   crash: 0.005,
   requestDelay: 0.05,
+  pause: 0,
 });
 
 /** No perturbation at all: the FIFO schedule. */
@@ -46,4 +55,5 @@ export const noPerturbations: Readonly<PerturbationRates> = Object.freeze({
   lostResponse: 0,
   crash: 0,
   requestDelay: 0,
+  pause: 0,
 });

@@ -19,6 +19,8 @@ export class SimProcess {
   readonly #env: SimEnv;
   readonly #specs: readonly SimControllerSpec[];
   #epoch = 0;
+  // Set by a kill without restart: a restart already pending does not happen.
+  #killed = false;
   #informers = new Map<string, SimInformer>();
   #controllers: SimController[] = [];
   readonly #caller: Caller;
@@ -42,6 +44,7 @@ export class SimProcess {
 
   /** Starts an incarnation: informers list and watch; controllers start once all synced. */
   start(): void {
+    if (this.#killed) return;
     const env = this.#env;
     const informers = new Map<string, SimInformer>();
     let unsynced = 0;
@@ -69,13 +72,19 @@ export class SimProcess {
     for (const inf of informers.values()) inf.start();
   }
 
-  #crash(): void {
-    const { sched, limits } = this.#env;
+  /** Kills the incarnation now (the scenario's `kill`); it restarts after `restartAfterMs` if given. */
+  kill(restartAfterMs: number | undefined): void {
+    this.#killed = restartAfterMs === undefined;
+    this.#crash(restartAfterMs);
+  }
+
+  #crash(restartAfterMs: number | undefined = this.#env.limits.restartDelayMs): void {
+    const { sched } = this.#env;
     this.#epoch++;
     for (const inf of this.#informers.values()) inf.stop();
     for (const c of this.#controllers) c.stop();
     const dropped = sched.dropLanes(`${this.name}/`);
     sched.log(`PROCESS ${this.name} crashed (${dropped} pending deliveries lost)`);
-    sched.post(`${this.name}/restart`, `restart ${this.name}`, () => this.start(), limits.restartDelayMs);
+    if (restartAfterMs !== undefined) sched.post(`${this.name}/restart`, `restart ${this.name}`, () => this.start(), restartAfterMs);
   }
 }

@@ -70,6 +70,8 @@ export class Scheduler {
   readonly #lanes = new Map<string, Pending[]>();
   #seq = 0;
   #pendingCount = 0;
+  // Lane-name prefixes of paused processes, and the virtual time each pause ends at.
+  readonly #paused = new Map<string, number>();
 
   /**
    * @param seed the run's seed.
@@ -137,12 +139,28 @@ export class Scheduler {
     return dropped;
   }
 
+  /**
+   * Holds every lane whose name starts with one of `prefixes` until `untilMs` (virtual): a paused process
+   * receives nothing meanwhile, and what came due runs once it resumes.
+   */
+  pause(prefixes: readonly string[], untilMs: number): void {
+    for (const p of prefixes) this.#paused.set(p, Math.max(untilMs, this.#paused.get(p) ?? 0));
+  }
+
+  // The head's readyAt, held back while its lane's process is paused.
+  #readyAt(lane: string, head: Pending): number {
+    if (this.#paused.size === 0) return head.readyAt;
+    let t = head.readyAt;
+    for (const [prefix, until] of this.#paused) if (until > t && lane.startsWith(prefix)) t = until;
+    return t;
+  }
+
   /** The earliest `readyAt` of a lane head, or undefined when nothing is pending. */
   nextReadyAt(): number | undefined {
     let best: number | undefined;
-    for (const q of this.#lanes.values()) {
+    for (const [lane, q] of this.#lanes) {
       // A lane's head must run first, so a later item never makes the lane ready earlier.
-      const t = q[0]!.readyAt;
+      const t = this.#readyAt(lane, q[0]!);
       if (best === undefined || t < best) best = t;
     }
     return best;
@@ -155,7 +173,7 @@ export class Scheduler {
   runOne(): boolean {
     const now = this.clock.now();
     const ready: Pending[] = [];
-    for (const q of this.#lanes.values()) if (q[0]!.readyAt <= now) ready.push(q[0]!);
+    for (const [lane, q] of this.#lanes) if (this.#readyAt(lane, q[0]!) <= now) ready.push(q[0]!);
     if (ready.length === 0) return false;
     ready.sort((a, b) => a.seq - b.seq);
     let chosen = ready[0]!;

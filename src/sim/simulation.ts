@@ -19,11 +19,13 @@ import { SimCluster, type SimKind } from './cluster.ts';
 import type { SimControllerSpec } from './controller.ts';
 import type { Caller } from './api.ts';
 import { newEnv, type SimEnv, type SimFailure, type SimLimits } from './env.ts';
-import { SimulationFailedError } from './errors.ts';
+import { SimulationConfigError, SimulationFailedError } from './errors.ts';
 import { clusterView, noStuckFinalizers, singleControllerOwner, type ClusterView, type Invariant } from './invariants.ts';
 import { defaultPerturbationRates, type PerturbationRates } from './perturbations.ts';
 import { Prng } from './prng.ts';
 import { SimProcess } from './process.ts';
+import { LeaderTracker } from './leaders.ts';
+import { ProcessClock, type ClockSkew } from './process-clock.ts';
 import { drainMicrotasks, Scheduler, type AppliedPerturbation } from './scheduler.ts';
 import { SimDispatcher } from './transport.ts';
 
@@ -39,6 +41,11 @@ export interface ScenarioContext {
   readonly sleep: (ms: number) => Promise<void>;
   /** Adds a line to the trace. */
   readonly log: (line: string) => void;
+  /**
+   * Kills a process at once, as `kill -9` (caches, queues, timers and in-flight work lost, its Leases left
+   * to expire); it is started again after `restartAfterMs` if given, else never. Throws for an unknown name.
+   */
+  readonly kill: (process: string, options?: { restartAfterMs?: number }) => void;
 }
 
 /**
@@ -68,13 +75,31 @@ export interface Simulation {
   name: string;
   /** Controllers run by one process named `manager`. */
   controllers?: SimControllerSpec[];
-  /** Several processes, each with its controllers (instead of, or besides, `controllers`). */
+  /**
+   * Several processes (instead of, or besides, `controllers`), each running `SimControllerSpec`
+   * controllers or, with `start`, code built on kubeloom's REST client (e.g. one replica of a
+   * leader-elected or sharded Manager). A process with `start` gets a clock of its own (offset and drift
+   * drawn by the seed within `clockSkew`), may be paused (the `pause` perturbation), and its requests
+   * appear in the trace as `<process>/<client>`.
+   */
   processes?: {
     /** The process's name, as the trace shows it. */
     name: string;
-    /** The controllers the process runs. */
-    controllers: SimControllerSpec[];
+    /** The `SimControllerSpec` controllers the process runs. */
+    controllers?: SimControllerSpec[];
+    /** Starts the process's REST-based code, as {@link Simulation.start}; called again after a crash. */
+    start?: (harness: SimHarness) => void;
   }[];
+  /**
+   * Clock skew between REST processes: each draws, from the seed, an offset within ±`maxOffsetMs` and a
+   * drift within ±`maxDrift` (see {@link ClockSkew}). Default none: every process reads the virtual clock.
+   */
+  clockSkew?: {
+    /** Largest clock offset of a process, either way (ms). */
+    maxOffsetMs: number;
+    /** Largest rate error of a process's clock, either way (0.01: 10 ms per second). */
+    maxDrift: number;
+  };
   /**
    * Starts code built on kubeloom's REST client inside the run as one simulated process, e.g. a Manager
    * with the user's `setup(mgr)`, or kube-controller-manager's controllers:
@@ -140,7 +165,7 @@ export interface SimResult {
 }
 
 // Defaults documented on SimLimits.
-const defaultLimits: SimLimits = { maxWatchDelayMs: 2000, maxRequestDelayMs: 500, restartDelayMs: 1000, watchRetryMs: 800 };
+const defaultLimits: SimLimits = { maxWatchDelayMs: 2000, maxRequestDelayMs: 500, restartDelayMs: 1000, watchRetryMs: 800, maxPauseMs: 20_000 };
 
 /** Runs a simulation once. */
 export async function runSimulation(spec: Simulation, options: RunOptions): Promise<SimResult> {
@@ -165,9 +190,17 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
   const stop = new AbortController();
   try {
     const processes = [...(spec.controllers === undefined ? [] : [{ name: 'manager', controllers: spec.controllers }]), ...(spec.processes ?? [])];
-    for (const p of processes) new SimProcess(env, p.name, p.controllers).start();
+    const killers = new Map<string, (restartAfterMs: number | undefined) => void>();
+    for (const p of processes) {
+      if (p.controllers === undefined) continue;
+      const proc = new SimProcess(env, p.name, p.controllers);
+      proc.start();
+      killers.set(p.name, (after) => proc.kill(after));
+    }
     for (const k of spec.kinds ?? []) cluster.register(k);
-    if (spec.start !== undefined) startIncarnation(env, spec.start, clock, stop.signal, 0);
+    const leaders = new LeaderTracker(env);
+    if (spec.start !== undefined) killers.set('process', startRestProcess(env, leaders, 'process', false, spec.start, clock, stop.signal, undefined, options.seed));
+    for (const p of spec.processes ?? []) if (p.start !== undefined) killers.set(p.name, startRestProcess(env, leaders, p.name, true, p.start, clock, stop.signal, spec.clockSkew, options.seed));
 
     const settleWaiters: (() => void)[] = [];
     const scenarioCaller = { name: 'user', perturbable: false, epoch: () => 0, beforeResponse: () => true };
@@ -177,6 +210,12 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
       settle: () => new Promise<void>((resolve) => settleWaiters.push(resolve)),
       sleep: (ms) => clock.sleep(ms),
       log: (line) => sched.log(`SCENARIO ${line}`),
+      kill: (name, o) => {
+        const k = killers.get(name);
+        if (k === undefined) throw new SimulationConfigError(`kill: no process named ${JSON.stringify(name)} (processes: ${[...killers.keys()].join(', ')})`);
+        sched.log(`SCENARIO kill ${name}${o?.restartAfterMs === undefined ? '' : ` (restart in ${o.restartAfterMs}ms)`}`);
+        k(o?.restartAfterMs);
+      },
     };
     let scenarioDone = false;
     void (async () => {
@@ -208,14 +247,24 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
         env.fail('quiescence', `the cluster did not quiesce within ${sched.steps >= maxSteps ? `${maxSteps} steps` : `${deadlineMs}ms`}; busiest: ${busiest(env.reconcileCounts)}`);
         break;
       }
-      if (sched.runOne()) continue;
+      // Lease renewals never stop: a cluster whose only traffic for settleMs was Leases is quiet too.
+      const idle = clock.now() - env.lastActivityMs >= settleMs;
+      if (!idle && sched.runOne()) continue;
+      // Before time moves: work that takes several event-loop turns (a REST client's error path, for one)
+      // gets them, so that what it posts runs now rather than after the next timer.
+      if (!idle && (await lateWork(sched, clock))) continue;
       const nextReady = sched.nextReadyAt();
       const timerIn = clock.nextTimerIn();
-      const quiet = nextReady === undefined && (timerIn === undefined || timerIn > settleMs);
+      const quiet = idle || (nextReady === undefined && (timerIn === undefined || timerIn > settleMs));
       if (quiet && settleWaiters.length > 0) {
         sched.log('SCENARIO settled');
         for (const w of settleWaiters.splice(0)) w();
+        env.activity();
         continue;
+      }
+      if (idle && !scenarioDone) {
+        // Idle while the scenario sleeps: the sleep is activity to come, so time goes on.
+        if (sched.runOne()) continue;
       }
       if (quiet && scenarioDone) {
         for (const inv of eventually) {
@@ -260,46 +309,107 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
 // Runs `start` as one simulated process: a crash perturbation, decided before each response it receives,
 // aborts its signal, silences its connections (its requests no longer leave, responses due to it are
 // dropped, its watches end) and starts a fresh incarnation after restartDelayMs: a restarted process, or
-// a standby taking over a lost lease, with empty caches and queues.
-function startIncarnation(env: SimEnv, start: (h: SimHarness) => void, clock: FakeClock, runSignal: AbortSignal, incarnation: number): void {
+// a standby taking over a lost lease, with empty caches and queues. A pause perturbation (when its rate is
+// above 0) holds everything due to the process, its timers included, for up to maxPauseMs. `prefixed`
+// names its clients `<process>/<client>` (named processes); the single `start` process keeps the bare
+// client names, so its traces stay as they were.
+function startRestProcess(env: SimEnv, leaders: LeaderTracker, name: string, prefixed: boolean, start: (h: SimHarness) => void, clock: FakeClock, runSignal: AbortSignal, skewLimits: Simulation['clockSkew'], seed: number): (restartAfterMs: number | undefined) => void {
   const { sched, rates, limits } = env;
-  const name = 'process';
-  const crash = new AbortController();
-  let alive = true;
-  const dispatchers: SimDispatcher[] = [];
-  const caller = (client: string): Caller => ({
-    name: client,
-    perturbable: true,
-    epoch: () => (alive ? incarnation : -1),
-    beforeResponse: () => {
-      if (sched.decide('crash', rates.crash, () => `crash the process of ${client} (restart in ${limits.restartDelayMs}ms)`) === undefined) return true;
+  let pausedUntil = 0;
+  const clientNames = new Set<string>();
+  const skew = skewLimits === undefined ? undefined : drawSkew(seed, name, skewLimits);
+  if (skew !== undefined) sched.log(`PROCESS ${name} clock offset ${skew.offsetMs}ms, drift ${skew.drift.toFixed(6)}`);
+  const processClock: Clock = skew === undefined && rates.pause === 0 ? clock : new ProcessClock(clock, skew ?? { offsetMs: 0, drift: 0 }, () => pausedUntil);
+  const pause = (client: string): void => {
+    if (rates.pause === 0) return;
+    const u = sched.decide('pause', rates.pause, (x) => `pause ${name} for ${Math.round(x * limits.maxPauseMs)}ms (after a response to ${client})`);
+    if (u === undefined) return;
+    pausedUntil = clock.now() + Math.round(u * limits.maxPauseMs);
+    leaders.paused(name, clock.now(), pausedUntil);
+    sched.pause([...clientNames].flatMap((c) => [`api/${c}/`, `${c}/`]), pausedUntil);
+  };
+  let killCurrent: (restartAfterMs: number | undefined) => void = () => undefined;
+  // Set by a kill without restart: a restart already pending (after a crash) does not happen.
+  let killed = false;
+  const incarnation = (n: number): void => {
+    if (killed) return;
+    const crash = new AbortController();
+    let alive = true;
+    const dispatchers: SimDispatcher[] = [];
+    const die = (restartAfterMs: number | undefined): void => {
+      if (!alive) return;
       alive = false;
       for (const d of dispatchers) d.kill();
-      sched.log(`PROCESS ${name} crashed (incarnation ${incarnation})`);
+      sched.log(`PROCESS ${name} crashed (incarnation ${n})`);
+      leaders.crashed(name);
       crash.abort(new Error('the simulated process crashed'));
-      sched.post(`${name}/restart`, `restart ${name}`, () => startIncarnation(env, start, clock, runSignal, incarnation + 1), limits.restartDelayMs);
-      return false;
-    },
-  });
-  sched.log(`PROCESS ${name} start (incarnation ${incarnation})`);
-  start({
-    clock,
-    signal: AbortSignal.any([runSignal, crash.signal]),
-    restConfig: { host: 'http://simulated.invalid', qps: 1_000_000, burst: 1_000_000 },
-    logger: {
-      debug: (m, f) => {
-        // A Manager controller's end of reconcile (src/manager/controller.ts): its result and causes.
-        if (m === 'Reconcile done' && f !== undefined && typeof f.controller === 'string') sched.log(reconcileLine(name, f));
+      if (restartAfterMs !== undefined) sched.post(`${name}/restart`, `restart ${name}`, () => incarnation(n + 1), restartAfterMs);
+    };
+    killCurrent = die;
+    const caller = (client: string): Caller => ({
+      name: client,
+      perturbable: true,
+      epoch: () => (alive ? n : -1),
+      beforeResponse: () => {
+        if (sched.decide('crash', rates.crash, () => `crash the process of ${client} (restart in ${limits.restartDelayMs}ms)`) === undefined) {
+          pause(client);
+          return true;
+        }
+        die(limits.restartDelayMs);
+        return false;
       },
-      info: (m, f) => sched.log(`LOG ${m}${logFields(f)}`),
-      error: (m, f) => sched.log(`LOG ERROR ${m}${logFields(f)}`),
-    },
-    restClientOptions: (client) => {
-      const d = new SimDispatcher(env, caller(client));
-      dispatchers.push(d);
-      return { clock, dispatcher: d };
-    },
-  });
+    });
+    sched.log(`PROCESS ${name} start (incarnation ${n})`);
+    start({
+      clock: processClock,
+      signal: AbortSignal.any([runSignal, crash.signal]),
+      restConfig: { host: 'http://simulated.invalid', qps: 1_000_000, burst: 1_000_000 },
+      logger: {
+        debug: (m, f) => {
+          if (!alive) return;
+          // A Manager controller's end of reconcile (src/manager/controller.ts): its result and causes.
+          if (m === 'Reconcile done' && f !== undefined && typeof f.controller === 'string') {
+            sched.log(reconcileLine(name, f));
+            env.activity();
+            leaders.reconciled(name, String(f.controller), String(f.object));
+          }
+        },
+        info: (m, f) => {
+          if (!alive) return;
+          sched.log(`LOG ${m}${logFields(f)}`);
+          // The Manager's line names the Lease as `lease`; the elector's own as `lock`.
+          if (m === 'successfully acquired lease' && f !== undefined) {
+            const lease = typeof f.lease === 'string' ? f.lease : typeof f.lock === 'string' ? f.lock : undefined;
+            if (lease !== undefined) leaders.acquired(name, lease);
+          }
+        },
+        error: (m, f) => {
+          if (alive) sched.log(`LOG ERROR ${m}${logFields(f)}`);
+        },
+      },
+      restClientOptions: (client) => {
+        const full = prefixed ? `${name}/${client}` : client;
+        clientNames.add(full);
+        const d = new SimDispatcher(env, caller(full));
+        dispatchers.push(d);
+        return { clock: processClock, dispatcher: d };
+      },
+    });
+  };
+  incarnation(0);
+  return (restartAfterMs) => {
+    killed = restartAfterMs === undefined;
+    killCurrent(restartAfterMs);
+  };
+}
+
+// A process's clock skew, from a generator of its own (seeded by the run's seed and the process's name),
+// so that turning skew on does not shift the scheduler's draws.
+function drawSkew(seed: number, name: string, limits: NonNullable<Simulation['clockSkew']>): ClockSkew {
+  let h = seed ^ 0x51c0;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  const g = new Prng(h >>> 0);
+  return { offsetMs: Math.round((g.next() * 2 - 1) * limits.maxOffsetMs), drift: (g.next() * 2 - 1) * limits.maxDrift };
 }
 
 // The trace line of a REST process's reconcile, from the fields of its 'Reconcile done' debug line
@@ -315,6 +425,16 @@ function logFields(fields: LogFields | undefined): string {
   if (fields === undefined) return '';
   const { reconcileID: _id, ...rest } = fields;
   return ` ${JSON.stringify(rest)}`;
+}
+
+// True when a few more event-loop turns made an item ready now (after which the loop runs it).
+async function lateWork(sched: Scheduler, clock: FakeClock): Promise<boolean> {
+  for (let i = 0; i < 4; i++) {
+    await drainMicrotasks();
+    const t = sched.nextReadyAt();
+    if (t !== undefined && t <= clock.now()) return true;
+  }
+  return false;
 }
 
 function busiest(counts: ReadonlyMap<string, number>): string {

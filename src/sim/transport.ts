@@ -69,17 +69,29 @@ function bodyText(body: Dispatcher.DispatchOptions['body']): string {
   throw new StatusError(newStatus(400, 'BadRequest', 'the simulated transport takes string or buffer bodies only'));
 }
 
-/** The response controller undici's handlers are given. */
+/**
+ * The response controller undici's handlers are given. An abort before the response started is reported
+ * to the handler as an error (what undici's own client does when it tears the request down), so the
+ * caller's promise settles: a reflector that aborts a watch whose request was still on its way (a relist
+ * requested meanwhile) would otherwise wait for it forever.
+ */
 class Control implements Dispatcher.DispatchController {
   aborted = false;
   paused = false;
   reason: Error | null = null;
+  /** Set once the handler was given the response's start. */
+  started = false;
   onAbort: (() => void) | undefined;
+  readonly #handler: Dispatcher.DispatchHandler;
+  constructor(handler: Dispatcher.DispatchHandler) {
+    this.#handler = handler;
+  }
   abort(reason: Error): void {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
     this.onAbort?.();
+    if (!this.started) this.#handler.onResponseError?.(this, reason);
   }
   pause(): void {
     this.paused = true;
@@ -119,13 +131,14 @@ export class SimDispatcher extends Dispatcher {
   }
 
   override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    const control = new Control();
+    const control = new Control(handler);
     handler.onRequestStart?.(control, {});
     if (control.aborted) return true;
     const url = new URL(opts.path, 'http://sim.invalid');
     const method = String(opts.method).toUpperCase();
     const target = parsePath(this.#env, url.pathname);
     const fail = (status: Status): void => {
+      control.started = true;
       handler.onResponseStart?.(control, status.code ?? 500, jsonHeaders, status.reason ?? '');
       handler.onResponseData?.(control, Buffer.from(JSON.stringify(status)));
       handler.onResponseEnd?.(control, {});
@@ -200,6 +213,7 @@ export class SimDispatcher extends Dispatcher {
     apiCall(this.#env, this.#caller, label, write, op).then(
       (value) => {
         if (control.aborted) return;
+        control.started = true;
         handler.onResponseStart?.(control, code, jsonHeaders, 'OK');
         handler.onResponseData?.(control, Buffer.from(JSON.stringify(value)));
         handler.onResponseEnd?.(control, {});
@@ -249,6 +263,7 @@ export class SimDispatcher extends Dispatcher {
             return;
           }
           sched.log(`WATCH ${this.#caller.name} ${kind.resource} ${change.type} ${change.key} rv=${change.rv}`);
+          if (kind.resource !== 'leases') this.#env.activity();
           handler.onResponseData?.(control, line(change.type, change.object.obj));
         },
         u === undefined ? 0 : Math.round(u * limits.maxWatchDelayMs),
@@ -258,6 +273,7 @@ export class SimDispatcher extends Dispatcher {
     sched.post(lane, `watch request ${lane} rv=${rvText}`, () => {
       if (control.aborted || ended) return;
       this.#env.apiOps++;
+      control.started = true;
       handler.onResponseStart?.(control, 200, jsonHeaders, 'OK');
       const initialEvents = url.searchParams.get('sendInitialEvents') === 'true';
       if (initialEvents || rvText === '' || rvText === '0') {
