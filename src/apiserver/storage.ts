@@ -148,9 +148,10 @@ function sortedStored(s: StoredObject): StoredObject {
 // order, `kind` first, maps sorted), so that every answer made from the stored JSON has it without a
 // pass per read.
 // Custom resources are unstructured: Go writes their maps with sorted keys.
-function withRevision(obj: Record<string, unknown>, rv: number, unstructured: boolean): Record<string, unknown> {
+// `prev` is the version it replaces: the parts it shares with it are in order already (goFieldOrder's twin).
+function withRevision(obj: Record<string, unknown>, rv: number, unstructured: boolean, prev?: Record<string, unknown>): Record<string, unknown> {
   const metadata = { ...(obj.metadata as Record<string, unknown> | undefined), resourceVersion: String(rv) };
-  return unstructured ? (sortKeysDeep({ ...obj, metadata }) as Record<string, unknown>) : goFieldOrder({ ...obj, metadata });
+  return unstructured ? (sortKeysDeep({ ...obj, metadata }) as Record<string, unknown>) : goFieldOrder({ ...obj, metadata }, prev);
 }
 
 /** An object as stored at revision `rv`: resourceVersion set, keys in Go field order (a backend's loaded state). */
@@ -344,9 +345,10 @@ export class Storage implements StorageInterface {
    */
   write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>): StoredObject {
     const s = this.#store(store);
-    const prev = this.#decode(store, s.items.get(key));
+    const raw = s.items.get(key);
+    const prev = this.#decode(store, raw);
     const rv = this.#revision + 1;
-    const stamped = withRevision(obj, rv, this.#unstructured.has(store));
+    const stamped = withRevision(obj, rv, this.#unstructured.has(store), type === 'DELETED' ? undefined : raw?.obj);
     const json = JSON.stringify(stamped);
     // etcd refuses a request larger than its --max-request-bytes before anything is written.
     if (type !== 'DELETED' && json.length + key.length > etcdMaxRequestBytes && Buffer.byteLength(json) + key.length > etcdMaxRequestBytes) throw new EtcdRequestTooLargeError();

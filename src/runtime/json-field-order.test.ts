@@ -43,3 +43,13 @@ test('goFieldOrder leaves self-marshalling values (RawExtension, FieldsV1, quant
   });
   assert.equal(JSON.stringify(crd), '{"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1","spec":{"versions":[{"name":"v1","schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"description":"d","type":"object"}}}}}]}}');
 });
+
+test('goFieldOrder with a twin keeps the twin\'s very values as they are, and orders everything else', () => {
+  const stored = goFieldOrder({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { b: '1', a: '2' } }, spec: { nodeSelector: { z: '1', a: '2' }, containers: [{ name: 'c', image: 'i' }] } });
+  const next = { ...stored, metadata: { resourceVersion: '8', ...(stored.metadata as Record<string, unknown>) }, status: { podIP: '10.0.0.1', phase: 'Running' } };
+  const ordered = goFieldOrder(next, stored);
+  assert.equal(JSON.stringify(ordered), JSON.stringify(goFieldOrder(structuredClone(next))));
+  assert.equal(ordered.spec, stored.spec);
+  assert.equal((ordered.metadata as { labels: unknown }).labels, (stored.metadata as { labels: unknown }).labels);
+  assert.deepEqual(Object.keys(ordered.status as object), ['phase', 'podIP']);
+});

@@ -111,11 +111,15 @@ function orderElement(v: unknown, plan: StructPlan): unknown {
   return isObject(v) ? orderStruct(v, plan) : v;
 }
 
-function orderStruct(o: Obj, plan: StructPlan): Obj {
+function orderStruct(o: Obj, plan: StructPlan, twin?: Obj): Obj {
   const out: Obj = {};
   for (const f of plan.fields) {
     if (!Object.hasOwn(o, f.json)) continue;
-    out[f.json] = orderValue(o[f.json], f);
+    const v = o[f.json];
+    // The twin's very value at this field is in order already (see goFieldOrder).
+    if (twin !== undefined && typeof v === 'object' && v !== null && twin[f.json] === v) out[f.json] = v;
+    else if (twin !== undefined && !f.map && f.sub !== undefined && isObject(v) && isObject(twin[f.json])) out[f.json] = orderStruct(v, f.sub, twin[f.json] as Obj);
+    else out[f.json] = orderValue(v, f);
   }
   for (const k of Object.keys(o)) if (!plan.names.has(k)) out[k] = o[k];
   return out;
@@ -142,8 +146,12 @@ export function hasGoFieldOrder(apiVersion: string, kind: string): boolean {
  * @example
  * goFieldOrder({ apiVersion: 'v1', kind: 'ConfigMap', data: { b: '1', a: '2' }, metadata: { resourceVersion: '5', name: 'x' } });
  * // { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x', resourceVersion: '5' }, data: { a: '2', b: '1' } }
+ *
+ * `twin` is an earlier version of the object already in this order and never mutated (the stored one): a
+ * struct field whose value is the very same object or list (`===`) as the twin's, reached through struct
+ * fields, is kept as it is.
  */
-export function goFieldOrder(obj: Obj): Obj {
+export function goFieldOrder(obj: Obj, twin?: Obj): Obj {
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
   const kind = typeof obj.kind === 'string' ? obj.kind : '';
   const message = messageOf(apiVersion, kind);
@@ -156,7 +164,7 @@ export function goFieldOrder(obj: Obj): Obj {
     for (const k of Object.keys(obj)) if (!Object.hasOwn(out, k)) out[k] = obj[k];
     return out;
   }
-  const rest = orderStruct(obj, plan);
+  const rest = orderStruct(obj, plan, twin);
   for (const k of Object.keys(rest)) if (k !== 'kind' && k !== 'apiVersion') out[k] = rest[k];
   return out;
 }

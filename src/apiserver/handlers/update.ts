@@ -115,7 +115,8 @@ function admitUpdate(scope: RequestScope, t: Target, existing: StoredObject, can
  */
 function validateUpdate(scope: RequestScope, t: Target, existing: StoredObject, managed: Obj, attrs: PluginAttributes): Obj {
   const old = existing.obj;
-  const prepared = beforeUpdate(t.r, managed, structuredClone(old), { subresource: strategySubresource(t), ctx: scope });
+  // The stored object itself: the strategies read it and copy what they keep, never change it.
+  const prepared = beforeUpdate(t.r, managed, old, { subresource: strategySubresource(t), ctx: scope });
   const webhookErrors = admitWebhookConfiguration(t.r.group, t.r.resource, prepared) ?? [];
   if (webhookErrors.length > 0) throw invalid(t.r.group, t.r.kind, t.name!, toCauses(webhookErrors));
   if (t.r.schema !== undefined) {
@@ -136,7 +137,8 @@ function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, pre
   const old = existing.obj;
   scope.access.checkRbacWrite(scope.user, storeOf(t), t.namespace, prepared, old);
   metaOf(prepared).resourceVersion = metaOf(old).resourceVersion;
-  let next = toStorageVersion(t.r, storageForm(t.r, prepared));
+  // A built-in object stored in the version it is written in shares its unchanged parts with the stored one.
+  let next = toStorageVersion(t.r, storageForm(t.r, prepared, !t.r.custom && t.r.storage === undefined ? old : undefined));
   let crdEntries: ApiResource[] | undefined;
   if (storeOf(t) === crdGroupResource) {
     const { entries, causes } = customResourcesOf(next, scope.storage.revision + 1);

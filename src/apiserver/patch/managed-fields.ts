@@ -4,7 +4,7 @@
  */
 import type { ManagedFieldsEntry } from '../../api/meta/v1.ts';
 import { childKey, fieldElement, FieldSet, indexElement, keyElement, pathKey, valueElement, type FieldPath } from './fieldpath.ts';
-import { cloneJson, isObject, jsonEqual, type JsonObject } from './json-value.ts';
+import { isObject, jsonEqual, type JsonObject } from './json-value.ts';
 import { fieldSchema, schemaFor, type FieldSchema, type ListSchema } from './patch-merge-keys.ts';
 
 /** One node of an object seen through its merge schema. */
@@ -277,12 +277,15 @@ export function capUpdateManagers(entries: readonly ManagerEntry[]): ManagerEntr
   return result;
 }
 
-/** Returns `object` with `metadata.managedFields` set to `entries` (removed when empty). */
+/**
+ * Returns `object` with `metadata.managedFields` set to `entries` (removed when empty): a new object and
+ * a new metadata, the other members shared with `object` (the writer's candidate, which it hands over).
+ */
 export function withManagedFields(object: JsonObject, entries: readonly ManagerEntry[]): JsonObject {
-  const out = cloneJson(object);
+  const out: JsonObject = { ...object };
   // Malformed metadata is left for validation to reject, not replaced.
   if (out.metadata !== undefined && !isObject(out.metadata)) return out;
-  const meta: JsonObject = isObject(out.metadata) ? out.metadata : {};
+  const meta: JsonObject = isObject(out.metadata) ? { ...out.metadata } : {};
   const encoded = encodeManagedFields(capUpdateManagers(entries));
   if (encoded.length > 0) meta.managedFields = encoded;
   else delete meta.managedFields;
@@ -307,7 +310,8 @@ export function groupKindOf(object: JsonObject, apiVersion: string): { group: st
  * As upstream, an existing object without managed fields is not tracked by updates (only creates and
  * server-side apply start tracking).
  *
- * @returns a copy of `updated` with the new managedFields; the inputs are not modified.
+ * @returns `updated` with the new managedFields: a new root and metadata, the other members `updated`'s
+ * own (the caller hands `updated` over); the inputs are not modified.
  * @example
  * const stored = trackUpdate(old, candidate, { manager: 'kubectl-edit', now: new Date(clock.now()).toISOString(), apiVersion: 'apps/v1' });
  */

@@ -144,8 +144,9 @@ function podDefaults(pod: Obj): void {
     const res = isObject(c.resources) ? c.resources : undefined;
     if (res === undefined || !isObject(res.limits)) continue;
     const requests = isObject(res.requests) ? res.requests : {};
-    for (const [k, v] of Object.entries(res.limits)) if (requests[k] === undefined) requests[k] = v;
-    res.requests = requests;
+    const missing = Object.entries(res.limits).filter(([k]) => requests[k] === undefined);
+    // Nothing written when nothing is missing: a stored pod's spec (which status writes share) has them all.
+    if (missing.length > 0) res.requests = { ...requests, ...Object.fromEntries(missing) };
   }
 }
 

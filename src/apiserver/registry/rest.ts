@@ -101,10 +101,11 @@ export function beforeUpdate(r: ApiResource, candidate: Obj, old: Obj, o: { subr
       const managed = metaOf(candidate).managedFields;
       if (managed !== undefined) metaOf(next).managedFields = managed;
     } else {
-      // Built-in status strategies keep the old spec; the rest comes from the request.
+      // Built-in status strategies keep the old spec; the rest comes from the request. The stored spec itself:
+      // nothing below changes it, and storing it again shares it (storageForm's `stored`).
       next = candidate;
       if (old.spec === undefined) delete next.spec;
-      else next.spec = structuredClone(old.spec);
+      else next.spec = old.spec;
       strategy.prepareForStatusUpdate?.(next, old, o.ctx);
     }
   } else if (o.subresource === 'finalize') {
@@ -180,14 +181,16 @@ export function convertBuiltin(r: ApiResource, obj: Obj, version: string, group 
 
 /**
  * The form an object is stored in: its defaults (they apply again on every read upstream) and, for
- * built-in kinds, the encoding of its Go struct.
+ * built-in kinds, the encoding of its Go struct. `stored` is the stored version an update replaces, in
+ * this same version: the parts the object shares with it (the same objects) are in stored form already
+ * and are not encoded again (decodeTyped's twin).
  */
-export function storageForm(r: ApiResource, obj: Obj): Obj {
+export function storageForm(r: ApiResource, obj: Obj, stored?: Obj): Obj {
   setDefaults(r, obj);
   // Custom resources are not passed through a Go struct: their empty metadata collections are dropped here.
   dropEmptyMetadata(obj);
   const s = structOfKind(apiVersionString(r.group, r.version), r.kind);
   if (s === undefined) return obj;
-  const typed = decodeTyped(s, obj);
+  const typed = decodeTyped(s, obj, stored);
   return typed;
 }

@@ -54,7 +54,20 @@ function formatTime(ms: number, micro: boolean): string {
   return micro ? iso.replace(/\.(\d{3})Z$/, '.$1000Z') : iso.replace(/\.\d{3}Z$/, 'Z');
 }
 
+// The last time text decoded and its canonical form, per kind: an object carries the same timestamps many
+// times (conditions, managedFields), and writes within one second carry the same ones.
+const lastParsed = { time: { text: '', canonical: '' }, micro: { text: '', canonical: '' } };
+
 function parseTime(v: string, micro: boolean): string {
+  const last = micro ? lastParsed.micro : lastParsed.time;
+  if (v === last.text && v !== '') return last.canonical;
+  const canonical = parseTimeText(v, micro);
+  last.text = v;
+  last.canonical = canonical;
+  return canonical;
+}
+
+function parseTimeText(v: string, micro: boolean): string {
   const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/.exec(v);
   const ms = m === null ? NaN : Date.parse(v);
   if (Number.isNaN(ms)) throw new GoDecodeError(`parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(v)} as "2006"`);
@@ -196,7 +209,7 @@ function zeroElement(t: GoType, where: Where): unknown {
   return zero({ json: '', number: 0, type: t, omitempty: false, pointer: false, inline: false }, where);
 }
 
-function decodeStruct(s: GoStruct, src: Obj, path: readonly string[]): Obj {
+function decodeStruct(s: GoStruct, src: Obj, path: readonly string[], twin?: Obj): Obj {
   const out: Obj = {};
   if (s.typeMeta) {
     for (const k of ['kind', 'apiVersion']) {
@@ -209,12 +222,19 @@ function decodeStruct(s: GoStruct, src: Obj, path: readonly string[]): Obj {
   const structName = s.goName.slice(s.goName.indexOf('.') + 1);
   for (const f of s.fields) {
     if (f.inline && f.type.kind === 'struct') {
-      Object.assign(out, decodeStruct(goStruct(f.type.name)!, src, path));
+      Object.assign(out, decodeStruct(goStruct(f.type.name)!, src, path, twin));
+      continue;
+    }
+    const raw = Object.prototype.hasOwnProperty.call(src, f.json) ? src[f.json] : undefined;
+    // The very value the stored version holds at this field is already decoded (see decodeTyped).
+    if (twin !== undefined && typeof raw === 'object' && raw !== null && twin[f.json] === raw) {
+      if (!empty(f, raw)) out[f.json] = raw;
       continue;
     }
     const where: Where = { struct: structName, path: [...path, f.json] };
-    const raw = Object.prototype.hasOwnProperty.call(src, f.json) ? src[f.json] : undefined;
-    const v = raw === undefined || raw === null ? zero(f, where) : value(f.type, raw, where);
+    const t = f.type;
+    const twinField = twin !== undefined && t.kind === 'struct' && isObj(twin[f.json]) && isObj(raw) ? (twin[f.json] as Obj) : undefined;
+    const v = raw === undefined || raw === null ? zero(f, where) : t.kind === 'struct' && twinField !== undefined ? decodeStruct(goStruct(t.name)!, raw as Obj, where.path, twinField) : value(t, raw, where);
     if (v === undefined || empty(f, v)) continue;
     out[f.json] = v;
   }
@@ -224,7 +244,12 @@ function decodeStruct(s: GoStruct, src: Obj, path: readonly string[]): Obj {
 /**
  * Decodes a JSON object into the Go struct `s` and encodes it back. Throws {@link GoDecodeError} with
  * Go's message for a value of the wrong type.
+ *
+ * `twin` is the stored version of the same object (already decoded, never mutated): a struct field whose
+ * value is the very same object or list (`===`) as the twin's at the same path, reached through struct
+ * fields, is kept as it is instead of being decoded again. An in-process writer that builds its update
+ * by spreading the stored object (`{ ...pod, status }`) thus pays only for what it replaced.
  */
-export function decodeTyped(s: GoStruct, src: Obj): Obj {
-  return decodeStruct(s, src, []);
+export function decodeTyped(s: GoStruct, src: Obj, twin?: Obj): Obj {
+  return decodeStruct(s, src, [], twin);
 }
