@@ -92,9 +92,18 @@ export const crdGroupResource = 'customresourcedefinitions.apiextensions.k8s.io'
 /** The storage key of Namespaces. */
 export const namespacesStore = 'namespaces';
 
+// The last second formatted: every write within one second stamps the same text (managedFields' time, conditions).
+let lastSecond = NaN;
+let lastText = '';
+
 /** RFC 3339 with second precision, as metav1.Time marshals. */
 export function formatTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastText = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastText;
 }
 
 /** The storage key of a target's resource (group and plural). */

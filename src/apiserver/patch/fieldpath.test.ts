@@ -93,3 +93,18 @@ test('FieldSet keeps its FieldsV1 encoding while its members stay the same, and 
   decoded.delete(['f:spec', 'f:minReadySeconds']);
   assert.deepEqual(decoded.toFieldsV1(), encoded);
 });
+
+test('sets with the same members share one frozen FieldsV1 encoding; a set decoded from it is the caller\'s own copy', () => {
+  const paths: FieldPath[] = [['f:spec', 'f:containers', 'k:{"name":"c"}', 'f:image'], ['f:metadata', 'f:labels', 'f:app']];
+  const a = new FieldSet(paths).toFieldsV1();
+  const b = new FieldSet(paths).toFieldsV1();
+  assert.equal(a, b);
+  assert.ok(Object.isFrozen(a));
+  assert.notEqual(new FieldSet([paths[0]!]).toFieldsV1(), a);
+  const first = FieldSet.fromFieldsV1(a);
+  first.add(['f:spec', 'f:nodeName']);
+  const second = FieldSet.fromFieldsV1(a);
+  assert.equal(second.size, 2);
+  assert.equal(second.toFieldsV1(), a);
+  assert.notEqual(first.toFieldsV1(), a);
+});

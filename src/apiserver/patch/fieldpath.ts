@@ -155,6 +155,15 @@ export function childKey(parentKey: string, element: string): string {
 // FieldsV1 objects this module made (frozen): a set decoded from one of them encodes back to it.
 const ownEncodings = new WeakSet<object>();
 
+// Encodings by their members (keys in insertion order): the pods of one template have the same field sets
+// (the creator's, the scheduler's binding, the kubelet's status), so one frozen encoding serves them all.
+const encodings = new Map<string, Readonly<Record<string, unknown>>>();
+// Distinct sets remembered; the map starts over when full.
+const maxCachedEncodings = 1024;
+
+// The members of each own encoding, decoded once (every write decodes each stored entry's set again).
+const decodedEncodings = new WeakMap<object, FieldSet>();
+
 /** A set of field paths (fieldpath.Set), with the operations managed-fields bookkeeping needs. */
 export class FieldSet {
   readonly #paths = new Map<string, FieldPath>();
@@ -266,8 +275,16 @@ export class FieldSet {
   /** Encodes the set as a FieldsV1 object, exactly as kube-apiserver does. */
   toFieldsV1(): Readonly<Record<string, unknown>> {
     if (this.#encoded !== undefined) return this.#encoded;
-    const encoded = deepFreeze(this.#encode());
-    ownEncodings.add(encoded);
+    // Length-prefixed, so that no two different sets give the same text.
+    let members = '';
+    for (const key of this.#paths.keys()) members += `${key.length}:${key}`;
+    let encoded = encodings.get(members);
+    if (encoded === undefined) {
+      encoded = deepFreeze(this.#encode());
+      ownEncodings.add(encoded);
+      if (encodings.size >= maxCachedEncodings) encodings.clear();
+      encodings.set(members, encoded);
+    }
     this.#encoded = encoded;
     return encoded;
   }
@@ -291,6 +308,10 @@ export class FieldSet {
 
   /** Decodes a FieldsV1 object; malformed parts are ignored rather than failing the request. */
   static fromFieldsV1(fields: unknown): FieldSet {
+    const own = isObject(fields) && ownEncodings.has(fields);
+    const known = own ? decodedEncodings.get(fields) : undefined;
+    // A copy: the caller may add to or delete from the set it gets.
+    if (known !== undefined) return known.#filter(() => true);
     const set = new FieldSet();
     const walk = (node: unknown, path: string[]): void => {
       if (!isObject(node)) return;
@@ -305,7 +326,10 @@ export class FieldSet {
       }
     };
     walk(fields, []);
-    if (isObject(fields) && ownEncodings.has(fields)) set.#encoded = fields;
+    if (own) {
+      set.#encoded = fields;
+      decodedEncodings.set(fields, set.#filter(() => true));
+    }
     return set;
   }
 }
