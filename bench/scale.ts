@@ -10,7 +10,8 @@
  *
  * Run: node --expose-gc bench/scale.ts [nodes=1000] [replicas=10000] [pods=100000] [budgetSeconds=600] [maxRssGiB=16]
  * (no further Deployment is created once the process holds more than maxRssGiB of RSS: the machine is shared).
- * With SCALE_DATA_DIR=DIR the server keeps its data in SQLite under DIR (`--data-dir`).
+ * With SCALE_DATA_DIR=DIR the server keeps its data in SQLite under DIR (`--data-dir`); with
+ * SCALE_ETCD_SERVERS=URL[,URL…] in etcd (`--etcd-servers`; use a throwaway etcd, never a shared one).
  */
 import os from 'node:os';
 import { startApiServer } from '../src/apiserver/index.ts';
@@ -36,7 +37,9 @@ const started = Date.now();
 console.log(`load before: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores)`);
 const base = memory();
 const dataDir = process.env.SCALE_DATA_DIR;
-const server = await startApiServer({ ...(dataDir === undefined ? {} : { dataDir }), controllers: { scheduler: true, kubelet: { nodeCount: nodes }, workloads: ['deployment', 'replicaset'], onError: () => undefined } });
+const etcdServers = process.env.SCALE_ETCD_SERVERS?.split(',').filter((u) => u !== '');
+const storage = { ...(dataDir === undefined ? {} : { dataDir }), ...(etcdServers === undefined ? {} : { etcdServers }) };
+const server = await startApiServer({ ...storage, controllers: { scheduler: true, kubelet: { nodeCount: nodes }, workloads: ['deployment', 'replicaset'], onError: () => undefined } });
 const cs = newClientset({ host: server.url, qps: -1 });
 const withNodes = memory();
 console.log(`storage: ${server.storage.description}`);
