@@ -10,13 +10,11 @@
  * directly (loopback-client.ts). The workload controllers are kube-controller-manager's, written on
  * kubeloom's client-go layer: they reach the server as any client does, over HTTP on its own address
  * with a loopback credential made at start (as kube-apiserver's post-start hooks use a loopback client
- * config, in protobuf and uncompressed as that config is), and run unchanged against any other cluster
- * (`kubeloom controller-manager`).
+ * config), and run unchanged against any other cluster (`kubeloom controller-manager`).
  */
 import { scheduler } from 'node:timers/promises';
 import { KubeloomError } from '../../apimachinery/errors.ts';
 import type { RestConfig } from '../../rest/config.ts';
-import { ContentTypeProtobuf, ProtobufAcceptContentTypes } from '../../rest/content-negotiation.ts';
 import { startControllers, type RunningControllers } from '../../controllers/controller-manager.ts';
 import type { Clock } from '../../util/clock/clock.ts';
 import type { RequestScope } from '../handlers/scope.ts';
@@ -220,11 +218,7 @@ class WorkloadControllers implements ServerController {
 
   start(): void {
     if (this.#loopback === undefined) throw new Error('the workload controllers need the server\'s loopback client config');
-    // As kube-apiserver's own loopback client config (cmd/kube-apiserver/app/server.go: protobuf, no
-    // compression for self-communication): the server is this process, so the model cannot lack a field
-    // it serves (docs/protobuf.md), and protobuf costs both sides less than JSON.
-    const config: RestConfig = { ...this.#loopback(), acceptContentTypes: ProtobufAcceptContentTypes, contentType: ContentTypeProtobuf, disableCompression: true };
-    this.#running = startControllers(config, {
+    this.#running = startControllers(this.#loopback(), {
       controllers: this.#selection,
       clock: this.#clock,
       onError: (_name, error) => this.#onError('workloads', error),
