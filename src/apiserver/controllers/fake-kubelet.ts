@@ -151,12 +151,25 @@ function podCidr(index: number): string {
 
 const hex = (s: string): string => createHash('sha256').update(s).digest('hex');
 
+// Image → its imageID: every pod of a template runs the same images (a digest per container and pod otherwise).
+const imageIds = new Map<string, string>();
+
+function imageId(image: string): string {
+  let id = imageIds.get(image);
+  if (id === undefined) {
+    id = `${image.split(':')[0]}@sha256:${hex(image)}`;
+    if (imageIds.size >= 1024) imageIds.clear();
+    imageIds.set(image, id);
+  }
+  return id;
+}
+
 function containerStatus(c: Container, podUid: string, state: Obj, ready: boolean, started: boolean): Obj {
   const image = c.image ?? '';
   return {
     containerID: `kubeloom://${hex(`${podUid}/${c.name}`)}`,
     image,
-    imageID: `${image.split(':')[0]}@sha256:${hex(image)}`,
+    imageID: imageId(image),
     lastState: {},
     name: c.name,
     ready,
