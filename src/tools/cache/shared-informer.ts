@@ -162,12 +162,15 @@ class SharedProcessor<T> {
  * The ListerWatcher asking for managedFields fieldsV1 values shared between objects (DecodeOptions):
  * harmless when objects are frozen anyway, and it saves most of managedFields' memory and decoding.
  */
-function internManagedFields<T>(lw: ListerWatcher<T>): ListerWatcher<T> {
+function internManagedFields<T>(lw: ListerWatcher<T>, shareParts: boolean): ListerWatcher<T> {
+  // Identical parts of a LIST's objects are shared (frozen) only when nothing mutates the objects
+  // before the informer freezes them: without a transform.
+  const listOptions = shareParts ? { internManagedFields: true, shareIdenticalParts: true } : { internManagedFields: true };
   const wrapped: ListerWatcher<T> = {
-    list: (o) => lw.list({ ...o, internManagedFields: true }),
+    list: (o) => lw.list({ ...o, ...listOptions }),
     watch: (o) => lw.watch({ ...o, internManagedFields: true }),
   };
-  if (lw.listStream !== undefined) wrapped.listStream = (o, onItems) => lw.listStream!({ ...o, internManagedFields: true }, onItems);
+  if (lw.listStream !== undefined) wrapped.listStream = (o, onItems) => lw.listStream!({ ...o, ...listOptions }, onItems);
   if (lw.isWatchListSemanticsUnsupported !== undefined) wrapped.isWatchListSemanticsUnsupported = () => lw.isWatchListSemanticsUnsupported!();
   return wrapped;
 }
@@ -387,7 +390,7 @@ export class SharedIndexInformer<T> {
     // frozen version will do).
     const fifo = new RealFIFO<T>({ keyFunction: deletionHandlingMetaNamespaceKeyFunc, transformer: this.#prepareFunc() });
     this.#fifo = fifo;
-    const reflector = new Reflector<T>(this.#freeze ? internManagedFields(this.#lw) : this.#lw, fifo, {
+    const reflector = new Reflector<T>(this.#freeze ? internManagedFields(this.#lw, this.#transform === undefined) : this.#lw, fifo, {
       ...this.#reflectorOptions,
       name: `informer ${this.#description}`,
       typeDescription: this.#description,
