@@ -93,6 +93,7 @@ export class PartInterner implements MessagePartDecoder {
     return this.#hits;
   }
 
+  /** The value of the `desc` message in `[r.pos, end)`: one decoded before for the same bytes, or a new one. */
   part(r: ProtoReader, desc: MessageDesc, end: number): unknown {
     const start = r.pos;
     const len = end - start;
