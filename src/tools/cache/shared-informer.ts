@@ -162,6 +162,7 @@ class SharedProcessor<T> {
 /**
  * The ListerWatcher asking for managedFields fieldsV1 values shared between objects (DecodeOptions):
  * harmless when objects are frozen anyway, and it saves most of managedFields' memory and decoding.
+ * Its LISTs also ask for `shareIdenticalParts` while `shareParts()` says so.
  */
 function internManagedFields<T>(lw: ListerWatcher<T>, shareParts: () => boolean): ListerWatcher<T> {
   const listOptions = (): ListOptions => (shareParts() ? { internManagedFields: true, shareIdenticalParts: true } : { internManagedFields: true });
