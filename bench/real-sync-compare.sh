@@ -10,7 +10,9 @@
 # CGBENCH (default ~/realk8s/bin/cgbench), JSON=FILE to keep the runs, STANDALONE=1 to create the
 # missing Pods without their ReplicaSet owner and with an unknown schedulerName: needed when the real
 # kube-controller-manager/kube-scheduler run against the server (the garbage collector deletes Pods
-# whose owner does not exist, and scheduled Pods may be evicted from NotReady nodes).
+# whose owner does not exist, and scheduled Pods may be evicted from NotReady nodes), VARIANTS=A,B,…
+# to run other clients than the default four (e.g. add kubeloom-protobuf-nogzip and kubeloom-nogzip,
+# which do not ask for gzip).
 set -euo pipefail
 if [ $# -lt 1 ]; then
   echo "usage: $0 NS [COUNT] [ROUNDS]" >&2
@@ -25,4 +27,4 @@ export PATH="$root/node_modules/.bin:$PATH"
 kubeconfig=${KUBECONFIG:-$HOME/realk8s/kubeconfig}
 cgbench=${CGBENCH:-$HOME/realk8s/bin/cgbench}
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-exec node "$here/real-sync-compare.ts" --kubeconfig "$kubeconfig" --cgbench "$cgbench" --namespace "$NS" --pods "$COUNT" --rounds "$ROUNDS" ${JSON:+--json "$JSON"} ${STANDALONE:+--standalone-pods}
+exec node "$here/real-sync-compare.ts" --kubeconfig "$kubeconfig" --cgbench "$cgbench" --namespace "$NS" --pods "$COUNT" --rounds "$ROUNDS" ${JSON:+--json "$JSON"} ${STANDALONE:+--standalone-pods} ${VARIANTS:+--variants "$VARIANTS"}

@@ -8,13 +8,14 @@
  * writes the report).
  *
  * Both clients ask for gzip (client-go: Go's transport adds `Accept-Encoding: gzip` unless
- * DisableCompression; kubeloom: RestConfig.disableCompression false), so both receive the same bytes.
+ * DisableCompression; kubeloom: RestConfig.disableCompression false), so both receive the same bytes;
+ * the `kubeloom-nogzip` and `kubeloom-protobuf-nogzip` variants (`--variants`) do not ask for it.
  * CPU time is the whole process for both (client-go from bash's `times`, kubeloom from
  * process.cpuUsage() once synced and after the heap measurement's GCs); kubeloom's sync span alone is
  * printed too.
  *
  * Usage (bench/real-sync-compare.sh wraps it):
- *   node bench/real-sync-compare.ts --kubeconfig K --cgbench PATH --namespace NS --pods N --rounds R [--json FILE] [--standalone-pods]
+ *   node bench/real-sync-compare.ts --kubeconfig K --cgbench PATH --namespace NS --pods N --rounds R [--json FILE] [--standalone-pods] [--variants A,B,…]
  * --standalone-pods creates missing Pods without an owner and with an unknown scheduler, so that a
  * kube-controller-manager and kube-scheduler running against the server leave them alone.
  */
@@ -35,7 +36,8 @@ if (kubeconfigFile === undefined || cgbench === undefined || namespace === undef
 }
 const log = (msg: string): void => console.error(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
-const order: readonly RealVariant[] = ['client-go-protobuf', 'kubeloom-protobuf', 'client-go-json', 'kubeloom'];
+// --variants A,B,… replaces the default four (e.g. adding kubeloom-protobuf-nogzip).
+const order: readonly RealVariant[] = (option('--variants')?.split(',') as RealVariant[] | undefined) ?? ['client-go-protobuf', 'kubeloom-protobuf', 'client-go-json', 'kubeloom'];
 log('compiling the scenarios');
 const removeBuild = compileScenarios();
 process.on('exit', removeBuild);
@@ -84,7 +86,7 @@ const byVariant = new Map(rows.map((r) => [r.variant, r]));
 console.log(`\n${real.pods} Pods in ${real.namespace}, ${real.rounds} round(s), server ${real.server.version}; medians; load = 1-min load average before each run`);
 console.log(`${'client'.padEnd(20)}${pad('wall s', 8)}${pad('sync cpu s', 12)}${pad('process cpu s', 15)}${pad('peak RSS MiB', 14)}${pad('vs client-go (wall / cpu / rss)', 34)}  load`);
 for (const r of rows) {
-  const base = r.variant === 'kubeloom' ? byVariant.get('client-go-json') : r.variant === 'kubeloom-protobuf' ? byVariant.get('client-go-protobuf') : undefined;
+  const base = r.variant.startsWith('client-go') ? undefined : r.variant.startsWith('kubeloom-protobuf') ? byVariant.get('client-go-protobuf') : byVariant.get('client-go-json');
   const vs = base === undefined ? '' : `${ratio(r.wall, base.wall)} / ${ratio(r.processCpu, base.processCpu)} / ${ratio(r.rss, base.rss)}`;
   console.log(
     `${r.variant.padEnd(20)}${pad(sec(r.wall), 8)}${pad(sec(r.syncCpu), 12)}${pad(sec(r.processCpu), 15)}${pad(r.rss === undefined ? '–' : (r.rss / 2 ** 20).toFixed(0), 14)}${pad(vs, 34)}  ${r.load}`,

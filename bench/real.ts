@@ -25,8 +25,10 @@ import type { InformerInput, InformerResult } from './lib/types.ts';
 
 /** The clients compared against a real cluster. */
 export const realVariants = ['kubeloom', 'kubeloom-protobuf', 'kubeloom-strip', 'kubeloom-nogzip', 'client-node', 'client-go-json', 'client-go-protobuf'] as const;
-/** One of {@link realVariants}. */
-export type RealVariant = (typeof realVariants)[number];
+/** Clients that run only when named (`--variants`): kubeloom over protobuf with disableCompression. */
+export const extraRealVariants = ['kubeloom-protobuf-nogzip'] as const;
+/** One of {@link realVariants} or {@link extraRealVariants}. */
+export type RealVariant = (typeof realVariants)[number] | (typeof extraRealVariants)[number];
 
 /** One run of one client. */
 export interface RealRun {

@@ -15,7 +15,13 @@ const cache = (await load('tools/cache/index.ts')) as typeof import('../src/tool
 const kubernetes = (await load('kubernetes/index.ts')) as typeof import('../src/kubernetes/index.ts');
 const rest = (await load('rest/index.ts')) as typeof import('../src/rest/index.ts');
 
-const config = { host: url, qps: -1, ...(encoding === 'protobuf' ? { acceptContentTypes: rest.ProtobufAcceptContentTypes } : {}) };
+const config = {
+  host: url,
+  qps: -1,
+  ...(encoding === 'protobuf' ? { acceptContentTypes: rest.ProtobufAcceptContentTypes } : {}),
+  // REPLAY_GZIP=0: the body is asked for uncompressed (disableCompression).
+  ...(process.env['REPLAY_GZIP'] === '0' ? { disableCompression: true } : {}),
+};
 const informer = new cache.SharedIndexInformer(cache.newListWatchFromClient(kubernetes.newClientset(config).coreV1().pods('replay')));
 let adds = 0;
 let allAdds!: () => void;

@@ -15,7 +15,8 @@
  *   node bench/replay-sync.ts --list /tmp/list.pb [--list /tmp/list.json] [--root DIR]... [--rounds R] [--cpu-prof DIR]
  * Each --root is a checkout (or `git archive` export with node_modules linked) whose src/ is measured;
  * default: this one. A protobuf capture is synced with acceptContentTypes ProtobufAcceptContentTypes,
- * a JSON one with the defaults.
+ * a JSON one with the defaults; REPLAY_GZIP=0 in the environment makes the informers ask for the body
+ * uncompressed (disableCompression), which the replay server then sends as it is.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';

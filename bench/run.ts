@@ -181,7 +181,7 @@ if (only.has('sync')) {
     // freezeObjects: false only in the watch comparison unless asked for, and disableCompression only
     // against a real server (this one does not compress): it keeps the full run short.
     // kubeloom-protobuf measures the embedded server's protobuf encoding more than the client: only when asked.
-    const variants = informerVariants.filter((v) => wanted(v) && ((v !== 'kubeloom-nofreeze' && v !== 'kubeloom-nogzip' && v !== 'kubeloom-protobuf') || variantFilter !== undefined));
+    const variants = informerVariants.filter((v) => wanted(v) && ((v === 'kubeloom' || v === 'kubeloom-strip' || v === 'kubeloom-metadata' || v === 'client-node') || variantFilter !== undefined));
     // As for the watch: rounds run the variants interleaved and the best round of each (by CPU time) counts.
     const best = new Map<InformerVariant, InformerResult>();
     for (let round = 0; round < sizes.syncRounds; round++) {

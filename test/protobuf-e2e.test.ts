@@ -5,7 +5,7 @@
  * informer over protobuf syncs the same cache. See docs/protobuf.md.
  */
 import assert from 'node:assert/strict';
-import type { ConfigMap } from '../src/api/core/v1.ts';
+import type { ConfigMap, Pod } from '../src/api/core/v1.ts';
 import { isNotFound } from '../src/apimachinery/errors.ts';
 import { newClientset } from '../src/kubernetes/index.ts';
 import { ContentTypeProtobuf, ProtobufAcceptContentTypes, RestClient, buildCreate, buildGet, buildList, buildWatch, decodeProtobuf } from '../src/rest/index.ts';
@@ -95,4 +95,63 @@ e2eTest('an informer over protobuf syncs the same objects as one over JSON', asy
   const fromJson = await synced(undefined);
   assert.equal(fromJson.length, 30);
   assert.deepEqual(await synced(ProtobufAcceptContentTypes), fromJson);
+});
+
+function isDeepFrozen(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(isDeepFrozen);
+}
+
+e2eTest('an informer over protobuf shares the identical parts of its Pods, frozen, and syncs what a JSON informer syncs; with a transform nothing is shared', async (env) => {
+  const pods = env.cs.coreV1().pods(env.namespace);
+  for (let i = 0; i < 12; i++) {
+    await pods.create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `p${i}`, labels: { app: 'web' } },
+      spec: {
+        // No scheduler binds them (a real one running against the server would set spec.nodeName).
+        schedulerName: 'kubeloom-test-no-scheduler',
+        containers: [{ name: 'web', image: 'nginx:1.27', env: [{ name: 'MODE', value: 'prod' }], readinessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 5 } }],
+      },
+    });
+  }
+  const synced = async (acceptContentTypes: string | undefined, transform?: (p: Pod) => Pod): Promise<Pod[]> => {
+    const cs = newClientset(env.restConfig(acceptContentTypes === undefined ? {} : { acceptContentTypes }));
+    const stop = new AbortController();
+    // A LIST, as against servers without watch-list (before 1.27): the sharing applies to LIST responses.
+    const informer = new SharedIndexInformer<Pod>(newListWatchFromClient(cs.coreV1().pods(env.namespace)), { reflector: { useWatchList: false } });
+    if (transform !== undefined) informer.setTransform(transform);
+    const running = informer.run({ signal: stop.signal });
+    try {
+      assert.ok(await waitForCacheSync({ signal: stop.signal }, () => informer.hasSynced()));
+      return informer.getStore().list().sort((x, y) => (x.metadata!.name! < y.metadata!.name! ? -1 : 1));
+    } finally {
+      stop.abort();
+      await running;
+      await cs.close();
+    }
+  };
+  const fromJson = await synced(undefined);
+  const fromPb = await synced(ProtobufAcceptContentTypes);
+  assert.equal(fromPb.length, 12);
+  assert.deepEqual(fromPb, fromJson);
+  assert.ok(fromPb.every(isDeepFrozen));
+  // One probe and one env entry for every Pod (their containers too, unless a server adds a volume
+  // mount of its own to each); each Pod and its metadata its own.
+  const [a, b] = fromPb as [Pod, Pod];
+  assert.equal(a.spec!.containers[0]!.readinessProbe, b.spec!.containers[0]!.readinessProbe);
+  assert.equal(a.spec!.containers[0]!.env![0], b.spec!.containers[0]!.env![0]);
+  assert.notEqual(a.metadata, b.metadata);
+  // A transform may change anything inside an object before it is frozen: nothing is shared then.
+  const transformed = await synced(ProtobufAcceptContentTypes, (p) => {
+    p.spec!.containers[0]!.image = 'changed';
+    return p;
+  });
+  assert.deepEqual(
+    transformed.map((p) => p.spec!.containers[0]!.image),
+    fromPb.map(() => 'changed'),
+  );
+  assert.notEqual(transformed[0]!.spec!.containers[0]!.readinessProbe, transformed[1]!.spec!.containers[0]!.readinessProbe);
+  assert.ok(transformed.every(isDeepFrozen));
 });

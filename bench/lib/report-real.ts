@@ -20,6 +20,7 @@ const labels: Record<RealVariant, string> = {
   'kubeloom-protobuf': 'kubeloom, protobuf',
   'kubeloom-strip': 'kubeloom + stripManagedFields',
   'kubeloom-nogzip': 'kubeloom, disableCompression',
+  'kubeloom-protobuf-nogzip': 'kubeloom, protobuf, disableCompression',
   'client-node': '@kubernetes/client-node makeInformer',
   'client-go-json': 'client-go 1.24 typed informer, JSON',
   'client-go-protobuf': 'client-go 1.24 typed informer, protobuf',

@@ -36,6 +36,7 @@ const labels: Record<InformerVariant, string> = {
   'kubeloom-metadata': 'kubeloom metadata-only',
   'kubeloom-nofreeze': 'kubeloom, freezeObjects: false',
   'kubeloom-nogzip': 'kubeloom, disableCompression',
+  'kubeloom-protobuf-nogzip': 'kubeloom, protobuf, disableCompression',
   'client-node': 'client-node makeInformer',
 };
 

@@ -2,7 +2,16 @@
 import type { Span } from './measure.ts';
 
 /** Informer variants measured. */
-export const informerVariants = ['kubeloom', 'kubeloom-protobuf', 'kubeloom-strip', 'kubeloom-metadata', 'kubeloom-nofreeze', 'kubeloom-nogzip', 'client-node'] as const;
+export const informerVariants = [
+  'kubeloom',
+  'kubeloom-protobuf',
+  'kubeloom-strip',
+  'kubeloom-metadata',
+  'kubeloom-nofreeze',
+  'kubeloom-nogzip',
+  'kubeloom-protobuf-nogzip',
+  'client-node',
+] as const;
 /** One informer variant. */
 export type InformerVariant = (typeof informerVariants)[number];
 

@@ -7,7 +7,8 @@
  * Variants: kubeloom (full objects, frozen), kubeloom-strip (stripManagedFields transform),
  * kubeloom-metadata (metadata-only informer), kubeloom-nofreeze (full objects, freezeObjects: false),
  * kubeloom-nogzip (full objects, disableCompression), kubeloom-protobuf (full objects, Kubernetes
- * protobuf on the wire: acceptContentTypes), client-node (@kubernetes/client-node's makeInformer).
+ * protobuf on the wire: acceptContentTypes), kubeloom-protobuf-nogzip (protobuf with
+ * disableCompression), client-node (@kubernetes/client-node's makeInformer).
  * Only the library under test is loaded (dynamic imports), so its process carries no other code.
  */
 import type { Pod } from '../../src/api/core/v1.ts';
@@ -59,8 +60,8 @@ async function load(input: InformerInput, c: Counters): Promise<() => Promise<()
     const { parseKubeConfig, restConfigFrom } = await import('../../src/clientcmd/index.ts');
     config = await restConfigFrom(parseKubeConfig(input.kubeconfig));
   }
-  if (input.variant === 'kubeloom-nogzip') config = { ...config, disableCompression: true };
-  if (input.variant === 'kubeloom-protobuf') {
+  if (input.variant.endsWith('-nogzip')) config = { ...config, disableCompression: true };
+  if (input.variant.startsWith('kubeloom-protobuf')) {
     const { ProtobufAcceptContentTypes } = await import('../../src/rest/index.ts');
     config = { ...config, acceptContentTypes: ProtobufAcceptContentTypes };
   }

@@ -25,6 +25,18 @@ export interface DecodeOptions {
    * freeze their objects ask for it.
    */
   internManagedFields?: boolean;
+  /**
+   * Decode each distinct part of a LIST response's objects once and share it, deeply frozen, between
+   * the objects whose bytes for that part are identical (default false). Kubernetes protobuf
+   * responses only; ignored for JSON. The Pods of one ReplicaSet carry byte-identical containers,
+   * probes, volumes, tolerations, owner references and status: sharing them saves most of their
+   * decoding, their memory and the collector's work of keeping them. The objects themselves (the
+   * list's items) stay distinct and unfrozen, but any part inside them may be shared and frozen (an
+   * object's part can be frozen when a later object reuses it), so this is for callers that freeze
+   * what they keep and change nothing inside it first (an informer that freezes its objects and has
+   * no transform asks for it).
+   */
+  shareIdenticalParts?: boolean;
 }
 
 /** metav1.ListOptions (also used for WATCH). */

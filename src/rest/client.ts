@@ -631,7 +631,9 @@ export class RestClient {
    * surfaces unchanged. Errors are those of {@link RestClient.do}, plus a {@link ResponseDecodeError}
    * when the body is not a complete JSON list and a {@link StatusError} when it is (or ends with)
    * an error Status. With `internManagedFields` the items' managedFields fieldsV1 values are
-   * shared and frozen (ManagedFieldsInterner; one per client, shared with its watches).
+   * shared and frozen (ManagedFieldsInterner; one per client, shared with its watches). With
+   * `shareIdenticalParts` a protobuf list's repeated parts are shared and frozen too (PartInterner,
+   * one per response).
    *
    * @example
    * const cache = new Map<string, Pod>();
@@ -643,7 +645,9 @@ export class RestClient {
     const interner = options.internManagedFields === true ? this.#sharedInterner() : undefined;
     return this.#exchange(req, options, async (resp, touch, readError) => {
       const decoderOptions = interner === undefined ? {} : { interner };
-      const decoder = isProtobufContentType(firstHeader(resp.headers, 'content-type')) ? new ProtobufListDecoder<T>(decoderOptions) : new ListStreamDecoder<T>(decoderOptions);
+      const decoder = isProtobufContentType(firstHeader(resp.headers, 'content-type'))
+        ? new ProtobufListDecoder<T>({ ...decoderOptions, shareParts: options.shareIdenticalParts === true })
+        : new ListStreamDecoder<T>(decoderOptions);
       const chunks = (resp.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
       let finished = false;
       try {

@@ -13,6 +13,7 @@ import { StatusError, isStatusObject } from '../apimachinery/errors.ts';
 import type { Status } from '../api/meta/v1.ts';
 import { kindDesc, type MessageDesc } from '../runtime/protobuf/descriptors.ts';
 import { ProtoReader, hasProtobufMagic, readMessage, readTypeMeta, withItemTypeMeta, type FieldsV1Interner } from '../runtime/protobuf/decode.ts';
+import { PartInterner } from '../runtime/protobuf/part-interner.ts';
 import { ResponseDecodeError } from './errors.ts';
 import type { ListEnvelope } from './list-decoder.ts';
 
@@ -43,6 +44,7 @@ function peekVarint(buf: Buffer, p: number, n: number): [number, number] | undef
  */
 export class ProtobufListDecoder<T> {
   readonly #interner: FieldsV1Interner | undefined;
+  readonly #parts: PartInterner | undefined;
   #phase = magic;
   /** Bytes not yet consumed (a field whose end has not arrived), in arrival order. */
   #pending: Buffer[] = [];
@@ -58,9 +60,15 @@ export class ProtobufListDecoder<T> {
   #status: Obj | undefined;
   #itemCount = 0;
 
-  /** With an `interner`, the items' managedFields fieldsV1 values are shared and frozen. */
-  constructor(options: { interner?: FieldsV1Interner } = {}) {
+  /**
+   * With an `interner`, the items' managedFields fieldsV1 values are shared and frozen. With
+   * `shareParts`, every embedded message whose bytes repeat within this list is decoded once and
+   * shared, frozen, between the items (see PartInterner); the items themselves stay distinct and
+   * unfrozen.
+   */
+  constructor(options: { interner?: FieldsV1Interner; shareParts?: boolean } = {}) {
     this.#interner = options.interner;
+    this.#parts = options.shareParts === true ? new PartInterner() : undefined;
   }
 
   /** The list's kind, apiVersion and metadata decoded so far (metadata precedes the items). */
@@ -204,7 +212,7 @@ export class ProtobufListDecoder<T> {
   }
 
   #listField(buf: Buffer, field: number, start: number, end: number, out: T[]): void {
-    const r = new ProtoReader(buf, start, this.#interner);
+    const r = new ProtoReader(buf, start, this.#interner, this.#parts);
     const items = this.#itemsField!;
     if (field === items.number) {
       const item = readMessage(r, items.msg, end, items.msg.create());

@@ -40,6 +40,16 @@ export interface FieldsV1Interner {
   internBytes(buf: Buffer, start: number, end: number): unknown;
 }
 
+/**
+ * Decodes a message value the decoder meets inside an object, possibly sharing an earlier decoded
+ * value for the same bytes (PartInterner implements it). Called for every embedded message that is
+ * not a special type; it must leave the reader at `end`.
+ */
+export interface MessagePartDecoder {
+  /** The value of the `desc` message in `[r.pos, end)`. */
+  part(r: ProtoReader, desc: MessageDesc, end: number): unknown;
+}
+
 /** Options of the decoding functions. */
 export interface ProtobufDecodeOptions {
   /** Shares managedFields' fieldsV1 values between objects (default: each object gets its own). */
@@ -67,11 +77,14 @@ export class ProtoReader {
   buf: FastBuffer;
   pos: number;
   interner: FieldsV1Interner | undefined;
+  /** Decodes the embedded messages (see {@link MessagePartDecoder}); undefined: each is decoded afresh. */
+  parts: MessagePartDecoder | undefined;
 
-  constructor(buf: Uint8Array, pos = 0, interner?: FieldsV1Interner) {
+  constructor(buf: Uint8Array, pos = 0, interner?: FieldsV1Interner, parts?: MessagePartDecoder) {
     this.buf = asBuffer(buf);
     this.pos = pos;
     this.interner = interner;
+    this.parts = parts;
   }
 
   /** A varint of at most 32 bits (tags, lengths, int32, enums); int32's 10-byte negatives included. */
@@ -356,6 +369,8 @@ function readSpecial(r: ProtoReader, desc: MessageDesc, end: number): unknown {
 /** A message's value: a plain object, or the JSON form of a special type. */
 export function readMessageValue(r: ProtoReader, desc: MessageDesc, end: number): unknown {
   if (desc.special !== Special.none) return readSpecial(r, desc, end);
+  const parts = r.parts;
+  if (parts !== undefined) return parts.part(r, desc, end);
   return readMessage(r, desc, end, desc.create());
 }
 

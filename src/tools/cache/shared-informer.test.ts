@@ -528,3 +528,27 @@ test('SharedIndexInformer.addIndexers indexes cached objects while running and i
     (err: unknown) => err instanceof InformerStateError && err.message === 'indexer was not added because it has stopped already',
   );
 });
+
+test('SharedIndexInformer asks its first LIST to share identical parts, not a relist, and never with a transform or without freezing', async () => {
+  const shares = async (options: SharedIndexInformerOptions<Pod>, transform?: (p: Pod) => Pod): Promise<Array<boolean | undefined>> => {
+    const { clock, lw, informer, stop, start } = setup(options);
+    if (transform !== undefined) informer.setTransform(transform);
+    lw.pushList(list('10', [pod('a', '1')]));
+    lw.pushList(list('12', [pod('a', '1')]));
+    const w = lw.pushWatch(new FakeWatch<Pod>());
+    lw.pushWatch(new FakeWatch<Pod>());
+    const running = start();
+    await lw.waitForCalls({ watch: 1 });
+    await flush();
+    w.error(gone);
+    await flush();
+    await clock.step(1000);
+    await lw.waitForCalls({ list: 2 });
+    stop.abort();
+    await running;
+    return lw.listCalls.map((o) => o.shareIdenticalParts);
+  };
+  assert.deepEqual(await shares({}), [true, undefined]);
+  assert.deepEqual(await shares({}, (p) => p), [undefined, undefined]);
+  assert.deepEqual(await shares({ freezeObjects: false }), [undefined, undefined]);
+});

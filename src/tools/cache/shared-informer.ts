@@ -5,6 +5,7 @@
  * and notified in arrival order, and a relist swaps the whole cache at once.
  */
 import { KubeloomError } from '../../apimachinery/errors.ts';
+import type { ListOptions } from '../../apimachinery/options.ts';
 import type { KubeObject } from '../../apimachinery/object.ts';
 import { realClock, type Clock } from '../../util/clock/clock.ts';
 import { deepFreeze, freezeReusing } from './deep-freeze.ts';
@@ -161,13 +162,15 @@ class SharedProcessor<T> {
 /**
  * The ListerWatcher asking for managedFields fieldsV1 values shared between objects (DecodeOptions):
  * harmless when objects are frozen anyway, and it saves most of managedFields' memory and decoding.
+ * Its LISTs also ask for `shareIdenticalParts` while `shareParts()` says so.
  */
-function internManagedFields<T>(lw: ListerWatcher<T>): ListerWatcher<T> {
+function internManagedFields<T>(lw: ListerWatcher<T>, shareParts: () => boolean): ListerWatcher<T> {
+  const listOptions = (): ListOptions => (shareParts() ? { internManagedFields: true, shareIdenticalParts: true } : { internManagedFields: true });
   const wrapped: ListerWatcher<T> = {
-    list: (o) => lw.list({ ...o, internManagedFields: true }),
+    list: (o) => lw.list({ ...o, ...listOptions() }),
     watch: (o) => lw.watch({ ...o, internManagedFields: true }),
   };
-  if (lw.listStream !== undefined) wrapped.listStream = (o, onItems) => lw.listStream!({ ...o, internManagedFields: true }, onItems);
+  if (lw.listStream !== undefined) wrapped.listStream = (o, onItems) => lw.listStream!({ ...o, ...listOptions() }, onItems);
   if (lw.isWatchListSemanticsUnsupported !== undefined) wrapped.isWatchListSemanticsUnsupported = () => lw.isWatchListSemanticsUnsupported!();
   return wrapped;
 }
@@ -387,7 +390,13 @@ export class SharedIndexInformer<T> {
     // frozen version will do).
     const fifo = new RealFIFO<T>({ keyFunction: deletionHandlingMetaNamespaceKeyFunc, transformer: this.#prepareFunc() });
     this.#fifo = fifo;
-    const reflector = new Reflector<T>(this.#freeze ? internManagedFields(this.#lw) : this.#lw, fifo, {
+    // The identical parts of the first LIST's objects are shared (frozen) when nothing changes the
+    // objects before they are frozen (no transform). A relist's objects are left whole: freezeReusing
+    // then shares every unchanged part with the cached version, so that an unchanged object comes
+    // back as the cached object itself.
+    const transformed = this.#transform !== undefined;
+    const lw = this.#freeze ? internManagedFields(this.#lw, () => !transformed && !fifo.hasSynced()) : this.#lw;
+    const reflector = new Reflector<T>(lw, fifo, {
       ...this.#reflectorOptions,
       name: `informer ${this.#description}`,
       typeDescription: this.#description,
