@@ -8,7 +8,7 @@
 // First: a clear error on unsupported Node.js versions, before any dependency loads.
 import '../node-version.ts';
 export { SimClient, type SimListOptions } from './client.ts';
-export { SimCluster, mergePatch, type SimKind } from './cluster.ts';
+export { SimCluster, type SimKind, type SimResponse } from './cluster.ts';
 export { type SimControllerSpec } from './controller.ts';
 export { type SimFailure, type SimLimits } from './env.ts';
 export { SimulationConfigError, SimulationFailedError } from './errors.ts';

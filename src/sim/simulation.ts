@@ -172,7 +172,7 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
   const clock = new FakeClock();
   const rates: PerturbationRates = { ...defaultPerturbationRates, ...spec.perturbations };
   const sched = new Scheduler(clock, options.seed, options.keep === undefined ? undefined : new Set(options.keep), rates.reorder);
-  const cluster = new SimCluster(sched, spec.historySize ?? 40);
+  const cluster = new SimCluster(sched, spec.historySize ?? 40, options.seed);
   const env = newEnv(sched, cluster, rates, { ...defaultLimits, ...spec.limits });
   const view = clusterView(cluster);
   const always = [singleControllerOwner, ...(spec.invariants ?? [])];
