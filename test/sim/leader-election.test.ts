@@ -15,7 +15,7 @@ const elected: Simulation = {
   settleMs: 5000,
   perturbations: { crash: 0 },
   start: (h) => {
-    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger, stalledWatchDetection: false, leaderElection: { id: 'sim-leader', identity: 'replica-a' } });
+    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger, leaderElection: { id: 'sim-leader', identity: 'replica-a' } });
     setupFixed(mgr);
     void mgr.start(h.signal).catch(() => undefined);
   },
