@@ -67,7 +67,7 @@ function simulation(seen: Seen, perturbed: boolean): Simulation {
           // A watch asking for bookmarks and a 90 s timeout: a bookmark at 60 s, two just before the end, then the end.
           const stream = await rest.watch<Obj>({ ...request('GET', configMaps, { query: [['allowWatchBookmarks', 'true'], ['resourceVersion', String(seen.jsonPatched.metadata?.resourceVersion)], ['timeoutSeconds', '90'], ['watch', 'true']] }), watch: true, stream: true }, { signal: h.signal });
           seen.watched = [];
-          for await (const e of stream) seen.watched.push(`${e.type} ${String((e.object as Obj).metadata?.name ?? '')}@${h.clock.now()}`);
+          for await (const e of stream) seen.watched.push(`${e.type} ${(e.object as { metadata?: { name?: string } }).metadata?.name ?? ''}@${h.clock.now()}`);
           seen.watched.push(`end@${h.clock.now()}`);
         } catch (err) {
           seen.error = err;
