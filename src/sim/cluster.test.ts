@@ -42,3 +42,17 @@ test('a custom kind is served through a CRD the cluster writes; the garbage coll
   assert.equal(c.peek(cms, 'default/child'), undefined);
   assert.ok(s.trace.some((l) => l.includes('GC delete configmaps default/child')), s.trace.join('\n'));
 });
+
+test('a cluster restored from the starting point the first one built is the same cluster', async () => {
+  const gadgets = { group: 'example.dev', version: 'v1', resource: 'gadgets', kind: 'Gadget', namespaced: true, subresources: [] as string[] };
+  const made: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const s = new Scheduler(new FakeClock(), 3, undefined, 0);
+    const c = new SimCluster(s, 10, 3, [cms, gadgets]);
+    const crd = c.storage.get('customresourcedefinitions.apiextensions.k8s.io', 'gadgets.example.dev');
+    const r = await c.request({ method: 'POST', path: pathOf(gadgets, 'default'), headers: json, body: JSON.stringify({ apiVersion: 'example.dev/v1', kind: 'Gadget', metadata: { generateName: 'g-' } }) });
+    assert.equal(r.status, 201, r.body);
+    made.push(JSON.stringify([c.storage.revision, crd?.obj.metadata, r.body]));
+  }
+  assert.equal(made[1], made[0]);
+});

@@ -172,7 +172,9 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
   const clock = new FakeClock();
   const rates: PerturbationRates = { ...defaultPerturbationRates, ...spec.perturbations };
   const sched = new Scheduler(clock, options.seed, options.keep === undefined ? undefined : new Set(options.keep), rates.reorder);
-  const cluster = new SimCluster(sched, spec.historySize ?? 40, options.seed);
+  // Every kind a SimControllerSpec process watches, then `kinds`: served (custom ones through a CRD) from the start.
+  const controllerKinds = [...(spec.controllers ?? []), ...(spec.processes ?? []).flatMap((p) => p.controllers ?? [])].flatMap((c) => [c.for, ...(c.owns ?? []), ...(c.watches ?? []).map((w) => w.kind)]);
+  const cluster = new SimCluster(sched, spec.historySize ?? 40, options.seed, [...controllerKinds, ...(spec.kinds ?? [])]);
   const env = newEnv(sched, cluster, rates, { ...defaultLimits, ...spec.limits });
   const view = clusterView(cluster);
   const always = [singleControllerOwner, ...(spec.invariants ?? [])];
