@@ -98,10 +98,10 @@ const managerSimulation: Simulation = {
   controllers: [],
   kinds: [podSets],
   // One simulated process: a real Manager whose requests go to the simulated cluster. After a crash
-  // perturbation it is started again, with cold caches. The stalled-watch detector is off: its 5 s check
-  // would keep the cluster from ever counting as quiet.
+  // perturbation it is started again, with cold caches. Its options are production's: the simulated
+  // server sends watch bookmarks and ends watches at their timeout, as kube-apiserver does.
   start(h) {
-    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger, stalledWatchDetection: false });
+    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger });
     setup(mgr);
     void mgr.start(h.signal).catch(() => undefined);
   },

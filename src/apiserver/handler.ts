@@ -84,6 +84,8 @@ export class ApiHandler {
       watches: new Set(),
       allocator: new ServiceAllocator(),
       now: () => formatTime(config.clock.now()),
+      newUid: config.newUid,
+      random: config.random,
     };
   }
 

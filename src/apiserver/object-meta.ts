@@ -73,11 +73,14 @@ export function dropEmptyMetadata(obj: Obj): void {
 // names.SimpleNameGenerator: 5 characters from an alphabet without vowels and look-alikes.
 const nameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
-/** generateName + 5 random characters, as kube-apiserver's SimpleNameGenerator. */
-export function generateName(base: string): string {
+/**
+ * generateName + 5 random characters, as kube-apiserver's SimpleNameGenerator. `random` (a uniform draw in
+ * [0, 1)) replaces the cryptographic source where runs must be replayable (the simulator's seeded server).
+ */
+export function generateName(base: string, random?: () => number): string {
   const prefix = base.length > 58 ? base.slice(0, 58) : base;
   let suffix = '';
-  for (let i = 0; i < 5; i++) suffix += nameAlphabet[randomInt(nameAlphabet.length)];
+  for (let i = 0; i < 5; i++) suffix += nameAlphabet[random === undefined ? randomInt(nameAlphabet.length) : Math.floor(random() * nameAlphabet.length)];
   return prefix + suffix;
 }
 

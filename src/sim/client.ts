@@ -1,16 +1,16 @@
 /**
  * The client a simulated controller (or scenario) uses: the shape of kubeloom's controller-runtime client
  * (src/client/client.ts, pkg/client): reads served from the process's informer caches, writes sent to the
- * simulated API server as scheduled requests ({@link apiCall}). Reads of a kind the process does not cache,
+ * simulated API server (the embedded API server's handler) as scheduled requests ({@link apiCall}). Reads of a kind the process does not cache,
  * and every read of `uncached()`, go to the server (controller-runtime's APIReader).
  */
-import { StatusError, newStatus } from '../apimachinery/errors.ts';
+import { StatusError, newStatus, type Status } from '../apimachinery/errors.ts';
 import { parseSelector } from '../apimachinery/labels.ts';
 import type { KubeObject } from '../apimachinery/object.ts';
 import type { ObjectKey } from '../client/client.ts';
 import type { ResourceKind } from '../client/kinds.ts';
-import { apiCall, type Caller } from './api.ts';
-import { keyOf, objectKey, storeOf, type SimKind } from './cluster.ts';
+import { apiCall, serveRequest, ServerAnswerError, type Caller } from './api.ts';
+import { keyOf, objectKey, pathOf, storeOf, type SimKind } from './cluster.ts';
 import type { SimEnv } from './env.ts';
 import type { SimInformer } from './informer.ts';
 
@@ -28,15 +28,32 @@ function copy<T>(obj: T): T {
   return JSON.parse(JSON.stringify(obj)) as T;
 }
 
-// The trace's note for a successful update: an update that removed the last finalizer of a terminating object deleted it.
-function written(obj: KubeObject): string {
-  const rv = obj.metadata?.resourceVersion;
-  return rv === undefined ? '200 (last finalizer removed: deleted)' : `200 rv=${rv}`;
+function targetKey(kind: SimKind, target: KubeObject | ObjectKey): { namespace: string | undefined; name: string } {
+  if ('name' in target && typeof target.name === 'string') return { namespace: (target as ObjectKey).namespace, name: target.name };
+  const meta = (target as KubeObject).metadata;
+  return { namespace: meta?.namespace, name: meta?.name ?? '' };
 }
 
-function targetKey(kind: SimKind, target: KubeObject | ObjectKey): string {
-  return 'name' in target && typeof target.name === 'string' ? keyOf(kind, (target as ObjectKey).namespace, (target as ObjectKey).name) : objectKey(kind, target as KubeObject);
+// The error a caller sees for an answer that is not a success: the server's Status.
+function asStatusError(err: unknown): never {
+  if (err instanceof ServerAnswerError) {
+    let status: Status;
+    try {
+      status = JSON.parse(err.response.body) as Status;
+    } catch {
+      status = newStatus(err.response.status, 'InternalError', err.response.body);
+    }
+    throw new StatusError(status);
+  }
+  throw err;
 }
+
+// The body with the kind's apiVersion and kind, as controller-runtime's client sets them from its scheme.
+function typed(kind: SimKind, obj: KubeObject): KubeObject {
+  return { ...obj, apiVersion: kind.group === '' ? kind.version : `${kind.group}/${kind.version}`, kind: kind.kind };
+}
+
+const jsonHeaders = { 'content-type': 'application/json', accept: 'application/json' };
 
 /** Reads and writes of one simulated process or of the scenario. */
 export class SimClient {
@@ -66,6 +83,14 @@ export class SimClient {
     return inf?.synced === true ? inf : undefined;
   }
 
+  // One request to the API server's handler, as a scheduled call; the answer's body parsed.
+  async #call<R>(kind: SimKind, label: string, write: boolean, method: string, path: string, body: unknown, contentType = 'application/json'): Promise<R> {
+    this.#env.cluster.register(kind);
+    const request = { method, path, headers: { ...jsonHeaders, 'content-type': contentType }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
+    const r = await apiCall(this.#env, this.#caller, label, write, () => serveRequest(this.#env, request)).catch(asStatusError);
+    return JSON.parse(r.body) as R;
+  }
+
   /** Reads one object; rejects with a 404 StatusError when it does not exist. */
   async get<T extends KubeObject>(kind: ResourceKind<T, unknown>, key: ObjectKey, options: { uncached?: boolean } = {}): Promise<T> {
     const k = keyOf(kind, key.namespace, key.name);
@@ -75,7 +100,7 @@ export class SimClient {
       if (obj === undefined) throw new StatusError(newStatus(404, 'NotFound', `${kind.resource} "${k}" not found`));
       return copy(obj) as T;
     }
-    return apiCall(this.#env, this.#caller, `get ${kind.resource} ${k}`, false, () => ({ value: this.#env.cluster.get(kind, k) as T, note: '200' }));
+    return this.#call<T>(kind, `get ${kind.resource} ${k}`, false, 'GET', pathOf(kind, key.namespace, key.name), undefined);
   }
 
   /** Lists objects, from the cache unless `uncached`. */
@@ -85,19 +110,16 @@ export class SimClient {
     const keep = (o: KubeObject): boolean => (ns === '' || o.metadata?.namespace === ns) && (selector === undefined || selector.matches(o.metadata?.labels));
     const inf = this.#informer(kind, options.uncached);
     if (inf !== undefined) return [...inf.cache.values()].filter(keep).map((o) => copy(o) as T);
-    return apiCall(this.#env, this.#caller, `list ${kind.resource}${ns === '' ? '' : ` -n ${ns}`}`, false, () => {
-      const items = this.#env.cluster.list(kind, ns).items.filter(keep) as T[];
-      return { value: items, note: `200 (${items.length} items)` };
-    });
+    const query = options.labelSelector === undefined || options.labelSelector === '' ? '' : `?labelSelector=${encodeURIComponent(options.labelSelector)}`;
+    const list = await this.#call<{ items?: T[] }>(kind, `list ${kind.resource}${ns === '' ? '' : ` -n ${ns}`}`, false, 'GET', `${pathOf(kind, ns)}${query}`, undefined);
+    return list.items ?? [];
   }
 
   /** Creates an object (generateName allowed); resolves to the created object. */
   async create<T extends KubeObject>(kind: ResourceKind<T, unknown>, obj: T): Promise<T> {
     const name = obj.metadata?.name ?? `${obj.metadata?.generateName ?? ''}*`;
-    return apiCall(this.#env, this.#caller, `create ${kind.resource} ${keyOf(kind, obj.metadata?.namespace ?? 'default', name)}`, true, () => {
-      const created = this.#env.cluster.create(kind, obj) as T;
-      return { value: created, note: `201 ${objectKey(kind, created)} rv=${created.metadata?.resourceVersion}` };
-    });
+    const namespace = kind.namespaced ? obj.metadata?.namespace || 'default' : undefined;
+    return this.#call<T>(kind, `create ${kind.resource} ${keyOf(kind, namespace, name)}`, true, 'POST', pathOf(kind, namespace), typed(kind, obj));
   }
 
   /** Replaces an object (conditional on its resourceVersion when set). */
@@ -112,10 +134,8 @@ export class SimClient {
 
   async #update<T extends KubeObject>(kind: ResourceKind<T, unknown>, obj: T, sub: 'status' | undefined): Promise<T> {
     const k = objectKey(kind, obj);
-    return apiCall(this.#env, this.#caller, `update${sub === undefined ? '' : 'Status'} ${kind.resource} ${k} rv=${obj.metadata?.resourceVersion ?? '*'}`, true, () => {
-      const updated = this.#env.cluster.update(kind, obj, sub) as T;
-      return { value: updated, note: written(updated) };
-    });
+    const label = `update${sub === undefined ? '' : 'Status'} ${kind.resource} ${k} rv=${obj.metadata?.resourceVersion ?? '*'}`;
+    return this.#call<T>(kind, label, true, 'PUT', pathOf(kind, obj.metadata?.namespace, obj.metadata?.name ?? '', sub), typed(kind, obj));
   }
 
   /** Applies a JSON merge patch (RFC 7386) to an object. */
@@ -129,19 +149,14 @@ export class SimClient {
   }
 
   async #patch<T extends KubeObject>(kind: ResourceKind<T, unknown>, target: T | ObjectKey, patch: unknown, sub: 'status' | undefined): Promise<T> {
-    const k = targetKey(kind, target);
-    return apiCall(this.#env, this.#caller, `patch${sub === undefined ? '' : 'Status'} ${kind.resource} ${k} ${JSON.stringify(patch)}`, true, () => {
-      const updated = this.#env.cluster.patch(kind, k, patch, sub) as T;
-      return { value: updated, note: written(updated) };
-    });
+    const { namespace, name } = targetKey(kind, target);
+    const label = `patch${sub === undefined ? '' : 'Status'} ${kind.resource} ${keyOf(kind, namespace, name)} ${JSON.stringify(patch)}`;
+    return this.#call<T>(kind, label, true, 'PATCH', pathOf(kind, namespace, name, sub), patch, 'application/merge-patch+json');
   }
 
   /** Deletes an object (graceful while it has finalizers). */
   async delete<T extends KubeObject>(kind: ResourceKind<T, unknown>, target: T | ObjectKey): Promise<void> {
-    const k = targetKey(kind, target);
-    return apiCall(this.#env, this.#caller, `delete ${kind.resource} ${k}`, true, () => {
-      this.#env.cluster.delete(kind, k);
-      return { value: undefined, note: '200' };
-    });
+    const { namespace, name } = targetKey(kind, target);
+    await this.#call<unknown>(kind, `delete ${kind.resource} ${keyOf(kind, namespace, name)}`, true, 'DELETE', pathOf(kind, namespace, name), undefined);
   }
 }

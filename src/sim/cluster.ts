@@ -1,28 +1,39 @@
 /**
- * The simulated API server's write and read semantics over the embedded API server's in-memory
- * {@link Storage} (src/apiserver/storage.ts: one global revision, a bounded change history that serves
- * watch resumption and answers 410 Gone once compacted). The rules kept are kube-apiserver's generic
- * registry (staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go) for the parts controllers
- * depend on: optimistic concurrency on resourceVersion (409 Conflict), AlreadyExists, generateName, uid and
- * creationTimestamp, generation bumped on spec changes, the status subresource (spec and status written
- * separately), graceful deletion with finalizers (deletionTimestamp, removal once the last finalizer goes),
- * and the garbage collector's background deletion of dependents whose owners are all gone.
+ * The simulated API server: the embedded API server's own request handler (src/apiserver/handler.ts:
+ * authentication, admission, defaulting, validation, server-side apply, JSON / merge / strategic merge
+ * patches, field and label selectors, pagination, watches with bookmarks and timeouts) over its in-memory
+ * {@link Storage} (one global revision, a bounded change history that serves watch resumption and answers
+ * 410 Gone once compacted), on the run's virtual clock. Requests reach it in-process
+ * (src/apiserver/in-process.ts); when they do, and when their responses and watch events reach the caller,
+ * is decided by the scheduler (api.ts, transport.ts).
  *
- * It calls Storage directly rather than going through the HTTP handler (src/apiserver/handler.ts), so it has
- * no admission, schema validation, defaulting, field managers or RBAC; see docs/simulation.md.
+ * What it adds to the handler is what kube-apiserver gets from elsewhere: CustomResourceDefinitions for the
+ * simulation's custom kinds (a schema that keeps unknown fields, the status subresource when the kind has
+ * one), and kube-controller-manager's garbage collector in its background policy (a dependent is deleted
+ * once none of its owners exists), each collection a scheduled step. Its random choices (generated names,
+ * the timeout of a watch that asks for none) come from a generator seeded by the run, its uids from a
+ * counter, so a run replays exactly.
  */
-import { StatusError, newStatus } from '../apimachinery/errors.ts';
+import { Buffer } from 'node:buffer';
 import type { KubeObject } from '../apimachinery/object.ts';
+import { bootstrapSnapshot } from '../apiserver/bootstrap/bootstrap-snapshot.ts';
+import { restoreDerivedState } from '../apiserver/bootstrap/restored-state.ts';
+import { Faults } from '../apiserver/faults.ts';
+import { ApiHandler, formatTime } from '../apiserver/handler.ts';
+import { serveInProcess, type InProcessExchange, type InProcessRequest, type ResponseSink } from '../apiserver/in-process.ts';
+import { ResourceRegistry, storageKey, type ApiResource } from '../apiserver/resources.ts';
 import { Storage } from '../apiserver/storage.ts';
+import type { StorageSnapshot } from '../apiserver/storage/interface.ts';
 import type { ResourceKind } from '../client/kinds.ts';
+import { Prng } from './prng.ts';
 import type { Scheduler } from './scheduler.ts';
 
 /** A kind as the simulator needs it: its REST coordinates (any `ResourceKind`, built-in or custom). */
 export type SimKind = ResourceKind<KubeObject, unknown>;
 
-/** The storage name of a kind's objects. */
+/** The storage name of a kind's objects (the API server's: `pods`, `replicasets.apps`). */
 export function storeOf(kind: SimKind): string {
-  return `${kind.group === '' ? 'core' : kind.group}/${kind.resource}`;
+  return storageKey(kind.group, kind.resource);
 }
 
 /** The storage key `namespace/name` (or `name` for a cluster-scoped kind). */
@@ -35,53 +46,122 @@ export function objectKey(kind: SimKind, obj: KubeObject): string {
   return keyOf(kind, obj.metadata?.namespace, obj.metadata?.name ?? '');
 }
 
-type Json = Record<string, unknown>;
-
-function clone<T>(obj: T): T {
-  return JSON.parse(JSON.stringify(obj)) as T;
+/** The REST path of a kind's collection, object or subresource. */
+export function pathOf(kind: SimKind, namespace: string | undefined, name?: string, subresource?: string): string {
+  const base = kind.group === '' ? `/api/${kind.version}` : `/apis/${kind.group}/${kind.version}`;
+  const ns = kind.namespaced && namespace !== undefined && namespace !== '' ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${base}${ns}/${kind.resource}${name === undefined ? '' : `/${encodeURIComponent(name)}`}${subresource === undefined ? '' : `/${subresource}`}`;
 }
 
-function statusError(code: number, reason: string, message: string): StatusError {
-  return new StatusError(newStatus(code, reason, message));
+/** A complete (non-watch) response. */
+export interface SimResponse {
+  /** HTTP status. */
+  status: number;
+  /** Response headers. */
+  headers: Record<string, string | string[]>;
+  /** The body as text (JSON). */
+  body: string;
 }
 
-function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+// kube-apiserver's defaults, as startApiServer() sets them (src/apiserver/server.ts).
+const bookmarkIntervalMs = 60_000;
+const minRequestTimeoutSeconds = 1800;
+const maxRequestBodyBytes = 3 * 1024 * 1024;
+
+/**
+ * The state a run starts from (bootstrap objects, then a CRD per custom kind), built once per process for
+ * each starting point and restored by later runs: writing the CRDs compiles their schemas, which would
+ * otherwise cost more than a small run's own requests. Restoring gives exactly the state building it gives.
+ */
+interface StartingPoint {
+  readonly storage: StorageSnapshot;
+  readonly customResources: ReadonlyMap<string, readonly ApiResource[]>;
+  /** uids handed out while building it. */
+  readonly uids: number;
 }
 
-/** RFC 7386 JSON merge patch. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const out: Json = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Json) } : {};
-  for (const [k, v] of Object.entries(patch as Json)) {
-    if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
-  }
-  return out;
-}
+const startingPoints = new Map<string, StartingPoint>();
 
-/** The cluster state one simulation runs against: Storage plus the registry rules above. */
+/** The cluster one simulation runs against: the API server's handler and storage, plus the pieces above. */
 export class SimCluster {
-  /** @internal The API server's storage the cluster keeps its objects in. */
+  /** @internal The API server's storage. */
   readonly storage: Storage;
+  /** @internal The API server's request handler. */
+  readonly handler: ApiHandler;
   readonly #sched: Scheduler;
   readonly #kinds = new Map<string, SimKind>();
   #uid = 0;
-  #names = 0;
 
   /**
    * Created by the simulation run.
    * @param historySize changes the storage keeps before compacting; small values make 410 Gone reachable.
+   * @param seed seeds the server's random choices (generated names, default watch timeouts).
+   * @param kinds kinds registered from the start, in this order (see {@link SimCluster.register}).
    * @internal
    */
-  constructor(sched: Scheduler, historySize: number) {
+  constructor(sched: Scheduler, historySize: number, seed = 0, kinds: readonly SimKind[] = []) {
     this.#sched = sched;
     this.storage = new Storage(historySize);
+    const random = new Prng((seed ^ 0x5e7e) >>> 0);
+    const faults: Faults = new Faults({
+      closeWatches: (r) => this.handler.closeWatches(r),
+      stallWatches: (r) => this.handler.stallWatches(r),
+      injectMalformedLine: (r) => this.handler.injectMalformedLine(r),
+      compact: (rv) => this.storage.compact(rv),
+      restart: () => Promise.resolve(),
+    });
+    this.handler = new ApiHandler(new ResourceRegistry(), this.storage, faults, {
+      token: undefined,
+      bookmarkIntervalMs,
+      defaultWatchTimeoutSeconds: minRequestTimeoutSeconds,
+      maxRequestBodyBytes,
+      clock: sched.clock,
+      random: () => random.next(),
+      newUid: () => {
+        const n = (++this.#uid).toString(16).padStart(12, '0');
+        return `00000000-0000-4000-8000-${n}`;
+      },
+    });
+    const key = JSON.stringify([historySize, sched.clock.now(), kinds.map((k) => [k.group, k.version, k.resource, k.kind, k.namespaced, k.subresources])]);
+    const start = startingPoints.get(key);
+    if (start === undefined) {
+      this.storage.restore(bootstrapSnapshot(formatTime(sched.clock.now()), { rbac: false }));
+      for (const k of kinds) this.register(k);
+      startingPoints.set(key, { storage: this.storage.snapshot(), customResources: this.handler.registry.customResources(), uids: this.#uid });
+    } else {
+      this.storage.restore(start.storage);
+      restoreDerivedState(this.handler.internalScope(), { customResources: new Map(start.customResources) });
+      this.#uid = start.uids;
+      for (const k of kinds) this.#kinds.set(storeOf(k), k);
+    }
+    this.storage.subscribeAll((c) => {
+      if (c.type !== 'DELETED') return;
+      const uid = (c.object.obj.metadata as { uid?: string } | undefined)?.uid;
+      if (uid !== undefined) sched.post('gc', `gc dependents of ${c.store} ${c.key}`, () => this.#collect(uid));
+    });
   }
 
-  /** Registers a kind so the garbage collector scans it. */
+  /**
+   * Registers a kind: the garbage collector scans it, and a custom kind not served yet gets a
+   * CustomResourceDefinition (any fields kept; the status subresource when the kind lists it).
+   */
   register(kind: SimKind): void {
-    this.#kinds.set(storeOf(kind), kind);
+    const store = storeOf(kind);
+    if (this.#kinds.has(store)) return;
+    this.#kinds.set(store, kind);
+    if (this.handler.registry.lookup(kind.group, kind.version, kind.resource) !== undefined) return;
+    const subresources: Record<string, unknown> = kind.subresources.includes('status') ? { status: {} } : {};
+    this.handler.seed('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${kind.resource}.${kind.group}` },
+      spec: {
+        group: kind.group,
+        names: { plural: kind.resource, kind: kind.kind, singular: kind.kind.toLowerCase(), listKind: `${kind.kind}List` },
+        scope: kind.namespaced ? 'Namespaced' : 'Cluster',
+        versions: [{ name: kind.version, served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }, subresources }],
+      },
+    });
   }
 
   /** Every registered kind. */
@@ -99,119 +179,26 @@ export class SimCluster {
     return this.storage.listAt(storeOf(kind), this.storage.revision, namespace === undefined || namespace === '' ? {} : { namespace }).map((s) => s.obj as KubeObject);
   }
 
-  /** GET: a copy of the object, or 404. */
-  get(kind: SimKind, key: string): KubeObject {
-    const s = this.storage.get(storeOf(kind), key);
-    if (s === undefined) throw statusError(404, 'NotFound', `${kind.resource} "${key}" not found`);
-    return JSON.parse(s.json) as KubeObject;
+  /** Serves a request through the API server's handler; the response's parts reach `sink` as written. */
+  serve(request: InProcessRequest, sink: ResponseSink): InProcessExchange {
+    return serveInProcess(this.handler, request, sink);
   }
 
-  /** LIST: copies of every object and the list's resourceVersion. */
-  list(kind: SimKind, namespace?: string): {
-    /** Copies of the objects. */
-    items: KubeObject[];
-    /** The revision the list was read at. */
-    rv: number;
-  } {
-    const rv = this.storage.revision;
-    const items = this.storage.listAt(storeOf(kind), rv, namespace === undefined || namespace === '' ? {} : { namespace }).map((s) => JSON.parse(s.json) as KubeObject);
-    return { items, rv };
-  }
-
-  /** POST. */
-  create(kind: SimKind, input: KubeObject): KubeObject {
-    this.register(kind);
-    const obj = clone(input) as KubeObject & Json;
-    const meta = (obj.metadata ??= {});
-    if ((meta.name ?? '') === '') {
-      if ((meta.generateName ?? '') === '') throw statusError(422, 'Invalid', 'metadata.name or metadata.generateName is required');
-      // kube-apiserver appends 5 random alphanumerics (names.SimpleNameGenerator); a counter keeps runs replayable.
-      meta.name = `${meta.generateName}${(++this.#names).toString(36).padStart(5, '0')}`;
-    }
-    if (kind.namespaced && (meta.namespace ?? '') === '') meta.namespace = 'default';
-    const key = objectKey(kind, obj);
-    if (this.storage.get(storeOf(kind), key) !== undefined) throw statusError(409, 'AlreadyExists', `${kind.resource} "${meta.name}" already exists`);
-    meta.uid = `uid-${String(++this.#uid).padStart(6, '0')}`;
-    meta.creationTimestamp = rfc3339(this.#sched.clock.now());
-    meta.generation = 1;
-    delete meta.resourceVersion;
-    delete meta.deletionTimestamp;
-    obj.apiVersion = kind.group === '' ? kind.version : `${kind.group}/${kind.version}`;
-    obj.kind = kind.kind;
-    return JSON.parse(this.storage.write(storeOf(kind), key, 'ADDED', obj).json) as KubeObject;
-  }
-
-  /** PUT on the object (`subresource` undefined) or its status. */
-  update(kind: SimKind, input: KubeObject, subresource?: 'status'): KubeObject {
-    const key = objectKey(kind, input);
-    const stored = this.storage.get(storeOf(kind), key);
-    if (stored === undefined) throw statusError(404, 'NotFound', `${kind.resource} "${key}" not found`);
-    const rv = input.metadata?.resourceVersion;
-    // An update without resourceVersion is unconditional (rest.Update's AllowUnconditionalUpdate).
-    if (rv !== undefined && rv !== '' && rv !== String(stored.rv)) {
-      throw statusError(409, 'Conflict', `Operation cannot be fulfilled on ${kind.resource} "${key}": the object has been modified; please apply your changes to the latest version and try again`);
-    }
-    const old = stored.obj as Json & KubeObject;
-    const next = clone(input) as Json & KubeObject;
-    const hasStatus = kind.subresources.includes('status');
-    if (subresource === 'status') {
-      // The status strategy keeps everything but status (and ignores metadata changes).
-      const merged = clone(old) as Json;
-      merged.status = next.status;
-      return this.#commit(kind, key, old, merged as KubeObject & Json);
-    }
-    if (hasStatus) next.status = old.status;
-    const meta = (next.metadata ??= {});
-    meta.uid = old.metadata?.uid;
-    meta.creationTimestamp = old.metadata?.creationTimestamp;
-    meta.deletionTimestamp = old.metadata?.deletionTimestamp;
-    if (meta.deletionTimestamp === undefined) delete meta.deletionTimestamp;
-    const specOf = (o: Json): string => JSON.stringify({ ...o, metadata: undefined, status: hasStatus ? undefined : o.status });
-    meta.generation = (old.metadata?.generation ?? 1) + (specOf(next) !== specOf(old) ? 1 : 0);
-    return this.#commit(kind, key, old, next);
-  }
-
-  /** PATCH with a JSON merge patch (RFC 7386), on the object or its status. */
-  patch(kind: SimKind, key: string, patch: unknown, subresource?: 'status'): KubeObject {
-    const stored = this.storage.get(storeOf(kind), key);
-    if (stored === undefined) throw statusError(404, 'NotFound', `${kind.resource} "${key}" not found`);
-    const patched = mergePatch(JSON.parse(stored.json), patch) as KubeObject;
-    return this.update(kind, patched, subresource);
-  }
-
-  #commit(kind: SimKind, key: string, old: KubeObject, next: KubeObject & Json): KubeObject {
-    delete next.metadata!.resourceVersion;
-    const terminating = next.metadata?.deletionTimestamp !== undefined;
-    if (terminating && (next.metadata?.finalizers ?? []).length === 0) {
-      this.#remove(kind, key, next);
-      return clone(next);
-    }
-    if (JSON.stringify({ ...next, metadata: { ...next.metadata, resourceVersion: undefined } }) === JSON.stringify({ ...old, metadata: { ...old.metadata, resourceVersion: undefined } })) {
-      // A no-op update writes nothing and keeps the resourceVersion (etcd3 store GuaranteedUpdate).
-      return clone(old);
-    }
-    return JSON.parse(this.storage.write(storeOf(kind), key, 'MODIFIED', next).json) as KubeObject;
-  }
-
-  /** DELETE: graceful while finalizers remain (deletionTimestamp set), else removal. */
-  delete(kind: SimKind, key: string): void {
-    const stored = this.storage.get(storeOf(kind), key);
-    if (stored === undefined) throw statusError(404, 'NotFound', `${kind.resource} "${key}" not found`);
-    const obj = clone(stored.obj) as KubeObject & Json;
-    if ((obj.metadata?.finalizers ?? []).length > 0) {
-      if (obj.metadata!.deletionTimestamp !== undefined) return;
-      obj.metadata!.deletionTimestamp = rfc3339(this.#sched.clock.now());
-      delete obj.metadata!.resourceVersion;
-      this.storage.write(storeOf(kind), key, 'MODIFIED', obj);
-      return;
-    }
-    this.#remove(kind, key, obj);
-  }
-
-  #remove(kind: SimKind, key: string, finalState: KubeObject & Json): void {
-    this.storage.write(storeOf(kind), key, 'DELETED', finalState);
-    const uid = finalState.metadata?.uid;
-    if (uid !== undefined) this.#sched.post('gc', `gc dependents of ${kind.resource} ${key}`, () => this.#collect(uid));
+  /** Serves a request that has a complete answer (not a watch); resolves once the handler answered. */
+  request(request: InProcessRequest): Promise<SimResponse> {
+    return new Promise<SimResponse>((resolve) => {
+      let status = 0;
+      let headers: Record<string, string | string[]> = {};
+      const chunks: Buffer[] = [];
+      this.serve(request, {
+        start: (s, h) => {
+          status = s;
+          headers = h;
+        },
+        data: (c) => chunks.push(c),
+        end: () => resolve({ status, headers, body: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8') }),
+      });
+    });
   }
 
   // The garbage collector's background policy: a dependent goes once none of its owners exists.
@@ -223,9 +210,11 @@ export class SimCluster {
         const refs = o.metadata?.ownerReferences ?? [];
         if (!refs.some((r) => r.uid === ownerUid)) continue;
         if (refs.some((r) => live.has(r.uid))) continue;
-        const key = objectKey(kind, o);
-        this.#sched.log(`GC delete ${kind.resource} ${key} (owner ${ownerUid} gone)`);
-        this.delete(kind, key);
+        if (o.metadata?.deletionTimestamp !== undefined) continue;
+        this.#sched.log(`GC delete ${kind.resource} ${objectKey(kind, o)} (owner ${ownerUid} gone)`);
+        // As the garbage collector: a delete with the dependent's uid as precondition, background propagation.
+        const body = JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background', preconditions: { uid: o.metadata?.uid } });
+        void this.request({ method: 'DELETE', path: pathOf(kind, o.metadata?.namespace, o.metadata?.name), headers: { 'content-type': 'application/json' }, body });
       }
     }
   }

@@ -1,6 +1,7 @@
 /**
  * kubeloom/sim: deterministic simulation testing of controllers. One seeded scheduler and a virtual clock
- * drive the API server's storage, informers, work queues, reconciles and a scenario in one process; seeds
+ * drive the API server (the embedded server's own handler, in-process), informers, work queues, reconciles
+ * and a scenario in one process; seeds
  * pick perturbations (reordered and delayed watch events, dropped watches and 410 relists, conflicts,
  * server errors, lost responses, crashes); failures come with a replayable seed, a shrunk schedule and a
  * trace. See docs/simulation.md.
@@ -8,7 +9,7 @@
 // First: a clear error on unsupported Node.js versions, before any dependency loads.
 import '../node-version.ts';
 export { SimClient, type SimListOptions } from './client.ts';
-export { SimCluster, mergePatch, type SimKind } from './cluster.ts';
+export { SimCluster, type SimKind, type SimResponse } from './cluster.ts';
 export { type SimControllerSpec } from './controller.ts';
 export { type SimFailure, type SimLimits } from './env.ts';
 export { SimulationConfigError, SimulationFailedError } from './errors.ts';

@@ -57,7 +57,10 @@ export class SimInformer {
 
   #list(): void {
     if (this.#stopped) return;
-    const { items, rv } = this.#env.cluster.list(this.kind);
+    // The list a reflector's LIST gets: every object at the current revision (shared, never mutated).
+    const storage = this.#env.cluster.storage;
+    const rv = storage.revision;
+    const items = storage.listAt(storeOf(this.kind), rv).map((o) => o.obj as KubeObject);
     this.#env.apiOps++;
     this.#env.sched.log(`INFORMER ${this.#lane} LIST rv=${rv} (${items.length} objects)`);
     const seen = new Set<string>();

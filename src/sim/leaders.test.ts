@@ -10,7 +10,7 @@ import { Scheduler } from './scheduler.ts';
 function setup(): { tracker: LeaderTracker; env: ReturnType<typeof newEnv>; clock: FakeClock } {
   const clock = new FakeClock();
   const sched = new Scheduler(clock, 1, undefined, 0);
-  const env = newEnv(sched, new SimCluster(sched, 10), defaultPerturbationRates, { maxWatchDelayMs: 0, maxRequestDelayMs: 0, restartDelayMs: 0, watchRetryMs: 0, maxPauseMs: 0 });
+  const env = newEnv(sched, new SimCluster(sched, 10, 1), defaultPerturbationRates, { maxWatchDelayMs: 0, maxRequestDelayMs: 0, restartDelayMs: 0, watchRetryMs: 0, maxPauseMs: 0 });
   return { tracker: new LeaderTracker(env), env, clock };
 }
 

@@ -4,7 +4,7 @@
  * and the one-line regression check ({@link assertSimulation}). No upstream counterpart; see
  * docs/simulation.md.
  *
- * A run is a pure function of `(spec, seed, keep)`: the API server's storage, every process's informers,
+ * A run is a pure function of `(spec, seed, keep)`: the API server (its handler and storage), every process's informers,
  * queues and reconciles, and the scenario run in this process on a {@link FakeClock}, and every choice
  * between them is made by the {@link Scheduler}. While a run is in progress `Math.random` draws from a
  * generator seeded by the run, and `Date.now` reads the virtual clock; both are restored afterwards (so
@@ -108,7 +108,7 @@ export interface Simulation {
    * Custom kinds it uses must be listed in `kinds`.
    */
   start?: (harness: SimHarness) => void;
-  /** Custom kinds the REST transport serves (built-in kinds are always served). */
+  /** Custom kinds the REST transport serves, each through a CustomResourceDefinition the run writes (built-in kinds are always served). */
   kinds?: SimKind[];
   /** The user's actions, as ordinary async code against a client. */
   scenario(ctx: ScenarioContext): Promise<void>;
@@ -172,7 +172,9 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
   const clock = new FakeClock();
   const rates: PerturbationRates = { ...defaultPerturbationRates, ...spec.perturbations };
   const sched = new Scheduler(clock, options.seed, options.keep === undefined ? undefined : new Set(options.keep), rates.reorder);
-  const cluster = new SimCluster(sched, spec.historySize ?? 40);
+  // Every kind a SimControllerSpec process watches, then `kinds`: served (custom ones through a CRD) from the start.
+  const controllerKinds = [...(spec.controllers ?? []), ...(spec.processes ?? []).flatMap((p) => p.controllers ?? [])].flatMap((c) => [c.for, ...(c.owns ?? []), ...(c.watches ?? []).map((w) => w.kind)]);
+  const cluster = new SimCluster(sched, spec.historySize ?? 40, options.seed, [...controllerKinds, ...(spec.kinds ?? [])]);
   const env = newEnv(sched, cluster, rates, { ...defaultLimits, ...spec.limits });
   const view = clusterView(cluster);
   const always = [singleControllerOwner, ...(spec.invariants ?? [])];

@@ -5,68 +5,71 @@
  * clientsets, reflectors, shared informers, work queues, and kube-controller-manager's controllers
  * (src/controllers) — runs inside a simulation on the virtual clock, without sockets.
  *
- * Served: GET (object, list with labelSelector, watch), POST, PUT (object and status), PATCH (JSON merge
- * patch; a strategic merge patch is applied as a merge patch, which is exact for maps but replaces
- * lists), DELETE. Watches start from the requested resourceVersion (the current state as ADDED events for
- * "" or "0", followed by the initial-events-end bookmark when `sendInitialEvents=true`: a watch list), answer a compacted one with an ERROR event (410 Expired), and end when a `watchDrop`
- * perturbation closes them, as a server closing the connection would. Writes see the same perturbations as
- * {@link apiCall} (conflicts, 429/500, lost responses, delays). Not served: server-side apply, JSON patch,
- * other subresources, field selectors, pagination (lists are whole).
+ * Every request is served by the embedded API server's own handler (cluster.ts, src/apiserver/handler.ts),
+ * in-process: what `startApiServer()` answers on the wire, this answers here, byte for byte (admission,
+ * defaulting, validation, server-side apply, every patch type, subresources, selectors, pagination,
+ * watches with bookmarks, timeouts and 410 Expired). Writes see the same perturbations as {@link apiCall}
+ * (conflicts, 429/500, lost responses, delays); each event a watch writes is a step of the watch's lane,
+ * held back by `watchDelay` or cut off by `watchDrop` (the connection closed, as by a server going away).
  */
 import { Buffer } from 'node:buffer';
 import { Dispatcher } from 'undici';
 import { StatusError, newStatus, type Status } from '../apimachinery/errors.ts';
-import { parseSelector } from '../apimachinery/labels.ts';
-import type { KubeObject } from '../apimachinery/object.ts';
 import { splitApiPath } from '../apiserver/handlers/request-info.ts';
-import { RevisionCompactedError, type Change } from '../apiserver/storage.ts';
-import { kinds } from '../client/kinds.ts';
-import { apiCall, type Caller } from './api.ts';
-import { keyOf, storeOf, type SimKind } from './cluster.ts';
+import type { InProcessExchange } from '../apiserver/in-process.ts';
+import { apiCall, serveRequest, ServerAnswerError, type Caller } from './api.ts';
 import type { SimEnv } from './env.ts';
 
-/** A parsed resource path. */
-interface Target {
-  kind: SimKind;
-  namespace: string | undefined;
-  name: string | undefined;
-  subresource: string | undefined;
-}
-
-let builtins: Map<string, SimKind> | undefined;
-
-function builtinKinds(): Map<string, SimKind> {
-  if (builtins !== undefined) return builtins;
-  builtins = new Map();
-  for (const group of Object.values(kinds) as Record<string, SimKind>[]) {
-    for (const k of Object.values(group)) builtins.set(`${k.group}/${k.version}/${k.resource}`, k);
-  }
-  return builtins;
-}
-
-function parsePath(env: SimEnv, pathname: string): Target | undefined {
+/** What a path names, for the trace and the lanes: `resource`, and `namespace/name` or `-n namespace`. */
+function describe(pathname: string): { resource: string; object: string } {
   const parts = pathname.split('/').filter((p) => p !== '');
   const groupVersion = splitApiPath(parts);
-  if (groupVersion === undefined) return undefined;
-  const { group, version } = groupVersion;
+  if (groupVersion === undefined) return { resource: pathname, object: '' };
   let rest = groupVersion.rest;
   let namespace: string | undefined;
   if (rest[0] === 'namespaces' && rest.length >= 3) {
     namespace = rest[1];
     rest = rest.slice(2);
   }
-  const resource = rest[0];
-  if (resource === undefined) return undefined;
-  const kind = builtinKinds().get(`${group}/${version}/${resource}`) ?? env.cluster.kinds().find((k) => k.group === group && k.version === version && k.resource === resource);
-  if (kind === undefined) return undefined;
-  return { kind, namespace, name: rest[1], subresource: rest[2] };
+  const [resource = '', name, sub] = rest;
+  const object = name === undefined ? (namespace === undefined ? '' : ` -n ${namespace}`) : ` ${namespace === undefined ? '' : `${namespace}/`}${name}${sub === undefined ? '' : `/${sub}`}`;
+  return { resource, object };
 }
 
-function bodyText(body: Dispatcher.DispatchOptions['body']): string {
-  if (body === undefined || body === null) return '';
+function bodyOf(body: Dispatcher.DispatchOptions['body']): Buffer | string | undefined {
+  if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return Buffer.from(body).toString('utf8');
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   throw new StatusError(newStatus(400, 'BadRequest', 'the simulated transport takes string or buffer bodies only'));
+}
+
+function headersOf(headers: Dispatcher.DispatchOptions['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (headers === undefined || headers === null) return out;
+  const add = (k: string, v: string | number | readonly string[] | undefined): void => {
+    if (v !== undefined) out[k.toLowerCase()] = typeof v === 'object' ? v.join(', ') : String(v);
+  };
+  if (Array.isArray(headers)) {
+    for (let i = 0; i + 1 < headers.length; i += 2) add(String(headers[i]), headers[i + 1] as string | undefined);
+  } else if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    for (const [k, v] of headers as Iterable<[string, string]>) add(k, v);
+  } else for (const [k, v] of Object.entries(headers as Record<string, string | string[] | undefined>)) add(k, v);
+  return out;
+}
+
+// The trace's view of a JSON watch line: its type, the object's namespace/name and resourceVersion.
+const typePattern = /^\{"type":"([A-Z]+)"/;
+const namePattern = /"name":"([^"]*)"/;
+const namespacePattern = /"namespace":"([^"]*)"/;
+const rvPattern = /"resourceVersion":"(\d*)"/;
+
+function eventOf(line: string): string {
+  const type = typePattern.exec(line)?.[1] ?? 'EVENT';
+  const rv = rvPattern.exec(line)?.[1] ?? '';
+  if (type === 'BOOKMARK') return `${type} rv=${rv}`;
+  if (type === 'ERROR') return `ERROR ${/"code":(\d+)/.exec(line)?.[1] ?? ''} ${/"reason":"([A-Za-z]*)"/.exec(line)?.[1] ?? ''}`;
+  const ns = namespacePattern.exec(line)?.[1];
+  return `${type} ${ns === undefined ? '' : `${ns}/`}${namePattern.exec(line)?.[1] ?? ''} rv=${rv}`;
 }
 
 /**
@@ -134,137 +137,84 @@ export class SimDispatcher extends Dispatcher {
     const control = new Control(handler);
     handler.onRequestStart?.(control, {});
     if (control.aborted) return true;
-    const url = new URL(opts.path, 'http://sim.invalid');
+    const path = opts.path;
+    const url = new URL(path, 'http://sim.invalid');
     const method = String(opts.method).toUpperCase();
-    const target = parsePath(this.#env, url.pathname);
-    const fail = (status: Status): void => {
+    const headers = headersOf(opts.headers);
+    const answer = (status: number, h: Record<string, string | string[]>, body: Buffer | string): void => {
       control.started = true;
-      handler.onResponseStart?.(control, status.code ?? 500, jsonHeaders, status.reason ?? '');
-      handler.onResponseData?.(control, Buffer.from(JSON.stringify(status)));
+      handler.onResponseStart?.(control, status, h, '');
+      handler.onResponseData?.(control, typeof body === 'string' ? Buffer.from(body) : body);
       handler.onResponseEnd?.(control, {});
     };
-    if (target === undefined) {
-      fail(newStatus(404, 'NotFound', `the simulated cluster does not serve ${url.pathname}`));
-      return true;
-    }
+    const fail = (status: Status): void => answer(status.code ?? 500, jsonHeaders, JSON.stringify(status));
     const watch = method === 'GET' && (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1');
+    const { resource, object } = describe(url.pathname);
     if (watch) {
-      this.#watch(target, url, control, handler);
+      this.#watch(path, headers, resource, url, control, handler);
       return true;
     }
-    let text: string;
+    let body: Buffer | string | undefined;
     try {
-      text = bodyText(opts.body);
+      body = bodyOf(opts.body);
     } catch (err) {
       fail((err as StatusError).status);
       return true;
     }
-    const { kind, namespace, name, subresource } = target;
-    const cluster = this.#env.cluster;
-    const key = name === undefined ? undefined : keyOf(kind, namespace, name);
-    const label = `${method} ${kind.resource}${key === undefined ? (namespace === undefined ? '' : ` -n ${namespace}`) : ` ${key}`}${subresource === undefined ? '' : `/${subresource}`}`;
-    const status = subresource === 'status' ? 'status' : undefined;
-    let op: (() => { value: unknown; note: string }) | undefined;
-    let code = 200;
-    if (subresource !== undefined && subresource !== 'status') op = undefined;
-    else if (method === 'GET' && key !== undefined) op = () => ({ value: cluster.get(kind, key), note: '200' });
-    else if (method === 'GET') {
-      const sel = url.searchParams.get('labelSelector');
-      const selector = sel === null || sel === '' ? undefined : parseSelector(sel);
-      op = () => {
-        const { items, rv } = cluster.list(kind, namespace);
-        const kept = selector === undefined ? items : items.filter((o) => selector.matches(o.metadata?.labels));
-        return { value: { kind: `${kind.kind}List`, apiVersion: kind.group === '' ? kind.version : `${kind.group}/${kind.version}`, metadata: { resourceVersion: String(rv) }, items: kept }, note: `200 (${kept.length} items, rv=${rv})` };
-      };
-    } else if (method === 'POST' && key === undefined) {
-      code = 201;
-      op = () => {
-        const obj = JSON.parse(text) as KubeObject;
-        if (namespace !== undefined) obj.metadata = { ...obj.metadata, namespace };
-        const created = cluster.create(kind, obj);
-        return { value: created, note: `201 ${created.metadata?.name} rv=${created.metadata?.resourceVersion}` };
-      };
-    } else if (method === 'PUT' && key !== undefined) {
-      op = () => {
-        const updated = cluster.update(kind, JSON.parse(text) as KubeObject, status);
-        return { value: updated, note: `200 rv=${updated.metadata?.resourceVersion}` };
-      };
-    } else if (method === 'PATCH' && key !== undefined) {
-      const type = String((opts.headers as Record<string, string> | undefined)?.['content-type'] ?? '');
-      if (type.includes('merge-patch') || type.includes('strategic-merge-patch')) {
-        op = () => {
-          const updated = cluster.patch(kind, key, JSON.parse(text), status);
-          return { value: updated, note: `200 rv=${updated.metadata?.resourceVersion}` };
-        };
-      }
-    } else if (method === 'DELETE' && key !== undefined) {
-      op = () => {
-        cluster.delete(kind, key);
-        return { value: { kind: 'Status', apiVersion: 'v1', status: 'Success', code: 200 }, note: '200' };
-      };
-    }
-    if (op === undefined) {
-      fail(newStatus(405, 'MethodNotAllowed', `the simulated cluster does not serve ${method} ${url.pathname}`));
-      return true;
-    }
+    const label = `${method} ${resource}${object}`;
     // Events are never perturbed: the event recorder drops a failed event by design (and logs it), so
     // failing them would test nothing and bury the trace.
-    const write = method !== 'GET' && kind.resource !== 'events';
-    apiCall(this.#env, this.#caller, label, write, op).then(
-      (value) => {
-        if (control.aborted) return;
-        control.started = true;
-        handler.onResponseStart?.(control, code, jsonHeaders, 'OK');
-        handler.onResponseData?.(control, Buffer.from(JSON.stringify(value)));
-        handler.onResponseEnd?.(control, {});
+    const write = method !== 'GET' && resource !== 'events';
+    apiCall(this.#env, this.#caller, label, write, () => serveRequest(this.#env, { method, path, headers, ...(body === undefined ? {} : { body }) })).then(
+      (r) => {
+        if (!control.aborted) answer(r.status, r.headers, r.body);
       },
       (err: unknown) => {
         if (control.aborted) return;
-        fail(err instanceof StatusError ? err.status : newStatus(500, 'InternalError', String(err)));
+        if (err instanceof ServerAnswerError) answer(err.response.status, err.response.headers, err.response.body);
+        else fail(err instanceof StatusError ? err.status : newStatus(500, 'InternalError', String(err)));
       },
     );
     return true;
   }
 
-  #watch(target: Target, url: URL, control: Control, handler: Dispatcher.DispatchHandler): void {
+  /**
+   * A watch: the API server's watch handler writes into the stream, and each event it writes (and its
+   * bookmarks, and the end at its timeout) reaches the reader as a step of the watch's lane, where the
+   * seed may hold it back (`watchDelay`) or close the connection before it (`watchDrop`).
+   */
+  #watch(path: string, headers: Record<string, string>, resource: string, url: URL, control: Control, handler: Dispatcher.DispatchHandler): void {
     const { sched, rates, limits, cluster } = this.#env;
-    const { kind, namespace } = target;
-    const store = storeOf(kind);
-    const lane = `${this.#caller.name}/watch/${store}/${this.#watches++}`;
+    const caller = this.#caller.name;
+    const lane = `${caller}/watch/${resource}/${this.#watches++}`;
     const rvText = url.searchParams.get('resourceVersion') ?? '';
-    const sel = url.searchParams.get('labelSelector');
-    const selector = sel === null || sel === '' ? undefined : parseSelector(sel);
-    const wanted = (o: KubeObject | undefined): boolean => o !== undefined && (namespace === undefined || o.metadata?.namespace === namespace) && (selector === undefined || selector.matches(o.metadata?.labels));
-    let unsubscribe: (() => void) | undefined;
+    const namespace = describe(url.pathname).object;
+    let exchange: InProcessExchange | undefined;
     let ended = false;
     const end = (): void => {
       if (ended) return;
       ended = true;
       this.#open.delete(end);
-      unsubscribe?.();
+      exchange?.abort();
       sched.dropLanes(lane);
     };
     this.#open.add(end);
     control.onAbort = end;
-    const line = (type: string, obj: unknown): Buffer => Buffer.from(`${JSON.stringify({ type, object: obj })}\n`);
-    const send = (change: Change): void => {
-      const obj = change.object.obj as KubeObject;
-      const prev = change.prev?.obj as KubeObject | undefined;
-      if (!wanted(obj) && !wanted(prev)) return;
+    const deliver = (chunk: Buffer, trace: string, activity: boolean): void => {
       const u = sched.decide('watchDelay', rates.watchDelay, (x) => `hold ${lane} for ${Math.round(x * limits.maxWatchDelayMs)}ms`);
       sched.post(
         lane,
-        `watch ${lane} ${change.type} ${change.key} rv=${change.rv}`,
+        `watch ${lane} ${trace}`,
         () => {
           if (ended || control.aborted) return;
-          if (sched.decide('watchDrop', rates.watchDrop, () => `close ${lane} before rv=${change.rv}`) !== undefined) {
+          if (sched.decide('watchDrop', rates.watchDrop, () => `close ${lane} before ${trace}`) !== undefined) {
             end();
             handler.onResponseEnd?.(control, {});
             return;
           }
-          sched.log(`WATCH ${this.#caller.name} ${kind.resource} ${change.type} ${change.key} rv=${change.rv}`);
-          if (kind.resource !== 'leases') this.#env.activity();
-          handler.onResponseData?.(control, line(change.type, change.object.obj));
+          sched.log(`WATCH ${caller} ${resource} ${trace}`);
+          if (activity) this.#env.activity();
+          handler.onResponseData?.(control, chunk);
         },
         u === undefined ? 0 : Math.round(u * limits.maxWatchDelayMs),
       );
@@ -273,33 +223,62 @@ export class SimDispatcher extends Dispatcher {
     sched.post(lane, `watch request ${lane} rv=${rvText}`, () => {
       if (control.aborted || ended) return;
       this.#env.apiOps++;
-      control.started = true;
-      handler.onResponseStart?.(control, 200, jsonHeaders, 'OK');
-      const initialEvents = url.searchParams.get('sendInitialEvents') === 'true';
-      if (initialEvents || rvText === '' || rvText === '0') {
-        for (const o of cluster.peekAll(kind, namespace)) if (wanted(o)) handler.onResponseData?.(control, line('ADDED', o));
-        // A watch list (KEP-3157) ends its initial events with a bookmark carrying the list's revision.
-        if (initialEvents) {
-          const apiVersion = kind.group === '' ? kind.version : `${kind.group}/${kind.version}`;
-          const metadata = { resourceVersion: String(cluster.storage.revision), annotations: { 'k8s.io/initial-events-end': 'true' } };
-          handler.onResponseData?.(control, line('BOOKMARK', { kind: kind.kind, apiVersion, metadata }));
-        }
-      } else {
-        let backlog: Change[];
-        try {
-          backlog = cluster.storage.changesSince(store, Number(rvText));
-        } catch (err) {
-          if (!(err instanceof RevisionCompactedError)) throw err;
-          sched.log(`API ${this.#caller.name} WATCH ${kind.resource} rv=${rvText} -> 410 Expired`);
-          handler.onResponseData?.(control, line('ERROR', newStatus(410, 'Expired', `too old resource version: ${rvText} (${cluster.storage.compactedRevision})`)));
-          end();
-          handler.onResponseEnd?.(control, {});
-          return;
-        }
-        for (const c of backlog) send(c);
-      }
-      sched.log(`API ${this.#caller.name} WATCH ${kind.resource}${namespace === undefined ? '' : ` -n ${namespace}`} rv=${rvText || '""'}`);
-      unsubscribe = cluster.storage.subscribe(store, send);
+      let streaming = false;
+      let protobuf = false;
+      let pending: Buffer = Buffer.alloc(0);
+      exchange = cluster.serve(
+        { method: 'GET', path, headers },
+        {
+          start: (status, h) => {
+            control.started = true;
+            streaming = status === 200;
+            protobuf = String(h['content-type'] ?? '').includes('protobuf');
+            sched.log(`API ${caller} WATCH ${resource}${namespace} rv=${rvText || '""'}${streaming ? '' : ` -> ${status}`}`);
+            handler.onResponseStart?.(control, status, h, '');
+          },
+          data: (chunk) => {
+            if (!streaming) {
+              handler.onResponseData?.(control, chunk);
+              return;
+            }
+            pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+            // One step per event: newline-delimited JSON, or length-prefixed protobuf frames.
+            for (;;) {
+              if (protobuf) {
+                if (pending.length < 4) break;
+                const n = pending.readUInt32BE(0) + 4;
+                if (pending.length < n) break;
+                deliver(pending.subarray(0, n), 'protobuf event', resource !== 'leases');
+                pending = pending.subarray(n);
+              } else {
+                const nl = pending.indexOf(10);
+                if (nl < 0) break;
+                const line = pending.subarray(0, nl + 1);
+                const trace = eventOf(line.toString('utf8'));
+                deliver(line, trace, resource !== 'leases' && !trace.startsWith('BOOKMARK'));
+                pending = pending.subarray(nl + 1);
+              }
+            }
+          },
+          end: () => {
+            if (!streaming) {
+              if (!ended) {
+                ended = true;
+                this.#open.delete(end);
+              }
+              handler.onResponseEnd?.(control, {});
+              return;
+            }
+            // The server ended the watch (its timeout, a 410): the reader sees the end after the events before it.
+            sched.post(lane, `watch end ${lane}`, () => {
+              if (ended || control.aborted) return;
+              sched.log(`WATCH ${caller} ${resource} closed by the server`);
+              end();
+              handler.onResponseEnd?.(control, {});
+            });
+          },
+        },
+      );
     });
   }
 

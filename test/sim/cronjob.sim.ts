@@ -165,7 +165,7 @@ export const cronJobSchedule: Simulation = {
   kinds: [cronJobs],
   processes: [{ name: 'jobrunner', controllers: [{ name: 'jobrunner', for: jobs, reconcile: runJob }] }],
   start(h) {
-    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger, stalledWatchDetection: false });
+    const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger });
     setupCronJobController(mgr, { now: () => h.clock.now() });
     void mgr.start(h.signal).catch(() => undefined);
   },

@@ -33,7 +33,7 @@ if (!process.execArgv.includes('--conditions=kubeloom-source')) {
   test('the CronJob example runs every slot: Allow and Replace five times, Forbid every other minute', async () => {
     const r = await runSimulation(cronJobSchedule, { seed: 3 });
     assert.equal(r.failure, undefined, formatReport(r));
-    const created = (name: string): number => r.trace.filter((l) => new RegExp(`API manager POST jobs -n default -> 201 ${name}-`).test(l)).length;
+    const created = (name: string): number => r.trace.filter((l) => new RegExp(`API manager POST jobs -n default -> 201 default/${name}-`).test(l)).length;
     assert.deepEqual([created('allow'), created('forbid'), created('replace')], [5, 3, 5], formatReport(r, 400));
   });
 

@@ -6,7 +6,10 @@
 import { isNotFound } from '../../src/apimachinery/errors.ts';
 import type { ReconcileFunc } from '../../src/reconcile/reconcile.ts';
 import type { SimClient, Simulation } from '../../src/sim/index.ts';
+import { kinds } from '../../src/client/kinds.ts';
 import { buckets, configMaps, getOrUndefined } from './kinds.ts';
+
+const namespaces = kinds.coreV1.namespaces;
 
 const finalizer = 'sim.kubeloom.dev/external';
 
@@ -50,6 +53,8 @@ function simulation(name: string, cleanupFirst: boolean): Simulation {
     name,
     controllers: [{ name: 'bucket', for: buckets, watches: [{ kind: configMaps, map: () => [] }], reconcile: reconciler(cleanupFirst) }],
     async scenario({ client, settle }) {
+      // The API server refuses objects in a namespace that does not exist (NamespaceLifecycle).
+      await client.create(namespaces, { metadata: { name: 'external' } });
       for (const n of ['a', 'b']) await client.create(buckets, { metadata: { name: n, namespace: 'default' } });
       await settle();
       for (const n of ['a', 'b']) await client.delete(buckets, { namespace: 'default', name: n });

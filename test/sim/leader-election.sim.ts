@@ -19,7 +19,6 @@ function replica(identity: string, le: Partial<LeaderElectionOptions> = {}): (h:
       const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), {
         clock: h.clock,
         logger: h.logger,
-        stalledWatchDetection: false,
         leaderElection: { id: 'sim-leader', namespace: 'default', identity, ...le },
       });
       setupFixed(mgr);

@@ -59,7 +59,7 @@ function simulation(name: string, setup: (mgr: Manager) => void): Simulation {
     name,
     kinds: [podSets],
     start(h) {
-      const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger, stalledWatchDetection: false });
+      const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), { clock: h.clock, logger: h.logger });
       setup(mgr);
       void mgr.start(h.signal).catch(() => undefined);
     },

@@ -43,7 +43,6 @@ function replica(identity: string): (h: SimHarness) => void {
     const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), {
       clock: h.clock,
       logger: h.logger,
-      stalledWatchDetection: false,
       sharding: { ring, namespace: 'default', identity },
     });
     controllerManagedBy(mgr)

@@ -1,7 +1,10 @@
 // Planted bug: a status update that clobbers spec. The LegacySet kind has no status subresource, and the
-// controller writes status with an unconditional update of the whole object it read from its cache
-// (resourceVersion removed "to avoid conflicts"). When the cache lags behind a user's change of
-// spec.replicas, the controller writes the old spec back.
+// controller writes status with a merge patch of the whole object it read from its cache (controller-
+// runtime's `client.Merge`, which sends the object as it is: unconditional, spec included). When the cache
+// lags behind a user's change of spec.replicas, the controller writes the old spec back.
+// (An update of the whole object without its resourceVersion, the first version of this bug, is refused by
+// the API server for a custom resource: 422, resourceVersion must be specified. The simulated server only
+// showed that once it served requests with the real handler.)
 // The fix writes only status, with a merge patch.
 import type { ReconcileFunc } from '../../src/reconcile/reconcile.ts';
 import type { SimClient, Simulation } from '../../src/sim/index.ts';
@@ -27,8 +30,8 @@ function reconciler(patchOnlyStatus: boolean): ReconcileFunc<SimClient> {
     if (patchOnlyStatus) {
       await client.patch(legacySets, set, { status: { replicas: owned.length } });
     } else {
-      const { resourceVersion: _rv, ...metadata } = set.metadata ?? {};
-      await client.update(legacySets, { ...set, metadata, status: { replicas: owned.length } });
+      const { resourceVersion: _rv, managedFields: _m, ...metadata } = set.metadata ?? {};
+      await client.patch(legacySets, set, { ...set, metadata, status: { replicas: owned.length } });
     }
   };
 }
@@ -58,6 +61,6 @@ function simulation(name: string, patchOnlyStatus: boolean): Simulation {
 }
 
 /** The planted bug. */
-export const statusClobbersSpecBuggy = simulation('status written with an unconditional full update', false);
+export const statusClobbersSpecBuggy = simulation('status written with a merge patch of the whole cached object', false);
 /** The fixed controller. */
 export const statusClobbersSpecFixed = simulation('status written with a merge patch of status only', true);

@@ -20,7 +20,7 @@ const statefulSets = kinds.appsV1.statefulSets;
 const daemonSets = kinds.appsV1.daemonSets;
 const jobs = kinds.batchV1.jobs;
 
-/** A kubelet for every node: a pod it sees without a phase starts (Running and Ready, or Succeeded when it belongs to a Job). */
+/** A kubelet for every node: a pod it sees Pending (the API server's phase for a new pod) starts (Running and Ready, or Succeeded when it belongs to a Job). */
 const kubeletReconcile: ReconcileFunc<SimClient> = async (req, { client }) => {
   let pod: Pod;
   try {
@@ -29,7 +29,7 @@ const kubeletReconcile: ReconcileFunc<SimClient> = async (req, { client }) => {
     if (isNotFound(err)) return;
     throw err;
   }
-  if (pod.metadata?.deletionTimestamp !== undefined || (pod.status?.phase ?? '') !== '') return;
+  if (pod.metadata?.deletionTimestamp !== undefined || (pod.status?.phase ?? 'Pending') !== 'Pending') return;
   const now = new Date(Date.now()).toISOString();
   const fromJob = (pod.metadata?.ownerReferences ?? []).some((r) => r.kind === 'Job');
   const status = fromJob
@@ -263,18 +263,25 @@ const daemonExactlyEligible = invariant('onePodPerEligibleNode', (view) => {
 });
 
 /** The DaemonSet controller: 3 nodes (2 workers), a 4th worker joins, a worker is relabelled, the template changes. */
+// A node joins: the API server's TaintNodesByCondition admission gives a new node the not-ready NoSchedule
+// taint, which the node lifecycle controller removes once the node reports Ready; here the scenario does.
+async function joinNode(client: SimClient, name: string, role: string): Promise<void> {
+  await client.create(nodes, node(name, role));
+  await client.patch(nodes, { name }, { spec: { taints: null } });
+}
+
 export const daemonSetNodes: Simulation = {
   name: 'DaemonSet controller over joining and relabelled nodes',
   processes: [kubelet],
   start: kcm(['daemonset']),
   async scenario({ client, settle }) {
-    for (const [n, role] of [['n1', 'worker'], ['n2', 'worker'], ['n3', 'infra']] as const) await client.create(nodes, node(n, role));
+    for (const [n, role] of [['n1', 'worker'], ['n2', 'worker'], ['n3', 'infra']] as const) await joinNode(client, n, role);
     await client.create(daemonSets, {
       metadata: { name: 'agent', namespace: 'default' },
       spec: { selector: { matchLabels: { app: 'agent' } }, template: { ...template('agent', 'agent:1'), spec: { nodeSelector: { role: 'worker' }, containers: [{ name: 'app', image: 'agent:1' }] } } },
     } as DaemonSet);
     await settle();
-    await client.create(nodes, node('n4', 'worker'));
+    await joinNode(client, 'n4', 'worker');
     await client.patch(nodes, { name: 'n2' }, { metadata: { labels: { role: 'infra' } } });
     await settle();
     await client.patch(daemonSets, { namespace: 'default', name: 'agent' }, { spec: { template: { metadata: { labels: { app: 'agent' } }, spec: { nodeSelector: { role: 'worker' }, containers: [{ name: 'app', image: 'agent:2' }] } } } });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assertSimulation, explore, formatReport, runSimulation } from '../../src/sim/index.ts';
-import { daemonSetNodes, daemonSetOnePerNodeBound, deploymentRollout, jobCompletions, jobParallelismBound, statefulSetScaling } from './workloads.sim.ts';
+import { daemonSetNodes, daemonSetOnePerNodeBound, deploymentRollout, jobCompletions, statefulSetScaling } from './workloads.sim.ts';
 
 for (const [spec, seeds] of [
   [deploymentRollout, 4],
@@ -40,10 +40,9 @@ test('regression: cleaning up unhealthy replicas never scales an old ReplicaSet 
 
 // Findings that match upstream (see docs/simulation.md): a lost pod-create response lowers the expectation
 // while the pod cache lags, and the next sync creates one pod too many, removed again later.
-for (const [spec, seed, invariant] of [
-  [jobParallelismBound, 36, 'activeWithinParallelism'],
-  [daemonSetOnePerNodeBound, 16, 'atMostOnePodPerNode'],
-] as const) {
+// (The Job controller's instance, seed 36 while the simulator had its own copy of the server's rules, was
+// not found again in 400 seeds once requests went through the API server's handler: see docs/simulation.md.)
+for (const [spec, seed, invariant] of [[daemonSetOnePerNodeBound, 40, 'atMostOnePodPerNode']] as const) {
   test(`${spec.name}: does not hold after a lost create response (seed ${seed}), as upstream`, async () => {
     const r = await runSimulation(spec, { seed });
     assert.equal(r.failure?.invariant, invariant, formatReport(r));

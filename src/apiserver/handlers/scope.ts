@@ -53,6 +53,15 @@ export interface HandlerConfig {
   featureGates?: FeatureGates;
   /** A JSON-lines file every distinct request's authorizer attributes are appended to (default none). */
   recordRequestsTo?: string | undefined;
+  /**
+   * A uniform draw in [0, 1) for the server's random choices: generated names' suffixes and, when set, the
+   * timeout of a watch that asks for none, drawn in [defaultWatchTimeoutSeconds, 2 × that) as
+   * kube-apiserver draws it from --min-request-timeout (endpoints/handlers/get.go, ListResource). Default:
+   * crypto for names and the fixed defaultWatchTimeoutSeconds. The simulator passes a seeded generator.
+   */
+  random?: (() => number) | undefined;
+  /** New objects' uids (default: random UUIDs). The simulator passes a counter, so runs replay. */
+  newUid?: (() => string) | undefined;
 }
 
 /** The shared state the verb handlers read and write; built once by `ApiHandler`. */
@@ -74,6 +83,10 @@ export interface RequestScope {
   readonly admission: WebhookAdmission;
   /** The user the request acts as (after impersonation); the server itself for internal writes. */
   readonly user: UserInfo;
+  /** {@link HandlerConfig.newUid}, for the registry's BeforeCreate. */
+  readonly newUid?: (() => string) | undefined;
+  /** {@link HandlerConfig.random}, for generated names. */
+  readonly random?: (() => number) | undefined;
 }
 
 /** A parsed resource path. */

@@ -52,7 +52,8 @@ export function watchResource(scope: RequestScope, t: Target, q: URLSearchParams
   const timeoutParam = intParam(q, 'timeoutSeconds');
   parseResourceVersion(rvParam, '');
   const n = rvParam === '' ? 0 : Number(rvParam);
-  const timeoutSeconds = timeoutParam !== undefined && timeoutParam > 0 ? timeoutParam : config.defaultWatchTimeoutSeconds;
+  // Without timeoutSeconds kube-apiserver draws the timeout in [min-request-timeout, 2 × it) (get.go).
+  const timeoutSeconds = timeoutParam !== undefined && timeoutParam > 0 ? timeoutParam : config.random === undefined ? config.defaultWatchTimeoutSeconds : Math.floor(config.defaultWatchTimeoutSeconds * (1 + config.random()));
   const apiVersion = apiVersionString(t.r.group, t.r.version);
 
   let encode: ObjectEncoder | undefined;

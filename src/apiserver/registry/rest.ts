@@ -44,8 +44,8 @@ export function beforeCreate(r: ApiResource, obj: Obj, o: { namespace: string; n
   const meta = metaOf(obj);
   if (r.namespaced) meta.namespace = o.namespace;
   else delete meta.namespace;
-  if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') meta.name = generateName(meta.generateName);
-  meta.uid = randomUUID();
+  if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') meta.name = generateName(meta.generateName, o.ctx.random);
+  meta.uid = o.ctx.newUid?.() ?? randomUUID();
   meta.creationTimestamp = o.now;
   delete meta.resourceVersion;
   delete meta.deletionTimestamp;

@@ -45,6 +45,10 @@ export interface StrategyContext {
   readonly user?: CsrRequester;
   /** The clock's current time as a metav1.Time string. */
   now(): string;
+  /** A new object's uid (default: a random UUID); see HandlerConfig.newUid. */
+  readonly newUid?: (() => string) | undefined;
+  /** The source of generated names' characters (default: crypto); see HandlerConfig.random. */
+  readonly random?: (() => number) | undefined;
 }
 
 /** The update strategy of a subresource other than /status (pods/ephemeralcontainers, certificatesigningrequests/approval). */
