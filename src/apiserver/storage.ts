@@ -22,6 +22,7 @@ import { goFieldOrder } from '../runtime/json-field-order.ts';
 import type { WatchCache } from './watch-cache.ts';
 import { isRevisioned, type KeyRange, type RemoteEvent, type StorageBackend, type StorageInterface, type StorageSnapshot } from './storage/interface.ts';
 import { alreadyExists, conflict, notFound, optimisticLockMessage } from './status.ts';
+import { StatusError } from '../apimachinery/errors.ts';
 
 /** The watch event types a change produces. */
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -66,6 +67,28 @@ export class RevisionCompactedError extends Error {
     this.name = 'RevisionCompactedError';
     this.revision = revision;
     this.compacted = compacted;
+  }
+}
+
+/**
+ * Thrown by {@link Storage.write} when the write was computed from a state that is no longer current: the
+ * caller's `expectedRevision` is not the key's revision, or (etcd) the compare-and-swap on it failed because
+ * another writer got there first. It is a 409 Conflict (`the object has been modified`) when it reaches a
+ * client; the write handlers catch it instead and run their update again on the fresh object, as
+ * etcd3/store.go's GuaranteedUpdate loops (registry/generic/guaranteed-update.ts). The read model already
+ * holds the fresh state when this is thrown.
+ */
+export class ResourceVersionConflictError extends StatusError {
+  /** The revision the write expected. */
+  readonly expected: number;
+  /** The key's revision found instead (0: the key is gone). */
+  readonly actual: number;
+  constructor(store: string, key: string, expected: number, actual: number) {
+    const { r, name } = refOf(store, key);
+    super(conflict(r, name, optimisticLockMessage).status);
+    this.name = 'ResourceVersionConflictError';
+    this.expected = expected;
+    this.actual = actual;
   }
 }
 
@@ -341,16 +364,23 @@ export class Storage implements StorageInterface {
   /**
    * Writes a new state (ADDED/MODIFIED) or removes an object (DELETED, `obj` being its final state).
    * Stamps the next revision as resourceVersion, records the change and notifies listeners.
+   *
+   * `expectedRevision`: the revision of the state the write was computed from (etcd3/store.go's compare on
+   * the key's mod revision); when the key is no longer at it, nothing is written and
+   * {@link ResourceVersionConflictError} is thrown. Without it, a MODIFIED or DELETED write on a shared
+   * backend compares with the revision the read model holds, and a plain write in memory is unconditional.
    */
-  write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>): StoredObject {
+  write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>, expectedRevision?: number): StoredObject {
     const s = this.#store(store);
-    const prev = this.#decode(store, s.items.get(key));
+    const raw = s.items.get(key);
+    if (expectedRevision !== undefined && type !== 'ADDED' && (raw?.rv ?? 0) !== expectedRevision) throw new ResourceVersionConflictError(store, key, expectedRevision, raw?.rv ?? 0);
+    const prev = this.#decode(store, raw);
     const rv = this.#revision + 1;
     const stamped = withRevision(obj, rv, this.#unstructured.has(store));
     const json = JSON.stringify(stamped);
     // etcd refuses a request larger than its --max-request-bytes before anything is written.
     if (type !== 'DELETED' && json.length + key.length > etcdMaxRequestBytes && Buffer.byteLength(json) + key.length > etcdMaxRequestBytes) throw new EtcdRequestTooLargeError();
-    if (isRevisioned(this.#backend)) return this.#writeRevisioned(store, key, type, obj);
+    if (isRevisioned(this.#backend)) return this.#writeRevisioned(store, key, type, obj, expectedRevision !== undefined);
     const stored: StoredObject = { obj: stamped, json, rv, key };
     const change: Change = { rv, store, type, key, object: stored, prev };
     // Durable first: a backend that cannot commit throws, and nothing has changed then.
@@ -406,10 +436,11 @@ export class Storage implements StorageInterface {
 
   // etcd3/store.go: a compare-and-swap on the key's mod revision (create: on its absence); the read model
   // applies every change the backend reports up to this one, in order, then acknowledges.
-  #writeRevisioned(store: string, key: string, type: ChangeType, obj: Record<string, unknown>): StoredObject {
+  #writeRevisioned(store: string, key: string, type: ChangeType, obj: Record<string, unknown>, pinned: boolean): StoredObject {
     const backend = this.#backend;
     if (!isRevisioned(backend)) throw new Error('not a revisioned backend');
     const current = this.#stores.get(store)?.items.get(key);
+    // A pinned revision was checked against the read model by write(); it is the one held here.
     const expected = type === 'ADDED' ? 0 : (current?.rv ?? 0);
     const result = backend.commit(store, key, type === 'DELETED' ? undefined : obj, expected);
     let stored: StoredObject | undefined;
@@ -421,7 +452,10 @@ export class Storage implements StorageInterface {
     if (!result.succeeded) {
       const { r, name } = refOf(store, key);
       if (type === 'ADDED') throw alreadyExists(r, name);
-      if (this.#stores.get(store)?.items.get(key) === undefined) throw notFound(r, name);
+      const now = this.#stores.get(store)?.items.get(key);
+      // The caller computed the write from a state: it may run again on the fresh one (GuaranteedUpdate).
+      if (pinned) throw new ResourceVersionConflictError(store, key, expected, now?.rv ?? 0);
+      if (now === undefined) throw notFound(r, name);
       throw conflict(r, name, optimisticLockMessage);
     }
     return stored ?? this.#storedAt(store, key, obj, result.revision);

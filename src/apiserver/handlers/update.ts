@@ -17,13 +17,14 @@ import { converterContext, convertsWithWebhook, encodedInRequestVersion, objectI
 import { strategyFor } from '../registry/strategy.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage, untypedError } from '../status.ts';
-import type { StoredObject } from '../storage.ts';
 import { checkBodyNamespace, createObject, createTracker, type WriteRequest } from './create.ts';
 import { checkBodyFields } from './field-validation.ts';
 import { serveCustomResource } from '../registry/apiextensions/serving-info.ts';
 import { admitWebhookConfiguration } from '../registry/admissionregistration/webhook-configuration.ts';
 import { shouldDeleteDuringUpdate } from '../registry/delete.ts';
 import { removeObject } from '../registry/generic/deletion.ts';
+import { guaranteedUpdate } from '../registry/generic/guaranteed-update.ts';
+import { ResourceVersionConflictError, type StoredObject } from '../storage.ts';
 import { applyOrThrow } from './patch-failure.ts';
 import { decodeObject, display, typedObject } from './request-body.ts';
 import { encodeInVersion, encodeStored, sendObject, storedInVersion, type Render } from './response.ts';
@@ -61,21 +62,29 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
   const name = t.name!;
   if (meta.name !== undefined && meta.name !== '' && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
   checkBodyNamespace(t, obj);
-  const stored = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
-  const existing = stored === undefined ? undefined : await storedInRequestVersion(t.r, storedInVersion(t, stored), converterContext(scope.config.clock, scope.config.webhookServices));
-  if (existing === undefined) {
-    if (t.subresource !== undefined || !strategyFor(t.r).allowCreateOnUpdate) throw notFound(t.r, name);
-    meta.name = name;
-    delete meta.resourceVersion;
-    sendObject(res, 201, await createObject(scope, t, obj, { dryRun: opts.dryRun, manage: createTracker(scope, t, opts.manager), request: { q, res } }), render);
-    return;
-  }
-  checkResourceVersion(t, existing, obj);
-  // The custom resource strategy does not allow unconditional updates (AllowUnconditionalUpdate false).
-  if (t.r.custom && (typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '')) {
-    throw invalid(t.r.group, t.r.resource, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
-  }
-  sendObject(res, 200, await commitUpdate(scope, t, existing, obj, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined, request: { q, res } }), render);
+  // GuaranteedUpdate: every step from reading the object on runs again when another writer got there first.
+  let attempts = 0;
+  const [code, out] = await guaranteedUpdate(async (): Promise<[number, string]> => {
+    // The steps below change the body they are given: a second attempt decodes it again.
+    const candidate = attempts++ === 0 ? obj : decodeObject(scope.registry, req, body, t);
+    const stored = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
+    const existing = stored === undefined ? undefined : await storedInRequestVersion(t.r, storedInVersion(t, stored), converterContext(scope.config.clock, scope.config.webhookServices));
+    if (existing === undefined) {
+      if (t.subresource !== undefined || !strategyFor(t.r).allowCreateOnUpdate) throw notFound(t.r, name);
+      const created = metaOf(candidate);
+      created.name = name;
+      delete created.resourceVersion;
+      return [201, await createObject(scope, t, candidate, { dryRun: opts.dryRun, manage: createTracker(scope, t, opts.manager), request: { q, res } })];
+    }
+    checkResourceVersion(t, existing, candidate);
+    // The custom resource strategy does not allow unconditional updates (AllowUnconditionalUpdate false).
+    const rv = metaOf(candidate).resourceVersion;
+    if (t.r.custom && (typeof rv !== 'string' || rv === '')) {
+      throw invalid(t.r.group, t.r.resource, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
+    }
+    return [200, await commitUpdate(scope, t, existing, candidate, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined, request: { q, res } })];
+  });
+  sendObject(res, code, out, render);
 }
 
 /**
@@ -146,7 +155,11 @@ function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, pre
   }
   // A write through another version than the storage version compares with the stored form.
   const storedOld = (t.r.custom && !convertsWithWebhook(t.r)) || t.r.storage === undefined ? old : (scope.storage.get(storeOf(t), existing.key)?.obj ?? old);
-  if (isNoop(storedOld, next)) return encodeStored(t, existing);
+  if (isNoop(storedOld, next)) {
+    // store.go: a no-op computed from a state that is no longer current runs again on the current one.
+    if (scope.storage.get(storeOf(t), existing.key)?.rv !== existing.rv) throw new ResourceVersionConflictError(storeOf(t), existing.key, existing.rv, scope.storage.get(storeOf(t), existing.key)?.rv ?? 0);
+    return encodeStored(t, existing);
+  }
   if (dryRun) return encodeInVersion(t.r, JSON.stringify(next));
   const store = storeOf(t);
   if (shouldDeleteDuringUpdate(store, next, old)) {
@@ -154,7 +167,7 @@ function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, pre
     const gone = removeObject(scope, store, existing);
     return encodeStored(t, { ...gone, obj: next, json: JSON.stringify({ ...next, metadata: { ...metaOf(next), resourceVersion: String(gone.rv) } }) });
   }
-  const stored = scope.storage.write(store, existing.key, 'MODIFIED', next);
+  const stored = scope.storage.write(store, existing.key, 'MODIFIED', next, existing.rv);
   if (crdEntries !== undefined) serveCustomResource(scope.registry, scope.storage, t.name!, crdEntries);
   return encodeStored(t, stored);
 }

@@ -4,7 +4,7 @@
 // compact.go's compact_rev_key protocol, the stored bytes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Storage, type Change } from '../storage.ts';
+import { ResourceVersionConflictError, Storage, type Change } from '../storage.ts';
 import { StatusError } from '../../apimachinery/errors.ts';
 import { EtcdClient } from './etcd-client.ts';
 import { compactRevKey, EtcdBackend } from './etcd-backend.ts';
@@ -110,6 +110,30 @@ describe('on a test etcd', { timeout: 120_000, ...(skip === undefined ? {} : { s
       }
     } finally {
       a.backend?.close();
+    }
+  });
+
+  test('a write pinned to the revision it was computed from fails when another store wrote first, in etcd or already in the read model', async () => {
+    const prefix = `/pinned${++prefixes}`;
+    const a = new Storage(100, 0, EtcdBackend.open([etcd.url], { prefix }));
+    const b = new Storage(100, 0, EtcdBackend.open([etcd.url], { prefix }));
+    try {
+      const x1 = a.write('configmaps', 'ns/x', 'ADDED', cm('x', '1'));
+      await until(() => b.get('configmaps', 'ns/x') !== undefined);
+      const x2 = b.write('configmaps', 'ns/x', 'MODIFIED', cm('x', '2'), x1.rv);
+      // Whether A's watch delivered B's write yet or not, A's write computed from x1 is refused, and A then holds x2.
+      assert.throws(() => a.write('configmaps', 'ns/x', 'MODIFIED', cm('x', 'stale'), x1.rv), (err: unknown) => err instanceof ResourceVersionConflictError && err.status.code === 409);
+      assert.equal(a.get('configmaps', 'ns/x')?.rv, x2.rv);
+      // The compare failing in etcd itself: B writes behind A's back, A writes with the revision its read model
+      // holds before its watch can deliver B's change (nothing yields to the event loop in between).
+      const x3 = b.write('configmaps', 'ns/x', 'MODIFIED', cm('x', '3'), x2.rv);
+      assert.equal(a.get('configmaps', 'ns/x')?.rv, x2.rv);
+      assert.throws(() => a.write('configmaps', 'ns/x', 'MODIFIED', cm('x', 'stale'), x2.rv), (err: unknown) => err instanceof ResourceVersionConflictError && err.actual === x3.rv);
+      assert.equal(a.get('configmaps', 'ns/x')?.rv, x3.rv);
+      assert.equal(a.write('configmaps', 'ns/x', 'MODIFIED', cm('x', '4'), x3.rv).rv, x3.rv + 1);
+    } finally {
+      a.backend?.close();
+      b.backend?.close();
     }
   });
 

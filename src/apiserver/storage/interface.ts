@@ -64,8 +64,11 @@ export interface StorageInterface {
    * Commits one change: a new state (ADDED/MODIFIED) or a removal (DELETED, `obj` being the final state).
    * Preconditions (resourceVersion, uid) are checked by the registry before it calls this, in the same
    * synchronous turn, which makes the check and the write atomic as etcd's transaction does.
+   * `expectedRevision` is the revision of the state an update was computed from: a key no longer at it
+   * is not written (ResourceVersionConflictError, a 409 the write handlers retry on the fresh state, as
+   * GuaranteedUpdate does).
    */
-  write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>): StoredObject;
+  write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>, expectedRevision?: number): StoredObject;
   /** Drops the history up to `revision` (default: the current one), as etcd's Compact. */
   compact(revision?: number): void;
   /** Registers a listener of one resource's committed changes; returns its unregistration. */
