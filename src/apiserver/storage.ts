@@ -20,7 +20,7 @@
  */
 import { goFieldOrder } from '../runtime/json-field-order.ts';
 import type { WatchCache } from './watch-cache.ts';
-import { isRevisioned, type KeyRange, type RemoteEvent, type StorageBackend, type StorageInterface, type StorageSnapshot } from './storage/interface.ts';
+import { isPipelined, isRevisioned, type KeyRange, type PipelinedBackend, type PipelinedCommit, type RemoteEvent, type StorageBackend, type StorageInterface, type StorageSnapshot } from './storage/interface.ts';
 import { alreadyExists, conflict, notFound, optimisticLockMessage } from './status.ts';
 import { StatusError } from '../apimachinery/errors.ts';
 
@@ -211,6 +211,8 @@ export class Storage implements StorageInterface {
   #compacted = 0;
   // Where changes are made durable before they are applied (undefined: memory only).
   readonly #backend: StorageBackend | undefined;
+  // writeAsync's commits in flight, by the backend's commit id: the state stored for each, once applied.
+  readonly #awaited = new Map<number, StoredObject | undefined>();
   /** The watch cache's event windows, when the server models them (undefined: any retained revision may be watched). */
   watchCache: WatchCache | undefined;
 
@@ -225,6 +227,11 @@ export class Storage implements StorageInterface {
     this.#compacted = startRevision;
     this.#backend = backend;
     if (backend !== undefined) this.restore(backend.load());
+    if (isPipelined(backend)) {
+      backend.onApply((events) => {
+        for (const e of events) this.#applyRemote(e, undefined);
+      });
+    }
     if (isRevisioned(backend)) {
       backend.onRemoteChanges(() => {
         try {
@@ -389,6 +396,56 @@ export class Storage implements StorageInterface {
     return stored;
   }
 
+  /**
+   * {@link Storage.write} for a request that can wait: on a backend that pipelines (etcd), the write is sent
+   * without blocking the server, so the writes of concurrent requests are in flight together and etcd
+   * commits them in one disk sync; the read model still applies every change in etcd's order, and the
+   * promise settles once the change is applied (a client reads its own write). Elsewhere it is `write`,
+   * settled at once. Same arguments and errors.
+   */
+  writeAsync(store: string, key: string, type: ChangeType, obj: Record<string, unknown>, expectedRevision?: number): Promise<StoredObject> {
+    const backend = this.#backend;
+    if (!isPipelined(backend)) {
+      try {
+        return Promise.resolve(this.write(store, key, type, obj, expectedRevision));
+      } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    return this.#writePipelined(backend, store, key, type, obj, expectedRevision);
+  }
+
+  async #writePipelined(backend: PipelinedBackend, store: string, key: string, type: ChangeType, obj: Record<string, unknown>, expectedRevision: number | undefined): Promise<StoredObject> {
+    const current = this.#stores.get(store)?.items.get(key);
+    if (expectedRevision !== undefined && type !== 'ADDED' && (current?.rv ?? 0) !== expectedRevision) throw new ResourceVersionConflictError(store, key, expectedRevision, current?.rv ?? 0);
+    if (type !== 'DELETED') {
+      const json = JSON.stringify(obj);
+      if (json.length + key.length > etcdMaxRequestBytes && Buffer.byteLength(json) + key.length > etcdMaxRequestBytes) throw new EtcdRequestTooLargeError();
+    }
+    const expected = type === 'ADDED' ? 0 : (expectedRevision ?? current?.rv ?? 0);
+    const { id, done } = backend.commitAsync(store, key, type === 'DELETED' ? undefined : obj, expected);
+    this.#awaited.set(id, undefined);
+    let result: PipelinedCommit;
+    try {
+      result = await done;
+    } catch (err) {
+      this.#awaited.delete(id);
+      throw err;
+    }
+    const stored = this.#awaited.get(id);
+    this.#awaited.delete(id);
+    if (!result.succeeded) {
+      const { r, name } = refOf(store, key);
+      if (type === 'ADDED') throw alreadyExists(r, name);
+      const now = this.#stores.get(store)?.items.get(key);
+      if (expectedRevision !== undefined) throw new ResourceVersionConflictError(store, key, expected, now?.rv ?? 0);
+      if (now === undefined) throw notFound(r, name);
+      throw conflict(r, name, optimisticLockMessage);
+    }
+    // The state applied for the write (a deletion is not recognised by the backend: the final state).
+    return stored ?? this.#storedAt(store, key, obj, result.revision);
+  }
+
   // Applies a committed change: the revision, the object, the history, the watch cache, the listeners.
   #apply(change: Change): void {
     const s = this.#store(change.store);
@@ -414,23 +471,30 @@ export class Storage implements StorageInterface {
   }
 
   // A change a revisioned backend reported; `own` is this store's own write at that revision, kept as built.
-  #applyRemote(e: RemoteEvent, own: { rv: number; store: string; key: string; obj: Record<string, unknown> } | undefined): StoredObject | undefined {
+  #applyRemote(e: RemoteEvent, ownWrite: { rv: number; store: string; key: string; obj: Record<string, unknown> } | undefined): StoredObject | undefined {
     if (e.rv < this.#revision) return undefined;
-    const mine = own !== undefined && own.rv === e.rv && own.store === e.store && own.key === e.key;
+    // This store's own object for the change, kept as built and not marked remote: a commit the backend
+    // recognised (`commit`, a PUT: `obj` is the object written), or the write being acknowledged.
+    let ownObj: Record<string, unknown> | undefined;
+    if (e.commit !== undefined) ownObj = e.obj;
+    else if (ownWrite !== undefined && ownWrite.rv === e.rv && ownWrite.store === e.store && ownWrite.key === e.key) ownObj = ownWrite.obj;
+    const mine = ownObj !== undefined;
     const s = this.#store(e.store);
     const raw = s.items.get(e.key);
     const prev = this.#decode(e.store, raw);
+    let object: StoredObject;
     if (e.obj === undefined) {
       if (raw === undefined) {
         this.#revision = e.rv;
         return undefined;
       }
-      const object = this.#storedAt(e.store, e.key, mine ? own.obj : raw.obj, e.rv);
+      object = this.#storedAt(e.store, e.key, ownObj ?? raw.obj, e.rv);
       this.#apply({ rv: e.rv, store: e.store, type: 'DELETED', key: e.key, object, prev, ...(mine ? {} : { remote: true }) });
-      return object;
+    } else {
+      object = this.#storedAt(e.store, e.key, ownObj ?? e.obj, e.rv);
+      this.#apply({ rv: e.rv, store: e.store, type: raw === undefined ? 'ADDED' : 'MODIFIED', key: e.key, object, prev, ...(mine ? {} : { remote: true }) });
     }
-    const object = this.#storedAt(e.store, e.key, mine ? own.obj : e.obj, e.rv);
-    this.#apply({ rv: e.rv, store: e.store, type: raw === undefined ? 'ADDED' : 'MODIFIED', key: e.key, object, prev, ...(mine ? {} : { remote: true }) });
+    if (e.commit !== undefined && this.#awaited.has(e.commit)) this.#awaited.set(e.commit, object);
     return object;
   }
 

@@ -142,6 +142,36 @@ function validateUpdate(scope: RequestScope, t: Target, existing: StoredObject, 
  * detection, then the write — or the removal of an object marked for deletion whose last finalizer went.
  */
 function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, prepared: Obj, dryRun: boolean): string {
+  const step = prepareStore(scope, t, existing, prepared, dryRun);
+  return typeof step === 'string' ? step : finishStore(scope, t, existing, step, scope.storage.write(step.store, existing.key, 'MODIFIED', step.next, existing.rv));
+}
+
+/**
+ * {@link storeUpdate} for a request that can wait for the write (Storage.writeAsync: on etcd the writes of
+ * concurrent requests are in flight together).
+ */
+async function storeUpdateAsync(scope: RequestScope, t: Target, existing: StoredObject, prepared: Obj, dryRun: boolean): Promise<string> {
+  const step = prepareStore(scope, t, existing, prepared, dryRun);
+  if (typeof step === 'string') return step;
+  // A CRD's served versions are derived from the revision it is written at: its write does not wait.
+  if (step.crdEntries !== undefined) return finishStore(scope, t, existing, step, scope.storage.write(step.store, existing.key, 'MODIFIED', step.next, existing.rv));
+  return finishStore(scope, t, existing, step, await scope.storage.writeAsync(step.store, existing.key, 'MODIFIED', step.next, existing.rv));
+}
+
+// What is written, and the CRD's served versions to update afterwards.
+interface StoreStep {
+  store: string;
+  next: Obj;
+  crdEntries: ApiResource[] | undefined;
+}
+
+function finishStore(scope: RequestScope, t: Target, existing: StoredObject, step: StoreStep, stored: StoredObject): string {
+  if (step.crdEntries !== undefined) serveCustomResource(scope.registry, scope.storage, t.name!, step.crdEntries);
+  return encodeStored(t, stored);
+}
+
+// Everything before the write; answers the response when nothing is to be written (no-op, dry run, removal).
+function prepareStore(scope: RequestScope, t: Target, existing: StoredObject, prepared: Obj, dryRun: boolean): string | StoreStep {
   const old = existing.obj;
   scope.access.checkRbacWrite(scope.user, storeOf(t), t.namespace, prepared, old);
   metaOf(prepared).resourceVersion = metaOf(old).resourceVersion;
@@ -167,9 +197,7 @@ function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, pre
     const gone = removeObject(scope, store, existing);
     return encodeStored(t, { ...gone, obj: next, json: JSON.stringify({ ...next, metadata: { ...metaOf(next), resourceVersion: String(gone.rv) } }) });
   }
-  const stored = scope.storage.write(store, existing.key, 'MODIFIED', next, existing.rv);
-  if (crdEntries !== undefined) serveCustomResource(scope.registry, scope.storage, t.name!, crdEntries);
-  return encodeStored(t, stored);
+  return { store, next, crdEntries };
 }
 
 async function updateObject(scope: RequestScope, t: Target, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions): Promise<string> {
@@ -184,10 +212,10 @@ async function updateObject(scope: RequestScope, t: Target, existing: StoredObje
   const prepared = validateUpdate(scope, t, existing, managed, admitted.attrs);
   if (rq !== undefined) await validateWrite(scope, t, 'UPDATE', rq.q, rq.res, prepared, old);
   if (rq !== undefined) chargeResourceQuota(scope, t, 'UPDATE', prepared, old, o.dryRun);
-  if (!convertsWithWebhook(t.r)) return storeUpdate(scope, t, existing, prepared, o.dryRun);
+  if (!convertsWithWebhook(t.r)) return storeUpdateAsync(scope, t, existing, prepared, o.dryRun);
   // A conversion webhook converts to the storage version on the way in and back on the way out.
   const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
-  const stored = storeUpdate(scope, t, existing, await objectInVersion(t.r, prepared, t.r.storage!.version, ctx), o.dryRun);
+  const stored = await storeUpdateAsync(scope, t, existing, await objectInVersion(t.r, prepared, t.r.storage!.version, ctx), o.dryRun);
   return encodedInRequestVersion(t.r, stored, ctx);
 }
 

@@ -137,6 +137,45 @@ describe('on a test etcd', { timeout: 120_000, ...(skip === undefined ? {} : { s
     }
   });
 
+  test('writeAsync keeps several writes in flight: the read model applies every change in etcd\'s order, each write resolves with its own object, same-key races conflict', async () => {
+    const prefix = `/pipelined${++prefixes}`;
+    const a = new Storage(1000, 0, EtcdBackend.open([etcd.url], { prefix }));
+    const b = new Storage(1000, 0, EtcdBackend.open([etcd.url], { prefix }));
+    try {
+      const seen: Array<{ rv: number; key: string; remote: boolean }> = [];
+      a.subscribe('configmaps', (c: Change) => seen.push({ rv: c.rv, key: c.key, remote: c.remote === true }));
+      const start = a.revision;
+      // 24 creates of A in flight together, with B's writes landing among them.
+      const writes = Array.from({ length: 24 }, (_, i) => a.writeAsync('configmaps', `ns/a${i}`, 'ADDED', cm(`a${i}`, String(i))));
+      for (let i = 0; i < 4; i++) b.write('configmaps', `ns/b${i}`, 'ADDED', cm(`b${i}`, String(i)));
+      const stored = await Promise.all(writes);
+      await until(() => a.revision >= start + 28);
+      // One change per revision, in order, none missed.
+      assert.deepEqual(seen.map((c) => c.rv), Array.from({ length: 28 }, (_, i) => start + 1 + i));
+      for (const [i, s] of stored.entries()) {
+        assert.equal(s.key, `ns/a${i}`);
+        assert.deepEqual(s.obj.data, { v: String(i) });
+        assert.equal((s.obj.metadata as Obj).resourceVersion, String(s.rv));
+        // A's own writes are applied as written (not decoded from etcd), B's as remote.
+        assert.equal(seen.find((c) => c.rv === s.rv)?.remote, false);
+      }
+      assert.deepEqual(seen.filter((c) => c.remote).map((c) => c.key), ['ns/b0', 'ns/b1', 'ns/b2', 'ns/b3']);
+      // Two updates of one key computed from the same state: one wins, the other is a conflict to retry.
+      const base = a.get('configmaps', 'ns/a0')!;
+      const race = await Promise.allSettled([a.writeAsync('configmaps', 'ns/a0', 'MODIFIED', cm('a0', 'x'), base.rv), a.writeAsync('configmaps', 'ns/a0', 'MODIFIED', cm('a0', 'y'), base.rv)]);
+      assert.deepEqual(race.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+      const lost = race.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      assert.ok(lost.reason instanceof ResourceVersionConflictError, String(lost.reason));
+      const won = race.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<{ rv: number }>;
+      assert.equal(a.get('configmaps', 'ns/a0')?.rv, won.value.rv);
+      // A create of a key that exists is AlreadyExists, as with write.
+      await assert.rejects(a.writeAsync('configmaps', 'ns/b0', 'ADDED', cm('b0', 'again')), (err: unknown) => err instanceof StatusError && err.status.reason === 'AlreadyExists');
+    } finally {
+      a.backend?.close();
+      b.backend?.close();
+    }
+  });
+
   test('values are what kube-apiserver stores (protobuf, no resourceVersion); compaction follows compact_rev_key, once per round between servers', async () => {
     const prefix = `/layout${++prefixes}`;
     const client = new EtcdClient([etcd.url]);

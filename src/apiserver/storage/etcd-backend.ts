@@ -20,7 +20,7 @@ import { receiveMessageOnPort, MessageChannel, Worker, type MessagePort } from '
 import { EtcdError } from './etcd-client.ts';
 import { decodeStored, defaultEtcdPrefix, encodeStored, etcdKey, parseEtcdKey } from './etcd-layout.ts';
 import type { WorkerEvent, WorkerReply, WorkerRequest } from './etcd-protocol.ts';
-import { StorageKind, type RemoteEvent, type RemoteCommit, type RevisionedBackend, type StorageSnapshot } from './interface.ts';
+import { StorageKind, type PipelinedBackend, type PipelinedCommit, type RemoteEvent, type RemoteCommit, type StorageSnapshot } from './interface.ts';
 import { stampRevision, type StoredObject } from '../storage.ts';
 
 /** compact.go's key: its version counts the compactions every server on the etcd has done. */
@@ -43,7 +43,7 @@ export interface EtcdBackendOptions {
 }
 
 /** The etcd v3 backend: one per server, one thread and one watch each. */
-export class EtcdBackend implements RevisionedBackend {
+export class EtcdBackend implements PipelinedBackend {
   readonly kind = StorageKind.Etcd;
   /** The client URLs (kube-apiserver's `--etcd-servers`). */
   readonly endpoints: readonly string[];
@@ -57,6 +57,11 @@ export class EtcdBackend implements RevisionedBackend {
   #listener: (() => void) | undefined;
   #closed = false;
   #failure: Error | undefined;
+  // The asynchronous commits waiting for their answer, by request id.
+  readonly #pending = new Map<number, { resolve: (c: PipelinedCommit) => void; reject: (err: Error) => void }>();
+  #apply: ((events: readonly RemoteEvent[]) => void) | undefined;
+  // The object each unanswered commit writes (undefined: a deletion), by request id: its event carries it.
+  readonly #written = new Map<number, Record<string, unknown> | undefined>();
   /** Values under the prefix that could not be decoded or are not served, skipped so far. */
   skipped = 0;
 
@@ -72,6 +77,9 @@ export class EtcdBackend implements RevisionedBackend {
       transferList: [channel.port2],
     });
     this.#worker.unref();
+    // Answers to asynchronous commits arrive here, or inside a synchronous call that finds them first.
+    this.#port.on('message', (m: WorkerReply & { id: number }) => this.#answer(m));
+    this.#port.unref();
     this.#worker.on('message', () => {
       if (!this.#closed) this.#listener?.();
     });
@@ -96,12 +104,51 @@ export class EtcdBackend implements RevisionedBackend {
       const seen = Atomics.load(this.#flag, 0);
       const m = receiveMessageOnPort(this.#port) as { message: WorkerReply & { id: number } } | undefined;
       if (m !== undefined) {
-        if (m.message.id !== id) continue;
+        if (m.message.id !== id) {
+          this.#answer(m.message);
+          continue;
+        }
         if (m.message.op === 'error') throw new EtcdError(`etcd: ${m.message.message}`);
         return m.message;
       }
       if (Atomics.wait(this.#flag, 0, seen, callTimeoutMs) === 'timed-out') throw new EtcdError(`etcd: no answer from ${this.endpoints.join(',')} within ${callTimeoutMs / 1000}s`);
     }
+  }
+
+  // An answer to an asynchronous commit: its changes go to the read model now, in the order answers come.
+  #answer(m: WorkerReply & { id: number }): void {
+    const pending = this.#pending.get(m.id);
+    if (pending === undefined) return;
+    this.#pending.delete(m.id);
+    if (m.op !== 'commit') {
+      this.#written.delete(m.id);
+      pending.reject(new EtcdError(m.op === 'error' ? `etcd: ${m.message}` : `etcd: unexpected answer ${m.op}`));
+      return;
+    }
+    try {
+      this.#apply?.(this.#decode(m.events));
+      this.#written.delete(m.id);
+    } catch (err) {
+      this.#written.delete(m.id);
+      pending.reject(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    pending.resolve({ succeeded: m.succeeded, revision: m.revision });
+  }
+
+  onApply(apply: (events: readonly RemoteEvent[]) => void): void {
+    this.#apply = apply;
+  }
+
+  commitAsync(store: string, key: string, obj: Record<string, unknown> | undefined, expected: number): { id: number; done: Promise<PipelinedCommit> } {
+    if (this.#closed) throw new EtcdError('etcd backend is closed');
+    if (this.#failure !== undefined) throw new EtcdError(`etcd thread failed: ${this.#failure.message}`, undefined, { cause: this.#failure });
+    const value = obj === undefined ? undefined : encodeStored(store, obj);
+    const id = ++this.#nextId;
+    const done = new Promise<PipelinedCommit>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
+    this.#written.set(id, obj);
+    this.#port.postMessage({ op: 'commit', key: etcdKey(this.prefix, store, key), value, expected, id });
+    return { id, done };
   }
 
   describe(): string {
@@ -115,6 +162,10 @@ export class EtcdBackend implements RevisionedBackend {
       const where = parseEtcdKey(this.prefix, e.key);
       if (where === undefined) {
         this.skipped++;
+        continue;
+      }
+      if (e.commit !== undefined && this.#written.has(e.commit)) {
+        out.push({ store: where.store, key: where.key, rv: e.rv, obj: this.#written.get(e.commit), commit: e.commit });
         continue;
       }
       if (own !== undefined && e.rv === own.rv && e.key === own.key) {
@@ -155,9 +206,23 @@ export class EtcdBackend implements RevisionedBackend {
   commit(store: string, key: string, obj: Record<string, unknown> | undefined, expected: number): RemoteCommit {
     const value = obj === undefined ? undefined : encodeStored(store, obj);
     const etcdKeyText = etcdKey(this.prefix, store, key);
-    const r = this.#call({ op: 'commit', key: etcdKeyText, value, expected });
-    if (r.op !== 'commit') throw new EtcdError(`etcd: unexpected answer ${r.op}`);
-    return { succeeded: r.succeeded, revision: r.revision, events: this.#decode(r.events, r.succeeded ? { key: etcdKeyText, rv: r.revision } : undefined) };
+    // #call takes the next id: the events of this write carry it (another commit's answer may hold them).
+    const id = this.#nextId + 1;
+    this.#written.set(id, obj);
+    let r: WorkerReply;
+    try {
+      r = this.#call({ op: 'commit', key: etcdKeyText, value, expected });
+    } catch (err) {
+      this.#written.delete(id);
+      throw err;
+    }
+    if (r.op !== 'commit') {
+      this.#written.delete(id);
+      throw new EtcdError(`etcd: unexpected answer ${r.op}`);
+    }
+    const events = this.#decode(r.events, r.succeeded ? { key: etcdKeyText, rv: r.revision } : undefined);
+    this.#written.delete(id);
+    return { succeeded: r.succeeded, revision: r.revision, events };
   }
 
   drain(): RemoteEvent[] {
@@ -189,6 +254,8 @@ export class EtcdBackend implements RevisionedBackend {
       this.#call({ op: 'close' });
     } finally {
       this.#closed = true;
+      for (const p of this.#pending.values()) p.reject(new EtcdError('etcd backend is closed'));
+      this.#pending.clear();
       this.#port.close();
       void this.#worker.terminate();
     }

@@ -12,6 +12,8 @@ export interface WorkerEvent {
   value: Uint8Array | undefined;
   /** The key's mod revision. */
   rv: number;
+  /** The id of this server's commit that wrote it, when the etcd thread recognised it (PUT only). */
+  commit?: number;
 }
 
 /** What the server's thread asks. */

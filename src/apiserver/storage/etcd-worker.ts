@@ -37,8 +37,21 @@ function reached(revision: number): Promise<void> {
   return new Promise((resolve) => waiters.push({ revision, resolve }));
 }
 
+// This server's commits whose transaction was sent and not answered yet: several are in flight at once
+// (each request is handled as it comes), so the watch may deliver one's event before its transaction's
+// answer, or within another commit's answer; the event is tagged with the commit that wrote it, so the
+// server keeps the object it built instead of decoding etcd's copy.
+const inflight = new Map<number, { key: string; value: Uint8Array | undefined }>();
+
+function ownCommit(e: EtcdEvent): number | undefined {
+  if (e.type !== 'PUT') return undefined;
+  for (const [id, c] of inflight) if (c.key === e.kv.key && c.value !== undefined && Buffer.compare(c.value, e.kv.value) === 0) return id;
+  return undefined;
+}
+
 function toEvent(e: EtcdEvent): WorkerEvent {
-  return { type: e.type, key: e.kv.key, value: e.type === 'PUT' ? e.kv.value : undefined, rv: e.kv.modRevision };
+  const commit = inflight.size === 0 ? undefined : ownCommit(e);
+  return { type: e.type, key: e.kv.key, value: e.type === 'PUT' ? e.kv.value : undefined, rv: e.kv.modRevision, ...(commit === undefined ? {} : { commit }) };
 }
 
 // A broken watch (etcd restarted, a proxy or undici's body timeout closed the stream) is resumed from the
@@ -88,7 +101,7 @@ function take(upTo: number): WorkerEvent[] {
   return out;
 }
 
-async function handle(req: WorkerRequest): Promise<WorkerReply> {
+async function handle(req: WorkerRequest & { id: number }): Promise<WorkerReply> {
   switch (req.op) {
     case 'load': {
       const kvs: WorkerEvent[] = [];
@@ -108,10 +121,18 @@ async function handle(req: WorkerRequest): Promise<WorkerReply> {
     case 'commit': {
       const compare: EtcdCompare[] = [req.expected === 0 ? { key: req.key, target: 'CREATE', createRevision: 0 } : { key: req.key, target: 'MOD', modRevision: req.expected }];
       const success: EtcdOp[] = [req.value === undefined ? { delete: { key: req.key } } : { put: { key: req.key, value: req.value } }];
-      const r = await client.txn(compare, success, [{ get: { key: req.key } }]);
+      inflight.set(req.id, { key: req.key, value: req.value });
+      let r;
+      try {
+        r = await client.txn(compare, success, [{ get: { key: req.key } }]);
+      } catch (err) {
+        inflight.delete(req.id);
+        throw err;
+      }
       // Success: the write's own revision; failure: the key's current state, so the read model learns it.
       const target = r.succeeded ? r.revision : (r.ranges[0]?.[0]?.modRevision ?? 0);
       await reached(target);
+      inflight.delete(req.id);
       if (watchError !== undefined) return { op: 'error', message: watchError };
       nudged = false;
       return { op: 'commit', succeeded: r.succeeded, revision: r.revision, events: take(Math.max(target, watched)) };
