@@ -366,6 +366,9 @@ class EmbeddedApiServer implements ApiServer {
       compact: (rv) => this.#storage.compact(rv),
       restart: () => this.#restart(),
     });
+    // A shared backend that listed everything again (its watch fell behind etcd's compaction): the watches
+    // end, and their clients' next watch from an older resourceVersion is 410 (relist), as with the cacher.
+    this.#storage.onRelist(() => this.#handler.closeWatches());
     this.#handler = new ApiHandler(new ResourceRegistry(), this.#storage, this.faults, {
       token: this.#token,
       schemaValidation: options.crdSchemaValidation ?? true,

@@ -213,6 +213,7 @@ export class Storage implements StorageInterface {
   readonly #backend: StorageBackend | undefined;
   // writeAsync's commits in flight, by the backend's commit id: the state stored for each, once applied.
   readonly #awaited = new Map<number, StoredObject | undefined>();
+  readonly #relistListeners = new Set<() => void>();
   /** The watch cache's event windows, when the server models them (undefined: any retained revision may be watched). */
   watchCache: WatchCache | undefined;
 
@@ -233,6 +234,7 @@ export class Storage implements StorageInterface {
       });
     }
     if (isRevisioned(backend)) {
+      backend.onRelist?.((snapshot) => this.#relist(snapshot));
       backend.onRemoteChanges(() => {
         try {
           for (const e of backend.drain()) this.#applyRemote(e, undefined);
@@ -240,6 +242,57 @@ export class Storage implements StorageInterface {
           // The backend lost its watch; the next write reports it.
         }
       });
+    }
+  }
+
+  /**
+   * Registers what to do when a shared backend listed everything again (its watch fell behind a compaction):
+   * the server ends its watches then, as kube-apiserver's cacher terminates its watchers before it relists.
+   * Returns the unregistration.
+   */
+  onRelist(listener: () => void): () => void {
+    this.#relistListeners.add(listener);
+    return () => {
+      this.#relistListeners.delete(listener);
+    };
+  }
+
+  // The backend listed everything again at `snapshot.revision` (cacher.go startCaching: terminate the
+  // watchers, ListAndWatch, watchCache.Replace): the content becomes the list; the history and the watch
+  // cache windows start at its revision, so a watch from before it is 410 and its client relists; the
+  // watches end; listeners of changes are told the difference (at the list's revision, not recorded in the
+  // history), so the caches inside the server converge as an informer's relist makes them.
+  #relist(snapshot: StorageSnapshot): void {
+    const rv = Math.max(snapshot.revision, this.#revision);
+    const diff: Change[] = [];
+    const names = new Set([...this.#stores.keys(), ...snapshot.objects.keys()]);
+    for (const store of names) {
+      const old = this.#stores.get(store)?.items ?? new Map<string, StoredObject>();
+      const now = snapshot.objects.get(store) ?? new Map<string, StoredObject>();
+      for (const [key, was] of old) {
+        if (!now.has(key)) diff.push({ rv, store, type: 'DELETED', key, object: this.#storedAt(store, key, was.obj, rv), prev: this.#decode(store, was), remote: true });
+      }
+      for (const [key, is] of now) {
+        const was = old.get(key);
+        if (was === undefined) diff.push({ rv, store, type: 'ADDED', key, object: is, prev: undefined, remote: true });
+        else if (was.rv !== is.rv) diff.push({ rv, store, type: 'MODIFIED', key, object: is, prev: this.#decode(store, was), remote: true });
+      }
+    }
+    this.#stores.clear();
+    for (const [name, items] of snapshot.objects) {
+      const st = this.#store(name);
+      for (const [k, v] of items) st.items.set(k, v);
+    }
+    this.#revision = rv;
+    this.#history = [];
+    this.#head = 0;
+    this.#compacted = rv;
+    this.watchCache?.restart(rv);
+    for (const l of [...this.#relistListeners]) l();
+    for (const change of diff) {
+      const listeners = this.#listeners.get(change.store);
+      if (listeners !== undefined) for (const l of [...listeners]) l(change);
+      for (const l of [...this.#allListeners]) l(change);
     }
   }
 

@@ -4,7 +4,8 @@
 // compact.go's compact_rev_key protocol, the stored bytes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ResourceVersionConflictError, Storage, type Change } from '../storage.ts';
+import { ResourceVersionConflictError, RevisionCompactedError, Storage, type Change } from '../storage.ts';
+import { WatchCache } from '../watch-cache.ts';
 import { StatusError } from '../../apimachinery/errors.ts';
 import { EtcdClient } from './etcd-client.ts';
 import { compactRevKey, EtcdBackend } from './etcd-backend.ts';
@@ -170,6 +171,55 @@ describe('on a test etcd', { timeout: 120_000, ...(skip === undefined ? {} : { s
       assert.equal(a.get('configmaps', 'ns/a0')?.rv, won.value.rv);
       // A create of a key that exists is AlreadyExists, as with write.
       await assert.rejects(a.writeAsync('configmaps', 'ns/b0', 'ADDED', cm('b0', 'again')), (err: unknown) => err instanceof StatusError && err.status.reason === 'AlreadyExists');
+    } finally {
+      a.backend?.close();
+      b.backend?.close();
+    }
+  });
+
+  test('a read model whose watch fell behind a compaction relists: its content becomes etcd\'s, its watches end, a watch from before is 410, listeners get the difference', async () => {
+    const prefix = `/relist${++prefixes}`;
+    const client = new EtcdClient([etcd.url]);
+    const backend = EtcdBackend.open([etcd.url], { prefix });
+    const a = new Storage(100, 0, backend);
+    a.watchCache = new WatchCache({}, () => 0);
+    a.watchCache.begin(a.revision);
+    const b = new Storage(100, 0, EtcdBackend.open([etcd.url], { prefix }));
+    try {
+      const x1 = a.write('configmaps', 'ns/x', 'ADDED', cm('x', '1'));
+      a.write('configmaps', 'ns/y', 'ADDED', cm('y', '1'));
+      a.write('secrets', 'ns/s', 'ADDED', cm('s', '1'));
+      await until(() => b.revision === a.revision);
+      const relists: number[] = [];
+      a.onRelist(() => relists.push(a.revision));
+      const seen: string[] = [];
+      a.subscribeAll((c: Change) => seen.push(`${c.type} ${c.store} ${c.key} ${(c.object.obj.data as { v: string }).v}`));
+      // A's watch stops; B changes everything and etcd is compacted behind A's back.
+      backend.suspendWatch();
+      b.write('configmaps', 'ns/x', 'MODIFIED', cm('x', '2'));
+      b.write('configmaps', 'ns/y', 'DELETED', cm('y', '1'));
+      const z = b.write('configmaps', 'ns/z', 'ADDED', cm('z', '1'));
+      await client.compact(z.rv);
+      backend.resumeWatch();
+      await until(() => relists.length > 0);
+      assert.deepEqual(relists, [z.rv]);
+      assert.equal(a.revision, z.rv);
+      assert.deepEqual(
+        a.listAt('configmaps', a.revision).map((o) => `${o.key}@${o.rv}=${(o.obj.data as { v: string }).v}`),
+        [`ns/x@${z.rv - 2}=2`, `ns/z@${z.rv}=1`],
+      );
+      assert.equal(a.get('secrets', 'ns/s')?.obj.data !== undefined, true);
+      assert.deepEqual(seen, ['DELETED configmaps ns/y 1', 'MODIFIED configmaps ns/x 2', 'ADDED configmaps ns/z 1']);
+      // The history starts at the list: reads and watches from before it are 410.
+      assert.equal(a.compactedRevision, z.rv);
+      assert.throws(() => a.changesSince('configmaps', x1.rv), RevisionCompactedError);
+      assert.equal(a.watchCache.tooOld('configmaps', x1.rv), z.rv);
+      // Writes and the watch go on from there.
+      const x3 = a.write('configmaps', 'ns/x', 'MODIFIED', cm('x', '3'));
+      assert.equal(x3.rv, z.rv + 1);
+      b.write('configmaps', 'ns/w', 'ADDED', cm('w', '1'));
+      await until(() => a.get('configmaps', 'ns/w') !== undefined);
+      assert.deepEqual(seen.slice(3), ['MODIFIED configmaps ns/x 3', 'ADDED configmaps ns/w 1']);
     } finally {
       a.backend?.close();
       b.backend?.close();

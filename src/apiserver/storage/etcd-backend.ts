@@ -60,6 +60,7 @@ export class EtcdBackend implements PipelinedBackend {
   // The asynchronous commits waiting for their answer, by request id.
   readonly #pending = new Map<number, { resolve: (c: PipelinedCommit) => void; reject: (err: Error) => void }>();
   #apply: ((events: readonly RemoteEvent[]) => void) | undefined;
+  #relisted: ((snapshot: StorageSnapshot) => void) | undefined;
   // The object each unanswered commit writes (undefined: a deletion), by request id: its event carries it.
   readonly #written = new Map<number, Record<string, unknown> | undefined>();
   /** Values under the prefix that could not be decoded or are not served, skipped so far. */
@@ -126,6 +127,7 @@ export class EtcdBackend implements PipelinedBackend {
       return;
     }
     try {
+      this.#takeRelist(m);
       this.#apply?.(this.#decode(m.events));
       this.#written.delete(m.id);
     } catch (err) {
@@ -189,8 +191,13 @@ export class EtcdBackend implements PipelinedBackend {
     const r = this.#call({ op: 'load', pageSize: loadPageSize, compactRevKey });
     if (r.op !== 'load') throw new EtcdError(`etcd: unexpected answer ${r.op}`);
     this.#compactVersion = r.compactVersion;
+    return this.#snapshotOf(r.revision, r.events);
+  }
+
+  // The state a list read at `revision` (the load, or a relist), as the read model takes it.
+  #snapshotOf(revision: number, events: readonly WorkerEvent[]): StorageSnapshot {
     const objects = new Map<string, Map<string, StoredObject>>();
-    for (const e of this.#decode(r.events)) {
+    for (const e of this.#decode(events)) {
       let items = objects.get(e.store);
       if (items === undefined) {
         items = new Map();
@@ -200,7 +207,30 @@ export class EtcdBackend implements PipelinedBackend {
       items.set(e.key, { obj, json: JSON.stringify(obj), rv: e.rv, key: e.key });
     }
     // etcd's history before the load is not replayed: watches start at the loaded revision.
-    return { revision: r.revision, compactedRevision: r.revision, objects, history: [] };
+    return { revision, compactedRevision: revision, objects, history: [] };
+  }
+
+  // An answer carrying a relist (the read model's watch fell behind a compaction): the read model takes
+  // it before the answer's events.
+  #takeRelist(m: WorkerReply): void {
+    if ((m.op === 'drain' || m.op === 'commit') && m.relist !== undefined) this.#relisted?.(this.#snapshotOf(m.relist.revision, m.relist.events));
+  }
+
+  onRelist(listener: (snapshot: StorageSnapshot) => void): void {
+    this.#relisted = listener;
+  }
+
+  /**
+   * Stops the read model's etcd watch until {@link EtcdBackend.resumeWatch} (fault injection and tests: a
+   * server whose watch falls behind). Writes still commit; their acknowledgement waits for the watch.
+   */
+  suspendWatch(): void {
+    this.#call({ op: 'suspendWatch' });
+  }
+
+  /** Resumes the watch {@link EtcdBackend.suspendWatch} stopped, from the revision after the last it delivered. */
+  resumeWatch(): void {
+    this.#call({ op: 'resumeWatch' });
   }
 
   commit(store: string, key: string, obj: Record<string, unknown> | undefined, expected: number): RemoteCommit {
@@ -220,6 +250,7 @@ export class EtcdBackend implements PipelinedBackend {
       this.#written.delete(id);
       throw new EtcdError(`etcd: unexpected answer ${r.op}`);
     }
+    this.#takeRelist(r);
     const events = this.#decode(r.events, r.succeeded ? { key: etcdKeyText, rv: r.revision } : undefined);
     this.#written.delete(id);
     return { succeeded: r.succeeded, revision: r.revision, events };
@@ -227,6 +258,7 @@ export class EtcdBackend implements PipelinedBackend {
 
   drain(): RemoteEvent[] {
     const r = this.#call({ op: 'drain' });
+    this.#takeRelist(r);
     return r.op === 'drain' ? this.#decode(r.events) : [];
   }
 

@@ -11,7 +11,7 @@
  * order, etcd's.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { EtcdClient, EtcdCompactedError, prefixEnd, type EtcdCompare, type EtcdEvent, type EtcdOp } from './etcd-client.ts';
+import { EtcdClient, EtcdCompactedError, EtcdError, prefixEnd, type EtcdCompare, type EtcdEvent, type EtcdOp } from './etcd-client.ts';
 import type { WorkerEvent, WorkerReply, WorkerRequest } from './etcd-protocol.ts';
 import { realClock } from '../../util/clock/clock.ts';
 
@@ -55,18 +55,46 @@ function toEvent(e: EtcdEvent): WorkerEvent {
 }
 
 // A broken watch (etcd restarted, a proxy or undici's body timeout closed the stream) is resumed from the
-// next revision after a backoff, as the cacher's reflector re-watches; one whose revision was compacted
-// cannot be, and every later write fails (the server must be restarted to load again).
+// next revision after a backoff, as the cacher's reflector re-watches. One whose revision was compacted
+// meanwhile cannot be resumed: as the cacher's reflector does then (apiserver/pkg/storage/cacher/cacher.go
+// startCaching, client-go's reflector relisting after 410), the prefix is listed again at the current
+// revision and the watch starts after it; the list goes to the server, which replaces its read model and
+// ends its watches (`relisted`, handed out with the next drain or commit answer).
 // The backoff: client-go's reflector's (800 ms, doubling, capped at 30 s), from 100 ms on loopback.
 const initialBackoffMs = 100;
 const maxBackoffMs = 30_000;
+
+// A relist waiting to be handed to the server: it supersedes every event before its revision.
+let relisted: { revision: number; events: WorkerEvent[] } | undefined;
+// Set while the watch is suspended (faults and tests: "the watch falls behind"); resolving it resumes.
+let suspended: { promise: Promise<void>; resume: () => void } | undefined;
+let watchAbort: AbortController | undefined;
+
+// Every key under the prefix at one revision, in pages (the cacher's initial list).
+async function listAll(pageSize: number): Promise<{ revision: number; events: WorkerEvent[] }> {
+  const events: WorkerEvent[] = [];
+  const end = prefixEnd(prefix);
+  let page = await client.range(prefix, { rangeEnd: end, limit: pageSize });
+  const revision = page.revision;
+  for (;;) {
+    for (const kv of page.kvs) events.push({ type: 'PUT', key: kv.key, value: kv.value, rv: kv.modRevision });
+    if (!page.more || page.kvs.length === 0) break;
+    page = await client.range(`${page.kvs.at(-1)!.key}\0`, { rangeEnd: end, limit: pageSize, revision });
+  }
+  return { revision, events };
+}
+
+let relistPageSize = 10_000;
 
 async function runWatch(from: number): Promise<void> {
   let backoff = initialBackoffMs;
   let next = from;
   while (!abort.signal.aborted) {
+    if (suspended !== undefined) await suspended.promise;
+    watchAbort = new AbortController();
+    const signal = AbortSignal.any([abort.signal, watchAbort.signal]);
     try {
-      for await (const r of client.watch(prefix, prefixEnd(prefix), next, abort.signal)) {
+      for await (const r of client.watch(prefix, prefixEnd(prefix), next, signal)) {
         backoff = initialBackoffMs;
         for (const e of r.events) queue.push(toEvent(e));
         const last = r.events.at(-1)?.kv.modRevision ?? 0;
@@ -78,19 +106,40 @@ async function runWatch(from: number): Promise<void> {
         }
         wake();
       }
-      return;
+      if (abort.signal.aborted) return;
+      if (signal.aborted) continue;
+      throw new EtcdError('etcd watch: stream ended');
     } catch (err) {
       if (abort.signal.aborted) return;
+      if (signal.aborted) continue;
       if (err instanceof EtcdCompactedError) {
-        watchError = `the read model's watch was compacted at ${err.compactRevision}`;
-        wake();
-        parentPort!.postMessage('nudge');
-        return;
+        try {
+          const list = await listAll(relistPageSize);
+          // Events queued before the list are in it; commits waiting for a revision it covers go on.
+          queue = [];
+          relisted = list;
+          watched = Math.max(watched, list.revision);
+          next = list.revision + 1;
+          backoff = initialBackoffMs;
+          nudged = true;
+          parentPort!.postMessage('nudge');
+          wake();
+          continue;
+        } catch {
+          // etcd is unreachable: retry the watch, then the list, after the backoff.
+        }
       }
       await realClock.sleep(backoff, abort.signal).catch(() => undefined);
       backoff = Math.min(backoff * 2, maxBackoffMs);
     }
   }
+}
+
+// The relist waiting to be handed out, if any (it goes before the events of the same answer).
+function takeRelist(): { relist?: { revision: number; events: WorkerEvent[] } } {
+  const r = relisted;
+  relisted = undefined;
+  return r === undefined ? {} : { relist: r };
 }
 
 function take(upTo: number): WorkerEvent[] {
@@ -104,15 +153,8 @@ function take(upTo: number): WorkerEvent[] {
 async function handle(req: WorkerRequest & { id: number }): Promise<WorkerReply> {
   switch (req.op) {
     case 'load': {
-      const kvs: WorkerEvent[] = [];
-      const end = prefixEnd(prefix);
-      let page = await client.range(prefix, { rangeEnd: end, limit: req.pageSize });
-      const revision = page.revision;
-      for (;;) {
-        for (const kv of page.kvs) kvs.push({ type: 'PUT', key: kv.key, value: kv.value, rv: kv.modRevision });
-        if (!page.more || page.kvs.length === 0) break;
-        page = await client.range(`${page.kvs.at(-1)!.key}\0`, { rangeEnd: end, limit: req.pageSize, revision });
-      }
+      relistPageSize = req.pageSize;
+      const { revision, events: kvs } = await listAll(req.pageSize);
       const compactKey = await client.range(req.compactRevKey);
       watched = revision;
       void runWatch(revision + 1);
@@ -135,12 +177,27 @@ async function handle(req: WorkerRequest & { id: number }): Promise<WorkerReply>
       inflight.delete(req.id);
       if (watchError !== undefined) return { op: 'error', message: watchError };
       nudged = false;
-      return { op: 'commit', succeeded: r.succeeded, revision: r.revision, events: take(Math.max(target, watched)) };
+      return { op: 'commit', succeeded: r.succeeded, revision: r.revision, ...takeRelist(), events: take(Math.max(target, watched)) };
     }
     case 'drain': {
       nudged = false;
       if (watchError !== undefined && queue.length === 0) return { op: 'error', message: watchError };
-      return { op: 'drain', events: take(Number.MAX_SAFE_INTEGER) };
+      return { op: 'drain', ...takeRelist(), events: take(Number.MAX_SAFE_INTEGER) };
+    }
+    case 'suspendWatch': {
+      if (suspended === undefined) {
+        let resume!: () => void;
+        const promise = new Promise<void>((r) => (resume = r));
+        suspended = { promise, resume };
+        watchAbort?.abort();
+      }
+      return { op: 'suspendWatch' };
+    }
+    case 'resumeWatch': {
+      const s = suspended;
+      suspended = undefined;
+      s?.resume();
+      return { op: 'resumeWatch' };
     }
     case 'compact': {
       // kube-apiserver's compactor (storage/etcd3/compact.go): only the server whose view of

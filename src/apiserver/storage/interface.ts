@@ -179,6 +179,11 @@ export interface RevisionedBackend extends StorageBackend {
   drain(): RemoteEvent[];
   /** Sets what to call when changes are waiting to be drained. */
   onRemoteChanges(listener: () => void): void;
+  /**
+   * Sets what to call when the backend lost track of changes (its watch fell behind a compaction) and
+   * listed everything again: the read model replaces its content with `snapshot` (the cacher's relist).
+   */
+  onRelist?(listener: (snapshot: StorageSnapshot) => void): void;
 }
 
 /** What a {@link PipelinedBackend.commitAsync} answers once its events were applied. */
