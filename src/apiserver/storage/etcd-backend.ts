@@ -61,6 +61,8 @@ export class EtcdBackend implements PipelinedBackend {
   readonly #pending = new Map<number, { resolve: (c: PipelinedCommit) => void; reject: (err: Error) => void }>();
   #apply: ((events: readonly RemoteEvent[]) => void) | undefined;
   #relisted: ((snapshot: StorageSnapshot) => void) | undefined;
+  #draining = false;
+  #drainAgain = false;
   // The object each unanswered commit writes (undefined: a deletion), by request id: its event carries it.
   readonly #written = new Map<number, Record<string, unknown> | undefined>();
   /** Values under the prefix that could not be decoded or are not served, skipped so far. */
@@ -82,7 +84,11 @@ export class EtcdBackend implements PipelinedBackend {
     this.#port.on('message', (m: WorkerReply & { id: number }) => this.#answer(m));
     this.#port.unref();
     this.#worker.on('message', () => {
-      if (!this.#closed) this.#listener?.();
+      if (this.#closed) return;
+      // With a read model that takes answers asynchronously, other writers' changes are drained without
+      // blocking the server's thread either.
+      if (this.#apply !== undefined) this.#drainAsync();
+      else this.#listener?.();
     });
     // A thread that died fails every later call instead of crashing the server.
     this.#worker.on('error', (err: unknown) => {
@@ -121,7 +127,7 @@ export class EtcdBackend implements PipelinedBackend {
     const pending = this.#pending.get(m.id);
     if (pending === undefined) return;
     this.#pending.delete(m.id);
-    if (m.op !== 'commit') {
+    if (m.op !== 'commit' && m.op !== 'drain') {
       this.#written.delete(m.id);
       pending.reject(new EtcdError(m.op === 'error' ? `etcd: ${m.message}` : `etcd: unexpected answer ${m.op}`));
       return;
@@ -135,7 +141,24 @@ export class EtcdBackend implements PipelinedBackend {
       pending.reject(err instanceof Error ? err : new Error(String(err)));
       return;
     }
-    pending.resolve({ succeeded: m.succeeded, revision: m.revision });
+    pending.resolve(m.op === 'commit' ? { succeeded: m.succeeded, revision: m.revision } : { succeeded: true, revision: 0 });
+  }
+
+  // One asynchronous drain at a time; a nudge meanwhile drains again after it.
+  #drainAsync(): void {
+    if (this.#draining) {
+      this.#drainAgain = true;
+      return;
+    }
+    this.#draining = true;
+    this.#drainAgain = false;
+    const id = ++this.#nextId;
+    const settle = (): void => {
+      this.#draining = false;
+      if (this.#drainAgain && !this.#closed) this.#drainAsync();
+    };
+    this.#pending.set(id, { resolve: settle, reject: settle });
+    this.#port.postMessage({ op: 'drain', id });
   }
 
   onApply(apply: (events: readonly RemoteEvent[]) => void): void {
