@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { ResourceVersionConflictError, RevisionCompactedError, Storage, type Change } from '../storage.ts';
 import { WatchCache } from '../watch-cache.ts';
 import { StatusError } from '../../apimachinery/errors.ts';
-import { EtcdClient } from './etcd-client.ts';
+import { EtcdClient, EtcdError } from './etcd-client.ts';
+import { etcdTlsFromFlags } from '../../cli/apiserver-command.ts';
 import { compactRevKey, EtcdBackend } from './etcd-backend.ts';
 import { decodeStored, encodeStored, etcdKey, parseEtcdKey } from './etcd-layout.ts';
 import { startApiServer } from '../server.ts';
@@ -317,6 +318,29 @@ describe('on a test etcd', { timeout: 120_000, ...(skip === undefined ? {} : { s
     } finally {
       await a.stop();
       await b.stop();
+    }
+  });
+});
+
+describe('on a test etcd with TLS and client certificates', { timeout: 120_000, ...(skip === undefined ? {} : { skip }) }, () => {
+  test('a server on https:// etcd with the CA and a client certificate (--etcd-cafile/--etcd-certfile/--etcd-keyfile) serves it; without them it cannot reach it', async () => {
+    const etcd = await startTestEtcd({ tls: true });
+    try {
+      assert.match(etcd.url, /^https:/);
+      const server = await startApiServer({ etcdServers: [etcd.url], etcdTls: etcdTlsFromFlags(etcd.files!.ca, etcd.files!.cert, etcd.files!.key)! });
+      try {
+        const r = await fetch(`${server.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'over-tls' }, data: { a: 'b' } }) });
+        assert.equal(r.status, 201);
+        const kv = (await new EtcdClient([etcd.url], etcd.tls).range('/registry/configmaps/default/over-tls')).kvs[0]!;
+        assert.equal(String(kv.modRevision), ((await r.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
+      } finally {
+        await server.stop();
+      }
+      // Without the client certificate etcd refuses the connection.
+      await assert.rejects(new EtcdClient([etcd.url], { ca: etcd.tls!.ca }).range('x'), EtcdError);
+      assert.throws(() => etcdTlsFromFlags(undefined, etcd.files!.cert, undefined), /go together/);
+    } finally {
+      await etcd.stop();
     }
   });
 });

@@ -17,7 +17,7 @@
  * docs/apiserver.md, "Storage", for what this gives and what kube-apiserver does differently.
  */
 import { receiveMessageOnPort, MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import { EtcdError } from './etcd-client.ts';
+import { EtcdError, type EtcdTlsOptions } from './etcd-client.ts';
 import { decodeStored, defaultEtcdPrefix, encodeStored, etcdKey, parseEtcdKey } from './etcd-layout.ts';
 import type { WorkerEvent, WorkerReply, WorkerRequest } from './etcd-protocol.ts';
 import { StorageKind, type PipelinedBackend, type PipelinedCommit, type RemoteEvent, type RemoteCommit, type StorageSnapshot } from './interface.ts';
@@ -40,6 +40,8 @@ const ownObject: Record<string, unknown> = Object.freeze({});
 export interface EtcdBackendOptions {
   /** The key prefix (kube-apiserver's `--etcd-prefix`, default `/registry`). */
   prefix?: string;
+  /** TLS for `https://` endpoints (kube-apiserver's `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`). */
+  tls?: EtcdTlsOptions;
 }
 
 /** The etcd v3 backend: one per server, one thread and one watch each. */
@@ -76,7 +78,7 @@ export class EtcdBackend implements PipelinedBackend {
     this.#flag = new Int32Array(new SharedArrayBuffer(4));
     const file = import.meta.url.endsWith('.ts') ? './etcd-worker.ts' : './etcd-worker.js';
     this.#worker = new Worker(new URL(file, import.meta.url), {
-      workerData: { port: channel.port2, flag: this.#flag, endpoints, prefix: `${this.prefix}/` },
+      workerData: { port: channel.port2, flag: this.#flag, endpoints, prefix: `${this.prefix}/`, tls: options.tls },
       transferList: [channel.port2],
     });
     this.#worker.unref();

@@ -11,12 +11,12 @@
  * order, etcd's.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { EtcdClient, EtcdCompactedError, EtcdError, prefixEnd, type EtcdCompare, type EtcdEvent, type EtcdOp } from './etcd-client.ts';
+import { EtcdClient, EtcdCompactedError, EtcdError, prefixEnd, type EtcdTlsOptions, type EtcdCompare, type EtcdEvent, type EtcdOp } from './etcd-client.ts';
 import type { WorkerEvent, WorkerReply, WorkerRequest } from './etcd-protocol.ts';
 import { realClock } from '../../util/clock/clock.ts';
 
-const { port, flag, endpoints, prefix } = workerData as { port: MessagePort; flag: Int32Array; endpoints: string[]; prefix: string };
-const client = new EtcdClient(endpoints);
+const { port, flag, endpoints, prefix, tls } = workerData as { port: MessagePort; flag: Int32Array; endpoints: string[]; prefix: string; tls: EtcdTlsOptions | undefined };
+const client = new EtcdClient(endpoints, tls);
 const abort = new AbortController();
 let queue: WorkerEvent[] = [];
 // The highest revision the watch has delivered (its events, or a header saying nothing is pending before it).
