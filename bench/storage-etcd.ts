@@ -4,7 +4,9 @@
  * KUBELOOM_BENCH_ETCD when set. Run: ./node_modules/.bin/node bench/storage-etcd.ts [--quick]
  *
  * - writes: Storage.write per second (each one a compare-and-swap transaction, acknowledged once the
- *   server's etcd watch delivered it), and ConfigMap creates over HTTP (sequential, one client);
+ *   server's etcd watch delivered it), Storage.writeAsync with 4, 16 and 64 writes in flight (pipelined:
+ *   several transactions on the wire), and ConfigMap creates over HTTP (one client, then 16 and 64
+ *   concurrent clients);
  * - LIST of 1,000 ConfigMaps (served from the read model);
  * - watch latency: a create on server A until server B's watcher has the event (two servers, one etcd),
  *   sequential, so the figure per event is the end-to-end latency;
@@ -34,6 +36,19 @@ async function measure(name: string, n: number, fn: (i: number) => Promise<void>
   row(name, n, unit, performance.now() - t0, process.cpuUsage(c0));
 }
 
+// `n` calls of `fn`, `concurrency` of them in flight at a time.
+async function measureConcurrent(name: string, n: number, concurrency: number, fn: (i: number) => Promise<void>, unit = 'op'): Promise<void> {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) await fn(next++);
+    }),
+  );
+  row(name, n, unit, performance.now() - t0, process.cpuUsage(c0));
+}
+
 const cm = (name: string): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { key: 'value', n: name } });
 const post = async (s: ApiServer, name: string): Promise<void> => {
   const res = await fetch(`${s.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(cm(name)) });
@@ -48,6 +63,9 @@ try {
   {
     const storage = new Storage(100_000, 0, EtcdBackend.open([url], { prefix: '/bench-writes' }));
     await measure('Storage.write, etcd', quick ? 200 : 1000, (i) => void storage.write('configmaps', `default/cm-${i}`, 'ADDED', cm(`cm-${i}`)), 'write');
+    if (typeof storage.writeAsync === 'function') {
+      for (const c of [4, 16, 64]) await measureConcurrent(`Storage.writeAsync, etcd, ${c} in flight`, quick ? 400 : 2000, c, async (i) => void (await storage.writeAsync('configmaps', `default/a${c}-${i}`, 'ADDED', cm(`a${c}-${i}`))), 'write');
+    }
     storage.backend?.close();
   }
   // HTTP creates, LIST, watch latency across two servers
@@ -77,6 +95,8 @@ try {
       await nextEvent();
     }, 'event');
     ctl.abort();
+    // After the LIST and the watch, so they see the 1,000 ConfigMaps their names say.
+    for (const c of [16, 64]) await measureConcurrent(`POST ConfigMap over HTTP, etcd, ${c} clients`, quick ? 400 : 2000, c, (i) => post(a, `c${c}-${i}`), 'create');
     await a.stop();
     await b.stop();
   }

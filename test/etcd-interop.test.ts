@@ -1,7 +1,8 @@
 // The real kube-apiserver and `kubeloom apiserver` on one etcd (opt-in): kube-apiserver writes a ConfigMap, a
 // Deployment and a custom resource; a kubeloom server started on its etcd reads, lists, watches and updates
 // them; kubeloom writes, kube-apiserver reads, lists, watches and updates; each sees the other's changes in
-// its watches; a CRD kubeloom creates is served by kube-apiserver. Runs when KUBELOOM_TEST_ETCD (the etcd's client URL) and KUBELOOM_TEST_KUBECONFIG (a
+// its watches; a CRD kubeloom creates is served by kube-apiserver; unconditional patches racing on one object
+// from both servers all succeed. Runs when KUBELOOM_TEST_ETCD (the etcd's client URL) and KUBELOOM_TEST_KUBECONFIG (a
 // kube-apiserver on that etcd, with the default `/registry` prefix) are set, e.g. by `npm run test:real`:
 //
 //   KUBELOOM_TEST_ETCD=http://127.0.0.1:23790 KUBELOOM_TEST_KUBECONFIG=$HOME/realk8s/kubeconfig \
@@ -20,6 +21,7 @@ import { RestClient } from '../src/rest/index.ts';
 import { startApiServer } from '../src/apiserver/server.ts';
 import { KubeconfigEnvVar } from './support/backend-env.ts';
 import type { Unstructured } from '../src/apimachinery/object.ts';
+import { PatchType } from '../src/apimachinery/options.ts';
 
 const etcdUrl = process.env.KUBELOOM_TEST_ETCD;
 const kubeconfig = process.env[KubeconfigEnvVar];
@@ -167,6 +169,18 @@ test('kube-apiserver v1.24 and kubeloom serve the same etcd: each reads, lists, 
       }
       // A stale update is a Conflict on kubeloom too (compare-and-swap on the mod revision).
       await assert.rejects(klCms.update({ ...fromReal, data: { stale: 'yes' } } as Unstructured), /the object has been modified/);
+      // Unconditional patches racing on one object from both servers all succeed (GuaranteedUpdate on both).
+      const racers = 12;
+      await klCms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'raced', namespace: ns }, data: {} });
+      const answers = await Promise.allSettled(
+        Array.from({ length: racers }, (_, i) => [
+          realCms.patch('raced', PatchType.Merge, { data: { [`real-${i}`]: 'y' } }),
+          klCms.patch('raced', PatchType.Merge, { data: { [`kubeloom-${i}`]: 'y' } }),
+        ]).flat(),
+      );
+      assert.deepEqual(answers.filter((a) => a.status === 'rejected').map((a) => String((a as PromiseRejectedResult).reason)), []);
+      const raced = (await realCms.get('raced')) as Obj;
+      assert.equal(Object.keys(raced.data as Obj).length, 2 * racers);
     } finally {
       await kubeloomRest.close();
       await server.stop();

@@ -3,6 +3,7 @@
  * Kubernetes REST and watch protocol closely enough for kubectl and kubeloom's own clients.
  * See docs/apiserver.md for what is and is not implemented.
  */
+import type { EtcdTlsOptions } from './storage/etcd-client.ts';
 import type { ResourceQuotaConfiguration } from './admission/resource-quota.ts';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -140,13 +141,18 @@ export interface ApiServerOptions {
   dataDir?: string;
   /**
    * Keep the data in etcd v3, as kube-apiserver's `--etcd-servers` (client URLs of one etcd cluster,
-   * plaintext `http://`): kube-apiserver's key layout and encoding, so the real kube-apiserver and other
+   * `http://`, or `https://` with `etcdTls`): kube-apiserver's key layout and encoding, so the real kube-apiserver and other
    * kubeloom servers on the same etcd serve the same cluster; resourceVersions are etcd revisions. Not with
    * `dataDir` or `from`. See docs/apiserver.md, "Storage".
    */
   etcdServers?: readonly string[];
   /** The key prefix in etcd, as kube-apiserver's `--etcd-prefix` (default `/registry`). */
   etcdPrefix?: string;
+  /**
+   * TLS for `https://` etcd endpoints, as kube-apiserver's `--etcd-cafile`, `--etcd-certfile` and
+   * `--etcd-keyfile`: the CA that signed etcd's certificate and the client certificate and key (PEM contents).
+   */
+  etcdTls?: EtcdTlsOptions;
   /**
    * Start from a snapshot (`server.snapshot()`) instead of an empty cluster: its objects, revision, history
    * and served custom resources, shared rather than copied, so this costs about a millisecond per thousand
@@ -366,6 +372,9 @@ class EmbeddedApiServer implements ApiServer {
       compact: (rv) => this.#storage.compact(rv),
       restart: () => this.#restart(),
     });
+    // A shared backend that listed everything again (its watch fell behind etcd's compaction): the watches
+    // end, and their clients' next watch from an older resourceVersion is 410 (relist), as with the cacher.
+    this.#storage.onRelist(() => this.#handler.closeWatches());
     this.#handler = new ApiHandler(new ResourceRegistry(), this.#storage, this.faults, {
       token: this.#token,
       schemaValidation: options.crdSchemaValidation ?? true,
@@ -616,7 +625,7 @@ async function launch(
   // node:sqlite loads only for a data directory (Node 22 warns that it is experimental when it loads).
   const backend =
     options.etcdServers !== undefined && options.etcdServers.length > 0
-      ? (await import('./storage/etcd-backend.ts')).EtcdBackend.open(options.etcdServers, options.etcdPrefix === undefined ? {} : { prefix: options.etcdPrefix })
+      ? (await import('./storage/etcd-backend.ts')).EtcdBackend.open(options.etcdServers, { ...(options.etcdPrefix === undefined ? {} : { prefix: options.etcdPrefix }), ...(options.etcdTls === undefined ? {} : { tls: options.etcdTls }) })
       : options.dataDir === undefined
         ? undefined
         : (await import('./storage/sqlite-backend.ts')).SqliteBackend.open(options.dataDir);

@@ -20,8 +20,9 @@
  */
 import { goFieldOrder } from '../runtime/json-field-order.ts';
 import type { WatchCache } from './watch-cache.ts';
-import { isRevisioned, type KeyRange, type RemoteEvent, type StorageBackend, type StorageInterface, type StorageSnapshot } from './storage/interface.ts';
+import { isPipelined, isRevisioned, type KeyRange, type PipelinedBackend, type PipelinedCommit, type RemoteEvent, type StorageBackend, type StorageInterface, type StorageSnapshot } from './storage/interface.ts';
 import { alreadyExists, conflict, notFound, optimisticLockMessage } from './status.ts';
+import { StatusError } from '../apimachinery/errors.ts';
 
 /** The watch event types a change produces. */
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -66,6 +67,28 @@ export class RevisionCompactedError extends Error {
     this.name = 'RevisionCompactedError';
     this.revision = revision;
     this.compacted = compacted;
+  }
+}
+
+/**
+ * Thrown by {@link Storage.write} when the write was computed from a state that is no longer current: the
+ * caller's `expectedRevision` is not the key's revision, or (etcd) the compare-and-swap on it failed because
+ * another writer got there first. It is a 409 Conflict (`the object has been modified`) when it reaches a
+ * client; the write handlers catch it instead and run their update again on the fresh object, as
+ * etcd3/store.go's GuaranteedUpdate loops (registry/generic/guaranteed-update.ts). The read model already
+ * holds the fresh state when this is thrown.
+ */
+export class ResourceVersionConflictError extends StatusError {
+  /** The revision the write expected. */
+  readonly expected: number;
+  /** The key's revision found instead (0: the key is gone). */
+  readonly actual: number;
+  constructor(store: string, key: string, expected: number, actual: number) {
+    const { r, name } = refOf(store, key);
+    super(conflict(r, name, optimisticLockMessage).status);
+    this.name = 'ResourceVersionConflictError';
+    this.expected = expected;
+    this.actual = actual;
   }
 }
 
@@ -189,6 +212,9 @@ export class Storage implements StorageInterface {
   #compacted = 0;
   // Where changes are made durable before they are applied (undefined: memory only).
   readonly #backend: StorageBackend | undefined;
+  // writeAsync's commits in flight, by the backend's commit id: the state stored for each, once applied.
+  readonly #awaited = new Map<number, StoredObject | undefined>();
+  readonly #relistListeners = new Set<() => void>();
   /** The watch cache's event windows, when the server models them (undefined: any retained revision may be watched). */
   watchCache: WatchCache | undefined;
 
@@ -203,7 +229,13 @@ export class Storage implements StorageInterface {
     this.#compacted = startRevision;
     this.#backend = backend;
     if (backend !== undefined) this.restore(backend.load());
+    if (isPipelined(backend)) {
+      backend.onApply((events) => {
+        for (const e of events) this.#applyRemote(e, undefined);
+      });
+    }
     if (isRevisioned(backend)) {
+      backend.onRelist?.((snapshot) => this.#relist(snapshot));
       backend.onRemoteChanges(() => {
         try {
           for (const e of backend.drain()) this.#applyRemote(e, undefined);
@@ -211,6 +243,57 @@ export class Storage implements StorageInterface {
           // The backend lost its watch; the next write reports it.
         }
       });
+    }
+  }
+
+  /**
+   * Registers what to do when a shared backend listed everything again (its watch fell behind a compaction):
+   * the server ends its watches then, as kube-apiserver's cacher terminates its watchers before it relists.
+   * Returns the unregistration.
+   */
+  onRelist(listener: () => void): () => void {
+    this.#relistListeners.add(listener);
+    return () => {
+      this.#relistListeners.delete(listener);
+    };
+  }
+
+  // The backend listed everything again at `snapshot.revision` (cacher.go startCaching: terminate the
+  // watchers, ListAndWatch, watchCache.Replace): the content becomes the list; the history and the watch
+  // cache windows start at its revision, so a watch from before it is 410 and its client relists; the
+  // watches end; listeners of changes are told the difference (at the list's revision, not recorded in the
+  // history), so the caches inside the server converge as an informer's relist makes them.
+  #relist(snapshot: StorageSnapshot): void {
+    const rv = Math.max(snapshot.revision, this.#revision);
+    const diff: Change[] = [];
+    const names = new Set([...this.#stores.keys(), ...snapshot.objects.keys()]);
+    for (const store of names) {
+      const old = this.#stores.get(store)?.items ?? new Map<string, StoredObject>();
+      const now = snapshot.objects.get(store) ?? new Map<string, StoredObject>();
+      for (const [key, was] of old) {
+        if (!now.has(key)) diff.push({ rv, store, type: 'DELETED', key, object: this.#storedAt(store, key, was.obj, rv), prev: this.#decode(store, was), remote: true });
+      }
+      for (const [key, is] of now) {
+        const was = old.get(key);
+        if (was === undefined) diff.push({ rv, store, type: 'ADDED', key, object: is, prev: undefined, remote: true });
+        else if (was.rv !== is.rv) diff.push({ rv, store, type: 'MODIFIED', key, object: is, prev: this.#decode(store, was), remote: true });
+      }
+    }
+    this.#stores.clear();
+    for (const [name, items] of snapshot.objects) {
+      const st = this.#store(name);
+      for (const [k, v] of items) st.items.set(k, v);
+    }
+    this.#revision = rv;
+    this.#history = [];
+    this.#head = 0;
+    this.#compacted = rv;
+    this.watchCache?.restart(rv);
+    for (const l of [...this.#relistListeners]) l();
+    for (const change of diff) {
+      const listeners = this.#listeners.get(change.store);
+      if (listeners !== undefined) for (const l of [...listeners]) l(change);
+      for (const l of [...this.#allListeners]) l(change);
     }
   }
 
@@ -342,23 +425,79 @@ export class Storage implements StorageInterface {
   /**
    * Writes a new state (ADDED/MODIFIED) or removes an object (DELETED, `obj` being its final state).
    * Stamps the next revision as resourceVersion, records the change and notifies listeners.
+   *
+   * `expectedRevision`: the revision of the state the write was computed from (etcd3/store.go's compare on
+   * the key's mod revision); when the key is no longer at it, nothing is written and
+   * {@link ResourceVersionConflictError} is thrown. Without it, a MODIFIED or DELETED write on a shared
+   * backend compares with the revision the read model holds, and a plain write in memory is unconditional.
    */
-  write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>): StoredObject {
+  write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>, expectedRevision?: number): StoredObject {
     const s = this.#store(store);
     const raw = s.items.get(key);
+    if (expectedRevision !== undefined && type !== 'ADDED' && (raw?.rv ?? 0) !== expectedRevision) throw new ResourceVersionConflictError(store, key, expectedRevision, raw?.rv ?? 0);
     const prev = this.#decode(store, raw);
     const rv = this.#revision + 1;
     const stamped = withRevision(obj, rv, this.#unstructured.has(store), type === 'DELETED' ? undefined : raw?.obj);
     const json = JSON.stringify(stamped);
     // etcd refuses a request larger than its --max-request-bytes before anything is written.
     if (type !== 'DELETED' && json.length + key.length > etcdMaxRequestBytes && Buffer.byteLength(json) + key.length > etcdMaxRequestBytes) throw new EtcdRequestTooLargeError();
-    if (isRevisioned(this.#backend)) return this.#writeRevisioned(store, key, type, obj);
+    if (isRevisioned(this.#backend)) return this.#writeRevisioned(store, key, type, obj, expectedRevision !== undefined);
     const stored: StoredObject = { obj: stamped, json, rv, key };
     const change: Change = { rv, store, type, key, object: stored, prev };
     // Durable first: a backend that cannot commit throws, and nothing has changed then.
     if (this.#backend !== undefined) this.#backend.append(change, this.#compacted);
     this.#apply(change);
     return stored;
+  }
+
+  /**
+   * {@link Storage.write} for a request that can wait: on a backend that pipelines (etcd), the write is sent
+   * without blocking the server, so the writes of concurrent requests are in flight together and etcd
+   * commits them in one disk sync; the read model still applies every change in etcd's order, and the
+   * promise settles once the change is applied (a client reads its own write). Elsewhere it is `write`,
+   * settled at once. Same arguments and errors.
+   */
+  writeAsync(store: string, key: string, type: ChangeType, obj: Record<string, unknown>, expectedRevision?: number): Promise<StoredObject> {
+    const backend = this.#backend;
+    if (!isPipelined(backend)) {
+      try {
+        return Promise.resolve(this.write(store, key, type, obj, expectedRevision));
+      } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    return this.#writePipelined(backend, store, key, type, obj, expectedRevision);
+  }
+
+  async #writePipelined(backend: PipelinedBackend, store: string, key: string, type: ChangeType, obj: Record<string, unknown>, expectedRevision: number | undefined): Promise<StoredObject> {
+    const current = this.#stores.get(store)?.items.get(key);
+    if (expectedRevision !== undefined && type !== 'ADDED' && (current?.rv ?? 0) !== expectedRevision) throw new ResourceVersionConflictError(store, key, expectedRevision, current?.rv ?? 0);
+    if (type !== 'DELETED') {
+      const json = JSON.stringify(obj);
+      if (json.length + key.length > etcdMaxRequestBytes && Buffer.byteLength(json) + key.length > etcdMaxRequestBytes) throw new EtcdRequestTooLargeError();
+    }
+    const expected = type === 'ADDED' ? 0 : (expectedRevision ?? current?.rv ?? 0);
+    const { id, done } = backend.commitAsync(store, key, type === 'DELETED' ? undefined : obj, expected);
+    this.#awaited.set(id, undefined);
+    let result: PipelinedCommit;
+    try {
+      result = await done;
+    } catch (err) {
+      this.#awaited.delete(id);
+      throw err;
+    }
+    const stored = this.#awaited.get(id);
+    this.#awaited.delete(id);
+    if (!result.succeeded) {
+      const { r, name } = refOf(store, key);
+      if (type === 'ADDED') throw alreadyExists(r, name);
+      const now = this.#stores.get(store)?.items.get(key);
+      if (expectedRevision !== undefined) throw new ResourceVersionConflictError(store, key, expected, now?.rv ?? 0);
+      if (now === undefined) throw notFound(r, name);
+      throw conflict(r, name, optimisticLockMessage);
+    }
+    // The state applied for the write (a deletion is not recognised by the backend: the final state).
+    return stored ?? this.#storedAt(store, key, obj, result.revision);
   }
 
   // Applies a committed change: the revision, the object, the history, the watch cache, the listeners.
@@ -386,32 +525,40 @@ export class Storage implements StorageInterface {
   }
 
   // A change a revisioned backend reported; `own` is this store's own write at that revision, kept as built.
-  #applyRemote(e: RemoteEvent, own: { rv: number; store: string; key: string; obj: Record<string, unknown> } | undefined): StoredObject | undefined {
+  #applyRemote(e: RemoteEvent, ownWrite: { rv: number; store: string; key: string; obj: Record<string, unknown> } | undefined): StoredObject | undefined {
     if (e.rv < this.#revision) return undefined;
-    const mine = own !== undefined && own.rv === e.rv && own.store === e.store && own.key === e.key;
+    // This store's own object for the change, kept as built and not marked remote: a commit the backend
+    // recognised (`commit`, a PUT: `obj` is the object written), or the write being acknowledged.
+    let ownObj: Record<string, unknown> | undefined;
+    if (e.commit !== undefined) ownObj = e.obj;
+    else if (ownWrite !== undefined && ownWrite.rv === e.rv && ownWrite.store === e.store && ownWrite.key === e.key) ownObj = ownWrite.obj;
+    const mine = ownObj !== undefined;
     const s = this.#store(e.store);
     const raw = s.items.get(e.key);
     const prev = this.#decode(e.store, raw);
+    let object: StoredObject;
     if (e.obj === undefined) {
       if (raw === undefined) {
         this.#revision = e.rv;
         return undefined;
       }
-      const object = this.#storedAt(e.store, e.key, mine ? own.obj : raw.obj, e.rv);
+      object = this.#storedAt(e.store, e.key, ownObj ?? raw.obj, e.rv);
       this.#apply({ rv: e.rv, store: e.store, type: 'DELETED', key: e.key, object, prev, ...(mine ? {} : { remote: true }) });
-      return object;
+    } else {
+      object = this.#storedAt(e.store, e.key, ownObj ?? e.obj, e.rv);
+      this.#apply({ rv: e.rv, store: e.store, type: raw === undefined ? 'ADDED' : 'MODIFIED', key: e.key, object, prev, ...(mine ? {} : { remote: true }) });
     }
-    const object = this.#storedAt(e.store, e.key, mine ? own.obj : e.obj, e.rv);
-    this.#apply({ rv: e.rv, store: e.store, type: raw === undefined ? 'ADDED' : 'MODIFIED', key: e.key, object, prev, ...(mine ? {} : { remote: true }) });
+    if (e.commit !== undefined && this.#awaited.has(e.commit)) this.#awaited.set(e.commit, object);
     return object;
   }
 
   // etcd3/store.go: a compare-and-swap on the key's mod revision (create: on its absence); the read model
   // applies every change the backend reports up to this one, in order, then acknowledges.
-  #writeRevisioned(store: string, key: string, type: ChangeType, obj: Record<string, unknown>): StoredObject {
+  #writeRevisioned(store: string, key: string, type: ChangeType, obj: Record<string, unknown>, pinned: boolean): StoredObject {
     const backend = this.#backend;
     if (!isRevisioned(backend)) throw new Error('not a revisioned backend');
     const current = this.#stores.get(store)?.items.get(key);
+    // A pinned revision was checked against the read model by write(); it is the one held here.
     const expected = type === 'ADDED' ? 0 : (current?.rv ?? 0);
     const result = backend.commit(store, key, type === 'DELETED' ? undefined : obj, expected);
     let stored: StoredObject | undefined;
@@ -423,7 +570,10 @@ export class Storage implements StorageInterface {
     if (!result.succeeded) {
       const { r, name } = refOf(store, key);
       if (type === 'ADDED') throw alreadyExists(r, name);
-      if (this.#stores.get(store)?.items.get(key) === undefined) throw notFound(r, name);
+      const now = this.#stores.get(store)?.items.get(key);
+      // The caller computed the write from a state: it may run again on the fresh one (GuaranteedUpdate).
+      if (pinned) throw new ResourceVersionConflictError(store, key, expected, now?.rv ?? 0);
+      if (now === undefined) throw notFound(r, name);
       throw conflict(r, name, optimisticLockMessage);
     }
     return stored ?? this.#storedAt(store, key, obj, result.revision);

@@ -8,6 +8,8 @@
  * controller kubeloom has run in it; `--bare` runs the API server with only the garbage collector and the
  * namespace controller (for envtest-style tests, or the real kube-controller-manager).
  */
+import { readFileSync } from 'node:fs';
+import type { EtcdTlsOptions } from '../apiserver/storage/etcd-client.ts';
 import { startDashboardServer } from '../dashboard/standalone.ts';
 import { RestClient } from '../rest/client.ts';
 import { parseArgs } from 'node:util';
@@ -52,10 +54,13 @@ Services get endpoints.
   --data-dir DIR             keep the data in DIR/kubeloom.db (SQLite revision log, WAL; every write is
                              fsynced before it is acknowledged), and start from what DIR holds: same
                              objects, resourceVersions continuing; default: in memory, lost on exit
-  --etcd-servers URLS        keep the data in etcd v3 (comma-separated client URLs, http://), as
+  --etcd-servers URLS        keep the data in etcd v3 (comma-separated client URLs, http(s)://), as
                              kube-apiserver's flag: its key layout and encoding (built-in kinds as
                              protobuf, custom resources as JSON), resourceVersion = etcd revision, so
                              kube-apiserver and other kubeloom servers on the same etcd serve one cluster
+  --etcd-cafile F, --etcd-certfile F, --etcd-keyfile F
+                             TLS for https:// etcd servers, as kube-apiserver's flags: the CA that
+                             signed etcd's certificate, the client certificate and its key (PEM files)
   --etcd-prefix P            the key prefix in etcd (default /registry), as kube-apiserver's
   --pod-handlers MODULE      serve pods/exec, attach and portforward with the module's default export
                              (PodHandlers: see docs/remotecommand.md)
@@ -121,6 +126,9 @@ export const apiserverCommand: Command = {
           'data-dir': { type: 'string' },
           'etcd-servers': { type: 'string' },
           'etcd-prefix': { type: 'string' },
+          'etcd-cafile': { type: 'string' },
+          'etcd-certfile': { type: 'string' },
+          'etcd-keyfile': { type: 'string' },
           'cert-dir': { type: 'string' },
           'pod-handlers': { type: 'string' },
           'compaction-interval': { type: 'string' },
@@ -249,10 +257,18 @@ export const apiserverCommand: Command = {
       process.stderr.write('kubeloom apiserver: --etcd-servers and --data-dir cannot be combined\n');
       return 2;
     }
+    let etcdTls: EtcdTlsOptions | undefined;
+    try {
+      etcdTls = etcdTlsFromFlags(values['etcd-cafile'], values['etcd-certfile'], values['etcd-keyfile']);
+    } catch (err) {
+      process.stderr.write(`kubeloom apiserver: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 2;
+    }
     const server = await startApiServer({
       ...(dataDir === undefined ? {} : { dataDir }),
       ...(etcdServers === undefined ? {} : { etcdServers }),
       ...(values['etcd-prefix'] === undefined ? {} : { etcdPrefix: values['etcd-prefix'] }),
+      ...(etcdTls === undefined ? {} : { etcdTls }),
       ...(values['cert-dir'] === undefined ? {} : { certDir: values['cert-dir'] }),
       ...(podHandlers === undefined ? {} : { podHandlers }),
       ...(featureGates === undefined ? {} : { featureGates }),
@@ -303,3 +319,21 @@ export const apiserverCommand: Command = {
     return 0;
   },
 };
+
+/** Reads kube-apiserver's `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile` (undefined when none is given). */
+export function etcdTlsFromFlags(caFile: string | undefined, certFile: string | undefined, keyFile: string | undefined): EtcdTlsOptions | undefined {
+  if (caFile === undefined && certFile === undefined && keyFile === undefined) return undefined;
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new Error('--etcd-certfile and --etcd-keyfile go together');
+  const read = (flag: string, file: string): string => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new Error(`${flag} ${file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  };
+  return {
+    ...(caFile === undefined ? {} : { ca: read('--etcd-cafile', caFile) }),
+    ...(certFile === undefined ? {} : { cert: read('--etcd-certfile', certFile) }),
+    ...(keyFile === undefined ? {} : { key: read('--etcd-keyfile', keyFile) }),
+  };
+}

@@ -102,10 +102,10 @@ export async function createObject(scope: RequestScope, t: Target, decoded: Obj,
   const name = validateCreate(scope, t, obj);
   if (rq !== undefined) await validateWrite(scope, t, 'CREATE', rq.q, rq.res, obj, undefined);
   if (rq !== undefined) chargeResourceQuota(scope, t, 'CREATE', obj, undefined, o.dryRun);
-  if (!convertsWithWebhook(t.r)) return commitCreate(scope, t, name, obj, o.dryRun);
+  if (!convertsWithWebhook(t.r)) return commitCreateAsync(scope, t, name, obj, o.dryRun);
   // A conversion webhook converts to the storage version on the way in and back on the way out.
   const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
-  const stored = commitCreate(scope, t, name, await objectInVersion(t.r, storageForm(t.r, obj), t.r.storage!.version, ctx), o.dryRun);
+  const stored = await commitCreateAsync(scope, t, name, await objectInVersion(t.r, storageForm(t.r, obj), t.r.storage!.version, ctx), o.dryRun);
   return encodedInRequestVersion(t.r, stored, ctx);
 }
 
@@ -115,13 +115,28 @@ export function createInternal(scope: RequestScope, t: Target, decoded: Obj, man
   return commitCreate(scope, t, validateCreate(scope, t, obj), obj, false);
 }
 
-/** The storage step of a create: 409 when the object exists, CRD bookkeeping, the write. */
-export function commitCreate(scope: RequestScope, t: Target, name: string, obj: Obj, dryRun: boolean): string {
+// The checks of the storage step of a create; answers the stored form to write.
+function prepareCreate(scope: RequestScope, t: Target, name: string, obj: Obj): { store: string; key: string; final: Obj } {
   const store = storeOf(t);
   scope.access.checkRbacWrite(scope.user, store, t.namespace, obj, undefined);
   const key = objectKey(t.namespace, name);
   if (scope.storage.get(store, key) !== undefined) throw alreadyExists(t.r, name);
-  const final = toStorageVersion(t.r, storageForm(t.r, obj));
+  return { store, key, final: toStorageVersion(t.r, storageForm(t.r, obj)) };
+}
+
+/**
+ * {@link commitCreate} for a request that can wait for the write (Storage.writeAsync: on etcd the writes
+ * of concurrent requests are in flight together). CRDs and dry runs take the synchronous path.
+ */
+async function commitCreateAsync(scope: RequestScope, t: Target, name: string, obj: Obj, dryRun: boolean): Promise<string> {
+  if (dryRun || storeOf(t) === crdGroupResource) return commitCreate(scope, t, name, obj, dryRun);
+  const { store, key, final } = prepareCreate(scope, t, name, obj);
+  return encodeStored(t, await scope.storage.writeAsync(store, key, 'ADDED', final));
+}
+
+/** The storage step of a create: 409 when the object exists, CRD bookkeeping, the write. */
+export function commitCreate(scope: RequestScope, t: Target, name: string, obj: Obj, dryRun: boolean): string {
+  const { store, key, final } = prepareCreate(scope, t, name, obj);
   let crdEntries: ApiResource[] | undefined;
   if (store === crdGroupResource) {
     const { entries, causes } = customResourcesOf(final, scope.storage.revision + 1);

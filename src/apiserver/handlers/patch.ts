@@ -18,6 +18,7 @@ import { converterContext, storedInRequestVersion } from '../registry/apiextensi
 import { objectKey, storeOf, type Obj, type RequestScope, type Target } from './scope.ts';
 import { checkResourceVersion, commitUpdate } from './update.ts';
 import { createOptions } from './write-options.ts';
+import { guaranteedUpdate } from '../registry/generic/guaranteed-update.ts';
 
 /** The Content-Types of the patch strategies. */
 export const patchTypes = {
@@ -57,6 +58,16 @@ export function parsePatchJson(body: Buffer, type: string): unknown {
 export async function patchResource(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, render: Render, res: ServerResponse): Promise<void> {
   const type = patchTypeOf(t, req);
   const opts = createOptions(q, req, 'PatchOptions', { apply: type === patchTypes.apply });
+  // GuaranteedUpdate (registry/generic/guaranteed-update.ts): when another writer changed the object after it
+  // was read, the patch is applied again to the fresh object and the whole update runs again; a
+  // resourceVersion in the patch still answers 409.
+  const [code, out] = await guaranteedUpdate(() => patchOnce(scope, t, q, req, body, res, type, opts));
+  sendObject(res, code, out, render);
+}
+
+// One attempt of a PATCH: read the object, apply the patch (parsed again: the steps change what they are
+// given), commit. Answers the status code and the encoded object.
+async function patchOnce(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, res: ServerResponse, type: string, opts: ReturnType<typeof createOptions>): Promise<[number, string]> {
   const name = t.name!;
   const stored = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
   const existing = stored === undefined ? undefined : await storedInRequestVersion(t.r, storedInVersion(t, stored), converterContext(scope.config.clock, scope.config.webhookServices));
@@ -93,12 +104,10 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
         manage: (o) => typedObject(t, applyOrThrow(undefined, o, { manager: opts.manager, force: opts.force, now: scope.now(), apiVersion })),
         request: { q, res },
       });
-      sendObject(res, 201, out, render);
-      return;
+      return [201, out];
     }
     checkResourceVersion(t, existing, applied);
-    sendObject(res, 200, await commitUpdate(scope, t, existing, applied, { manager: opts.manager, dryRun: opts.dryRun, apply: { force: opts.force }, request: { q, res } }), render);
-    return;
+    return [200, await commitUpdate(scope, t, existing, applied, { manager: opts.manager, dryRun: opts.dryRun, apply: { force: opts.force }, request: { q, res } })];
   }
   const patch = parsePatchJson(body, type);
   if (existing === undefined) throw notFound(t.r, name);
@@ -119,8 +128,7 @@ export async function patchResource(scope: RequestScope, t: Target, q: URLSearch
   checkPatchFields(t, q, res, type === patchTypes.json ? undefined : body.toString('utf8'), patched);
   const decoded = typedObject(t, patched);
   checkResourceVersion(t, existing, decoded);
-  const request = { q, res };
-  sendObject(res, 200, await commitUpdate(scope, t, existing, decoded, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined, request }), render);
+  return [200, await commitUpdate(scope, t, existing, decoded, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined, request: { q, res } })];
 }
 
 export type { Obj };

@@ -12,7 +12,8 @@ import { isObject } from '../object-meta.ts';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch/index.ts';
 import { apiVersionString, type ScalePaths } from '../resources.ts';
 import { badRequest, conflict, internalError, invalid, notFound, optimisticLockMessage } from '../status.ts';
-import type { StoredObject } from '../storage.ts';
+import { ResourceVersionConflictError, type StoredObject } from '../storage.ts';
+import { guaranteedUpdate } from '../registry/generic/guaranteed-update.ts';
 import { parsePatchJson, patchTypeOf, patchTypes } from './patch.ts';
 import { patchFailure } from './patch-failure.ts';
 import { parseBody, display, parseKubeYaml } from './request-body.ts';
@@ -116,6 +117,12 @@ export async function getScale(scope: RequestScope, t: Target, render: Render, r
 export async function writeScale(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, render: Render, res: ServerResponse, patch: boolean): Promise<void> {
   const type = patch ? patchTypeOf(t, req) : '';
   const opts = createOptions(q, req, patch ? 'PatchOptions' : 'UpdateOptions', patch ? { apply: type === patchTypes.apply } : undefined);
+  // GuaranteedUpdate: the Scale is applied again to the fresh object when another writer got there first.
+  await guaranteedUpdate(() => writeScaleOnce(scope, t, q, req, body, render, res, patch, type, opts));
+}
+
+// One attempt of a /scale write; answers the client when it succeeded.
+async function writeScaleOnce(scope: RequestScope, t: Target, q: URLSearchParams, req: IncomingMessage, body: Buffer, render: Render, res: ServerResponse, patch: boolean, type: string, opts: ReturnType<typeof createOptions>): Promise<void> {
   const name = t.name!;
   const existing = await existingInVersion(scope, t);
   const custom = t.r.scale;
@@ -190,7 +197,7 @@ async function applyWorkloadScale(scope: RequestScope, t: Target, q: URLSearchPa
     out = await commitUpdate(scope, main, existing, applied, { manager: opts.manager, dryRun: opts.dryRun, apply: { force: opts.force }, managedFieldsSubresource: 'scale' });
   } catch (err) {
     // The conflicting owners are named as the Scale's managed fields show them: in autoscaling/v1.
-    if (err instanceof StatusError && err.status.code === 409) throw new StatusError(JSON.parse(JSON.stringify(err.status).replaceAll(` using ${applied.apiVersion as string}`, ' using autoscaling/v1')) as Status);
+    if (err instanceof StatusError && !(err instanceof ResourceVersionConflictError) && err.status.code === 409) throw new StatusError(JSON.parse(JSON.stringify(err.status).replaceAll(` using ${applied.apiVersion as string}`, ' using autoscaling/v1')) as Status);
     throw err;
   }
   sendObject(res, 200, JSON.stringify(scaleOf(t, JSON.parse(out) as Obj)), render);

@@ -17,13 +17,14 @@ import { converterContext, convertsWithWebhook, encodedInRequestVersion, objectI
 import { strategyFor } from '../registry/strategy.ts';
 import { apiVersionString, type ApiResource } from '../resources.ts';
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage, untypedError } from '../status.ts';
-import type { StoredObject } from '../storage.ts';
 import { checkBodyNamespace, createObject, createTracker, type WriteRequest } from './create.ts';
 import { checkBodyFields } from './field-validation.ts';
 import { serveCustomResource } from '../registry/apiextensions/serving-info.ts';
 import { admitWebhookConfiguration } from '../registry/admissionregistration/webhook-configuration.ts';
 import { shouldDeleteDuringUpdate } from '../registry/delete.ts';
 import { removeObject } from '../registry/generic/deletion.ts';
+import { guaranteedUpdate } from '../registry/generic/guaranteed-update.ts';
+import { ResourceVersionConflictError, type StoredObject } from '../storage.ts';
 import { applyOrThrow } from './patch-failure.ts';
 import { decodeObject, display, typedObject } from './request-body.ts';
 import { encodeInVersion, encodeStored, sendObject, storedInVersion, type Render } from './response.ts';
@@ -61,21 +62,29 @@ export async function updateResource(scope: RequestScope, t: Target, q: URLSearc
   const name = t.name!;
   if (meta.name !== undefined && meta.name !== '' && meta.name !== name) throw badRequest(`the name of the object (${display(meta.name)}) does not match the name on the URL (${name})`);
   checkBodyNamespace(t, obj);
-  const stored = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
-  const existing = stored === undefined ? undefined : await storedInRequestVersion(t.r, storedInVersion(t, stored), converterContext(scope.config.clock, scope.config.webhookServices));
-  if (existing === undefined) {
-    if (t.subresource !== undefined || !strategyFor(t.r).allowCreateOnUpdate) throw notFound(t.r, name);
-    meta.name = name;
-    delete meta.resourceVersion;
-    sendObject(res, 201, await createObject(scope, t, obj, { dryRun: opts.dryRun, manage: createTracker(scope, t, opts.manager), request: { q, res } }), render);
-    return;
-  }
-  checkResourceVersion(t, existing, obj);
-  // The custom resource strategy does not allow unconditional updates (AllowUnconditionalUpdate false).
-  if (t.r.custom && (typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '')) {
-    throw invalid(t.r.group, t.r.resource, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
-  }
-  sendObject(res, 200, await commitUpdate(scope, t, existing, obj, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined, request: { q, res } }), render);
+  // GuaranteedUpdate: every step from reading the object on runs again when another writer got there first.
+  let attempts = 0;
+  const [code, out] = await guaranteedUpdate(async (): Promise<[number, string]> => {
+    // The steps below change the body they are given: a second attempt decodes it again.
+    const candidate = attempts++ === 0 ? obj : decodeObject(scope.registry, req, body, t);
+    const stored = scope.storage.get(storeOf(t), objectKey(t.namespace, name));
+    const existing = stored === undefined ? undefined : await storedInRequestVersion(t.r, storedInVersion(t, stored), converterContext(scope.config.clock, scope.config.webhookServices));
+    if (existing === undefined) {
+      if (t.subresource !== undefined || !strategyFor(t.r).allowCreateOnUpdate) throw notFound(t.r, name);
+      const created = metaOf(candidate);
+      created.name = name;
+      delete created.resourceVersion;
+      return [201, await createObject(scope, t, candidate, { dryRun: opts.dryRun, manage: createTracker(scope, t, opts.manager), request: { q, res } })];
+    }
+    checkResourceVersion(t, existing, candidate);
+    // The custom resource strategy does not allow unconditional updates (AllowUnconditionalUpdate false).
+    const rv = metaOf(candidate).resourceVersion;
+    if (t.r.custom && (typeof rv !== 'string' || rv === '')) {
+      throw invalid(t.r.group, t.r.resource, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
+    }
+    return [200, await commitUpdate(scope, t, existing, candidate, { manager: opts.manager, dryRun: opts.dryRun, apply: undefined, request: { q, res } })];
+  });
+  sendObject(res, code, out, render);
 }
 
 /**
@@ -134,6 +143,36 @@ function validateUpdate(scope: RequestScope, t: Target, existing: StoredObject, 
  * detection, then the write — or the removal of an object marked for deletion whose last finalizer went.
  */
 function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, prepared: Obj, dryRun: boolean): string {
+  const step = prepareStore(scope, t, existing, prepared, dryRun);
+  return typeof step === 'string' ? step : finishStore(scope, t, existing, step, scope.storage.write(step.store, existing.key, 'MODIFIED', step.next, existing.rv));
+}
+
+/**
+ * {@link storeUpdate} for a request that can wait for the write (Storage.writeAsync: on etcd the writes of
+ * concurrent requests are in flight together).
+ */
+async function storeUpdateAsync(scope: RequestScope, t: Target, existing: StoredObject, prepared: Obj, dryRun: boolean): Promise<string> {
+  const step = prepareStore(scope, t, existing, prepared, dryRun);
+  if (typeof step === 'string') return step;
+  // A CRD's served versions are derived from the revision it is written at: its write does not wait.
+  if (step.crdEntries !== undefined) return finishStore(scope, t, existing, step, scope.storage.write(step.store, existing.key, 'MODIFIED', step.next, existing.rv));
+  return finishStore(scope, t, existing, step, await scope.storage.writeAsync(step.store, existing.key, 'MODIFIED', step.next, existing.rv));
+}
+
+// What is written, and the CRD's served versions to update afterwards.
+interface StoreStep {
+  store: string;
+  next: Obj;
+  crdEntries: ApiResource[] | undefined;
+}
+
+function finishStore(scope: RequestScope, t: Target, existing: StoredObject, step: StoreStep, stored: StoredObject): string {
+  if (step.crdEntries !== undefined) serveCustomResource(scope.registry, scope.storage, t.name!, step.crdEntries);
+  return encodeStored(t, stored);
+}
+
+// Everything before the write; answers the response when nothing is to be written (no-op, dry run, removal).
+function prepareStore(scope: RequestScope, t: Target, existing: StoredObject, prepared: Obj, dryRun: boolean): string | StoreStep {
   const old = existing.obj;
   scope.access.checkRbacWrite(scope.user, storeOf(t), t.namespace, prepared, old);
   metaOf(prepared).resourceVersion = metaOf(old).resourceVersion;
@@ -148,7 +187,11 @@ function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, pre
   }
   // A write through another version than the storage version compares with the stored form.
   const storedOld = (t.r.custom && !convertsWithWebhook(t.r)) || t.r.storage === undefined ? old : (scope.storage.get(storeOf(t), existing.key)?.obj ?? old);
-  if (isNoop(storedOld, next)) return encodeStored(t, existing);
+  if (isNoop(storedOld, next)) {
+    // store.go: a no-op computed from a state that is no longer current runs again on the current one.
+    if (scope.storage.get(storeOf(t), existing.key)?.rv !== existing.rv) throw new ResourceVersionConflictError(storeOf(t), existing.key, existing.rv, scope.storage.get(storeOf(t), existing.key)?.rv ?? 0);
+    return encodeStored(t, existing);
+  }
   if (dryRun) return encodeInVersion(t.r, JSON.stringify(next));
   const store = storeOf(t);
   if (shouldDeleteDuringUpdate(store, next, old)) {
@@ -156,9 +199,7 @@ function storeUpdate(scope: RequestScope, t: Target, existing: StoredObject, pre
     const gone = removeObject(scope, store, existing);
     return encodeStored(t, { ...gone, obj: next, json: JSON.stringify({ ...next, metadata: { ...metaOf(next), resourceVersion: String(gone.rv) } }) });
   }
-  const stored = scope.storage.write(store, existing.key, 'MODIFIED', next);
-  if (crdEntries !== undefined) serveCustomResource(scope.registry, scope.storage, t.name!, crdEntries);
-  return encodeStored(t, stored);
+  return { store, next, crdEntries };
 }
 
 async function updateObject(scope: RequestScope, t: Target, existing: StoredObject, candidate: Obj, o: CommitUpdateOptions): Promise<string> {
@@ -173,10 +214,10 @@ async function updateObject(scope: RequestScope, t: Target, existing: StoredObje
   const prepared = validateUpdate(scope, t, existing, managed, admitted.attrs);
   if (rq !== undefined) await validateWrite(scope, t, 'UPDATE', rq.q, rq.res, prepared, old);
   if (rq !== undefined) chargeResourceQuota(scope, t, 'UPDATE', prepared, old, o.dryRun);
-  if (!convertsWithWebhook(t.r)) return storeUpdate(scope, t, existing, prepared, o.dryRun);
+  if (!convertsWithWebhook(t.r)) return storeUpdateAsync(scope, t, existing, prepared, o.dryRun);
   // A conversion webhook converts to the storage version on the way in and back on the way out.
   const ctx = converterContext(scope.config.clock, scope.config.webhookServices);
-  const stored = storeUpdate(scope, t, existing, await objectInVersion(t.r, prepared, t.r.storage!.version, ctx), o.dryRun);
+  const stored = await storeUpdateAsync(scope, t, existing, await objectInVersion(t.r, prepared, t.r.storage!.version, ctx), o.dryRun);
   return encodedInRequestVersion(t.r, stored, ctx);
 }
 

@@ -4,9 +4,11 @@
 // compact.go's compact_rev_key protocol, the stored bytes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Storage, type Change } from '../storage.ts';
+import { ResourceVersionConflictError, RevisionCompactedError, Storage, type Change } from '../storage.ts';
+import { WatchCache } from '../watch-cache.ts';
 import { StatusError } from '../../apimachinery/errors.ts';
-import { EtcdClient } from './etcd-client.ts';
+import { EtcdClient, EtcdError } from './etcd-client.ts';
+import { etcdTlsFromFlags } from '../../cli/apiserver-command.ts';
 import { compactRevKey, EtcdBackend } from './etcd-backend.ts';
 import { decodeStored, encodeStored, etcdKey, parseEtcdKey } from './etcd-layout.ts';
 import { startApiServer } from '../server.ts';
@@ -113,6 +115,118 @@ describe('on a test etcd', { timeout: 120_000, ...(skip === undefined ? {} : { s
     }
   });
 
+  test('a write pinned to the revision it was computed from fails when another store wrote first, in etcd or already in the read model', async () => {
+    const prefix = `/pinned${++prefixes}`;
+    const a = new Storage(100, 0, EtcdBackend.open([etcd.url], { prefix }));
+    const b = new Storage(100, 0, EtcdBackend.open([etcd.url], { prefix }));
+    try {
+      const x1 = a.write('configmaps', 'ns/x', 'ADDED', cm('x', '1'));
+      await until(() => b.get('configmaps', 'ns/x') !== undefined);
+      const x2 = b.write('configmaps', 'ns/x', 'MODIFIED', cm('x', '2'), x1.rv);
+      // Whether A's watch delivered B's write yet or not, A's write computed from x1 is refused, and A then holds x2.
+      assert.throws(() => a.write('configmaps', 'ns/x', 'MODIFIED', cm('x', 'stale'), x1.rv), (err: unknown) => err instanceof ResourceVersionConflictError && err.status.code === 409);
+      assert.equal(a.get('configmaps', 'ns/x')?.rv, x2.rv);
+      // The compare failing in etcd itself: B writes behind A's back, A writes with the revision its read model
+      // holds before its watch can deliver B's change (nothing yields to the event loop in between).
+      const x3 = b.write('configmaps', 'ns/x', 'MODIFIED', cm('x', '3'), x2.rv);
+      assert.equal(a.get('configmaps', 'ns/x')?.rv, x2.rv);
+      assert.throws(() => a.write('configmaps', 'ns/x', 'MODIFIED', cm('x', 'stale'), x2.rv), (err: unknown) => err instanceof ResourceVersionConflictError && err.actual === x3.rv);
+      assert.equal(a.get('configmaps', 'ns/x')?.rv, x3.rv);
+      assert.equal(a.write('configmaps', 'ns/x', 'MODIFIED', cm('x', '4'), x3.rv).rv, x3.rv + 1);
+    } finally {
+      a.backend?.close();
+      b.backend?.close();
+    }
+  });
+
+  test('writeAsync keeps several writes in flight: the read model applies every change in etcd\'s order, each write resolves with its own object, same-key races conflict', async () => {
+    const prefix = `/pipelined${++prefixes}`;
+    const a = new Storage(1000, 0, EtcdBackend.open([etcd.url], { prefix }));
+    const b = new Storage(1000, 0, EtcdBackend.open([etcd.url], { prefix }));
+    try {
+      const seen: Array<{ rv: number; key: string; remote: boolean }> = [];
+      a.subscribe('configmaps', (c: Change) => seen.push({ rv: c.rv, key: c.key, remote: c.remote === true }));
+      const start = a.revision;
+      // 24 creates of A in flight together, with B's writes landing among them.
+      const writes = Array.from({ length: 24 }, (_, i) => a.writeAsync('configmaps', `ns/a${i}`, 'ADDED', cm(`a${i}`, String(i))));
+      for (let i = 0; i < 4; i++) b.write('configmaps', `ns/b${i}`, 'ADDED', cm(`b${i}`, String(i)));
+      const stored = await Promise.all(writes);
+      await until(() => a.revision >= start + 28);
+      // One change per revision, in order, none missed.
+      assert.deepEqual(seen.map((c) => c.rv), Array.from({ length: 28 }, (_, i) => start + 1 + i));
+      for (const [i, s] of stored.entries()) {
+        assert.equal(s.key, `ns/a${i}`);
+        assert.deepEqual(s.obj.data, { v: String(i) });
+        assert.equal((s.obj.metadata as Obj).resourceVersion, String(s.rv));
+        // A's own writes are applied as written (not decoded from etcd), B's as remote.
+        assert.equal(seen.find((c) => c.rv === s.rv)?.remote, false);
+      }
+      assert.deepEqual(seen.filter((c) => c.remote).map((c) => c.key), ['ns/b0', 'ns/b1', 'ns/b2', 'ns/b3']);
+      // Two updates of one key computed from the same state: one wins, the other is a conflict to retry.
+      const base = a.get('configmaps', 'ns/a0')!;
+      const race = await Promise.allSettled([a.writeAsync('configmaps', 'ns/a0', 'MODIFIED', cm('a0', 'x'), base.rv), a.writeAsync('configmaps', 'ns/a0', 'MODIFIED', cm('a0', 'y'), base.rv)]);
+      assert.deepEqual(race.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+      const lost = race.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      assert.ok(lost.reason instanceof ResourceVersionConflictError, String(lost.reason));
+      const won = race.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<{ rv: number }>;
+      assert.equal(a.get('configmaps', 'ns/a0')?.rv, won.value.rv);
+      // A create of a key that exists is AlreadyExists, as with write.
+      await assert.rejects(a.writeAsync('configmaps', 'ns/b0', 'ADDED', cm('b0', 'again')), (err: unknown) => err instanceof StatusError && err.status.reason === 'AlreadyExists');
+    } finally {
+      a.backend?.close();
+      b.backend?.close();
+    }
+  });
+
+  test('a read model whose watch fell behind a compaction relists: its content becomes etcd\'s, its watches end, a watch from before is 410, listeners get the difference', async () => {
+    const prefix = `/relist${++prefixes}`;
+    const client = new EtcdClient([etcd.url]);
+    const backend = EtcdBackend.open([etcd.url], { prefix });
+    const a = new Storage(100, 0, backend);
+    a.watchCache = new WatchCache({}, () => 0);
+    a.watchCache.begin(a.revision);
+    const b = new Storage(100, 0, EtcdBackend.open([etcd.url], { prefix }));
+    try {
+      const x1 = a.write('configmaps', 'ns/x', 'ADDED', cm('x', '1'));
+      a.write('configmaps', 'ns/y', 'ADDED', cm('y', '1'));
+      a.write('secrets', 'ns/s', 'ADDED', cm('s', '1'));
+      await until(() => b.revision === a.revision);
+      const relists: number[] = [];
+      a.onRelist(() => relists.push(a.revision));
+      const seen: string[] = [];
+      a.subscribeAll((c: Change) => seen.push(`${c.type} ${c.store} ${c.key} ${(c.object.obj.data as { v: string }).v}`));
+      // A's watch stops; B changes everything and etcd is compacted behind A's back.
+      backend.suspendWatch();
+      b.write('configmaps', 'ns/x', 'MODIFIED', cm('x', '2'));
+      b.write('configmaps', 'ns/y', 'DELETED', cm('y', '1'));
+      const z = b.write('configmaps', 'ns/z', 'ADDED', cm('z', '1'));
+      await client.compact(z.rv);
+      backend.resumeWatch();
+      await until(() => relists.length > 0);
+      assert.deepEqual(relists, [z.rv]);
+      assert.equal(a.revision, z.rv);
+      assert.deepEqual(
+        a.listAt('configmaps', a.revision).map((o) => `${o.key}@${o.rv}=${(o.obj.data as { v: string }).v}`),
+        [`ns/x@${z.rv - 2}=2`, `ns/z@${z.rv}=1`],
+      );
+      assert.equal(a.get('secrets', 'ns/s')?.obj.data !== undefined, true);
+      assert.deepEqual(seen, ['DELETED configmaps ns/y 1', 'MODIFIED configmaps ns/x 2', 'ADDED configmaps ns/z 1']);
+      // The history starts at the list: reads and watches from before it are 410.
+      assert.equal(a.compactedRevision, z.rv);
+      assert.throws(() => a.changesSince('configmaps', x1.rv), RevisionCompactedError);
+      assert.equal(a.watchCache.tooOld('configmaps', x1.rv), z.rv);
+      // Writes and the watch go on from there.
+      const x3 = a.write('configmaps', 'ns/x', 'MODIFIED', cm('x', '3'));
+      assert.equal(x3.rv, z.rv + 1);
+      b.write('configmaps', 'ns/w', 'ADDED', cm('w', '1'));
+      await until(() => a.get('configmaps', 'ns/w') !== undefined);
+      assert.deepEqual(seen.slice(3), ['MODIFIED configmaps ns/x 3', 'ADDED configmaps ns/w 1']);
+    } finally {
+      a.backend?.close();
+      b.backend?.close();
+    }
+  });
+
   test('values are what kube-apiserver stores (protobuf, no resourceVersion); compaction follows compact_rev_key, once per round between servers', async () => {
     const prefix = `/layout${++prefixes}`;
     const client = new EtcdClient([etcd.url]);
@@ -204,6 +318,29 @@ describe('on a test etcd', { timeout: 120_000, ...(skip === undefined ? {} : { s
     } finally {
       await a.stop();
       await b.stop();
+    }
+  });
+});
+
+describe('on a test etcd with TLS and client certificates', { timeout: 120_000, ...(skip === undefined ? {} : { skip }) }, () => {
+  test('a server on https:// etcd with the CA and a client certificate (--etcd-cafile/--etcd-certfile/--etcd-keyfile) serves it; without them it cannot reach it', async () => {
+    const etcd = await startTestEtcd({ tls: true });
+    try {
+      assert.match(etcd.url, /^https:/);
+      const server = await startApiServer({ etcdServers: [etcd.url], etcdTls: etcdTlsFromFlags(etcd.files!.ca, etcd.files!.cert, etcd.files!.key)! });
+      try {
+        const r = await fetch(`${server.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'over-tls' }, data: { a: 'b' } }) });
+        assert.equal(r.status, 201);
+        const kv = (await new EtcdClient([etcd.url], etcd.tls).range('/registry/configmaps/default/over-tls')).kvs[0]!;
+        assert.equal(String(kv.modRevision), ((await r.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
+      } finally {
+        await server.stop();
+      }
+      // Without the client certificate etcd refuses the connection.
+      await assert.rejects(new EtcdClient([etcd.url], { ca: etcd.tls!.ca }).range('x'), EtcdError);
+      assert.throws(() => etcdTlsFromFlags(undefined, etcd.files!.cert, undefined), /go together/);
+    } finally {
+      await etcd.stop();
     }
   });
 });

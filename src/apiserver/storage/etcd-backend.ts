@@ -17,10 +17,10 @@
  * docs/apiserver.md, "Storage", for what this gives and what kube-apiserver does differently.
  */
 import { receiveMessageOnPort, MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import { EtcdError } from './etcd-client.ts';
+import { EtcdError, type EtcdTlsOptions } from './etcd-client.ts';
 import { decodeStored, defaultEtcdPrefix, encodeStored, etcdKey, parseEtcdKey } from './etcd-layout.ts';
 import type { WorkerEvent, WorkerReply, WorkerRequest } from './etcd-protocol.ts';
-import { StorageKind, type RemoteEvent, type RemoteCommit, type RevisionedBackend, type StorageSnapshot } from './interface.ts';
+import { StorageKind, type PipelinedBackend, type PipelinedCommit, type RemoteEvent, type RemoteCommit, type StorageSnapshot } from './interface.ts';
 import { stampRevision, type StoredObject } from '../storage.ts';
 
 /** compact.go's key: its version counts the compactions every server on the etcd has done. */
@@ -40,10 +40,12 @@ const ownObject: Record<string, unknown> = Object.freeze({});
 export interface EtcdBackendOptions {
   /** The key prefix (kube-apiserver's `--etcd-prefix`, default `/registry`). */
   prefix?: string;
+  /** TLS for `https://` endpoints (kube-apiserver's `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`). */
+  tls?: EtcdTlsOptions;
 }
 
 /** The etcd v3 backend: one per server, one thread and one watch each. */
-export class EtcdBackend implements RevisionedBackend {
+export class EtcdBackend implements PipelinedBackend {
   readonly kind = StorageKind.Etcd;
   /** The client URLs (kube-apiserver's `--etcd-servers`). */
   readonly endpoints: readonly string[];
@@ -57,6 +59,14 @@ export class EtcdBackend implements RevisionedBackend {
   #listener: (() => void) | undefined;
   #closed = false;
   #failure: Error | undefined;
+  // The asynchronous commits waiting for their answer, by request id.
+  readonly #pending = new Map<number, { resolve: (c: PipelinedCommit) => void; reject: (err: Error) => void }>();
+  #apply: ((events: readonly RemoteEvent[]) => void) | undefined;
+  #relisted: ((snapshot: StorageSnapshot) => void) | undefined;
+  #draining = false;
+  #drainAgain = false;
+  // The object each unanswered commit writes (undefined: a deletion), by request id: its event carries it.
+  readonly #written = new Map<number, Record<string, unknown> | undefined>();
   /** Values under the prefix that could not be decoded or are not served, skipped so far. */
   skipped = 0;
 
@@ -68,12 +78,19 @@ export class EtcdBackend implements RevisionedBackend {
     this.#flag = new Int32Array(new SharedArrayBuffer(4));
     const file = import.meta.url.endsWith('.ts') ? './etcd-worker.ts' : './etcd-worker.js';
     this.#worker = new Worker(new URL(file, import.meta.url), {
-      workerData: { port: channel.port2, flag: this.#flag, endpoints, prefix: `${this.prefix}/` },
+      workerData: { port: channel.port2, flag: this.#flag, endpoints, prefix: `${this.prefix}/`, tls: options.tls },
       transferList: [channel.port2],
     });
     this.#worker.unref();
+    // Answers to asynchronous commits arrive here, or inside a synchronous call that finds them first.
+    this.#port.on('message', (m: WorkerReply & { id: number }) => this.#answer(m));
+    this.#port.unref();
     this.#worker.on('message', () => {
-      if (!this.#closed) this.#listener?.();
+      if (this.#closed) return;
+      // With a read model that takes answers asynchronously, other writers' changes are drained without
+      // blocking the server's thread either.
+      if (this.#apply !== undefined) this.#drainAsync();
+      else this.#listener?.();
     });
     // A thread that died fails every later call instead of crashing the server.
     this.#worker.on('error', (err: unknown) => {
@@ -96,12 +113,69 @@ export class EtcdBackend implements RevisionedBackend {
       const seen = Atomics.load(this.#flag, 0);
       const m = receiveMessageOnPort(this.#port) as { message: WorkerReply & { id: number } } | undefined;
       if (m !== undefined) {
-        if (m.message.id !== id) continue;
+        if (m.message.id !== id) {
+          this.#answer(m.message);
+          continue;
+        }
         if (m.message.op === 'error') throw new EtcdError(`etcd: ${m.message.message}`);
         return m.message;
       }
       if (Atomics.wait(this.#flag, 0, seen, callTimeoutMs) === 'timed-out') throw new EtcdError(`etcd: no answer from ${this.endpoints.join(',')} within ${callTimeoutMs / 1000}s`);
     }
+  }
+
+  // An answer to an asynchronous commit: its changes go to the read model now, in the order answers come.
+  #answer(m: WorkerReply & { id: number }): void {
+    const pending = this.#pending.get(m.id);
+    if (pending === undefined) return;
+    this.#pending.delete(m.id);
+    if (m.op !== 'commit' && m.op !== 'drain') {
+      this.#written.delete(m.id);
+      pending.reject(new EtcdError(m.op === 'error' ? `etcd: ${m.message}` : `etcd: unexpected answer ${m.op}`));
+      return;
+    }
+    try {
+      this.#takeRelist(m);
+      this.#apply?.(this.#decode(m.events));
+      this.#written.delete(m.id);
+    } catch (err) {
+      this.#written.delete(m.id);
+      pending.reject(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    pending.resolve(m.op === 'commit' ? { succeeded: m.succeeded, revision: m.revision } : { succeeded: true, revision: 0 });
+  }
+
+  // One asynchronous drain at a time; a nudge meanwhile drains again after it.
+  #drainAsync(): void {
+    if (this.#draining) {
+      this.#drainAgain = true;
+      return;
+    }
+    this.#draining = true;
+    this.#drainAgain = false;
+    const id = ++this.#nextId;
+    const settle = (): void => {
+      this.#draining = false;
+      if (this.#drainAgain && !this.#closed) this.#drainAsync();
+    };
+    this.#pending.set(id, { resolve: settle, reject: settle });
+    this.#port.postMessage({ op: 'drain', id });
+  }
+
+  onApply(apply: (events: readonly RemoteEvent[]) => void): void {
+    this.#apply = apply;
+  }
+
+  commitAsync(store: string, key: string, obj: Record<string, unknown> | undefined, expected: number): { id: number; done: Promise<PipelinedCommit> } {
+    if (this.#closed) throw new EtcdError('etcd backend is closed');
+    if (this.#failure !== undefined) throw new EtcdError(`etcd thread failed: ${this.#failure.message}`, undefined, { cause: this.#failure });
+    const value = obj === undefined ? undefined : encodeStored(store, obj);
+    const id = ++this.#nextId;
+    const done = new Promise<PipelinedCommit>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
+    this.#written.set(id, obj);
+    this.#port.postMessage({ op: 'commit', key: etcdKey(this.prefix, store, key), value, expected, id });
+    return { id, done };
   }
 
   describe(): string {
@@ -115,6 +189,10 @@ export class EtcdBackend implements RevisionedBackend {
       const where = parseEtcdKey(this.prefix, e.key);
       if (where === undefined) {
         this.skipped++;
+        continue;
+      }
+      if (e.commit !== undefined && this.#written.has(e.commit)) {
+        out.push({ store: where.store, key: where.key, rv: e.rv, obj: this.#written.get(e.commit), commit: e.commit });
         continue;
       }
       if (own !== undefined && e.rv === own.rv && e.key === own.key) {
@@ -138,8 +216,13 @@ export class EtcdBackend implements RevisionedBackend {
     const r = this.#call({ op: 'load', pageSize: loadPageSize, compactRevKey });
     if (r.op !== 'load') throw new EtcdError(`etcd: unexpected answer ${r.op}`);
     this.#compactVersion = r.compactVersion;
+    return this.#snapshotOf(r.revision, r.events);
+  }
+
+  // The state a list read at `revision` (the load, or a relist), as the read model takes it.
+  #snapshotOf(revision: number, events: readonly WorkerEvent[]): StorageSnapshot {
     const objects = new Map<string, Map<string, StoredObject>>();
-    for (const e of this.#decode(r.events)) {
+    for (const e of this.#decode(events)) {
       let items = objects.get(e.store);
       if (items === undefined) {
         items = new Map();
@@ -149,19 +232,58 @@ export class EtcdBackend implements RevisionedBackend {
       items.set(e.key, { obj, json: JSON.stringify(obj), rv: e.rv, key: e.key });
     }
     // etcd's history before the load is not replayed: watches start at the loaded revision.
-    return { revision: r.revision, compactedRevision: r.revision, objects, history: [] };
+    return { revision, compactedRevision: revision, objects, history: [] };
+  }
+
+  // An answer carrying a relist (the read model's watch fell behind a compaction): the read model takes
+  // it before the answer's events.
+  #takeRelist(m: WorkerReply): void {
+    if ((m.op === 'drain' || m.op === 'commit') && m.relist !== undefined) this.#relisted?.(this.#snapshotOf(m.relist.revision, m.relist.events));
+  }
+
+  onRelist(listener: (snapshot: StorageSnapshot) => void): void {
+    this.#relisted = listener;
+  }
+
+  /**
+   * Stops the read model's etcd watch until {@link EtcdBackend.resumeWatch} (fault injection and tests: a
+   * server whose watch falls behind). Writes still commit; their acknowledgement waits for the watch.
+   */
+  suspendWatch(): void {
+    this.#call({ op: 'suspendWatch' });
+  }
+
+  /** Resumes the watch {@link EtcdBackend.suspendWatch} stopped, from the revision after the last it delivered. */
+  resumeWatch(): void {
+    this.#call({ op: 'resumeWatch' });
   }
 
   commit(store: string, key: string, obj: Record<string, unknown> | undefined, expected: number): RemoteCommit {
     const value = obj === undefined ? undefined : encodeStored(store, obj);
     const etcdKeyText = etcdKey(this.prefix, store, key);
-    const r = this.#call({ op: 'commit', key: etcdKeyText, value, expected });
-    if (r.op !== 'commit') throw new EtcdError(`etcd: unexpected answer ${r.op}`);
-    return { succeeded: r.succeeded, revision: r.revision, events: this.#decode(r.events, r.succeeded ? { key: etcdKeyText, rv: r.revision } : undefined) };
+    // #call takes the next id: the events of this write carry it (another commit's answer may hold them).
+    const id = this.#nextId + 1;
+    this.#written.set(id, obj);
+    let r: WorkerReply;
+    try {
+      r = this.#call({ op: 'commit', key: etcdKeyText, value, expected });
+    } catch (err) {
+      this.#written.delete(id);
+      throw err;
+    }
+    if (r.op !== 'commit') {
+      this.#written.delete(id);
+      throw new EtcdError(`etcd: unexpected answer ${r.op}`);
+    }
+    this.#takeRelist(r);
+    const events = this.#decode(r.events, r.succeeded ? { key: etcdKeyText, rv: r.revision } : undefined);
+    this.#written.delete(id);
+    return { succeeded: r.succeeded, revision: r.revision, events };
   }
 
   drain(): RemoteEvent[] {
     const r = this.#call({ op: 'drain' });
+    this.#takeRelist(r);
     return r.op === 'drain' ? this.#decode(r.events) : [];
   }
 
@@ -189,6 +311,8 @@ export class EtcdBackend implements RevisionedBackend {
       this.#call({ op: 'close' });
     } finally {
       this.#closed = true;
+      for (const p of this.#pending.values()) p.reject(new EtcdError('etcd backend is closed'));
+      this.#pending.clear();
       this.#port.close();
       void this.#worker.terminate();
     }

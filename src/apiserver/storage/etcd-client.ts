@@ -104,15 +104,50 @@ function compareOf(c: EtcdCompare): Record<string, unknown> {
   return { ...base, version: String(c.version) };
 }
 
+/**
+ * TLS for `https://` endpoints, as kube-apiserver's `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`
+ * (apiserver/pkg/storage/storagebackend/config.go TransportConfig): PEM contents, not paths.
+ */
+export interface EtcdTlsOptions {
+  /** The CA bundle that signed etcd's serving certificate (default: the system's roots). */
+  ca?: string;
+  /** The client certificate presented to etcd (etcd's `--client-cert-auth`). */
+  cert?: string;
+  /** The client certificate's private key. */
+  key?: string;
+}
+
+type Fetch = (url: string, init: { method: string; body: string; headers: Record<string, string>; signal?: AbortSignal }) => Promise<Response>;
+
 /** A client of one etcd cluster (several endpoints of it). */
 export class EtcdClient {
   readonly endpoints: readonly string[];
   #current = 0;
+  readonly #tls: EtcdTlsOptions | undefined;
+  #fetch: Promise<Fetch> | undefined;
 
-  /** @param endpoints the client URLs, e.g. `http://127.0.0.1:2379` (kube-apiserver's `--etcd-servers`). */
-  constructor(endpoints: readonly string[]) {
+  /**
+   * @param endpoints the client URLs, e.g. `http://127.0.0.1:2379` (kube-apiserver's `--etcd-servers`).
+   * @param tls the CA and client certificate for `https://` endpoints.
+   */
+  constructor(endpoints: readonly string[], tls?: EtcdTlsOptions) {
     if (endpoints.length === 0) throw new EtcdError('no etcd endpoints given');
     this.endpoints = endpoints.map((e) => e.replace(/\/+$/, ''));
+    this.#tls = tls !== undefined && (tls.ca !== undefined || tls.cert !== undefined || tls.key !== undefined) ? tls : undefined;
+  }
+
+  // Node's fetch, or, with TLS options, undici's (already a dependency) with an Agent carrying them: Node's
+  // fetch takes no TLS options of its own.
+  #fetcher(): Promise<Fetch> {
+    this.#fetch ??=
+      this.#tls === undefined
+        ? Promise.resolve(fetch as Fetch)
+        : import('undici').then((undici) => {
+            const tls = this.#tls!;
+            const dispatcher = new undici.Agent({ connect: { ...(tls.ca === undefined ? {} : { ca: tls.ca }), ...(tls.cert === undefined ? {} : { cert: tls.cert }), ...(tls.key === undefined ? {} : { key: tls.key }) } });
+            return ((url, init) => undici.fetch(url, { ...init, dispatcher }) as unknown as Promise<Response>) satisfies Fetch;
+          });
+    return this.#fetch;
   }
 
   async #post(path: string, body: unknown, signal?: AbortSignal): Promise<Response> {
@@ -121,7 +156,7 @@ export class EtcdClient {
       const endpoint = this.endpoints[(this.#current + attempt) % this.endpoints.length]!;
       let res: Response;
       try {
-        res = await fetch(`${endpoint}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, ...(signal === undefined ? {} : { signal }) });
+        res = await (await this.#fetcher())(`${endpoint}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, ...(signal === undefined ? {} : { signal }) });
       } catch (err) {
         if (signal?.aborted === true) throw err;
         lastError = err;

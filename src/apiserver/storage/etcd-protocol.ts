@@ -12,6 +12,8 @@ export interface WorkerEvent {
   value: Uint8Array | undefined;
   /** The key's mod revision. */
   rv: number;
+  /** The id of this server's commit that wrote it, when the etcd thread recognised it (PUT only). */
+  commit?: number;
 }
 
 /** What the server's thread asks. */
@@ -20,13 +22,23 @@ export type WorkerRequest =
   | { op: 'commit'; key: string; value: Uint8Array | undefined; expected: number }
   | { op: 'drain' }
   | { op: 'compact'; revision: number; compactRevKey: string; compactVersion: number }
+  | { op: 'suspendWatch' }
+  | { op: 'resumeWatch' }
   | { op: 'close' };
+
+/** Every key under the prefix at `revision`: the read model's watch fell behind a compaction and was listed again. */
+export interface WorkerRelist {
+  revision: number;
+  events: WorkerEvent[];
+}
 
 /** What the etcd thread answers. */
 export type WorkerReply =
   | { op: 'load'; revision: number; events: WorkerEvent[]; compactVersion: number }
-  | { op: 'commit'; succeeded: boolean; revision: number; events: WorkerEvent[] }
-  | { op: 'drain'; events: WorkerEvent[] }
+  | { op: 'commit'; succeeded: boolean; revision: number; events: WorkerEvent[]; relist?: WorkerRelist }
+  | { op: 'drain'; events: WorkerEvent[]; relist?: WorkerRelist }
+  | { op: 'suspendWatch' }
+  | { op: 'resumeWatch' }
   | { op: 'compact'; compacted: boolean; compactVersion: number }
   | { op: 'close' }
   | { op: 'error'; message: string };

@@ -64,8 +64,11 @@ export interface StorageInterface {
    * Commits one change: a new state (ADDED/MODIFIED) or a removal (DELETED, `obj` being the final state).
    * Preconditions (resourceVersion, uid) are checked by the registry before it calls this, in the same
    * synchronous turn, which makes the check and the write atomic as etcd's transaction does.
+   * `expectedRevision` is the revision of the state an update was computed from: a key no longer at it
+   * is not written (ResourceVersionConflictError, a 409 the write handlers retry on the fresh state, as
+   * GuaranteedUpdate does).
    */
-  write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>): StoredObject;
+  write(store: string, key: string, type: ChangeType, obj: Record<string, unknown>, expectedRevision?: number): StoredObject;
   /** Drops the history up to `revision` (default: the current one), as etcd's Compact. */
   compact(revision?: number): void;
   /** Registers a listener of one resource's committed changes; returns its unregistration. */
@@ -141,6 +144,11 @@ export interface RemoteEvent {
   readonly rv: number;
   /** The decoded object, without resourceVersion; undefined for a deletion. */
   readonly obj: Record<string, unknown> | undefined;
+  /**
+   * The {@link PipelinedBackend.commitAsync} of this server that wrote it, when recognised: `obj` is then a
+   * placeholder, the store keeps the object it wrote.
+   */
+  readonly commit?: number;
 }
 
 /** What a {@link RevisionedBackend.commit} did, and what the read model must apply before acknowledging it. */
@@ -171,6 +179,41 @@ export interface RevisionedBackend extends StorageBackend {
   drain(): RemoteEvent[];
   /** Sets what to call when changes are waiting to be drained. */
   onRemoteChanges(listener: () => void): void;
+  /**
+   * Sets what to call when the backend lost track of changes (its watch fell behind a compaction) and
+   * listed everything again: the read model replaces its content with `snapshot` (the cacher's relist).
+   */
+  onRelist?(listener: (snapshot: StorageSnapshot) => void): void;
+}
+
+/** What a {@link PipelinedBackend.commitAsync} answers once its events were applied. */
+export interface PipelinedCommit {
+  /** Whether the compare held and the write was made. */
+  readonly succeeded: boolean;
+  /** etcd's revision after the transaction (the write's own revision when it succeeded). */
+  readonly revision: number;
+}
+
+/**
+ * A {@link RevisionedBackend} that can have several commits in flight (etcd: several transactions on the
+ * wire, so etcd batches them into one disk sync). Every change still reaches the read model in the
+ * backend's order, through the one function given to {@link PipelinedBackend.onApply}, and synchronously
+ * as each answer arrives; a commit's promise settles after the changes up to its own were applied.
+ */
+export interface PipelinedBackend extends RevisionedBackend {
+  /** Sets the function every change of an asynchronous commit's answer goes through, in order. */
+  onApply(apply: (events: readonly RemoteEvent[]) => void): void;
+  /**
+   * Starts a write as {@link RevisionedBackend.commit} does, without waiting: `id` is known at once (the
+   * events of this write carry it as {@link RemoteEvent.commit}), `done` settles once the changes up to it
+   * were applied (or rejects when etcd could not be asked).
+   */
+  commitAsync(store: string, key: string, obj: Record<string, unknown> | undefined, expected: number): { id: number; done: Promise<PipelinedCommit> };
+}
+
+/** Whether a backend can have several commits in flight ({@link PipelinedBackend}). */
+export function isPipelined(backend: StorageBackend | undefined): backend is PipelinedBackend {
+  return backend !== undefined && 'commitAsync' in backend;
 }
 
 /** Whether a backend assigns revisions itself ({@link RevisionedBackend}). */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { RevisionCompactedError, Storage, type Change } from '../storage.ts';
+import { ResourceVersionConflictError, RevisionCompactedError, Storage, type Change } from '../storage.ts';
 import { DataDirectoryError, SqliteBackend } from './sqlite-backend.ts';
 import { EtcdBackend } from './etcd-backend.ts';
 import type { StorageBackend, StorageSnapshot } from './interface.ts';
@@ -179,6 +179,29 @@ for (const backend of backends) {
       assert.equal(failing.revision - base, 2);
       assert.equal(failing.get('configmaps', 'ns/c'), undefined);
       assert.deepEqual(changes(failing.changesSince('configmaps', base + 0)), ['ADDED ns/a@1', 'ADDED ns/b@2']);
+    } finally {
+      h.close();
+    }
+  });
+
+  test(`[${backend.name}] a write pinned to a revision the key is no longer at is a ResourceVersionConflictError and changes nothing`, opts, () => {
+    const h = open();
+    try {
+      const s = h.storage;
+      const a1 = s.write('configmaps', 'ns/a', 'ADDED', cm('ns', 'a', '1'));
+      const a2 = s.write('configmaps', 'ns/a', 'MODIFIED', cm('ns', 'a', '2'), a1.rv);
+      assert.equal(a2.rv - base, 2);
+      for (const [type, expected] of [['MODIFIED', a1.rv], ['DELETED', a1.rv], ['MODIFIED', a2.rv + 5]] as const) {
+        assert.throws(
+          () => s.write('configmaps', 'ns/a', type, cm('ns', 'a', 'stale'), expected),
+          (err: unknown) => err instanceof ResourceVersionConflictError && err.expected === expected && err.actual === a2.rv && err.status.code === 409 && err.status.reason === 'Conflict',
+        );
+      }
+      // A key that is gone: actual 0.
+      assert.throws(() => s.write('configmaps', 'ns/none', 'MODIFIED', cm('ns', 'none', 'x'), a1.rv), (err: unknown) => err instanceof ResourceVersionConflictError && err.actual === 0);
+      assert.equal(s.revision - base, 2);
+      assert.deepEqual(view(s.listAt('configmaps', s.revision)), ['ns/a@2=2']);
+      assert.equal(s.write('configmaps', 'ns/a', 'DELETED', cm('ns', 'a', '2'), a2.rv).rv - base, 3);
     } finally {
       h.close();
     }
