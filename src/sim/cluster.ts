@@ -138,7 +138,25 @@ export class SimCluster {
     delete meta.deletionTimestamp;
     obj.apiVersion = kind.group === '' ? kind.version : `${kind.group}/${kind.version}`;
     obj.kind = kind.kind;
-    return JSON.parse(this.storage.write(storeOf(kind), key, 'ADDED', obj).json) as KubeObject;
+    const created = JSON.parse(this.storage.write(storeOf(kind), key, 'ADDED', obj).json) as KubeObject;
+    // The garbage collector also deletes a dependent created after its owners were gone (a controller
+    // acting on a cache that still shows its deleted parent): its graph sees an owner that does not exist.
+    const owners = meta.ownerReferences ?? [];
+    if (owners.length > 0 && !owners.some((r) => this.#ownerExists(r, meta.namespace))) {
+      this.#sched.post('gc', `gc ${kind.resource} ${key} (no owner exists)`, () => {
+        for (const r of owners) this.#collect(r.uid);
+      });
+    }
+    return created;
+  }
+
+  // Whether the object an owner reference names exists with that uid (kinds never seen count as absent).
+  #ownerExists(ref: { apiVersion: string; kind: string; name: string; uid: string }, namespace: string | undefined): boolean {
+    for (const k of this.#kinds.values()) {
+      if (k.kind !== ref.kind || (k.group === '' ? k.version : `${k.group}/${k.version}`) !== ref.apiVersion) continue;
+      return this.peek(k, keyOf(k, namespace, ref.name))?.metadata?.uid === ref.uid;
+    }
+    return false;
   }
 
   /** PUT on the object (`subresource` undefined) or its status. */

@@ -8,6 +8,12 @@ import { requeueStormBuggy, requeueStormFixed } from './requeue-storm.sim.ts';
 import { staleCacheBuggy, staleCacheFixed } from './stale-cache.sim.ts';
 import { statusClobbersSpecBuggy, statusClobbersSpecFixed } from './status-clobbers-spec.sim.ts';
 import { watchOrderBuggy, watchOrderFixed } from './watch-order.sim.ts';
+import { lostUpdateBuggy, lostUpdateFixed } from './lost-update.sim.ts';
+import { terminatingParentBuggy, terminatingParentFixed } from './terminating-parent.sim.ts';
+import { orphanedChildBuggy, orphanedChildFixed } from './orphaned-child.sim.ts';
+import { randomNameBuggy, randomNameFixed } from './random-name.sim.ts';
+import { cacheMutationBuggy, cacheMutationFixed } from './cache-mutation.sim.ts';
+import { missingWatchBuggy, missingWatchFixed } from './missing-watch.sim.ts';
 
 /** One planted bug. */
 export interface Case {
@@ -27,5 +33,11 @@ export const corpus: Record<string, Case> = {
   'assuming watch order across resources': { bug: watchOrderBuggy, fix: watchOrderFixed, invariant: 'everyPodKept' },
   'reading its own write through the cache': { bug: readOwnWriteBuggy, fix: readOwnWriteFixed, invariant: 'oneRunPerSet' },
   'stale cache, in a Manager built with the builder': { bug: managerStaleCacheBuggy, fix: managerStaleCacheFixed, invariant: 'podsAtMostReplicas' },
+  'update instead of patch loses a concurrent change': { bug: lostUpdateBuggy, fix: lostUpdateFixed, invariant: 'userLabelKept' },
+  'child recreated for a terminating parent': { bug: terminatingParentBuggy, fix: terminatingParentFixed, invariant: 'noChildOfTerminatingParent' },
+  'child leaked without an owner reference': { bug: orphanedChildBuggy, fix: orphanedChildFixed, invariant: 'noLeakedChild' },
+  'random child name double-creates after a lost response': { bug: randomNameBuggy, fix: randomNameFixed, invariant: 'oneConfigMapPerSet' },
+  'event handler mutates the cached object': { bug: cacheMutationBuggy, fix: cacheMutationFixed, invariant: 'cachedObjectMutated' },
+  'no watch on the child kind': { bug: missingWatchBuggy, fix: missingWatchFixed, invariant: 'podsEqualReplicas' },
 };
 

@@ -21,7 +21,7 @@ for (const [name, c] of Object.entries(corpus)) {
       // Replaying the seed (all perturbations) and the shrunk schedule gives the same trace every time.
       for (const original of [found.failure, found.shrunk]) {
         for (let i = 0; i < 10; i++) {
-          const again = await runSimulation(c.bug, { seed: original.seed, keep: original.keep });
+          const again = await runSimulation(c.bug, { seed: original.seed, keep: original.keep, magnitudes: original.magnitudes });
           assert.deepEqual(again.failure, original.failure);
           assert.equal(again.trace.join('\n'), original.trace.join('\n'));
         }
