@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import type { KubeObject } from '../apimachinery/object.ts';
 import type { ResourceKind } from '../client/kinds.ts';
 import { isNotFound } from '../apimachinery/errors.ts';
-import { SimulationOverlapError, SimulationRealIoError, runSimulation, type SimClient, type Simulation } from './index.ts';
+import { SimulationOverlapError, SimulationRealIoError, explore, runSimulation, type SimClient, type Simulation } from './index.ts';
 import type { ReconcileFunc } from '../reconcile/reconcile.ts';
 
 interface Stamp extends KubeObject {
@@ -93,6 +93,9 @@ describe('virtual globals during a simulation run', () => {
     const expected = Object.values(real);
     /* eslint-enable @typescript-eslint/unbound-method */
     await runSimulation(timerSim, { seed: 1 });
+    assert.deepEqual(snapshot(), expected);
+    // explore keeps them installed from one seed to the next, and puts them back at the end.
+    assert.equal((await explore(timerSim, { seeds: 3 })).runs, 3);
     assert.deepEqual(snapshot(), expected);
     // An invariant that breaks.
     const failing: Simulation = { ...timerSim, invariants: [{ name: 'neverAStamp', check: (view) => (view.list(stamps).length > 0 ? 'a stamp exists' : undefined) }] };

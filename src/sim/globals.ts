@@ -54,8 +54,20 @@ export interface VirtualGlobals {
   readonly realIo: SimulationRealIoError | undefined;
   /** User timers (setTimeout, setInterval) still pending. */
   readonly pendingTimers: number;
-  /** Puts every replaced global back. Idempotent. */
+  /** Ends the run's use of the globals and puts every replaced one back (unless held). Idempotent. */
   restore(): void;
+}
+
+// What the replacements read while a run is in progress.
+interface RunState {
+  readonly sched: Scheduler;
+  readonly startMs: number;
+  readonly userRandom: Prng;
+  readonly cryptoRandom: Prng;
+  readonly timers: Map<number, TimerEntry>;
+  readonly uncaught: (err: unknown) => void;
+  nextId: number;
+  realIo: SimulationRealIoError | undefined;
 }
 
 interface Saved {
@@ -66,10 +78,17 @@ interface Saved {
 
 // The real functions, taken when this module loads (before any run).
 const RealDate = Date;
-const realClearTimeout = globalThis.clearTimeout;
-const realClearInterval = globalThis.clearInterval;
+const promisifyCustom = Symbol.for('nodejs.util.promisify.custom');
+const realSetTimeoutCustom = (globalThis.setTimeout as unknown as Record<symbol, ((...args: unknown[]) => unknown) | undefined>)[promisifyCustom];
 
-let active: string | undefined;
+// The run in progress, if any: the replacements serve it, and forward to the real functions otherwise.
+let current: RunState | undefined;
+// The seed of the run in progress, for the overlap error.
+let activeSeed = 0;
+// Undoes the replacements while they are installed.
+let installed: (() => void) | undefined;
+// Holders keeping the replacements installed between runs (explore, shrink).
+let holds = 0;
 
 /** Node.js's own coercion of a timer delay (lib/internal/timers.js): not a number in [1, 2^31 - 1] → 1. */
 function coerceDelay(ms: unknown): number {
@@ -83,10 +102,13 @@ function coerceDelay(ms: unknown): number {
  */
 class VirtualTimeout {
   readonly id: number;
+  /** The run that created it. */
+  readonly run: RunState;
   readonly #cancel: (t: VirtualTimeout) => void;
   readonly #refresh: (t: VirtualTimeout) => void;
-  constructor(id: number, cancel: (t: VirtualTimeout) => void, refresh: (t: VirtualTimeout) => void) {
+  constructor(id: number, run: RunState, cancel: (t: VirtualTimeout) => void, refresh: (t: VirtualTimeout) => void) {
     this.id = id;
+    this.run = run;
     this.#cancel = cancel;
     this.#refresh = refresh;
   }
@@ -160,11 +182,71 @@ const dnsAsync = ['lookup', 'lookupService', 'resolve', 'resolve4', 'resolve6', 
 const childAsync = ['spawn', 'exec', 'execFile', 'fork'];
 
 /**
- * Replaces the globals for one run (see the file comment) and returns the handle that restores them.
- * Throws {@link SimulationOverlapError} while another run's globals are installed.
+ * Starts a run's use of the virtual globals (see the file comment): replaces them unless they are held
+ * installed, and returns the handle that ends it. Throws {@link SimulationOverlapError} while another run
+ * is in progress.
  */
 export function installVirtualGlobals(host: VirtualGlobalsHost): VirtualGlobals {
-  if (active !== undefined) throw new SimulationOverlapError(`a simulation run (${active}) is already in progress in this process; runs replace process-wide globals and must not overlap: await one before starting the next`);
+  if (current !== undefined) throw new SimulationOverlapError(`a simulation run (seed ${activeSeed}) is already in progress in this process; runs replace process-wide globals and must not overlap: await one before starting the next`);
+  installed ??= replaceGlobals();
+  const run: RunState = {
+    sched: host.sched,
+    startMs: host.sched.clock.now(),
+    // Math.random keeps the stream it always had (seed ^ 0x5eed); crypto gets its own.
+    userRandom: new Prng(host.seed ^ 0x5eed),
+    cryptoRandom: new Prng(host.seed ^ 0xc0ffee),
+    timers: new Map(),
+    uncaught: host.uncaught,
+    nextId: 1,
+    realIo: undefined,
+  };
+  current = run;
+  activeSeed = host.seed;
+  let ended = false;
+  return {
+    get realIo() {
+      return run.realIo;
+    },
+    get pendingTimers() {
+      return run.timers.size;
+    },
+    restore(): void {
+      if (ended) return;
+      ended = true;
+      run.timers.clear();
+      if (current === run) current = undefined;
+      release();
+    },
+  };
+}
+
+/**
+ * Keeps the replaced globals installed between the runs of a series (explore, shrink), so that each run
+ * does not replace and restore them (module.syncBuiltinESMExports and the redefinitions cost about
+ * 0.1 ms a run). Between runs the replacements forward to the real functions. Returns the function that
+ * lets go; the globals are put back once nothing holds them and no run is in progress.
+ */
+export function holdVirtualGlobals(): () => void {
+  holds++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    holds--;
+    release();
+  };
+}
+
+function release(): void {
+  if (holds > 0 || current !== undefined || installed === undefined) return;
+  const undo = installed;
+  installed = undefined;
+  undo();
+}
+
+// Replaces the globals with functions that serve the run in progress (`current`) and forward to the real
+// ones otherwise. All or nothing: a replacement that fails puts back those made before it. Returns the undo.
+function replaceGlobals(): () => void {
   const saved: Saved[] = [];
   const undo = (): void => {
     for (const s of saved.reverse()) {
@@ -174,99 +256,94 @@ export function installVirtualGlobals(host: VirtualGlobalsHost): VirtualGlobals 
     saved.length = 0;
     syncBuiltinESMExports();
   };
-  const set = (target: object, key: PropertyKey, value: unknown): void => {
+  // Replaces target[key] by make(real), real being the function it replaces.
+  const set = <F>(target: object, key: PropertyKey, make: (real: F) => unknown): void => {
     const descriptor = Object.getOwnPropertyDescriptor(target, key);
+    const real = Reflect.get(target, key) as F;
     saved.push({ target, key, descriptor });
-    Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: descriptor?.enumerable ?? false });
+    Object.defineProperty(target, key, { value: make(typeof real === 'function' ? (real as { bind(t: unknown): F }).bind(target) : real), writable: true, configurable: true, enumerable: descriptor?.enumerable ?? false });
   };
-  // All or nothing: a replacement that fails puts back those made before it.
   try {
-    return install(host, set, undo);
+    replace(set);
+    syncBuiltinESMExports();
   } catch (err) {
     undo();
     throw err;
   }
+  return undo;
 }
 
-function install(host: VirtualGlobalsHost, set: (target: object, key: PropertyKey, value: unknown) => void, undo: () => void): VirtualGlobals {
-  const { sched } = host;
-  const clock = sched.clock;
-  const startMs = clock.now();
-  let realIo: SimulationRealIoError | undefined;
-  const refuse = (operation: string): SimulationRealIoError => {
-    const err = new SimulationRealIoError(operation);
-    if (realIo === undefined) {
-      realIo = err;
-      sched.log(`REAL I/O refused: ${operation}`);
-    }
-    return err;
-  };
+type Setter = <F>(target: object, key: PropertyKey, make: (real: F) => unknown) => void;
+type Fn = (...args: unknown[]) => unknown;
 
-  // Random numbers: Math.random keeps the stream it always had (seed ^ 0x5eed), crypto gets its own.
-  const userRandom = new Prng(host.seed ^ 0x5eed);
-  const cryptoRandom = new Prng(host.seed ^ 0xc0ffee);
-  set(Math, 'random', () => userRandom.next());
+function refuse(run: RunState, operation: string): SimulationRealIoError {
+  const err = new SimulationRealIoError(operation);
+  if (run.realIo === undefined) {
+    run.realIo = err;
+    run.sched.log(`REAL I/O refused: ${operation}`);
+  }
+  return err;
+}
+
+function replace(set: Setter): void {
+  // Random numbers.
+  set<() => number>(Math, 'random', (real) => () => (current === undefined ? real() : current.userRandom.next()));
 
   // Time.
-  const now = (): number => clock.now();
-  set(RealDate, 'now', now);
-  const VirtualDate = new Proxy(RealDate, {
-    construct: (target, args: unknown[], newTarget) => Reflect.construct(target, args.length === 0 ? [clock.now()] : args, newTarget) as object,
-    apply: () => new RealDate(clock.now()).toString(),
-  });
-  set(globalThis, 'Date', VirtualDate);
-  set(performance, 'now', () => clock.now() - startMs);
+  set<() => number>(RealDate, 'now', (real) => () => (current === undefined ? real() : current.sched.clock.now()));
+  set(globalThis, 'Date', () =>
+    new Proxy(RealDate, {
+      construct: (target, args: unknown[], newTarget) => Reflect.construct(target, args.length === 0 && current !== undefined ? [current.sched.clock.now()] : args, newTarget) as object,
+      apply: () => new RealDate(current === undefined ? RealDate.now() : current.sched.clock.now()).toString(),
+    }),
+  );
+  set<() => number>(performance, 'now', (real) => () => (current === undefined ? real() : current.sched.clock.now() - current.startMs));
 
   // Timers.
-  let nextId = 1;
-  const timers = new Map<number, TimerEntry>();
   const laneOf = (id: number): string => `timer/${id}/`;
   const cancel = (h: VirtualTimeout): void => {
-    if (timers.delete(h.id)) sched.dropLanes(laneOf(h.id));
+    if (h.run.timers.delete(h.id)) h.run.sched.dropLanes(laneOf(h.id));
   };
-  const arm = (e: TimerEntry): void => {
-    sched.post(
+  const arm = (run: RunState, e: TimerEntry): void => {
+    run.sched.post(
       laneOf(e.handle.id),
       `${e.kind} #${e.handle.id}`,
       () => {
-        if (timers.get(e.handle.id) !== e) return;
-        sched.log(`TIMER ${e.kind} #${e.handle.id} (${e.delay}ms)`);
-        if (e.repeat) arm(e);
-        else timers.delete(e.handle.id);
+        if (run.timers.get(e.handle.id) !== e) return;
+        run.sched.log(`TIMER ${e.kind} #${e.handle.id} (${e.delay}ms)`);
+        if (e.repeat) arm(run, e);
+        else run.timers.delete(e.handle.id);
         try {
           e.fn(...e.args);
         } catch (err) {
-          host.uncaught(err);
+          run.uncaught(err);
         }
       },
       e.delay,
     );
   };
   const refresh = (h: VirtualTimeout): void => {
-    const e = timers.get(h.id);
+    const e = h.run.timers.get(h.id);
     if (e === undefined) return;
-    sched.dropLanes(laneOf(h.id));
-    arm(e);
+    h.run.sched.dropLanes(laneOf(h.id));
+    arm(h.run, e);
   };
-  const start = (kind: string, repeat: boolean, fn: unknown, ms: unknown, args: unknown[]): VirtualTimeout => {
+  const start = (run: RunState, kind: string, repeat: boolean, fn: unknown, ms: unknown, args: unknown[]): VirtualTimeout => {
     if (typeof fn !== 'function') throw new TypeError(`The "callback" argument must be of type function. Received ${typeof fn}`);
-    const handle = new VirtualTimeout(nextId++, cancel, refresh);
+    const handle = new VirtualTimeout(run.nextId++, run, cancel, refresh);
     const e: TimerEntry = { handle, fn: fn as (...a: unknown[]) => void, args, delay: coerceDelay(ms), repeat, kind };
-    timers.set(handle.id, e);
-    arm(e);
+    run.timers.set(handle.id, e);
+    arm(run, e);
     return handle;
   };
-  const clear = (real: (h: never) => void) => (h: unknown): void => {
+  const timer = (kind: string, repeat: boolean) => (real: Fn) => (fn: unknown, ms?: unknown, ...args: unknown[]): unknown => (current === undefined ? real(fn, ms, ...args) : start(current, kind, repeat, fn, ms, args));
+  const clear = (real: Fn) => (h: unknown): void => {
     if (h instanceof VirtualTimeout) cancel(h);
-    else if ((typeof h === 'number' || typeof h === 'string') && timers.has(Number(h))) cancel(timers.get(Number(h))!.handle);
-    else if (h !== undefined && h !== null) real(h as never);
+    else if ((typeof h === 'number' || typeof h === 'string') && current?.timers.has(Number(h)) === true) cancel(current.timers.get(Number(h))!.handle);
+    else real(h);
   };
-  const vSetTimeout = (fn: unknown, ms?: unknown, ...args: unknown[]): VirtualTimeout => start('setTimeout', false, fn, ms, args);
-  const vSetInterval = (fn: unknown, ms?: unknown, ...args: unknown[]): VirtualTimeout => start('setInterval', true, fn, ms, args);
-  const vClearTimeout = clear(realClearTimeout);
-  const vClearInterval = clear(realClearInterval);
-  // timers/promises.setTimeout(delay, value, { signal }).
-  const sleep = <T>(ms?: number, value?: T, options?: { signal?: AbortSignal }): Promise<T> => {
+  // timers/promises.setTimeout(delay, value, { signal }) on the virtual clock.
+  const sleep = <T>(run: RunState, ms?: number, value?: T, options?: { signal?: AbortSignal }): Promise<T> => {
     const signal = options?.signal;
     if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
     return new Promise<T>((resolve, reject) => {
@@ -274,77 +351,89 @@ function install(host: VirtualGlobalsHost, set: (target: object, key: PropertyKe
         cancel(h);
         reject(signal!.reason as Error);
       };
-      const h = vSetTimeout(() => {
+      const h = start(run, 'setTimeout', false, () => {
         signal?.removeEventListener('abort', onAbort);
         resolve(value as T);
-      }, ms);
+      }, ms, []);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   };
-  Object.defineProperty(vSetTimeout, Symbol.for('nodejs.util.promisify.custom'), { value: sleep });
-  async function* ticks<T>(ms?: number, value?: T, options?: { signal?: AbortSignal }): AsyncGenerator<T> {
-    for (;;) {
-      yield await sleep(ms, value, options);
-    }
+  const promised = (real: Fn) => <T>(ms?: number, value?: T, options?: { signal?: AbortSignal }): Promise<T> => (current === undefined ? (real(ms, value, options) as Promise<T>) : sleep(current, ms, value, options));
+  // util.promisify(setTimeout) uses the function's promisify.custom (timers/promises' setTimeout).
+  const withPromisify = (real: Fn, make: (real: Fn) => Fn): Fn => {
+    const f = make(real);
+    if (realSetTimeoutCustom !== undefined) Object.defineProperty(f, promisifyCustom, { value: promised(realSetTimeoutCustom) });
+    return f;
+  };
+  for (const target of [globalThis, require('node:timers') as object]) {
+    set<Fn>(target, 'setTimeout', (real) => withPromisify(real, timer('setTimeout', false)));
+    set<Fn>(target, 'setInterval', timer('setInterval', true));
+    set<Fn>(target, 'clearTimeout', clear);
+    set<Fn>(target, 'clearInterval', clear);
   }
-  set(globalThis, 'setTimeout', vSetTimeout);
-  set(globalThis, 'setInterval', vSetInterval);
-  set(globalThis, 'clearTimeout', vClearTimeout);
-  set(globalThis, 'clearInterval', vClearInterval);
-  const timersModule = require('node:timers') as object;
-  set(timersModule, 'setTimeout', vSetTimeout);
-  set(timersModule, 'setInterval', vSetInterval);
-  set(timersModule, 'clearTimeout', vClearTimeout);
-  set(timersModule, 'clearInterval', vClearInterval);
   const timersPromises = require('node:timers/promises') as { scheduler?: object };
-  set(timersPromises, 'setTimeout', sleep);
-  set(timersPromises, 'setInterval', ticks);
-  if (timersPromises.scheduler !== undefined) set(timersPromises.scheduler, 'wait', (ms: number, options?: { signal?: AbortSignal }) => sleep(ms, undefined, options));
-  set(AbortSignal, 'timeout', (ms: number): AbortSignal => {
+  set<Fn>(timersPromises, 'setTimeout', promised);
+  set<Fn>(timersPromises, 'setInterval', (real) =>
+    function ticks<T>(ms?: number, value?: T, options?: { signal?: AbortSignal }): AsyncIterable<T> {
+      const run = current;
+      if (run === undefined) return real(ms, value, options) as AsyncIterable<T>;
+      return (async function* (): AsyncGenerator<T> {
+        for (;;) yield await sleep(run, ms, value, options);
+      })();
+    },
+  );
+  if (timersPromises.scheduler !== undefined) set<Fn>(timersPromises.scheduler, 'wait', (real) => (ms: number, options?: { signal?: AbortSignal }) => (current === undefined ? real(ms, options) : sleep(current, ms, undefined, options)));
+  set<(ms: number) => AbortSignal>(AbortSignal, 'timeout', (real) => (ms: number): AbortSignal => {
+    if (current === undefined) return real(ms);
     const c = new AbortController();
-    vSetTimeout(() => c.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
+    start(current, 'setTimeout', false, () => c.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms, []);
     return c.signal;
   });
 
   // crypto: the global Web Crypto object and node:crypto.
-  const randomUUID = (): string => uuidFrom(cryptoRandom);
-  const getRandomValues = <T extends ArrayBufferView | null>(array: T): T => {
-    if (array !== null) fillRandom(cryptoRandom, new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+  set<() => string>(globalThis.crypto, 'randomUUID', (real) => () => (current === undefined ? real() : uuidFrom(current.cryptoRandom)));
+  set<(a: ArrayBufferView | null) => unknown>(globalThis.crypto, 'getRandomValues', (real) => <T extends ArrayBufferView | null>(array: T): T => {
+    if (current === undefined) return real(array) as T;
+    if (array !== null) fillRandom(current.cryptoRandom, new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
     return array;
-  };
-  const randomBytes = (size: number, cb?: (err: Error | null, buf: Buffer) => void): Buffer | undefined => {
+  });
+  // node:crypto's getRandomValues is a non-configurable getter for the global object's method, replaced above.
+  const cryptoModule = require('node:crypto') as object;
+  set<() => string>(cryptoModule, 'randomUUID', (real) => () => (current === undefined ? real() : uuidFrom(current.cryptoRandom)));
+  set<Fn>(cryptoModule, 'randomBytes', (real) => (size: number, cb?: (err: Error | null, buf: Buffer) => void): unknown => {
+    if (current === undefined) return real(size, cb);
     const buf = Buffer.alloc(size);
-    fillRandom(cryptoRandom, buf);
+    fillRandom(current.cryptoRandom, buf);
     if (cb === undefined) return buf;
     queueMicrotask(() => cb(null, buf));
     return undefined;
-  };
-  const randomInt = (a: number, b?: number | ((err: Error | null, n: number) => void), c?: (err: Error | null, n: number) => void): number | undefined => {
-    const [min, max, cb] = typeof b === 'number' ? [a, b, c] : [0, a, b];
-    const n = min + Math.floor(cryptoRandom.next() * (max - min));
-    if (cb === undefined) return n;
-    queueMicrotask(() => cb(null, n));
-    return undefined;
-  };
-  set(globalThis.crypto, 'randomUUID', randomUUID);
-  set(globalThis.crypto, 'getRandomValues', getRandomValues);
-  const cryptoModule = require('node:crypto') as object;
-  set(cryptoModule, 'randomUUID', randomUUID);
-  // node:crypto's getRandomValues is a non-configurable getter for the global object's method, patched above.
-  set(cryptoModule, 'randomBytes', randomBytes);
-  set(cryptoModule, 'randomInt', randomInt);
-
-  // Real I/O: refused, and the run ends with the first one.
-  set(Socket.prototype, 'connect', function connect(...args: unknown[]): never {
-    throw refuse(`net.connect ${describeConnect(args)}`);
   });
+  set<Fn>(cryptoModule, 'randomInt', (real) => (a: number, b?: unknown, c?: unknown): unknown => {
+    if (current === undefined) return real(a, b, c);
+    const [min, max, cb] = typeof b === 'number' ? [a, b, c] : [0, a, b];
+    const n = min + Math.floor(current.cryptoRandom.next() * (max - min));
+    if (typeof cb !== 'function') return n;
+    queueMicrotask(() => (cb as (err: Error | null, n: number) => void)(null, n));
+    return undefined;
+  });
+
+  // Real I/O: refused during a run, which then ends with the first one.
+  // Called with the socket as `this`, as the method it replaces.
+  const realConnect = Reflect.get(Socket.prototype, 'connect') as Fn;
+  set(Socket.prototype, 'connect', () =>
+    function connect(this: Socket, ...args: unknown[]): unknown {
+      if (current === undefined) return realConnect.apply(this, args);
+      throw refuse(current, `net.connect ${describeConnect(args)}`);
+    },
+  );
   const refuseAll = (module: Record<string, unknown>, names: readonly string[], prefix: string, promises: boolean): void => {
     for (const name of names) {
       if (typeof module[name] !== 'function') continue;
-      set(module, name, (...args: unknown[]): unknown => {
-        const what = `${prefix}.${name}${typeof args[0] === 'string' ? ` ${args[0]}` : ''}`;
-        if (promises) return Promise.reject(refuse(what));
-        throw refuse(what);
+      set<Fn>(module, name, (real) => (...args: unknown[]): unknown => {
+        if (current === undefined) return real(...args);
+        const err = refuse(current, `${prefix}.${name}${typeof args[0] === 'string' ? ` ${args[0]}` : ''}`);
+        if (promises) return Promise.reject(err);
+        throw err;
       });
     }
   };
@@ -355,23 +444,4 @@ function install(host: VirtualGlobalsHost, set: (target: object, key: PropertyKe
   refuseAll(dnsModule, dnsAsync, 'dns', false);
   refuseAll(dnsModule.promises, dnsAsync, 'dns.promises', true);
   refuseAll(require('node:child_process') as Record<string, unknown>, childAsync, 'child_process', false);
-  syncBuiltinESMExports();
-  active = `seed ${host.seed}`;
-
-  let restored = false;
-  return {
-    get realIo() {
-      return realIo;
-    },
-    get pendingTimers() {
-      return timers.size;
-    },
-    restore(): void {
-      if (restored) return;
-      restored = true;
-      undo();
-      timers.clear();
-      active = undefined;
-    },
-  };
 }

@@ -12,6 +12,7 @@
  * continues from the perturbations *that run* applied, and the result is minimal for the schedule it
  * describes, not a global minimum over every seed. It always replays exactly.
  */
+import { holdVirtualGlobals } from './globals.ts';
 import type { AppliedPerturbation } from './scheduler.ts';
 import { runSimulation, type SimResult, type Simulation } from './simulation.ts';
 
@@ -61,6 +62,15 @@ export const defaultShrinkBudget = 200;
 export async function shrink(spec: Simulation, failing: SimResult, options: ShrinkOptions = {}): Promise<SimResult> {
   const invariant = failing.failure?.invariant;
   if (invariant === undefined) return failing;
+  const release = holdVirtualGlobals();
+  try {
+    return await shrinkHeld(spec, failing, invariant, options);
+  } finally {
+    release();
+  }
+}
+
+async function shrinkHeld(spec: Simulation, failing: SimResult, invariant: string, options: ShrinkOptions): Promise<SimResult> {
   const budget = options.budget ?? defaultShrinkBudget;
   let runs = 0;
   let best = failing;

@@ -29,7 +29,7 @@ import { SimProcess } from './process.ts';
 import { LeaderTracker } from './leaders.ts';
 import { ProcessClock, type ClockSkew } from './process-clock.ts';
 import { drainMicrotasks, Scheduler, type AppliedPerturbation } from './scheduler.ts';
-import { installVirtualGlobals } from './globals.ts';
+import { holdVirtualGlobals, installVirtualGlobals } from './globals.ts';
 import { shrink, type ShrinkOptions } from './shrink.ts';
 import { SimDispatcher } from './transport.ts';
 
@@ -470,13 +470,19 @@ export interface ExploreResult {
 export async function explore(spec: Simulation, options: { seeds: number; firstSeed?: number; shrink?: boolean | ShrinkOptions }): Promise<ExploreResult> {
   const first = options.firstSeed ?? 1;
   let apiOps = 0;
-  for (let i = 0; i < options.seeds; i++) {
-    const r = await runSimulation(spec, { seed: first + i });
-    apiOps += r.apiOps;
-    if (r.failure !== undefined) {
-      const shrunk = options.shrink === false ? undefined : await shrink(spec, r, options.shrink === true ? undefined : options.shrink);
-      return { runs: i + 1, apiOps, failure: r, shrunk };
+  // The virtual globals stay installed from one seed to the next (they serve each run in turn).
+  const release = holdVirtualGlobals();
+  try {
+    for (let i = 0; i < options.seeds; i++) {
+      const r = await runSimulation(spec, { seed: first + i });
+      apiOps += r.apiOps;
+      if (r.failure !== undefined) {
+        const shrunk = options.shrink === false ? undefined : await shrink(spec, r, options.shrink === true ? undefined : options.shrink);
+        return { runs: i + 1, apiOps, failure: r, shrunk };
+      }
     }
+  } finally {
+    release();
   }
   return { runs: options.seeds, apiOps, failure: undefined, shrunk: undefined };
 }
