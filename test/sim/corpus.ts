@@ -14,6 +14,7 @@ import { orphanedChildBuggy, orphanedChildFixed } from './orphaned-child.sim.ts'
 import { randomNameBuggy, randomNameFixed } from './random-name.sim.ts';
 import { cacheMutationBuggy, cacheMutationFixed } from './cache-mutation.sim.ts';
 import { missingWatchBuggy, missingWatchFixed } from './missing-watch.sim.ts';
+import { leaderElectedPair, leaderElectedPairUnelected } from './leader-election.sim.ts';
 
 /** One planted bug. */
 export interface Case {
@@ -39,5 +40,6 @@ export const corpus: Record<string, Case> = {
   'random child name double-creates after a lost response': { bug: randomNameBuggy, fix: randomNameFixed, invariant: 'oneConfigMapPerSet' },
   'event handler mutates the cached object': { bug: cacheMutationBuggy, fix: cacheMutationFixed, invariant: 'cachedObjectMutated' },
   'no watch on the child kind': { bug: missingWatchBuggy, fix: missingWatchFixed, invariant: 'podsEqualReplicas' },
+  'controller not waiting for leadership': { bug: leaderElectedPairUnelected, fix: leaderElectedPair, invariant: 'leaderOverlap' },
 };
 
