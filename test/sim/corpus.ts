@@ -15,6 +15,7 @@ import { randomNameBuggy, randomNameFixed } from './random-name.sim.ts';
 import { cacheMutationBuggy, cacheMutationFixed } from './cache-mutation.sim.ts';
 import { missingWatchBuggy, missingWatchFixed } from './missing-watch.sim.ts';
 import { leaderElectedPair, leaderElectedPairUnelected } from './leader-election.sim.ts';
+import { requeueForeverBuggy, requeueForeverFixed } from './requeue-forever.sim.ts';
 
 /** One planted bug. */
 export interface Case {
@@ -22,6 +23,8 @@ export interface Case {
   readonly fix: Simulation;
   /** The invariant the bug breaks. */
   readonly invariant: string;
+  /** Seeds the fix must pass in `npm test` when fewer than the default (a slow REST simulation); bench/sim.ts runs 1,000. */
+  readonly fixSeeds?: number;
 }
 
 /** Every planted bug, its fix, and the invariant it breaks. */
@@ -40,6 +43,7 @@ export const corpus: Record<string, Case> = {
   'random child name double-creates after a lost response': { bug: randomNameBuggy, fix: randomNameFixed, invariant: 'oneConfigMapPerSet' },
   'event handler mutates the cached object': { bug: cacheMutationBuggy, fix: cacheMutationFixed, invariant: 'cachedObjectMutated' },
   'no watch on the child kind': { bug: missingWatchBuggy, fix: missingWatchFixed, invariant: 'podsEqualReplicas' },
-  'controller not waiting for leadership': { bug: leaderElectedPairUnelected, fix: leaderElectedPair, invariant: 'leaderOverlap' },
+  'controller not waiting for leadership': { bug: leaderElectedPairUnelected, fix: leaderElectedPair, invariant: 'leaderOverlap', fixSeeds: 10 },
+  'requeue-after that never stops': { bug: requeueForeverBuggy, fix: requeueForeverFixed, invariant: 'quiescence' },
 };
 

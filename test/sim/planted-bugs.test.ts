@@ -28,8 +28,8 @@ for (const [name, c] of Object.entries(corpus)) {
       }
     });
 
-    test(`the fixed controller passes ${fixedSeeds} seeds`, async () => {
-      const r = await explore(c.fix, { seeds: fixedSeeds });
+    test(`the fixed controller passes ${c.fixSeeds ?? fixedSeeds} seeds`, async () => {
+      const r = await explore(c.fix, { seeds: c.fixSeeds ?? fixedSeeds });
       assert.equal(r.failure, undefined, r.shrunk === undefined ? '' : formatReport(r.shrunk));
     });
   });
