@@ -5,9 +5,11 @@
  * - fixed: every fixed controller of test/sim/corpus.ts over `--seeds` seeds (default 1,000, the issue's
  *   figure); each must pass all of them. Reported per fixture: seeds/min and simulated API requests per
  *   second, both per second of this process's CPU time (stable on a shared machine) and of wall time.
- * - bugs: every planted bug over up to `--bug-seeds` seeds (default 200): the first failing seed, its
- *   perturbation count before and after shrinking, and whether 10 replays of the shrunk schedule were
- *   byte-identical.
+ * - bugs: every planted bug over up to `--bug-seeds` seeds (default 200): the first failing seed, the
+ *   perturbations it applied, how many remain after the greedy shrinker kubeloom had before (kept here as
+ *   a baseline) and after src/sim/shrink.ts (ddmin, one-by-one to a fixpoint, smaller delays), with the
+ *   re-runs each took and the total delay left, and whether 10 replays of the shrunk schedule were
+ *   byte-identical. `--only bugs` runs just this table.
  *
  * - rest: kubeloom's ReplicaSet controller (src/controllers, over the in-process REST transport) over
  *   `--rs-seeds` seeds (default 200): passes, requests per CPU-second, seeds per CPU-minute.
@@ -43,6 +45,7 @@ const rsSeeds = arg('rs-seeds', 200);
 const workloadSeeds = arg('workload-seeds', 1000);
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const onlyWorkloads = only === 'workloads' || only === 'coverage';
+const onlyBugs = only === 'bugs';
 const coverageSeeds = arg('coverage-seeds', 1000);
 const onlyCoverage = process.argv.includes('--coverage') ? process.argv[process.argv.indexOf('--coverage') + 1] : undefined;
 let failed = false;
@@ -51,7 +54,7 @@ const fixedRows: Record<string, string | number>[] = [];
 let totalOps = 0;
 let totalCpu = 0;
 let totalRuns = 0;
-for (const [name, c] of onlyWorkloads ? [] : Object.entries(corpus)) {
+for (const [name, c] of onlyWorkloads || onlyBugs ? [] : Object.entries(corpus)) {
   const wall = performance.now();
   const cpu = process.cpuUsage();
   const r = await explore(c.fix, { seeds });
@@ -74,35 +77,81 @@ for (const [name, c] of onlyWorkloads ? [] : Object.entries(corpus)) {
     'API ops': r.apiOps,
   });
 }
-if (!onlyWorkloads) {
+if (!onlyWorkloads && !onlyBugs) {
   console.log(`fixed controllers, ${seeds} seeds each`);
   console.table(fixedRows);
   console.log(`all fixtures: ${totalRuns} runs, ${totalOps} simulated API requests in ${totalCpu.toFixed(2)} CPU-s: ${Math.round(totalOps / totalCpu)} ops/CPU-s, ${Math.round((totalRuns / totalCpu) * 60)} seeds/CPU-min`);
 }
 
+// The shrinker kubeloom had before ddmin (greedy removal of halves, quarters, ... single perturbations),
+// kept here as the baseline the bugs table compares src/sim/shrink.ts with.
+async function greedyShrink(spec: Simulation, failing: SimResult): Promise<{ result: SimResult; runs: number }> {
+  const invariant = failing.failure!.invariant;
+  let runs = 0;
+  const attempt = async (keep: number[]): Promise<SimResult | undefined> => {
+    runs++;
+    const r = await runSimulation(spec, { seed: failing.seed, keep });
+    return r.failure?.invariant === invariant ? r : undefined;
+  };
+  let best = failing;
+  let keep = failing.perturbations.map((p) => p.ordinal);
+  const none = await attempt([]);
+  if (none !== undefined) return { result: none, runs };
+  for (let chunk = Math.max(1, Math.ceil(keep.length / 2)); chunk >= 1; chunk = chunk === 1 ? 0 : Math.ceil(chunk / 2)) {
+    for (let i = 0; i < keep.length; ) {
+      const candidate = [...keep.slice(0, i), ...keep.slice(i + chunk)];
+      const r = candidate.length < keep.length ? await attempt(candidate) : undefined;
+      if (r !== undefined) {
+        best = r;
+        keep = r.perturbations.map((p) => p.ordinal);
+      } else i += chunk;
+    }
+  }
+  return { result: best, runs };
+}
+
+// Total delay (watch, request) and pause time of a schedule's perturbations, in ms as the trace shows them.
+function delayMs(r: SimResult): number {
+  let total = 0;
+  for (const p of r.perturbations) {
+    const m = /(?:for|by) (\d+)ms/.exec(p.detail);
+    if (m !== null && ['watchDelay', 'requestDelay', 'pause'].includes(p.kind)) total += Number(m[1]);
+  }
+  return total;
+}
+
 const bugRows: Record<string, string | number>[] = [];
 for (const [name, c] of onlyWorkloads ? [] : Object.entries(corpus)) {
   const cpu = process.cpuUsage();
-  const r = await explore(c.bug, { seeds: bugSeeds });
-  const u = process.cpuUsage(cpu);
-  if (r.failure === undefined || r.shrunk === undefined) {
+  const found = await explore(c.bug, { seeds: bugSeeds, shrink: false });
+  const findCpu = process.cpuUsage(cpu);
+  if (found.failure === undefined) {
     failed = true;
     bugRows.push({ bug: name, found: 'NOT FOUND' });
     continue;
   }
-  const shrunk = r.shrunk;
+  const greedy = await greedyShrink(c.bug, found.failure);
+  const cpu2 = process.cpuUsage();
+  let shrinkRuns = 0;
+  const shrunk = await shrink(c.bug, found.failure, { onProgress: (p) => void (shrinkRuns = p.runs) });
+  const u2 = process.cpuUsage(cpu2);
+  const r = { failure: found.failure, shrunk };
+  const u = { user: findCpu.user + u2.user, system: findCpu.system + u2.system };
   let identical = 0;
   for (let i = 0; i < 10; i++) {
-    const again = await runSimulation(c.bug, { seed: shrunk.seed, keep: shrunk.keep });
+    const again = await runSimulation(c.bug, { seed: shrunk.seed, keep: shrunk.keep, magnitudes: shrunk.magnitudes });
     if (again.trace.join('\n') === shrunk.trace.join('\n')) identical++;
   }
   bugRows.push({
     bug: name,
     invariant: r.failure.failure!.invariant,
     'found at seed': r.failure.seed,
-    perturbations: `${r.failure.perturbations.length} -> ${shrunk.perturbations.length}`,
+    applied: r.failure.perturbations.length,
+    'greedy (runs)': `${greedy.result.perturbations.length} (${greedy.runs})`,
+    'ddmin + 1-minimal (runs)': `${shrunk.perturbations.length} (${shrinkRuns})`,
+    'delay ms greedy -> now': `${delayMs(greedy.result)} -> ${delayMs(shrunk)}`,
     'replays identical': `${identical}/10`,
-    'CPU ms (find+shrink)': Math.round((u.user + u.system) / 1000),
+    'CPU ms (find + shrink)': Math.round((u.user + u.system) / 1000),
   });
   if (identical !== 10) failed = true;
 }
@@ -110,7 +159,7 @@ if (!onlyWorkloads) {
   console.log(`planted bugs, up to ${bugSeeds} seeds each`);
   console.table(bugRows);
 }
-if (!onlyWorkloads) {
+if (!onlyWorkloads && !onlyBugs) {
   const wall = performance.now();
   const cpu = process.cpuUsage();
   const r = await explore(replicaSetScaling, { seeds: rsSeeds });
@@ -128,7 +177,7 @@ if (!onlyWorkloads) {
 }
 const workloadRows: Record<string, string | number>[] = [];
 const onlyWorkload = process.argv.includes('--workload') ? process.argv[process.argv.indexOf('--workload') + 1] : undefined;
-for (const [name, spec] of Object.entries(workloads).filter(([n]) => only !== 'coverage' && onlyCoverage === undefined && (onlyWorkload === undefined || n === onlyWorkload))) {
+for (const [name, spec] of Object.entries(workloads).filter(([n]) => only !== 'coverage' && !onlyBugs && onlyCoverage === undefined && (onlyWorkload === undefined || n === onlyWorkload))) {
   const wall = performance.now();
   const cpu = process.cpuUsage();
   const r = await explore(spec, { seeds: workloadSeeds });

@@ -15,9 +15,11 @@ test('kubeloom sim finds the planted bug, prints the shrunk report and a replay 
   const found = await run([fixture, '--export', 'staleCacheBuggy', '--seeds', '200']);
   assert.equal(found.code, 1);
   assert.match(found.out, /failed: podsAtMostReplicas/);
-  const replay = /replay: kubeloom sim \S+ --export staleCacheBuggy --seed (\d+) --keep ([\d,]*)/.exec(found.out);
+  const replay = /replay: kubeloom sim \S+ --export staleCacheBuggy --seed (\d+) --keep ([\d,]*)(?: --magnitudes (\S+))?/.exec(found.out);
   assert.ok(replay !== null, found.out);
-  const again = await run([fixture, '--export', 'staleCacheBuggy', '--seed', replay[1]!, '--keep', replay[2]!]);
+  // Shrinking reports its progress on stderr, ending with the minimal schedule.
+  assert.match(found.err, /shrink staleCacheBuggy: done, \d+ perturbation\(s\) \(run \d+ of at most 200\)/);
+  const again = await run([fixture, '--export', 'staleCacheBuggy', '--seed', replay[1]!, '--keep', replay[2]!, ...(replay[3] === undefined ? [] : ['--magnitudes', replay[3]])]);
   assert.equal(again.code, 1);
   assert.match(again.out, /failed: podsAtMostReplicas/);
 });

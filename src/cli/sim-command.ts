@@ -7,14 +7,16 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from './commands.ts';
 
-const usage = `usage: kubeloom sim FILE [--export NAME] [--seeds N] [--first-seed S]
-       kubeloom sim FILE [--export NAME] --seed S [--keep 1,4,7] [--trace]
+const usage = `usage: kubeloom sim FILE [--export NAME] [--seeds N] [--first-seed S] [--shrink-budget N]
+       kubeloom sim FILE [--export NAME] --seed S [--keep 1,4,7] [--magnitudes 4=0.125,7=0] [--trace]
 
 Runs the simulations FILE exports (every export shaped as a Simulation, or only NAME) over seeds
-S, S+1, ... (default 1 to 100), stops at the first broken invariant, shrinks it to the fewest
-perturbations that still break it and prints the report: seed, kept perturbations, the replay line
-and the trace's tail. With --seed, runs that one schedule (--keep limits it to those perturbations)
-and prints its report; --trace prints the whole trace. Exit code 1 when a simulation failed.
+S, S+1, ... (default 1 to 100), stops at the first broken invariant, shrinks it (at most
+--shrink-budget re-runs, default 200, progress on stderr) to the fewest perturbations, each delay
+as small as still breaks it, and prints the report: seed, kept perturbations, the replay line
+and the trace's tail. With --seed, runs that one schedule (--keep limits it to those perturbations,
+--magnitudes sets their sizes) and prints its report; --trace prints the whole trace. Exit code 1
+when a simulation failed.
 `;
 
 /** Where the command writes (injectable for tests). */
@@ -77,13 +79,23 @@ export async function runSimCommand(args: string[], io: SimCommandIo): Promise<n
       if (opts.has('--seed')) {
         const keepText = opts.get('--keep');
         const keep = keepText === undefined ? undefined : keepText === '' ? [] : keepText.split(',').map((s) => Number(s));
-        const r = await sim.runSimulation(spec, { seed: number('--seed', 0), keep });
+        const magText = opts.get('--magnitudes');
+        const magnitudes = magText === undefined || magText === '' ? undefined : Object.fromEntries(magText.split(',').map((pair) => {
+          const [k, v] = pair.split('=');
+          const u = Number(v);
+          if (!Number.isInteger(Number(k)) || !(u >= 0 && u < 1)) throw new RangeError(`--magnitudes takes ORDINAL=SIZE pairs with SIZE in [0, 1), got ${pair}`);
+          return [Number(k), u];
+        }));
+        const r = await sim.runSimulation(spec, { seed: number('--seed', 0), keep, magnitudes });
         io.stdout(`${name}: ${sim.formatReport(r, flags.has('--trace') ? Infinity : 80)}\n`);
         if (r.failure !== undefined) failed = true;
         continue;
       }
       const seeds = number('--seeds', 100);
-      const r = await sim.explore(spec, { seeds, firstSeed: number('--first-seed', 1) });
+      const onProgress = (p: import('../sim/shrink.ts').ShrinkProgress): void => {
+        if (p.accepted || p.phase === 'done') io.stderr(`shrink ${name}: ${p.phase}, ${p.perturbations} perturbation(s) (run ${p.runs} of at most ${p.budget})\n`);
+      };
+      const r = await sim.explore(spec, { seeds, firstSeed: number('--first-seed', 1), shrink: { budget: number('--shrink-budget', sim.defaultShrinkBudget), onProgress } });
       if (r.failure === undefined) {
         io.stdout(`${name}: ${r.runs} seeds passed (${r.apiOps} simulated API requests)\n`);
         continue;
@@ -92,7 +104,8 @@ export async function runSimCommand(args: string[], io: SimCommandIo): Promise<n
       const shrunk = r.shrunk ?? r.failure;
       io.stdout(`${name}: seed ${r.failure.seed} failed after ${r.runs} seed(s); shrunk from ${r.failure.perturbations.length} to ${shrunk.perturbations.length} perturbation(s)\n`);
       io.stdout(`${sim.formatReport(shrunk, flags.has('--trace') ? Infinity : 80)}\n`);
-      io.stdout(`replay: kubeloom sim ${file} --export ${name} --seed ${shrunk.seed} --keep ${(shrunk.keep ?? []).join(',')}\n`);
+      const mags = Object.entries(shrunk.magnitudes ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
+      io.stdout(`replay: kubeloom sim ${file} --export ${name} --seed ${shrunk.seed} --keep ${(shrunk.keep ?? []).join(',')}${mags === '' ? '' : ` --magnitudes ${mags}`}\n`);
     }
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;

@@ -135,10 +135,33 @@ export class SimCluster {
       for (const k of kinds) this.#kinds.set(storeOf(k), k);
     }
     this.storage.subscribeAll((c) => {
+      const meta = c.object.obj.metadata as KubeObject['metadata'];
+      if (c.type === 'ADDED') {
+        // The garbage collector also deletes a dependent created after its owners were gone (a controller
+        // acting on a cache that still shows its deleted parent): its graph sees an owner that does not exist.
+        const owners = meta?.ownerReferences ?? [];
+        if (owners.length > 0 && !owners.some((r) => this.#ownerExists(r, meta?.namespace))) {
+          sched.post('gc', `gc ${c.store} ${c.key} (no owner exists)`, () => {
+            for (const r of owners) this.#collect(r.uid);
+          });
+        }
+        return;
+      }
       if (c.type !== 'DELETED') return;
-      const uid = (c.object.obj.metadata as { uid?: string } | undefined)?.uid;
+      const uid = meta?.uid;
       if (uid !== undefined) sched.post('gc', `gc dependents of ${c.store} ${c.key}`, () => this.#collect(uid));
     });
+  }
+
+  // Whether the object an owner reference names exists with that uid; an owner of a kind the simulation
+  // does not serve counts as existing (the collector cannot look it up, so it leaves the dependent alone).
+  #ownerExists(ref: { apiVersion: string; kind: string; name: string; uid: string }, namespace: string | undefined): boolean {
+    for (const k of this.#kinds.values()) {
+      if (k.kind !== ref.kind || (k.group === '' ? k.version : `${k.group}/${k.version}`) !== ref.apiVersion) continue;
+      const owner = this.peek(k, keyOf(k, k.namespaced ? namespace : undefined, ref.name));
+      return owner?.metadata?.uid === ref.uid;
+    }
+    return true;
   }
 
   /**

@@ -84,7 +84,17 @@ export class SimController {
         if (ref !== undefined && ref.kind === forKind.kind) this.add(keyOf(forKind, o?.metadata?.namespace, ref.name), cause);
       }
     }
-    for (const w of this.spec.watches ?? []) if (w.kind === kind) for (const r of w.map(obj)) this.add(keyOf(forKind, r.namespace, r.name), cause);
+    for (const w of this.spec.watches ?? []) {
+      if (w.kind !== kind) continue;
+      // The object is the informer's cache entry, shared with every reader: a map function that writes into
+      // it makes the cache disagree with the server (client-go's cache mutation detector looks for this).
+      const before = JSON.stringify(obj);
+      const requests = w.map(obj);
+      if (JSON.stringify(obj) !== before) {
+        this.#env.fail('cachedObjectMutated', `${this.#process}/${this.spec.name}: the map function of its ${kind.resource} watch changed the cached object ${keyOf(kind, obj.metadata?.namespace, obj.metadata?.name ?? '')}; informer caches are shared: copy an object before changing it`);
+      }
+      for (const r of requests) this.add(keyOf(forKind, r.namespace, r.name), cause);
+    }
   }
 
   /** Starts the workers (after the caches synced). */

@@ -18,6 +18,15 @@ export interface SimLimits {
   watchRetryMs: number;
   /** Longest `pause` of a REST process. Default 20000 ms: past the default 15 s Lease duration. */
   maxPauseMs: number;
+  /**
+   * How long a leader that lost its Lease while paused may go on reconciling once it resumes (the
+   * `leaderOverlap` invariant's bound on a split brain). Default 15000 ms, controller-runtime's default
+   * LeaseDuration (manager.go `defaultLeaseDuration`): a renew cycle of client-go's elector
+   * (leaderelection.go `renew`) that starts as the process resumes may retry for its whole RenewDeadline
+   * (10 s) before it gives up, and reconciles in flight then still finish; a leader acting longer does not
+   * stop its work when it stops leading.
+   */
+  maxStaleLeaderMs?: number;
 }
 
 /** The first broken invariant of a run. */

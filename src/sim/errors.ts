@@ -23,3 +23,31 @@ export class SimulationFailedError extends KubeloomError {
     this.report = report;
   }
 }
+
+/**
+ * A simulation run was started while another one was in progress in the same process (nested in a
+ * scenario, or two runs awaited together). A run replaces process-wide globals (timers, `Date`,
+ * `Math.random`, ...) with its own virtual ones, so two at once would read each other's clocks: run them
+ * one after the other, or in separate processes (node:test runs test files in separate processes).
+ */
+export class SimulationOverlapError extends KubeloomError {
+  constructor(message: string) {
+    super('ERR_SIM_OVERLAP', message);
+  }
+}
+
+/**
+ * The code under test did real I/O during a simulation run (a network connection leaving the process, an
+ * asynchronous file-system call, a child process): its outcome arrives on wall-clock time, outside the
+ * seeded scheduler, so the run could not be replayed. `operation` names what was attempted, e.g.
+ * `net.connect 203.0.113.7:443` or `fs.promises.readFile`.
+ */
+export class SimulationRealIoError extends KubeloomError {
+  /** What the code under test attempted. */
+  readonly operation: string;
+
+  constructor(operation: string) {
+    super('ERR_SIM_REAL_IO', `real I/O during a simulation run: ${operation} (its result would arrive on wall-clock time, outside the seeded scheduler; give the code under test a simulated dependency instead)`);
+    this.operation = operation;
+  }
+}

@@ -12,7 +12,7 @@ export { SimClient, type SimListOptions } from './client.ts';
 export { SimCluster, type SimKind, type SimResponse } from './cluster.ts';
 export { type SimControllerSpec } from './controller.ts';
 export { type SimFailure, type SimLimits } from './env.ts';
-export { SimulationConfigError, SimulationFailedError } from './errors.ts';
+export { SimulationConfigError, SimulationFailedError, SimulationOverlapError, SimulationRealIoError } from './errors.ts';
 export { childCount, clusterView, controlledBy, noStuckFinalizers, singleControllerOwner, type ClusterView, type Invariant } from './invariants.ts';
 export { defaultPerturbationRates, noPerturbations, type PerturbationRates } from './perturbations.ts';
 export { Prng } from './prng.ts';
@@ -23,7 +23,6 @@ export {
   explore,
   formatReport,
   runSimulation,
-  shrink,
   type ExploreResult,
   type RunOptions,
   type ScenarioContext,
@@ -33,3 +32,4 @@ export {
 } from './simulation.ts';
 export { SimDispatcher } from './transport.ts';
 export { ProcessClock, type ClockSkew } from './process-clock.ts';
+export { defaultShrinkBudget, shrink, type ShrinkOptions, type ShrinkProgress } from './shrink.ts';

@@ -3,8 +3,10 @@
  * predicate returning a violation message, or nothing when it holds. `invariants` of a simulation are
  * checked after every step that wrote something; `eventually` ones once the run quiesced after its scenario.
  * Built-ins: {@link singleControllerOwner} (always), {@link noStuckFinalizers} (eventually); the controller
- * harness itself checks `noConcurrentReconcileOfKey` and the run checks `quiescence` (the cluster settles
- * before the deadline: a requeue or write storm never does).
+ * harness itself checks `noConcurrentReconcileOfKey` and `cachedObjectMutated` (a watch's map function
+ * wrote into the cached object it was handed), and the run checks `quiescence` (the cluster settles
+ * before the deadline: a requeue or write storm never does), `uncaughtException` (a timer callback of the
+ * code under test threw).
  */
 import type { KubeObject } from '../apimachinery/object.ts';
 import type { ObjectKey } from '../client/client.ts';

@@ -11,9 +11,18 @@
  * onStartedLeading) makes a process the Lease's latest holder; a `Reconcile done` by a process whose Lease
  * another process acquired after it is an overlap. Without a pause of that process since its acquisition
  * the run fails with `leaderOverlap`; after one, the trace records a `SPLIT BRAIN` line instead (what the
- * contract allows) and the run goes on.
+ * contract allows) and the run goes on, for a while: a leader must notice the loss within its renew
+ * deadline once it runs again, so a resumed leader still reconciling more than `maxStaleLeaderMs` (15 s)
+ * after its pause ended fails the run too (a controller that does not stop when it stops leading).
+ *
+ * It also fails a process that reconciles a key, under a controller, that the Lease's current holder
+ * reconciles too, without ever having held that Lease: a controller that is not leader-elected in a
+ * leader-elected deployment (every replica acts).
  */
 import type { SimEnv } from './env.ts';
+
+// client-go leaderelection / controller-runtime manager default LeaseDuration (15 s); see SimLimits.maxStaleLeaderMs.
+const defaultMaxStaleLeaderMs = 15_000;
 
 interface Holding {
   readonly process: string;
@@ -31,6 +40,8 @@ export class LeaderTracker {
   // Process -> end of its latest pause, and when that pause began.
   readonly #pauses = new Map<string, { from: number; until: number }[]>();
   #order = 0;
+  // `<controller> <key>` -> processes that reconciled it.
+  readonly #reconciledBy = new Map<string, Set<string>>();
   /** Overlaps the contract allows (a paused leader) seen so far. */
   splitBrains = 0;
 
@@ -63,19 +74,39 @@ export class LeaderTracker {
 
   /** `process` finished a reconcile of `key` by `controller`. */
   reconciled(process: string, controller: string, key: string): void {
+    const env = this.#env;
+    const id = `${controller} ${key}`;
+    let by = this.#reconciledBy.get(id);
+    if (by === undefined) this.#reconciledBy.set(id, (by = new Set()));
+    by.add(process);
     const mine = this.#held.get(process);
-    if (mine === undefined) return;
+    if (mine === undefined) {
+      // Never a holder (or not since its crash): acting on a key the current leader acts on.
+      for (const [lease, latest] of this.#latest) {
+        if (latest.process === process || !by.has(latest.process) || this.#held.get(latest.process)?.get(lease) !== latest) continue;
+        env.fail('leaderOverlap', `${process} reconciled ${key} (${controller}) without holding ${lease}, which ${latest.process} holds and reconciles it under: the controller does not wait for leadership`);
+        return;
+      }
+      return;
+    }
     for (const [lease, own] of mine) {
       const latest = this.#latest.get(lease)!;
       if (latest.order <= own.order) continue;
-      const env = this.#env;
-      const paused = (this.#pauses.get(process) ?? []).some((p) => p.until > own.atMs);
+      const now = env.sched.clock.now();
+      const pauses = (this.#pauses.get(process) ?? []).filter((p) => p.until > own.atMs);
       const what = `${process} reconciled ${key} (${controller}) as leader of ${lease}, which ${latest.process} acquired ${latest.atMs - own.atMs}ms after it`;
-      if (paused) {
-        this.splitBrains++;
-        env.sched.log(`SPLIT BRAIN ${what} (allowed: ${process} was paused while leading; leader election does not fence)`);
-      } else {
+      if (pauses.length === 0) {
         env.fail('leaderOverlap', `${what}, without a pause`);
+        return;
+      }
+      const resumedAt = Math.max(...pauses.map((p) => p.until));
+      const bound = env.limits.maxStaleLeaderMs ?? defaultMaxStaleLeaderMs;
+      const stale = `${now - latest.atMs}ms after ${latest.process} took over, ${Math.max(0, now - resumedAt)}ms after ${process} resumed`;
+      if (now - resumedAt > bound) {
+        env.fail('leaderOverlap', `${what}: ${stale}, past the ${bound}ms a resumed leader may act (maxStaleLeaderMs) before it notices the loss; it does not stop its work when it stops leading`);
+      } else {
+        this.splitBrains++;
+        env.sched.log(`SPLIT BRAIN ${what}; ${stale} (allowed up to ${bound}ms after it resumed: ${process} was paused while leading; leader election does not fence)`);
       }
       return;
     }

@@ -38,6 +38,8 @@ export interface AppliedPerturbation {
   readonly atMs: number;
   /** What it did, for the trace. */
   readonly detail: string;
+  /** The number in [0, 1) that sized it (a delay's fraction of its maximum, a choice); see {@link Scheduler.decide}. */
+  readonly magnitude: number;
 }
 
 /**
@@ -65,6 +67,7 @@ export class Scheduler {
   steps = 0;
   readonly #decisions: Prng;
   readonly #keep: ReadonlySet<number> | undefined;
+  readonly #magnitudes: ReadonlyMap<number, number> | undefined;
   readonly #reorderRate: number;
   // A lane is in #lanes iff it has at least one pending item; items within a lane are in posting order.
   readonly #lanes = new Map<string, Pending[]>();
@@ -77,12 +80,14 @@ export class Scheduler {
    * @param seed the run's seed.
    * @param keep the candidate ordinals to apply; undefined applies all.
    * @param reorderRate probability that a step runs another ready lane than the oldest.
+   * @param magnitudes sizes replacing the drawn ones, by candidate ordinal (what shrinking lowers).
    */
-  constructor(clock: FakeClock, seed: number, keep: ReadonlySet<number> | undefined, reorderRate: number) {
+  constructor(clock: FakeClock, seed: number, keep: ReadonlySet<number> | undefined, reorderRate: number, magnitudes?: ReadonlyMap<number, number>) {
     this.clock = clock;
     this.startMs = clock.now();
     this.#decisions = new Prng(seed);
     this.#keep = keep;
+    this.#magnitudes = magnitudes;
     this.#reorderRate = reorderRate;
   }
 
@@ -104,16 +109,18 @@ export class Scheduler {
   /**
    * Draws a candidate perturbation of probability `probability`. Returns undefined when it does not happen
    * (or is not kept), else a number in [0, 1) to size it (a delay, a choice). Two numbers are drawn every
-   * time, whatever the outcome, so removing one perturbation does not shift the draws of the others.
+   * time, whatever the outcome, so removing one perturbation does not shift the draws of the others. A
+   * magnitude given for the candidate's ordinal replaces the drawn size.
    */
   decide(kind: string, probability: number, detail: (u: number) => string): number | undefined {
     const roll = this.#decisions.next();
-    const u = this.#decisions.next();
+    const drawn = this.#decisions.next();
     if (!(roll < probability)) return undefined;
     const ordinal = this.candidates++;
     if (this.#keep !== undefined && !this.#keep.has(ordinal)) return undefined;
+    const u = this.#magnitudes?.get(ordinal) ?? drawn;
     const text = detail(u);
-    this.applied.push({ ordinal, kind, atMs: this.elapsedMs, detail: text });
+    this.applied.push({ ordinal, kind, atMs: this.elapsedMs, detail: text, magnitude: u });
     this.log(`PERTURB #${ordinal} ${kind}: ${text}`);
     return u;
   }

@@ -7,8 +7,10 @@
  * A run is a pure function of `(spec, seed, keep)`: the API server (its handler and storage), every process's informers,
  * queues and reconciles, and the scenario run in this process on a {@link FakeClock}, and every choice
  * between them is made by the {@link Scheduler}. While a run is in progress `Math.random` draws from a
- * generator seeded by the run, and `Date.now` reads the virtual clock; both are restored afterwards (so
- * runs must not overlap in one process).
+ * generator seeded by the run, and timers, `Date` and `performance.now` run on the virtual clock
+ * (src/sim/globals.ts); all are restored afterwards, also when the run throws, and runs must not overlap
+ * in one process (a SimulationOverlapError). Real I/O by the code under test ends the run with a
+ * SimulationRealIoError.
  */
 import type { RestConfig } from '../rest/config.ts';
 import type { RestClientOptions } from '../rest/client.ts';
@@ -27,6 +29,8 @@ import { SimProcess } from './process.ts';
 import { LeaderTracker } from './leaders.ts';
 import { ProcessClock, type ClockSkew } from './process-clock.ts';
 import { drainMicrotasks, Scheduler, type AppliedPerturbation } from './scheduler.ts';
+import { holdVirtualGlobals, installVirtualGlobals } from './globals.ts';
+import { shrink, type ShrinkOptions } from './shrink.ts';
 import { SimDispatcher } from './transport.ts';
 
 /** What the scenario gets: a client of its own and ways to wait. */
@@ -136,6 +140,11 @@ export interface RunOptions {
   seed: number;
   /** Candidate ordinals to apply; unset applies every candidate. */
   keep?: readonly number[];
+  /**
+   * Sizes in [0, 1) replacing the drawn ones, by candidate ordinal: a delay or a pause is this fraction of
+   * its maximum (`maxWatchDelayMs`, `maxRequestDelayMs`, `maxPauseMs`). Shrinking lowers them.
+   */
+  magnitudes?: Readonly<Record<number, number>>;
 }
 
 /** The outcome of one run. */
@@ -146,6 +155,8 @@ export interface SimResult {
   readonly seed: number;
   /** The `keep` the run was made with (undefined: all). */
   readonly keep: readonly number[] | undefined;
+  /** The `magnitudes` the run was made with (undefined: as drawn). */
+  readonly magnitudes: Readonly<Record<number, number>> | undefined;
   /** The first broken invariant, if any. */
   readonly failure: SimFailure | undefined;
   /** Perturbations applied, in order. */
@@ -171,7 +182,8 @@ const defaultLimits: SimLimits = { maxWatchDelayMs: 2000, maxRequestDelayMs: 500
 export async function runSimulation(spec: Simulation, options: RunOptions): Promise<SimResult> {
   const clock = new FakeClock();
   const rates: PerturbationRates = { ...defaultPerturbationRates, ...spec.perturbations };
-  const sched = new Scheduler(clock, options.seed, options.keep === undefined ? undefined : new Set(options.keep), rates.reorder);
+  const magnitudes = options.magnitudes === undefined ? undefined : new Map(Object.entries(options.magnitudes).map(([k, v]) => [Number(k), v]));
+  const sched = new Scheduler(clock, options.seed, options.keep === undefined ? undefined : new Set(options.keep), rates.reorder, magnitudes);
   // Every kind a SimControllerSpec process watches, then `kinds`: served (custom ones through a CRD) from the start.
   const controllerKinds = [...(spec.controllers ?? []), ...(spec.processes ?? []).flatMap((p) => p.controllers ?? [])].flatMap((c) => [c.for, ...(c.owns ?? []), ...(c.watches ?? []).map((w) => w.kind)]);
   const cluster = new SimCluster(sched, spec.historySize ?? 40, options.seed, [...controllerKinds, ...(spec.kinds ?? [])]);
@@ -183,12 +195,9 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
   const maxSteps = spec.maxSteps ?? 20_000;
   const settleMs = spec.settleMs ?? 30_000;
 
-  const userRandom = new Prng(options.seed ^ 0x5eed);
-  const savedRandom = Math.random;
-  // Date.now is swapped through its property descriptor: the run reads the virtual clock, and restores it.
-  const savedNow = Object.getOwnPropertyDescriptor(Date, 'now')!;
-  Math.random = () => userRandom.next();
-  Object.defineProperty(Date, 'now', { ...savedNow, value: () => clock.now() });
+  // Timers, Date, performance.now, Math.random and crypto of the code under test run on the seed and the
+  // virtual clock (src/sim/globals.ts); throws SimulationOverlapError while another run is in progress.
+  const globals = installVirtualGlobals({ sched, seed: options.seed, uncaught: (err) => env.fail('uncaughtException', `a timer callback threw: ${err instanceof Error ? err.message : String(err)}`) });
   const stop = new AbortController();
   try {
     const processes = [...(spec.controllers === undefined ? [] : [{ name: 'manager', controllers: spec.controllers }]), ...(spec.processes ?? [])];
@@ -233,7 +242,7 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
     let checkedRevision = -1;
     for (;;) {
       await drainMicrotasks();
-      if (env.failure !== undefined) break;
+      if (env.failure !== undefined || globals.realIo !== undefined) break;
       if (cluster.storage.revision !== checkedRevision) {
         checkedRevision = cluster.storage.revision;
         for (const inv of always) {
@@ -290,13 +299,14 @@ export async function runSimulation(spec: Simulation, options: RunOptions): Prom
     stop.abort();
     // Lets what the abort started (informers and workers stopping) run while the run's bindings hold.
     for (let i = 0; i < 3; i++) await drainMicrotasks();
-    Math.random = savedRandom;
-    Object.defineProperty(Date, 'now', savedNow);
+    globals.restore();
   }
+  if (globals.realIo !== undefined) throw globals.realIo;
   return {
     name: spec.name,
     seed: options.seed,
     keep: options.keep,
+    magnitudes: options.magnitudes,
     failure: env.failure,
     perturbations: sched.applied,
     candidates: sched.candidates,
@@ -443,35 +453,6 @@ function busiest(counts: ReadonlyMap<string, number>): string {
   return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, n]) => `${k} reconciled ${n} times`).join(', ') || 'no reconciles';
 }
 
-/**
- * Shrinks a failing run: the smallest set of its perturbations (greedy delta debugging over their
- * ordinals) with which the same seed still breaks the same invariant. Returns that run.
- */
-export async function shrink(spec: Simulation, failing: SimResult): Promise<SimResult> {
-  const invariant = failing.failure?.invariant;
-  if (invariant === undefined) return failing;
-  const attempt = async (keep: number[]): Promise<SimResult | undefined> => {
-    const r = await runSimulation(spec, { seed: failing.seed, keep });
-    return r.failure?.invariant === invariant ? r : undefined;
-  };
-  let best = failing;
-  let keep = failing.perturbations.map((p) => p.ordinal);
-  const none = await attempt([]);
-  if (none !== undefined) return none;
-  for (let chunk = Math.max(1, Math.ceil(keep.length / 2)); chunk >= 1; chunk = chunk === 1 ? 0 : Math.ceil(chunk / 2)) {
-    for (let i = 0; i < keep.length; ) {
-      const candidate = [...keep.slice(0, i), ...keep.slice(i + chunk)];
-      const r = candidate.length < keep.length ? await attempt(candidate) : undefined;
-      if (r !== undefined) {
-        best = r;
-        keep = r.perturbations.map((p) => p.ordinal);
-      } else i += chunk;
-    }
-  }
-  // Replaying exactly the applied ordinals reproduces the same run.
-  return best.keep === undefined || best.keep.length !== best.perturbations.length ? ((await attempt(best.perturbations.map((p) => p.ordinal))) ?? best) : best;
-}
-
 /** The outcome of {@link explore}. */
 export interface ExploreResult {
   /** Runs made before the first failure (or all of them). */
@@ -484,24 +465,34 @@ export interface ExploreResult {
   readonly shrunk: SimResult | undefined;
 }
 
-/** Runs seeds `firstSeed`, `firstSeed + 1`, ... until one fails or `seeds` runs passed; shrinks the failure. */
-export async function explore(spec: Simulation, options: { seeds: number; firstSeed?: number; shrink?: boolean }): Promise<ExploreResult> {
+/**
+ * Runs seeds `firstSeed`, `firstSeed + 1`, ... until one fails or `seeds` runs passed; shrinks the failure
+ * (`shrink: false` skips that; an object passes {@link ShrinkOptions}: budget, progress).
+ */
+export async function explore(spec: Simulation, options: { seeds: number; firstSeed?: number; shrink?: boolean | ShrinkOptions }): Promise<ExploreResult> {
   const first = options.firstSeed ?? 1;
   let apiOps = 0;
-  for (let i = 0; i < options.seeds; i++) {
-    const r = await runSimulation(spec, { seed: first + i });
-    apiOps += r.apiOps;
-    if (r.failure !== undefined) {
-      const shrunk = options.shrink === false ? undefined : await shrink(spec, r);
-      return { runs: i + 1, apiOps, failure: r, shrunk };
+  // The virtual globals stay installed from one seed to the next (they serve each run in turn).
+  const release = holdVirtualGlobals();
+  try {
+    for (let i = 0; i < options.seeds; i++) {
+      const r = await runSimulation(spec, { seed: first + i });
+      apiOps += r.apiOps;
+      if (r.failure !== undefined) {
+        const shrunk = options.shrink === false ? undefined : await shrink(spec, r, options.shrink === true ? undefined : options.shrink);
+        return { runs: i + 1, apiOps, failure: r, shrunk };
+      }
     }
+  } finally {
+    release();
   }
   return { runs: options.seeds, apiOps, failure: undefined, shrunk: undefined };
 }
 
 /** A readable report of a run: verdict, replay line, perturbations and the trace's last `traceLines` lines. */
 export function formatReport(r: SimResult, traceLines = 80): string {
-  const keep = r.keep === undefined ? undefined : `[${r.keep.join(', ')}]`;
+  const mags = r.magnitudes === undefined || Object.keys(r.magnitudes).length === 0 ? '' : `, magnitudes: { ${Object.entries(r.magnitudes).map(([k, v]) => `${k}: ${v}`).join(', ')} }`;
+  const keep = r.keep === undefined ? undefined : `[${r.keep.join(', ')}]${mags}`;
   const lines = [
     r.failure === undefined ? `simulation "${r.name}" passed (seed ${r.seed})` : `simulation "${r.name}" failed: ${r.failure.invariant}: ${r.failure.message}`,
     `seed ${r.seed}, ${r.perturbations.length} perturbation(s) applied of ${r.candidates} candidate(s); ${r.steps} steps, ${r.apiOps} API requests, ${r.reconciles > 0 ? `${r.reconciles} reconciles, ` : ''}${r.virtualMs}ms virtual`,

@@ -5,15 +5,16 @@
 // - `leaderElectedPairPaused`: the same with the `pause` perturbation (up to 25 s, past the 15 s Lease): a
 //   paused leader resumes after the other took over and finishes its reconcile (the classic split brain,
 //   which the contract allows: the trace shows a SPLIT BRAIN line, the run goes on);
-import { newManager, type LeaderElectionOptions } from '../../src/manager/manager.ts';
+import { controllerManagedBy } from '../../src/builder/builder.ts';
+import { newManager, type LeaderElectionOptions, type Manager } from '../../src/manager/manager.ts';
 import { RestClient } from '../../src/rest/client.ts';
 import { childCount, type SimHarness, type Simulation } from '../../src/sim/index.ts';
 import { podSets, pods } from './kinds.ts';
-import { setupFixed } from './manager.sim.ts';
+import { reconcileFixed, setupFixed } from './manager.sim.ts';
 
 // A replica as a Deployment runs it: a Manager that stops because it lost its Lease exits, and its
 // container is started again (here: a new Manager one second later, on the process's clock).
-function replica(identity: string, le: Partial<LeaderElectionOptions> = {}): (h: SimHarness) => void {
+function replica(identity: string, le: Partial<LeaderElectionOptions> = {}, setup: (mgr: Manager) => void = setupFixed): (h: SimHarness) => void {
   return (h) => {
     const run = (): void => {
       const mgr = newManager(new RestClient(h.restConfig, h.restClientOptions('manager')), {
@@ -21,7 +22,7 @@ function replica(identity: string, le: Partial<LeaderElectionOptions> = {}): (h:
         logger: h.logger,
         leaderElection: { id: 'sim-leader', namespace: 'default', identity, ...le },
       });
-      setupFixed(mgr);
+      setup(mgr);
       void mgr.start(h.signal).then(
         () => undefined,
         () => {
@@ -73,4 +74,20 @@ export const leaderElectedPairPaused: Simulation = {
     }
     await settle();
   },
+};
+
+// Planted bug: a controller that does not wait for leadership (needLeaderElection: false, as a
+// Runnable that ignores the elector would): both replicas reconcile every PodSet, racing each other.
+function setupUnelected(mgr: Manager): void {
+  controllerManagedBy(mgr).for(podSets).owns(pods).withOptions({ needLeaderElection: false }).complete(reconcileFixed);
+}
+
+/** Two leader-elected replicas whose controller runs on both (the planted bug; `leaderElectedPair` is its fix). */
+export const leaderElectedPairUnelected: Simulation = {
+  ...leaderElectedPair,
+  name: 'leader election: the controller does not wait for leadership',
+  processes: [
+    { name: 'a', start: replica('a', {}, setupUnelected) },
+    { name: 'b', start: replica('b', {}, setupUnelected) },
+  ],
 };

@@ -5,6 +5,7 @@
 import { isAlreadyExists, isNotFound } from '../../src/apimachinery/errors.ts';
 import { controllerManagedBy } from '../../src/builder/builder.ts';
 import type { Client } from '../../src/client/client.ts';
+import type { ReconcileFunc } from '../../src/reconcile/reconcile.ts';
 import { newManager, type Manager } from '../../src/manager/manager.ts';
 import { RestClient } from '../../src/rest/client.ts';
 import { childCount, type Simulation } from '../../src/sim/index.ts';
@@ -34,24 +35,24 @@ export function setupBuggy(mgr: Manager): void {
     });
 }
 
+/** The fixed reconciler: deterministic pod names. */
+export const reconcileFixed: ReconcileFunc<Client> = async (req, { client }) => {
+  const set = await getSet(client, req);
+  if (set === undefined) return;
+  const names = new Set((await client.list(pods, { namespace: req.namespace })).filter((p) => isControlledBy(p, set)).map((p) => p.metadata?.name));
+  for (let i = 0; i < set.spec.replicas; i++) {
+    if (names.has(`${req.name}-${i}`)) continue;
+    try {
+      await client.create(pods, { metadata: { name: `${req.name}-${i}`, namespace: req.namespace, ownerReferences: [controllerRef(podSets, set)] }, spec: podSpec });
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+  }
+};
+
 /** The user's setup function, fixed: deterministic pod names. */
 export function setupFixed(mgr: Manager): void {
-  controllerManagedBy(mgr)
-    .for(podSets)
-    .owns(pods)
-    .complete(async (req, { client }) => {
-      const set = await getSet(client, req);
-      if (set === undefined) return;
-      const names = new Set((await client.list(pods, { namespace: req.namespace })).filter((p) => isControlledBy(p, set)).map((p) => p.metadata?.name));
-      for (let i = 0; i < set.spec.replicas; i++) {
-        if (names.has(`${req.name}-${i}`)) continue;
-        try {
-          await client.create(pods, { metadata: { name: `${req.name}-${i}`, namespace: req.namespace, ownerReferences: [controllerRef(podSets, set)] }, spec: podSpec });
-        } catch (err) {
-          if (!isAlreadyExists(err)) throw err;
-        }
-      }
-    });
+  controllerManagedBy(mgr).for(podSets).owns(pods).complete(reconcileFixed);
 }
 
 function simulation(name: string, setup: (mgr: Manager) => void): Simulation {

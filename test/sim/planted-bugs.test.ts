@@ -21,15 +21,15 @@ for (const [name, c] of Object.entries(corpus)) {
       // Replaying the seed (all perturbations) and the shrunk schedule gives the same trace every time.
       for (const original of [found.failure, found.shrunk]) {
         for (let i = 0; i < 10; i++) {
-          const again = await runSimulation(c.bug, { seed: original.seed, keep: original.keep });
+          const again = await runSimulation(c.bug, { seed: original.seed, keep: original.keep, magnitudes: original.magnitudes });
           assert.deepEqual(again.failure, original.failure);
           assert.equal(again.trace.join('\n'), original.trace.join('\n'));
         }
       }
     });
 
-    test(`the fixed controller passes ${fixedSeeds} seeds`, async () => {
-      const r = await explore(c.fix, { seeds: fixedSeeds });
+    test(`the fixed controller passes ${c.fixSeeds ?? fixedSeeds} seeds`, async () => {
+      const r = await explore(c.fix, { seeds: c.fixSeeds ?? fixedSeeds });
       assert.equal(r.failure, undefined, r.shrunk === undefined ? '' : formatReport(r.shrunk));
     });
   });

@@ -29,7 +29,7 @@ test('the ReplicaSet controller overshoots after a pod create whose response was
   assert.equal(r.shrunk.failure?.invariant, 'podsAtMostSix');
   const kinds = r.shrunk.perturbations.map((p) => `${p.kind}: ${p.detail}`);
   assert.ok(kinds.some((k) => k.startsWith('lostResponse') && k.includes('POST pods')), kinds.join('\n'));
-  const again = await runSimulation(replicaSetNoOvershoot, { seed: r.shrunk.seed, keep: r.shrunk.keep });
+  const again = await runSimulation(replicaSetNoOvershoot, { seed: r.shrunk.seed, keep: r.shrunk.keep, magnitudes: r.shrunk.magnitudes });
   assert.equal(again.trace.join('\n'), r.shrunk.trace.join('\n'));
 });
 
