@@ -25,18 +25,7 @@ export interface DecodeOptions {
    * freeze their objects ask for it.
    */
   internManagedFields?: boolean;
-  /**
-   * Watch only, with `internManagedFields`: the deeply frozen version of an object that the consumer
-   * already holds (an informer's cache), by namespace ('' when cluster-scoped) and name. The JSON
-   * decoder then compares each event's object with it section by section, on the bytes, and takes
-   * the unchanged values over from it instead of parsing them (src/rest/section-reuse.ts): those are
-   * shared and frozen. Only for consumers that freeze what they receive and transform nothing first.
-   */
-  previousVersion?: PreviousVersionLookup;
 }
-
-/** Finds the version of an object a consumer already holds (see {@link DecodeOptions.previousVersion}). */
-export type PreviousVersionLookup = (namespace: string, name: string) => unknown;
 
 /** metav1.ListOptions (also used for WATCH). */
 export interface ListOptions extends RequestOptions, DecodeOptions {

@@ -933,7 +933,6 @@ export class RestClient {
     const interner = options.internManagedFields === true ? this.#sharedInterner() : undefined;
     const iterable = new WatchEventIterator<T>({
       ...(interner !== undefined ? { interner } : {}),
-      ...(interner !== undefined && options.previousVersion !== undefined ? { previousVersion: options.previousVersion } : {}),
       ...(isProtobufContentType(firstHeader(resp.headers, 'content-type')) ? { decoder: new ProtobufWatchDecoder<T>(interner === undefined ? {} : { interner }) } : {}),
       chunks: (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator](),
       readError: (err, midEvent) => {

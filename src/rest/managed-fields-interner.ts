@@ -20,9 +20,7 @@ const listPattern = Buffer.from('"managedFields":[');
 const backslash = 0x5c;
 /** Stands for a cut-out fieldsV1 in the text given to JSON.parse: a string no API server sends. */
 const marker = '\u0000kubeloom:fieldsV1';
-/** The JSON text standing for a cut-out fieldsV1 (see {@link restoreFieldsV1}). */
-export const fieldsV1MarkerJson = JSON.stringify(marker);
-const markerJson = fieldsV1MarkerJson;
+const markerJson = JSON.stringify(marker);
 
 /** Default bound on the text of the distinct fieldsV1 values remembered (8 MiB). */
 export const defaultInternerMaxBytes = 8 * 2 ** 20;
@@ -79,7 +77,7 @@ export class ManagedFieldsInterner {
     // One pass over the array finds each entry's fieldsV1 object.
     const spans = this.#spans;
     spans.length = 0;
-    if (findFieldsV1(buf, list + listPattern.length, end, spans) < 0) return JSON.parse(buf.toString('utf8', start, end));
+    if (!findFieldsV1(buf, list + listPattern.length, end, spans)) return JSON.parse(buf.toString('utf8', start, end));
     let text = '';
     let last = start;
     const shared: unknown[] = [];
@@ -93,21 +91,8 @@ export class ManagedFieldsInterner {
     if (shared.length === 0) return JSON.parse(buf.toString('utf8', start, end));
     text += buf.toString('utf8', last, end);
     const value: unknown = JSON.parse(text);
-    if (restoreFieldsV1(managedFieldsOf(value), shared)) return value;
+    if (restore(managedFieldsOf(value), shared)) return value;
     return JSON.parse(buf.toString('utf8', start, end));
-  }
-
-  /**
-   * Finds the fieldsV1 objects that {@link ManagedFieldsInterner.parse} would cut out of
-   * `buf[start, end)`: their start and end offsets are appended to `spans` (in pairs, in order).
-   * Appends nothing when there is no managedFields array or it does not end before `end`.
-   */
-  findFieldsV1Spans(buf: Buffer, start: number, end: number, spans: number[]): void {
-    let list = buf.indexOf(listPattern, start);
-    while (list >= 0 && list < end && isEscaped(buf, list, start)) list = buf.indexOf(listPattern, list + 1);
-    if (list < 0 || list >= end) return;
-    const before = spans.length;
-    if (findFieldsV1(buf, list + listPattern.length, end, spans) < 0) spans.length = before;
   }
 
   /** The shared, frozen value of the fieldsV1 JSON in `buf[start, end)` (protobuf's FieldsV1.Raw). */
@@ -166,11 +151,10 @@ const fieldsV1Key = Buffer.from('fieldsV1":{');
 
 /**
  * Scans a managedFields array from just after its `[` and records, in `spans`, the start and end of
- * every entry's fieldsV1 object (a member of an entry, so at depth 2). Returns the index after the
- * array's `]`, or -1 when the array does not end before `end`. Like json-scan.ts's loop, it tracks
- * only strings and nesting.
+ * every entry's fieldsV1 object (a member of an entry, so at depth 2). False when the array does not
+ * end before `end`. Like json-scan.ts's loop, it tracks only strings and nesting.
  */
-function findFieldsV1(buf: Buffer, i: number, end: number, spans: number[]): number {
+function findFieldsV1(buf: Buffer, i: number, end: number, spans: number[]): boolean {
   let depth = 1;
   let open = -1;
   while (i < end) {
@@ -194,10 +178,10 @@ function findFieldsV1(buf: Buffer, i: number, end: number, spans: number[]): num
       if (depth === 2 && open >= 0) {
         spans.push(open, i);
         open = -1;
-      } else if (depth === 0) return i;
+      } else if (depth === 0) return true;
     }
   }
-  return -1;
+  return false;
 }
 
 function matchesAt(buf: Buffer, i: number, end: number, bytes: Buffer): boolean {
@@ -214,7 +198,7 @@ function isEscaped(buf: Buffer, at: number, start: number): boolean {
 }
 
 /** Puts the shared values where the markers are, in order; false unless every marker was in managedFields. */
-export function restoreFieldsV1(managedFields: unknown, shared: unknown[]): boolean {
+function restore(managedFields: unknown, shared: unknown[]): boolean {
   if (!Array.isArray(managedFields)) return false;
   let k = 0;
   for (const entry of managedFields as unknown[]) {

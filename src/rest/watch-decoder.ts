@@ -12,9 +12,7 @@ import type { Status } from '../api/meta/v1.ts';
 import { isStatusObject, newStatus, StatusReason } from '../apimachinery/errors.ts';
 import type { WatchEvent } from '../apimachinery/watch.ts';
 import { WatchDecodeError } from './errors.ts';
-import type { PreviousVersionLookup } from '../apimachinery/options.ts';
 import { eventManagedFields, type ManagedFieldsInterner } from './managed-fields-interner.ts';
-import { SectionReusingParser } from './section-reuse.ts';
 
 const newline = 0x0a;
 const eventTypes: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
@@ -55,19 +53,13 @@ export function toWatchEvent<T>(value: unknown, line: string): WatchEvent<T> {
  */
 export class WatchStreamDecoder<T> {
   readonly #interner: ManagedFieldsInterner | undefined;
-  readonly #reusing: SectionReusingParser | undefined;
   // Bytes of an unfinished line, in arrival order (only non-empty while a line spans chunks).
   #pending: Buffer[] = [];
   #pendingLength = 0;
 
-  /**
-   * With an `interner`, the objects' managedFields fieldsV1 values are shared and frozen (see
-   * ManagedFieldsInterner); with `previousVersion` as well, the values an object has in common with
-   * the version it returns are taken over from it instead of being parsed (see SectionReusingParser).
-   */
-  constructor(options: { interner?: ManagedFieldsInterner; previousVersion?: PreviousVersionLookup } = {}) {
+  /** With an `interner`, the objects' managedFields fieldsV1 values are shared and frozen (see ManagedFieldsInterner). */
+  constructor(options: { interner?: ManagedFieldsInterner } = {}) {
     this.#interner = options.interner;
-    this.#reusing = options.interner !== undefined && options.previousVersion !== undefined ? new SectionReusingParser(options.interner, options.previousVersion) : undefined;
   }
 
   /**
@@ -123,12 +115,7 @@ export class WatchStreamDecoder<T> {
     if (isBlank(buf, start, end)) return undefined;
     let value: unknown;
     try {
-      value =
-        this.#reusing !== undefined
-          ? this.#reusing.parse(buf, start, end, eventManagedFields)
-          : this.#interner === undefined
-            ? JSON.parse(buf.toString('utf8', start, end))
-            : this.#interner.parse(buf, start, end, eventManagedFields);
+      value = this.#interner === undefined ? JSON.parse(buf.toString('utf8', start, end)) : this.#interner.parse(buf, start, end, eventManagedFields);
     } catch (err) {
       return new WatchDecodeError(`malformed watch event: ${preview(buf.toString('utf8', start, Math.min(end, start + 200)))}`, { cause: err });
     }

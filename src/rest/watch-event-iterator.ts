@@ -9,7 +9,6 @@
  * one synchronous loop.
  */
 import type { WatchEvent, WatchEventBatchIterator } from '../apimachinery/watch.ts';
-import type { PreviousVersionLookup } from '../apimachinery/options.ts';
 import type { ManagedFieldsInterner } from './managed-fields-interner.ts';
 import { WatchStreamDecoder } from './watch-decoder.ts';
 
@@ -28,8 +27,6 @@ export interface WatchEventSource {
   cleanup(): void;
   /** Shares managedFields fieldsV1 values between the decoded objects (see ManagedFieldsInterner). */
   readonly interner?: ManagedFieldsInterner;
-  /** With `interner`: the consumer's frozen versions, whose unchanged parts the JSON decoder takes over (see SectionReusingParser). */
-  readonly previousVersion?: PreviousVersionLookup;
   /** The body's decoder (default: JSON lines, WatchStreamDecoder; a protobuf stream brings its own). */
   readonly decoder?: WatchBodyDecoder;
 }
@@ -65,12 +62,7 @@ export class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T
 
   constructor(source: WatchEventSource) {
     this.#source = source;
-    this.#decoder =
-      source.decoder ??
-      new WatchStreamDecoder<T>({
-        ...(source.interner === undefined ? {} : { interner: source.interner }),
-        ...(source.previousVersion === undefined ? {} : { previousVersion: source.previousVersion }),
-      });
+    this.#decoder = source.decoder ?? new WatchStreamDecoder<T>(source.interner === undefined ? {} : { interner: source.interner });
   }
 
   /** Iterating yields the events. */

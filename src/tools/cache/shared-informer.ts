@@ -5,7 +5,6 @@
  * and notified in arrival order, and a relist swaps the whole cache at once.
  */
 import { KubeloomError } from '../../apimachinery/errors.ts';
-import type { PreviousVersionLookup } from '../../apimachinery/options.ts';
 import type { KubeObject } from '../../apimachinery/object.ts';
 import { realClock, type Clock } from '../../util/clock/clock.ts';
 import { deepFreeze, freezeReusing } from './deep-freeze.ts';
@@ -162,13 +161,11 @@ class SharedProcessor<T> {
 /**
  * The ListerWatcher asking for managedFields fieldsV1 values shared between objects (DecodeOptions):
  * harmless when objects are frozen anyway, and it saves most of managedFields' memory and decoding.
- * With `previousVersion` (objects frozen, no transform), watches also take the values an event's
- * object has in common with the cached version over from it, unparsed (src/rest/section-reuse.ts).
  */
-function internManagedFields<T>(lw: ListerWatcher<T>, previousVersion: PreviousVersionLookup | undefined): ListerWatcher<T> {
+function internManagedFields<T>(lw: ListerWatcher<T>): ListerWatcher<T> {
   const wrapped: ListerWatcher<T> = {
     list: (o) => lw.list({ ...o, internManagedFields: true }),
-    watch: previousVersion === undefined ? (o) => lw.watch({ ...o, internManagedFields: true }) : (o) => lw.watch({ ...o, internManagedFields: true, previousVersion }),
+    watch: (o) => lw.watch({ ...o, internManagedFields: true }),
   };
   if (lw.listStream !== undefined) wrapped.listStream = (o, onItems) => lw.listStream!({ ...o, internManagedFields: true }, onItems);
   if (lw.isWatchListSemanticsUnsupported !== undefined) wrapped.isWatchListSemanticsUnsupported = () => lw.isWatchListSemanticsUnsupported!();
@@ -390,11 +387,7 @@ export class SharedIndexInformer<T> {
     // frozen version will do).
     const fifo = new RealFIFO<T>({ keyFunction: deletionHandlingMetaNamespaceKeyFunc, transformer: this.#prepareFunc() });
     this.#fifo = fifo;
-    // Values taken over unparsed from the cached version are the cache's own frozen ones: only when
-    // the informer freezes and no transform (which sees, and may change, the decoded object) runs.
-    const indexer = this.#indexer;
-    const previousVersion: PreviousVersionLookup | undefined = this.#transform === undefined ? (namespace, name) => indexer.getByKey(namespace === '' ? name : `${namespace}/${name}`) : undefined;
-    const reflector = new Reflector<T>(this.#freeze ? internManagedFields(this.#lw, previousVersion) : this.#lw, fifo, {
+    const reflector = new Reflector<T>(this.#freeze ? internManagedFields(this.#lw) : this.#lw, fifo, {
       ...this.#reflectorOptions,
       name: `informer ${this.#description}`,
       typeDescription: this.#description,
