@@ -14,6 +14,7 @@ export type { ScopeRequirement } from '../quota/evaluators.ts';
 export type { ApiServerSnapshot } from './snapshot.ts';
 export { StorageKind } from './storage/interface.ts';
 export type { StorageSnapshot } from './storage/interface.ts';
+export type { EtcdTlsOptions } from './storage/etcd-client.ts';
 export type { WatchCacheOptions } from './watch-cache.ts';
 export type { FeatureGates } from './sharding.ts';
 export type { StaticUser } from './authn/authenticator.ts';

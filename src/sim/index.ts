@@ -10,6 +10,7 @@
 import '../node-version.ts';
 export { SimClient, type SimListOptions } from './client.ts';
 export { SimCluster, type SimKind, type SimResponse } from './cluster.ts';
+export type { InProcessExchange, InProcessRequest, ResponseSink } from '../apiserver/in-process.ts';
 export { type SimControllerSpec } from './controller.ts';
 export { type SimFailure, type SimLimits } from './env.ts';
 export { SimulationConfigError, SimulationFailedError, SimulationOverlapError, SimulationRealIoError } from './errors.ts';

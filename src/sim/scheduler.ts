@@ -38,7 +38,7 @@ export interface AppliedPerturbation {
   readonly atMs: number;
   /** What it did, for the trace. */
   readonly detail: string;
-  /** The number in [0, 1) that sized it (a delay's fraction of its maximum, a choice); see {@link Scheduler.decide}. */
+  /** The number in [0, 1) that sized it (a delay's fraction of its maximum, a choice); see the scheduler's `decide`. */
   readonly magnitude: number;
 }
 
