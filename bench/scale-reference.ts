@@ -19,10 +19,14 @@
  * to all Available, pods/s, and the CPU time (utime + stime from /proc/PID/stat) and RSS of each process
  * (server, kube-controller-manager, kube-scheduler) over the rollout, plus the machine's load. The real
  * binaries' logs are scanned for error lines (klog `E…`), which are counted and the most frequent printed.
+ * A real binary that exits during a run is started again, as a kubelet restarts a static pod (the
+ * kube-controller-manager exits when it cannot renew its leader Lease within 10 s, which happens when the
+ * server answers slowly on an overloaded machine); the restarts are reported with the row.
  *
  * Run: node bench/scale-reference.ts [nodes=1000] [replicas=10000] [rounds=1] [modes=kubeloom,real,real-qps]
  * Environment: REALK8S_BIN (default /root/realk8s/bin), REF_TIMEOUT_S (per rollout, default 1800),
- * REF_LOG_DIR (default: a fresh directory under the OS temp dir; the binaries' and servers' logs stay there).
+ * REF_LOG_DIR (default: a fresh directory under the OS temp dir; the binaries' and servers' logs stay there),
+ * REF_SERVER_NODE_FLAGS (extra Node flags of the server process, e.g. `--cpu-prof --cpu-prof-dir DIR`).
  * The machine's 2 cores are shared: read the CPU columns, and the load printed with each row.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -63,18 +67,49 @@ function cpuSeconds(pid: number): number {
 
 /** Resident set size of a process in MiB, from /proc/PID/status. */
 function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m === null ? 0 : Number(m[1]) / 1024;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m === null ? 0 : Number(m[1]) / 1024;
+  } catch {
+    return 0; // exited
+  }
 }
 
 const load = (): string => os.loadavg()[0]!.toFixed(2);
 
+/**
+ * A process of a run. The real binaries are supervised as a kubelet supervises static pods: one that exits
+ * (kube-controller-manager exits when it loses its leader lease) is started again, and counted. Its CPU
+ * is sampled every 500 ms, so an instance that exited still counts (up to its last sample).
+ */
 interface Proc {
   readonly name: string;
-  readonly child: ChildProcess;
+  child: ChildProcess;
+  restarts: number;
+  /** CPU seconds of the instances that exited, as last sampled. */
+  cpuExited: number;
+  /** The running instance's CPU seconds at the last sample. */
+  cpuSampled: number;
+  stopping: boolean;
+}
+
+function sample(p: Proc): void {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  try {
+    p.cpuSampled = cpuSeconds(p.child.pid!);
+  } catch {
+    // exited between the check and the read
+  }
+}
+
+/** CPU seconds of every instance of a process so far. */
+function cpuOf(p: Proc): number {
+  sample(p);
+  return p.cpuExited + p.cpuSampled;
 }
 
 async function stopProc(p: Proc): Promise<void> {
+  p.stopping = true;
   if (p.child.exitCode !== null || p.child.signalCode !== null) return;
   const exited = new Promise<void>((r) => p.child.once('exit', () => r()));
   p.child.kill('SIGTERM');
@@ -88,7 +123,8 @@ async function stopProc(p: Proc): Promise<void> {
 async function startServer(mode: Mode, tag: string): Promise<{ proc: Proc; kubeconfig: string }> {
   const kubeconfig = path.join(logDir, `${tag}.kubeconfig`);
   const flags = mode === 'kubeloom' ? ['--nodes', String(nodes)] : ['--bare', '--kubelet', '--nodes', String(nodes), '--no-garbage-collector', '--no-namespace-controller'];
-  const child = spawn(process.execPath, ['--max-old-space-size=8192', path.join(root, 'src/cli/main.ts'), 'apiserver', ...flags, '--write-kubeconfig', kubeconfig], {
+  const nodeFlags = (process.env.REF_SERVER_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  const child = spawn(process.execPath, ['--max-old-space-size=8192', ...nodeFlags, path.join(root, 'src/cli/main.ts'), 'apiserver', ...flags, '--write-kubeconfig', kubeconfig], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderr!.pipe(createWriteStream(path.join(logDir, `${tag}.server.log`)));
@@ -100,16 +136,29 @@ async function startServer(mode: Mode, tag: string): Promise<{ proc: Proc; kubec
     });
     child.once('exit', (code) => reject(new Error(`kubeloom apiserver exited with ${String(code)}: ${out}`)));
   });
-  return { proc: { name: 'server', child }, kubeconfig };
+  return { proc: { name: 'server', child, restarts: 0, cpuExited: 0, cpuSampled: 0, stopping: false }, kubeconfig };
 }
 
 /** The real binaries, with controllers.sh's command lines (plus client rate limits for `real-qps`). */
 function startReal(mode: Mode, tag: string, kubeconfig: string): Proc[] {
   const qps = mode === 'real-qps' ? ['--kube-api-qps=1000', '--kube-api-burst=1000'] : [];
   const launch = (name: string, args: string[]): Proc => {
-    const child = spawn(path.join(bin, name), args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr!.pipe(createWriteStream(path.join(logDir, `${tag}.${name}.log`)));
-    return { name, child };
+    const spawnOne = (): ChildProcess => {
+      const child = spawn(path.join(bin, name), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+      child.stderr!.pipe(createWriteStream(path.join(logDir, `${tag}.${name}.log`), { flags: 'a' }));
+      child.once('exit', (code, signal) => {
+        if (p.stopping) return;
+        p.cpuExited += p.cpuSampled;
+        p.cpuSampled = 0;
+        p.restarts++;
+        console.log(`   ${name} exited (${signal ?? String(code)}) at ${new Date().toISOString()}: started again (restart ${p.restarts})`);
+        p.child = spawnOne();
+      });
+      return child;
+    };
+    const p: Proc = { name, child: undefined as unknown as ChildProcess, restarts: 0, cpuExited: 0, cpuSampled: 0, stopping: false };
+    p.child = spawnOne();
+    return p;
   };
   return [
     launch('kube-controller-manager', ['--kubeconfig', kubeconfig, '--secure-port=0', '--leader-elect=true', '--controllers=*,-serviceaccount-token', '--v=2', ...qps]),
@@ -182,6 +231,8 @@ interface Row {
   loadBefore: string;
   loadAfter: string;
   errors: Record<string, number>;
+  /** Restarts of a real binary during the rollout (kube-controller-manager after losing its lease). */
+  restarts: Record<string, number>;
 }
 
 async function run(mode: Mode, round: number): Promise<Row> {
@@ -202,9 +253,12 @@ async function run(mode: Mode, round: number): Promise<Row> {
     await rollout(cs, 'warm-up', 1);
     console.log(`${tag}: ${nodes} nodes, processes up and a 1-replica Deployment Available after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const loadBefore = load();
-    const cpu0 = new Map(procs.map((p) => [p.name, cpuSeconds(p.child.pid!)]));
-    const progress = await rollout(cs, 'reference', replicas);
-    const cpu = Object.fromEntries(procs.map((p) => [p.name, cpuSeconds(p.child.pid!) - cpu0.get(p.name)!]));
+    const cpu0 = new Map(procs.map((p) => [p.name, cpuOf(p)]));
+    const restarts0 = new Map(procs.map((p) => [p.name, p.restarts]));
+    const sampler = setInterval(() => procs.forEach(sample), 500);
+    const progress = await rollout(cs, 'reference', replicas).finally(() => clearInterval(sampler));
+    const cpu = Object.fromEntries(procs.map((p) => [p.name, cpuOf(p) - cpu0.get(p.name)!]));
+    const restarts = Object.fromEntries(procs.filter((p) => p.restarts > restarts0.get(p.name)!).map((p) => [p.name, p.restarts - restarts0.get(p.name)!]));
     const rss = Object.fromEntries(procs.map((p) => [p.name, rssMiB(p.child.pid!)]));
     const errors: Record<string, number> = {};
     for (const p of procs.slice(1)) {
@@ -212,7 +266,7 @@ async function run(mode: Mode, round: number): Promise<Row> {
       errors[p.name] = e.total;
       for (const [line, n] of e.top) console.log(`   ${p.name} logged ${n}× ${line}`);
     }
-    return { mode, round, createdS: progress.createdMs === undefined ? undefined : progress.createdMs / 1000, availableS: progress.availableMs / 1000, cpu, rss, loadBefore, loadAfter: load(), errors };
+    return { mode, round, createdS: progress.createdMs === undefined ? undefined : progress.createdMs / 1000, availableS: progress.availableMs / 1000, cpu, rss, loadBefore, loadAfter: load(), errors, restarts };
   } finally {
     await cs?.close();
     // The real binaries first, then the server they talk to.
@@ -232,10 +286,11 @@ function format(r: Row): string {
     .map(([n, m]) => `${n} ${m.toFixed(0)}`)
     .join(', ');
   const errs = Object.keys(r.errors).length === 0 ? '' : `; error lines: ${Object.entries(r.errors).map(([n, c]) => `${n} ${c}`).join(', ')}`;
+  const restarts = Object.keys(r.restarts).length === 0 ? '' : `; restarted: ${Object.entries(r.restarts).map(([n, c]) => `${n} ${c}×`).join(', ')}`;
   return (
     `${r.mode.padEnd(8)} round ${r.round}: ${replicas} pods on ${nodes} nodes, all created ${r.createdS === undefined ? '?' : r.createdS.toFixed(1)} s, ` +
     `Available ${r.availableS.toFixed(1)} s = ${(replicas / r.availableS).toFixed(0)} pods/s; CPU ${cpu} (total ${total.toFixed(1)} s = ${((total * 1000) / replicas).toFixed(2)} ms/pod); ` +
-    `RSS MiB ${rss}; load ${r.loadBefore} → ${r.loadAfter}${errs}`
+    `RSS MiB ${rss}; load ${r.loadBefore} → ${r.loadAfter}${errs}${restarts}`
   );
 }
 
