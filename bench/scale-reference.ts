@@ -26,7 +26,8 @@
  * Run: node bench/scale-reference.ts [nodes=1000] [replicas=10000] [rounds=1] [modes=kubeloom,real,real-qps]
  * Environment: REALK8S_BIN (default /root/realk8s/bin), REF_TIMEOUT_S (per rollout, default 1800),
  * REF_LOG_DIR (default: a fresh directory under the OS temp dir; the binaries' and servers' logs stay there),
- * REF_SERVER_NODE_FLAGS (extra Node flags of the server process, e.g. `--cpu-prof --cpu-prof-dir DIR`).
+ * REF_SERVER_NODE_FLAGS (extra Node flags of the server process, e.g. `--cpu-prof --cpu-prof-dir DIR`),
+ * REF_LEADER_ELECT=false (kube-controller-manager without leader election).
  * The machine's 2 cores are shared: read the CPU columns, and the load printed with each row.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -45,6 +46,9 @@ const modes = (process.argv[5] ?? 'kubeloom,real,real-qps').split(',') as Mode[]
 type Mode = 'kubeloom' | 'real' | 'real-qps';
 const bin = process.env.REALK8S_BIN ?? '/root/realk8s/bin';
 const timeoutMs = Number(process.env.REF_TIMEOUT_S ?? 1800) * 1000;
+// kube-controller-manager's --leader-elect (controllers.sh: true). REF_LEADER_ELECT=false keeps a
+// kube-controller-manager whose Lease renewal timed out from exiting and relisting everything.
+const leaderElect = process.env.REF_LEADER_ELECT !== 'false';
 const root = path.resolve(import.meta.dirname, '..');
 const logDir = process.env.REF_LOG_DIR ?? (await mkdtemp(path.join(os.tmpdir(), 'kubeloom-scale-reference-')));
 await mkdir(logDir, { recursive: true });
@@ -161,7 +165,7 @@ function startReal(mode: Mode, tag: string, kubeconfig: string): Proc[] {
     return p;
   };
   return [
-    launch('kube-controller-manager', ['--kubeconfig', kubeconfig, '--secure-port=0', '--leader-elect=true', '--controllers=*,-serviceaccount-token', '--v=2', ...qps]),
+    launch('kube-controller-manager', ['--kubeconfig', kubeconfig, '--secure-port=0', `--leader-elect=${leaderElect}`, '--controllers=*,-serviceaccount-token', '--v=2', ...qps]),
     launch('kube-scheduler', [
       '--kubeconfig',
       kubeconfig,
@@ -294,7 +298,7 @@ function format(r: Row): string {
   );
 }
 
-console.log(`scale-reference: ${nodes} nodes, ${replicas} replicas, ${rounds} round(s) of ${modes.join(', ')}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); logs in ${logDir}`);
+console.log(`scale-reference: ${nodes} nodes, ${replicas} replicas, ${rounds} round(s) of ${modes.join(', ')}; kube-controller-manager --leader-elect=${leaderElect}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); logs in ${logDir}`);
 const rows: Row[] = [];
 for (let round = 1; round <= rounds; round++) {
   for (const mode of modes) {
