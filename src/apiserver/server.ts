@@ -255,6 +255,8 @@ const defaultBookmarkIntervalMs = 60_000;
 // kube-apiserver's minimum watch timeout (it picks randomly in [1800, 3600) seconds).
 const defaultWatchTimeoutSeconds = 1800;
 const defaultWatchHistorySize = 100_000;
+// kube-apiserver's http.Server IdleTimeout (k8s.io/apiserver pkg/server/secure_serving.go): 90 s.
+const serverIdleTimeoutMs = 90_000;
 
 // The certificate generator (and its crypto dependencies) loads only when TLS is asked for.
 async function generate(...args: Parameters<typeof import('selfsigned').generate>): ReturnType<typeof import('selfsigned').generate> {
@@ -446,6 +448,11 @@ class EmbeddedApiServer implements ApiServer {
     // Watches and log streams stay open for as long as the client wants; no server-side socket timeout.
     this.#server.timeout = 0;
     this.#server.requestTimeout = 0;
+    // An idle keep-alive connection stays open 90 s, as kube-apiserver's (IdleTimeout in k8s.io/apiserver
+    // pkg/server/secure_serving.go, matching Go's http.DefaultTransport IdleConnTimeout). Node's 5 s default
+    // closes connections Go clients still hold as reusable: a POST sent on one as it closes fails with
+    // "connection reset by peer" and is not retried (the real kube-scheduler lost pod bindings that way).
+    this.#server.keepAliveTimeout = serverIdleTimeoutMs;
     this.#server.on('connection', (socket: Socket) => {
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
