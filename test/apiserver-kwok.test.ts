@@ -193,16 +193,25 @@ test('what clients see of the stand-ins\' writes (resourceVersions, managedField
   assert.deepEqual(JSON.parse(JSON.stringify(await standInsTranscript())), recorded);
 });
 
-test('every 5 minutes the kubelet stand-in refreshes its nodes\' condition heartbeats through nodes/status, keeping the transition times', async () => {
+test('every 5 minutes the kubelet stand-in refreshes its nodes\' condition heartbeats through nodes/status, keeping the transition times; the nodes report on different heartbeat ticks', async () => {
   await withServer({ controllers: { kubelet: { nodeCount: 2 } } }, async (s, clock) => {
-    const node = async (): Promise<Json> => (await call(s, 'GET', '/api/v1/nodes/kwok-node-1')).body as Json;
+    const node = async (name = 'kwok-node-0'): Promise<Json> => (await call(s, 'GET', `/api/v1/nodes/${name}`)).body as Json;
     const before = await node();
+    const secondBefore = await node('kwok-node-1');
     await clock.step(290_000);
     await s.controllers.waitForIdle();
     assert.equal((await node()).metadata.resourceVersion, before.metadata.resourceVersion);
     await clock.step(10_000);
     await s.controllers.waitForIdle();
     const after = await node();
+    // Node i reports at heartbeat tick 30 + i mod 30: kwok-node-1 one tick (10 s) after kwok-node-0.
+    assert.equal((await node('kwok-node-1')).metadata.resourceVersion, secondBefore.metadata.resourceVersion);
+    await clock.step(10_000);
+    await s.controllers.waitForIdle();
+    assert.deepEqual(
+      (await node('kwok-node-1')).status.conditions.map((c: Json) => c.lastHeartbeatTime),
+      secondBefore.status.conditions.map(() => '2024-06-01T00:05:10Z'),
+    );
     assert.deepEqual(
       after.status.conditions.map((c: Json) => [c.type, c.lastHeartbeatTime, c.lastTransitionTime]),
       before.status.conditions.map((c: Json) => [c.type, '2024-06-01T00:05:00Z', '2024-06-01T00:00:00Z']),

@@ -372,7 +372,7 @@ export class FakeKubelet implements ServerController {
     try {
       this.#renewLeases();
       this.#ticks++;
-      if ((this.#ticks * leaseRenewIntervalMs) % nodeStatusReportMs === 0) this.#reportNodeStatus();
+      this.#reportNodeStatus(this.#ticks);
     } catch {
       // A missed heartbeat is retried at the next tick, as the kubelet retries.
     }
@@ -395,11 +395,19 @@ export class FakeKubelet implements ServerController {
     }
   }
 
-  /** Refreshes the conditions' heartbeat times, as the periodic node status report does. */
-  #reportNodeStatus(): void {
+  /**
+   * Refreshes the conditions' heartbeat times, as the periodic node status report does: each node every
+   * nodeStatusReportMs, the nodes spread over the heartbeat ticks (node i reports at tick 30 + i mod 30,
+   * then every 30 ticks), as real kubelets, started at different times, are. One loop over every node at once
+   * held a 1,000-node server for about a second, long enough for a client's Lease renewal to time out.
+   */
+  #reportNodeStatus(tick: number): void {
+    const ticksPerReport = nodeStatusReportMs / leaseRenewIntervalMs;
+    if (tick < ticksPerReport) return;
     const nodes = this.#client.resourceFor('v1', 'Node');
     const now = formatTime(this.#clock.now());
-    for (const name of this.#nodes) {
+    for (let i = tick % ticksPerReport; i < this.#nodes.length; i += ticksPerReport) {
+      const name = this.#nodes[i]!;
       if (this.#stoppedNodes.has(name)) continue;
       this.#client.modify(
         nodes,
