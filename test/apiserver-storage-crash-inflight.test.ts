@@ -6,34 +6,18 @@
 // server; this one kills it mid-write, as the issue's "every acknowledged write survives kill -9" asks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startDataDirServer } from './support/data-dir-server.ts';
 
-const main = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
 const cms = '/api/v1/namespaces/default/configmaps';
 const writers = 6;
 // Acknowledged writes per cycle before the kill: enough that every writer is mid-request when it comes.
 const ackedBeforeKill = 150;
 
-async function start(dir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [main, 'apiserver', '--port', '0', '--bare', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.setEncoding('utf8');
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => (out += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: string) => {
-      out += chunk;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
-  });
-  return { child, url };
-}
 
 /** What a client knows of one ConfigMap: its last acknowledged state and the request it had in flight, if any. */
 interface Known {
@@ -91,7 +75,7 @@ test('kubeloom apiserver --data-dir: kill -9 during concurrent creates, updates 
   const known = new Map<string, Known>();
   let child: ChildProcess | undefined;
   try {
-    let server = await start(dir);
+    let server = await startDataDirServer(dir);
     child = server.child;
     let maxRvEver = 0;
     for (let cycle = 0; cycle < 2; cycle++) {
@@ -107,7 +91,7 @@ test('kubeloom apiserver --data-dir: kill -9 during concurrent creates, updates 
       const inFlight = [...known.values()].filter((k) => k.inFlight !== undefined).length;
       assert.ok(inFlight > 0, 'the kill came while requests were in flight');
 
-      server = await start(dir);
+      server = await startDataDirServer(dir);
       child = server.child;
       const list = (await (await fetch(server.url + cms)).json()) as { metadata: { resourceVersion: string }; items: Cm[] };
       const stored = new Map(list.items.map((o) => [o.metadata.name, o]));

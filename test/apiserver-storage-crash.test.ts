@@ -1,32 +1,15 @@
 // Crash safety of `kubeloom apiserver --data-dir`: every write acknowledged to a client survives kill -9.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startDataDirServer } from './support/data-dir-server.ts';
 
-const main = join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
 const cms = '/api/v1/namespaces/default/configmaps';
 
-/** Starts `kubeloom apiserver --bare --data-dir DIR`; resolves with its URL and what it printed. */
-async function start(dir: string): Promise<{ child: ChildProcess; url: string; out: string }> {
-  const child = spawn(process.execPath, [main, 'apiserver', '--port', '0', '--bare', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.setEncoding('utf8');
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => (out += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: string) => {
-      out += chunk;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
-  });
-  return { child, url, out };
-}
 
 async function kill9(child: ChildProcess): Promise<void> {
   const exited = once(child, 'exit');
@@ -38,7 +21,7 @@ test('kubeloom apiserver --data-dir: acknowledged writes survive kill -9; resour
   const dir = await mkdtemp(join(tmpdir(), 'kubeloom-crash-'));
   let child: ChildProcess | undefined;
   try {
-    const first = await start(dir);
+    const first = await startDataDirServer(dir);
     child = first.child;
     assert.match(first.out, /storage: sqlite .*kubeloom\.db \(WAL, synchronous=full/);
     // Writes in flight together: each one answered 201 must be there after the crash.
@@ -54,7 +37,7 @@ test('kubeloom apiserver --data-dir: acknowledged writes survive kill -9; resour
     const before = ((await (await fetch(first.url + cms)).json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
     await kill9(first.child);
 
-    const second = await start(dir);
+    const second = await startDataDirServer(dir);
     child = second.child;
     const list = (await (await fetch(second.url + cms)).json()) as { metadata: { resourceVersion: string }; items: Array<{ metadata: { name: string; resourceVersion: string } }> };
     const byName = new Map(list.items.map((o) => [o.metadata.name, o.metadata.resourceVersion]));
